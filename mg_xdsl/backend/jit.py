@@ -1,0 +1,67 @@
+"""LLVM dialect -> LLVM IR (xDSL's ``convert_module``) -> optimised native code (llvmlite).
+
+``translate`` gives the LLVM IR text of a module in the LLVM dialect; ``Engine`` optimises
+it (O2 by default), JIT-compiles it with MCJIT and hands out the addresses of its
+functions, with the run-time library's symbols (``printMemrefF64``) already resolved.
+"""
+
+import ctypes
+from functools import cache
+
+import llvmlite.binding as llvm
+from xdsl.dialects.builtin import ModuleOp
+
+from mg_xdsl.backend import runtime
+
+
+@cache
+def _initialise() -> llvm.TargetMachine:
+    llvm.initialize_native_target()
+    llvm.initialize_native_asmprinter()
+    for name, address in runtime.symbols().items():
+        llvm.add_symbol(name, address)
+    target = llvm.Target.from_default_triple()
+    return target.create_target_machine(
+        cpu=llvm.get_host_cpu_name(),
+        features=llvm.get_host_cpu_features().flatten(),
+        opt=3,
+        codemodel="jitdefault",
+    )
+
+
+def translate(module: ModuleOp) -> str:
+    """LLVM IR text of a module that contains only LLVM-dialect ops."""
+    from xdsl.backend.llvm.convert import convert_module
+
+    return str(convert_module(module, fallback_target_triple=None))
+
+
+def optimise(ir: str, level: int = 2) -> llvm.ModuleRef:
+    """Parse, verify and optimise LLVM IR with LLVM's standard ``O<level>`` pipeline."""
+    tm = _initialise()
+    mod = llvm.parse_assembly(ir)
+    mod.verify()
+    if level > 0:
+        options = llvm.create_pipeline_tuning_options(speed_level=level)
+        builder = llvm.create_pass_builder(tm, options)
+        builder.getModulePassManager().run(mod, builder)
+    return mod
+
+
+class Engine:
+    """A JIT-compiled module. Keep the engine alive while calling into it."""
+
+    def __init__(self, ir: str, level: int = 2):
+        self.module = optimise(ir, level)
+        self.engine = llvm.create_mcjit_compiler(self.module, _initialise())
+        self.engine.finalize_object()
+        self.engine.run_static_constructors()
+
+    def address(self, name: str) -> int:
+        address = self.engine.get_function_address(name)
+        if not address:
+            raise KeyError(f"no function {name!r} in the compiled module")
+        return address
+
+    def run_main(self) -> None:
+        ctypes.CFUNCTYPE(None)(self.address("main"))()

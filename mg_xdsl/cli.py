@@ -1,0 +1,132 @@
+"""``mgc``: the Mountain Goat compiler driver.
+
+    mgc run  prog.mg                  compile to native code in memory and run it
+    mgc mlir prog.mg [--stage S]      print the IR after stage S (mg, affine, scf, cf, llvm)
+    mgc llvm prog.mg [--opt N]        print the LLVM IR (optimised at -ON if N > 0)
+
+A compile error is printed as ``PATH:LINE: error: MESSAGE`` and exits with status 1.
+``MGC_KEEP=dir`` keeps every intermediate form of the compilation in ``dir``.
+"""
+
+import argparse
+import os
+import sys
+
+from mg_xdsl.pipeline import STAGES, STAGE_NAMES
+
+EPILOG = """stages (for --stage), in pipeline order:
+""" + "\n".join(
+    f"  {s.name:<7} {s.description}" + (f"  [{', '.join(s.passes)}]" if s.passes else "")
+    for s in STAGES
+) + """
+
+environment:
+  MGC_KEEP=dir   keep every intermediate file (IR after each stage, LLVM IR) in dir
+  MGC_DEBUG=1    show Python tracebacks for internal compiler errors
+
+examples:
+  mgc run examples/07_mlp_layer.mg
+  mgc mlir examples/01_relu.mg --stage affine
+  mg-opt examples/01_relu.mg -p lower-mg-to-affine,lower-affine   (one pass at a time)
+"""
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="mgc",
+        description="The Mountain Goat compiler: .mg source -> mg dialect -> affine -> "
+        "scf -> cf -> LLVM dialect -> LLVM IR -> native code.",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    sub = p.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+
+    def command(name: str, help: str) -> argparse.ArgumentParser:
+        c = sub.add_parser(name, help=help, description=help, epilog=EPILOG,
+                           formatter_class=argparse.RawDescriptionHelpFormatter)
+        c.add_argument("file", help="the .mg program")
+        return c
+
+    run = command("run", "compile the program to native code in memory and run it")
+    run.add_argument("--opt", type=int, default=2, choices=range(4), metavar="N",
+                     help="LLVM optimisation level 0-3 (default 2)")
+    run.add_argument("--time", action="store_true",
+                     help="report on stderr how long each step took")
+    mlir = command("mlir", "print the program's MLIR after a stage (default: the mg dialect)")
+    mlir.add_argument("--stage", choices=STAGE_NAMES, default="mg",
+                      help="print the IR after this stage (default mg)")
+    mlir.add_argument("--generic", action="store_true",
+                      help="print ops in MLIR's generic form")
+    mlir.add_argument("--debuginfo", action="store_true",
+                      help="print source locations (loc(...)) on the ops")
+    llvm = command("llvm", "print the program's LLVM IR")
+    llvm.add_argument("--opt", type=int, default=0, choices=range(4), metavar="N",
+                      help="optimise at -ON before printing (default 0: as translated)")
+    return p
+
+
+def read_source(path: str) -> bytes:
+    try:
+        with open(path, "rb") as f:
+            return f.read()
+    except OSError as e:
+        print(f"mgc: error: cannot read {path}: {e.strerror}", file=sys.stderr)
+        sys.exit(1)
+
+
+def print_module(module, generic: bool, debuginfo: bool) -> None:
+    from xdsl.printer import Printer
+
+    Printer(stream=sys.stdout, print_generic_format=generic, print_debuginfo=debuginfo).print_op(module)
+    print()
+
+
+def execute(args: argparse.Namespace) -> int:
+    from mg_xdsl.driver import Compilation
+
+    comp = Compilation(read_source(args.file), args.file)
+    if args.command == "mlir":
+        print_module(comp.mlir(args.stage), args.generic, args.debuginfo)
+        return 0
+    if args.command == "llvm":
+        if args.opt:
+            from mg_xdsl.backend.jit import optimise
+
+            print(optimise(comp.llvm_ir(), args.opt), end="")
+        else:
+            print(comp.llvm_ir(), end="")
+        return 0
+    engine = comp.engine(args.opt)
+    import time
+
+    start = time.perf_counter()
+    engine.run_main()
+    comp.timed("run", time.perf_counter() - start)
+    if args.time:
+        for name, seconds in comp.times.items():
+            print(f"mgc: {name:<28} {seconds * 1000:8.1f} ms", file=sys.stderr)
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    from mg_xdsl.frontend import MgError
+
+    try:
+        status = execute(args)
+    except MgError as e:
+        print(e.render(), file=sys.stderr)
+        status = 1
+    except Exception as e:  # a bug in the compiler, not in the program
+        if os.environ.get("MGC_DEBUG"):
+            raise
+        print(f"mgc: internal compiler error: {type(e).__name__}: {e}", file=sys.stderr)
+        print("mgc: (set MGC_DEBUG=1 for the Python traceback)", file=sys.stderr)
+        status = 3
+    sys.stdout.flush()
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())

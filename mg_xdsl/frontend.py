@@ -1,0 +1,597 @@
+"""The Mountain Goat front end: ``.mg`` source text -> a module of the ``mg`` dialect.
+
+A program is one statement per line (``#`` starts a comment)::
+
+    let NAME = EXPR                      bind a value
+    print EXPR                           print a matrix
+    def NAME(P: tensor[RxC], ...) = EXPR a function; its result type is inferred
+
+Each ``def`` becomes a ``func.func``; the top-level ``let``/``print`` statements become the
+body of ``func.func @main()``. Values are tensors (SSA values with a shape) or compile-time
+numbers; arithmetic on two numbers is folded here, a tensor with a number becomes
+``mg.scalar``. Elementwise operators broadcast a static size-1 dimension by inserting an
+explicit ``mg.broadcast``, so later stages only ever see operands of agreeing shapes.
+
+Every problem with the input is an ``MgError`` carrying the line it was found on; ``mgc``
+prints it as ``PATH:LINE: error: MESSAGE``.
+"""
+
+import math
+import re
+from dataclasses import dataclass, field
+
+from xdsl.dialects import func
+from xdsl.dialects.builtin import (
+    DenseIntOrFPElementsAttr,
+    FileLineColLoc,
+    FunctionType,
+    IntAttr,
+    ModuleOp,
+    StringAttr,
+    f64,
+)
+from xdsl.ir import Block, Operation, Region, SSAValue
+
+from mg_xdsl import shapes
+from mg_xdsl.dialects import mg
+from mg_xdsl.shapes import Shape, ShapeError, fmt_shape
+
+MAX_LITERAL_ELEMENTS = 1_000_000
+MAX_DIMENSION = 2**40
+
+
+class MgError(Exception):
+    """A compile error in a Mountain Goat program."""
+
+    def __init__(self, line: int, message: str, path: str = "<input>"):
+        super().__init__(message)
+        self.line = line
+        self.message = message
+        self.path = path
+
+    def render(self) -> str:
+        return f"{self.path}:{self.line}: error: {self.message}"
+
+
+# ---------------------------------------------------------------------------------------
+# Lexer
+# ---------------------------------------------------------------------------------------
+
+_TOKEN = re.compile(
+    r"""
+    (?P<ws>[ \t\r\f\v]+)
+  | (?P<num>(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)
+  | (?P<name>[A-Za-z_][A-Za-z_0-9]*)
+  | (?P<op>[-+*/@()\[\],=:?])
+    """,
+    re.VERBOSE,
+)
+
+
+@dataclass(frozen=True)
+class Token:
+    kind: str  # "num", "name", "op" or "end"
+    text: str
+    col: int
+
+
+def tokenize(text: str, line: int) -> list[Token]:
+    tokens: list[Token] = []
+    pos = 0
+    while pos < len(text):
+        if text[pos] == "#":
+            break
+        m = _TOKEN.match(text, pos)
+        if m is None:
+            raise MgError(line, f"unexpected character {text[pos]!r}")
+        if m.lastgroup != "ws":
+            tokens.append(Token(m.lastgroup or "", m.group(), m.start() + 1))
+        pos = m.end()
+    tokens.append(Token("end", "", len(text) + 1))
+    return tokens
+
+
+# ---------------------------------------------------------------------------------------
+# Values
+# ---------------------------------------------------------------------------------------
+
+
+@dataclass
+class Tensor:
+    value: SSAValue
+    shape: Shape
+
+
+Value = Tensor | float
+
+
+def describe(v: Value) -> str:
+    return f"a {fmt_shape(v.shape)} matrix" if isinstance(v, Tensor) else f"the number {v:g}"
+
+
+@dataclass
+class Signature:
+    params: list[tuple[str, Shape]]
+    result: Shape
+
+
+VERBS = {"+": "add", "-": "subtract", "*": "multiply", "/": "divide"}
+BINARY_OPS: dict[str, type[mg.ElementwiseBinaryOp]] = {
+    "+": mg.AddOp,
+    "-": mg.SubOp,
+    "*": mg.MulOp,
+    "/": mg.DivOp,
+}
+SCALAR_NAMES = {"+": "add", "-": "sub", "*": "mul", "/": "div"}
+REDUCTIONS = {
+    f"{side}_{kind}": (1 if side == "row" else 0, kind)
+    for side in ("row", "col")
+    for kind in ("sum", "max", "mean")
+}
+BUILTINS = {"relu", "transpose", *REDUCTIONS}
+# Symbols the generated code links against: a def with one of these names would clash.
+RESERVED = {"main", "malloc", "free", "printMemrefF64", "abort"}
+
+
+def fold(op: str, a: float, b: float) -> float:
+    """Arithmetic on two compile-time numbers, with IEEE results for division by zero."""
+    if op == "+":
+        return a + b
+    if op == "-":
+        return a - b
+    if op == "*":
+        return a * b
+    if op == "@":
+        raise ValueError
+    if b == 0:
+        if a == 0 or math.isnan(a):
+            return math.nan
+        return math.copysign(math.inf, a) * math.copysign(1.0, b)
+    return a / b
+
+
+# ---------------------------------------------------------------------------------------
+# Parser and IR builder
+# ---------------------------------------------------------------------------------------
+
+
+@dataclass
+class FunctionBuilder:
+    """Collects the ops of one function and the names visible in it."""
+
+    block: Block
+    env: dict[str, Value] = field(default_factory=dict)
+
+
+class Parser:
+    """Recursive descent over one statement, emitting mg ops as it goes.
+
+    Grammar, with Python's precedence (unary minus tightest, then ``@ * /``, then ``+ -``,
+    each left-associative)::
+
+        expr   := term (("+" | "-") term)*
+        term   := unary (("@" | "*" | "/") unary)*
+        unary  := "-" unary | atom
+        atom   := NUMBER | NAME | NAME "(" args ")" | "(" expr ")" | literal
+    """
+
+    def __init__(self, program: "Program", tokens: list[Token], line: int, fn: FunctionBuilder):
+        self.program = program
+        self.tokens = tokens
+        self.pos = 0
+        self.line = line
+        self.fn = fn
+
+    # -- token helpers ------------------------------------------------------------------
+
+    def peek(self, offset: int = 0) -> Token:
+        return self.tokens[min(self.pos + offset, len(self.tokens) - 1)]
+
+    def next(self) -> Token:
+        tok = self.peek()
+        self.pos += 1
+        return tok
+
+    def error(self, message: str) -> MgError:
+        return MgError(self.line, message)
+
+    def expect(self, text: str, what: str | None = None) -> Token:
+        tok = self.peek()
+        if tok.text != text or tok.kind == "end" and text:
+            raise self.error(f"expected {what or repr(text)}, found {self.found(tok)}")
+        return self.next()
+
+    @staticmethod
+    def found(tok: Token) -> str:
+        return "the end of the line" if tok.kind == "end" else repr(tok.text)
+
+    def expect_end(self) -> None:
+        tok = self.peek()
+        if tok.kind != "end":
+            raise self.error(f"unexpected {tok.text!r} after the end of the expression")
+
+    def loc(self, tok: Token) -> FileLineColLoc:
+        return FileLineColLoc(StringAttr(self.program.path), IntAttr(self.line), IntAttr(tok.col))
+
+    def emit(self, op: Operation, tok: Token) -> SSAValue:
+        """Append ``op`` to the function being built, located at ``tok``; its result."""
+        op.location = self.loc(tok)
+        self.fn.block.add_op(op)
+        return op.results[0] if op.results else None  # type: ignore[return-value]
+
+    # -- expressions --------------------------------------------------------------------
+
+    def expr(self) -> Value:
+        left = self.term()
+        while self.peek().text in ("+", "-") and self.peek().kind == "op":
+            tok = self.next()
+            left = self.binary(tok, left, self.term())
+        return left
+
+    def term(self) -> Value:
+        left = self.unary()
+        while self.peek().text in ("@", "*", "/") and self.peek().kind == "op":
+            tok = self.next()
+            right = self.unary()
+            left = self.matmul(tok, left, right) if tok.text == "@" else self.binary(tok, left, right)
+        return left
+
+    def unary(self) -> Value:
+        if self.peek().text == "-" and self.peek().kind == "op":
+            tok = self.next()
+            v = self.unary()
+            if isinstance(v, float):
+                return -v
+            return Tensor(self.emit(mg.NegOp(v.value), tok), v.shape)
+        return self.atom()
+
+    def atom(self) -> Value:
+        tok = self.peek()
+        if tok.kind == "num":
+            self.next()
+            return self.number(tok)
+        if tok.kind == "name":
+            self.next()
+            if self.peek().text == "(":
+                return self.call(tok)
+            if tok.text in self.fn.env:
+                return self.fn.env[tok.text]
+            if tok.text in BUILTINS or tok.text in self.program.functions:
+                raise self.error(f"{tok.text!r} is a function: call it as {tok.text}(...)")
+            raise self.error(f"unknown name {tok.text!r}")
+        if tok.text == "(":
+            self.next()
+            v = self.expr()
+            self.expect(")", "')' to close '('")
+            return v
+        if tok.text == "[":
+            return self.literal()
+        if tok.kind == "end":
+            raise self.error("expected an expression, found the end of the line")
+        raise self.error(f"expected an expression, found {tok.text!r}")
+
+    def number(self, tok: Token) -> float:
+        value = float(tok.text)
+        if math.isinf(value):
+            raise self.error(f"number {tok.text} is too large for f64")
+        return value
+
+    def literal(self) -> Tensor:
+        """``[[1, 2], [3, 4]]``: a matrix written row by row."""
+        start = self.expect("[")
+        rows: list[list[float]] = []
+        count = 0
+        while True:
+            if self.peek().text != "[":
+                raise self.error(
+                    f"a matrix literal is a list of rows like [[1, 2], [3, 4]]; "
+                    f"found {self.found(self.peek())}"
+                )
+            self.next()
+            row: list[float] = []
+            while True:
+                row.append(self.literal_number())
+                count += 1
+                if count > MAX_LITERAL_ELEMENTS:
+                    raise self.error(
+                        f"matrix literal is too large (more than {MAX_LITERAL_ELEMENTS} elements)"
+                    )
+                if self.peek().text == ",":
+                    self.next()
+                    continue
+                self.expect("]", "',' or ']' in a row of the matrix literal")
+                break
+            if rows and len(row) != len(rows[0]):
+                raise self.error(
+                    f"rows of a matrix literal must have equal length: row 1 has "
+                    f"{len(rows[0])} elements, row {len(rows) + 1} has {len(row)}"
+                )
+            rows.append(row)
+            if self.peek().text == ",":
+                self.next()
+                continue
+            self.expect("]", "',' or ']' after a row of the matrix literal")
+            break
+        shape = (len(rows), len(rows[0]))
+        attr = DenseIntOrFPElementsAttr.from_list(mg.tensor_type(shape), [x for r in rows for x in r])
+        return Tensor(self.emit(mg.ConstantOp(attr), start), shape)
+
+    def literal_number(self) -> float:
+        sign = 1.0
+        if self.peek().text == "-":
+            self.next()
+            sign = -1.0
+        tok = self.peek()
+        if tok.kind != "num":
+            raise self.error(
+                f"matrix literal elements must be numbers, found {self.found(tok)}"
+            )
+        self.next()
+        return sign * self.number(tok)
+
+    # -- operators ----------------------------------------------------------------------
+
+    def binary(self, tok: Token, left: Value, right: Value) -> Value:
+        op = tok.text
+        if isinstance(left, float) and isinstance(right, float):
+            return fold(op, left, right)
+        if isinstance(right, float) or isinstance(left, float):
+            tensor, number = (left, right) if isinstance(right, float) else (right, left)
+            assert isinstance(tensor, Tensor) and isinstance(number, float)
+            scalar = mg.ScalarOp(tensor.value, SCALAR_NAMES[op], number, reversed=tensor is right)
+            return Tensor(self.emit(scalar, tok), tensor.shape)
+        try:
+            shape = shapes.broadcast_shapes(left.shape, right.shape, VERBS[op])
+        except ShapeError as e:
+            raise self.error(str(e)) from None
+        lhs = self.grow(left, shape, tok)
+        rhs = self.grow(right, shape, tok)
+        result = BINARY_OPS[op](lhs, rhs, mg.tensor_type(shape))
+        return Tensor(self.emit(result, tok), shape)
+
+    def grow(self, v: Tensor, target: Shape, tok: Token) -> SSAValue:
+        """Broadcast ``v`` to ``target`` with an explicit ``mg.broadcast`` where needed."""
+        if not shapes.needs_broadcast(v.shape, target):
+            return v.value
+        if None in v.shape or None in target:
+            raise self.error("broadcasting needs static shapes; this operand has a '?' dimension")
+        return self.emit(mg.BroadcastOp(v.value, mg.tensor_type(target)), tok)
+
+    def matmul(self, tok: Token, left: Value, right: Value) -> Tensor:
+        if not isinstance(left, Tensor) or not isinstance(right, Tensor):
+            raise self.error(
+                f"@ needs two matrices, got {describe(left)} and {describe(right)} "
+                "(use * to scale by a number)"
+            )
+        try:
+            shape = shapes.matmul_shape(left.shape, right.shape)
+        except ShapeError as e:
+            raise self.error(str(e)) from None
+        op = mg.MatmulOp(left.value, right.value, mg.tensor_type(shape))
+        return Tensor(self.emit(op, tok), shape)
+
+    # -- calls --------------------------------------------------------------------------
+
+    def arguments(self) -> list[Value]:
+        self.expect("(")
+        args: list[Value] = []
+        if self.peek().text != ")":
+            args.append(self.expr())
+            while self.peek().text == ",":
+                self.next()
+                args.append(self.expr())
+        self.expect(")", "',' or ')' in the argument list")
+        return args
+
+    def call(self, name: Token) -> Value:
+        args = self.arguments()
+        if name.text in BUILTINS:
+            return self.builtin(name, args)
+        sig = self.program.functions.get(name.text)
+        if sig is None:
+            raise self.error(f"unknown function {name.text!r}")
+        if len(args) != len(sig.params):
+            raise self.error(
+                f"{name.text} takes {len(sig.params)} argument"
+                f"{'' if len(sig.params) == 1 else 's'}, got {len(args)}"
+            )
+        values: list[SSAValue] = []
+        for i, (arg, (pname, pshape)) in enumerate(zip(args, sig.params), start=1):
+            if not isinstance(arg, Tensor):
+                raise self.error(
+                    f"argument {i} of {name.text} ({pname}) must be a {fmt_shape(pshape)} "
+                    f"matrix, got {describe(arg)}"
+                )
+            if arg.shape != pshape:
+                if not shapes.shapes_compatible(arg.shape, pshape):
+                    raise self.error(
+                        f"argument {i} of {name.text} ({pname}) must be {fmt_shape(pshape)}, "
+                        f"got {fmt_shape(arg.shape)}"
+                    )
+                raise self.error(
+                    f"argument {i} of {name.text} ({pname}): passing a {fmt_shape(arg.shape)} "
+                    f"matrix as {fmt_shape(pshape)} needs dynamic shapes, which are not "
+                    "supported yet"
+                )
+            values.append(arg.value)
+        op = func.CallOp(name.text, values, [mg.tensor_type(sig.result)])
+        return Tensor(self.emit(op, name), sig.result)
+
+    def builtin(self, name: Token, args: list[Value]) -> Tensor:
+        if len(args) != 1:
+            raise self.error(f"{name.text} takes 1 argument, got {len(args)}")
+        (arg,) = args
+        if not isinstance(arg, Tensor):
+            raise self.error(f"{name.text} needs a matrix, not a scalar")
+        if name.text == "relu":
+            return Tensor(self.emit(mg.ReluOp(arg.value), name), arg.shape)
+        if name.text == "transpose":
+            shape = shapes.transpose_shape(arg.shape)
+            return Tensor(self.emit(mg.TransposeOp(arg.value, mg.tensor_type(shape)), name), shape)
+        # row_*: one value per row (axis 1); col_*: one per column (axis 0).
+        axis, kind = REDUCTIONS[name.text]
+        shape = shapes.reduce_shape(arg.shape, axis)
+        if kind == "mean" and arg.shape[axis] is None:
+            raise self.error(f"{name.text} needs a static size along the averaged axis, not '?'")
+        reduce = mg.ReduceOp(arg.value, axis, "max" if kind == "max" else "sum", mg.tensor_type(shape))
+        result = self.emit(reduce, name)
+        if kind == "mean":
+            count = float(arg.shape[axis])  # type: ignore[arg-type]
+            result = self.emit(mg.ScalarOp(result, "div", count, reversed=False), name)
+        return Tensor(result, shape)
+
+    # -- types --------------------------------------------------------------------------
+
+    def tensor_type(self) -> Shape:
+        """``tensor[2x3]``, ``tensor[?x3]``: a rank-2 f64 tensor type."""
+        tok = self.next()
+        if tok.text != "tensor":
+            raise self.error(f"expected a type like tensor[2x3], found {self.found(tok)}")
+        self.expect("[", "'[' after 'tensor'")
+        text = ""
+        while self.peek().text != "]":
+            if self.peek().kind == "end":
+                raise self.error("expected ']' to close the tensor type")
+            text += self.next().text
+        self.next()
+        parts = text.split("x")
+        if len(parts) != 2:
+            raise self.error(
+                f"a tensor type has two dimensions, like tensor[2x3] or tensor[?x?]; "
+                f"got tensor[{text}]"
+            )
+        dims: list[int | None] = []
+        for p in parts:
+            if p == "?":
+                dims.append(None)
+            elif p.isdigit() and 0 < int(p) <= MAX_DIMENSION:
+                dims.append(int(p))
+            else:
+                raise self.error(
+                    f"a dimension is a positive integer or '?', got {p!r} in tensor[{text}]"
+                )
+        return tuple(dims)
+
+
+class Program:
+    """The whole module being built: its functions and the ``main`` that holds the rest."""
+
+    def __init__(self, path: str):
+        self.path = path
+        self.module = ModuleOp([])
+        self.functions: dict[str, Signature] = {}
+        self.main = FunctionBuilder(Block())
+
+    def statement(self, line: int, tokens: list[Token]) -> None:
+        head = tokens[0]
+        if head.kind == "name" and head.text == "def":
+            return self.define(line, tokens)
+        p = Parser(self, tokens, line, self.main)
+        if head.kind == "name" and head.text == "let" and tokens[1].kind == "name" and tokens[2].text == "=":
+            name = tokens[1]
+            if name.text in BUILTINS or name.text in self.functions or name.text in KEYWORDS:
+                raise MgError(line, f"cannot bind {name.text!r}: it names a function or keyword")
+            p.pos = 3
+            value = p.expr()
+            p.expect_end()
+            self.main.env[name.text] = value
+        elif head.kind == "name" and head.text == "let":
+            raise MgError(line, "expected 'let NAME = EXPR'")
+        elif head.kind == "name" and head.text == "print":
+            p.pos = 1
+            value = p.expr()
+            p.expect_end()
+            if not isinstance(value, Tensor):
+                raise MgError(line, f"print needs a matrix, got {describe(value)}")
+            p.emit(mg.PrintOp(value.value), head)
+        else:
+            raise MgError(
+                line,
+                f"expected a statement (let, print or def), found {Parser.found(head)}",
+            )
+
+    def define(self, line: int, tokens: list[Token]) -> None:
+        """``def NAME(P: TYPE, ...) = EXPR`` becomes ``func.func @NAME``."""
+        block = Block()
+        fn = FunctionBuilder(block)
+        p = Parser(self, tokens, line, fn)
+        p.pos = 1
+        name = p.next()
+        if name.kind != "name":
+            raise MgError(line, f"expected a function name after 'def', found {p.found(name)}")
+        if name.text in BUILTINS or name.text in KEYWORDS:
+            raise MgError(line, f"cannot define {name.text!r}: it is a built-in name")
+        if name.text in RESERVED or name.text.startswith("_mlir"):
+            raise MgError(line, f"cannot define {name.text!r}: the name is reserved")
+        if name.text in self.functions:
+            raise MgError(line, f"function {name.text!r} is already defined")
+        p.expect("(", f"'(' after def {name.text}")
+        params: list[tuple[str, Shape]] = []
+        while p.peek().text != ")":
+            pname = p.next()
+            if pname.kind != "name":
+                raise MgError(line, f"expected a parameter name, found {p.found(pname)}")
+            if pname.text in fn.env:
+                raise MgError(line, f"parameter {pname.text!r} appears twice")
+            p.expect(":", f"':' and a type after parameter {pname.text}")
+            shape = p.tensor_type()
+            params.append((pname.text, shape))
+            arg = block.insert_arg(mg.tensor_type(shape), len(block.args))
+            arg.name_hint = pname.text
+            fn.env[pname.text] = Tensor(arg, shape)
+            if p.peek().text == ",":
+                p.next()
+            elif p.peek().text != ")":
+                raise MgError(line, f"expected ',' or ')' in the parameter list, found {p.found(p.peek())}")
+        p.next()
+        p.expect("=", f"'=' and the body of {name.text}")
+        body = p.expr()
+        p.expect_end()
+        if not isinstance(body, Tensor):
+            raise MgError(line, f"the body of {name.text} must be a matrix, got {describe(body)}")
+        ret = func.ReturnOp(body.value)
+        ret.location = p.loc(name)
+        block.add_op(ret)
+        fn_type = FunctionType.from_lists([mg.tensor_type(s) for _, s in params], [mg.tensor_type(body.shape)])
+        op = func.FuncOp(name.text, fn_type, Region(block))
+        op.location = p.loc(name)
+        self.module.body.block.add_op(op)
+        self.functions[name.text] = Signature(params, body.shape)
+
+    def finish(self) -> ModuleOp:
+        self.main.block.add_op(func.ReturnOp())
+        self.module.body.block.add_op(func.FuncOp("main", ((), ()), Region(self.main.block)))
+        return self.module
+
+
+KEYWORDS = {"let", "print", "def", "tensor"}
+
+
+def decode(source: bytes | str, path: str) -> str:
+    if isinstance(source, str):
+        return source
+    try:
+        return source.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = source[: e.start].count(b"\n") + 1
+        raise MgError(line, f"the file is not UTF-8 text (byte 0x{source[e.start]:02x})", path) from None
+
+
+def compile_source(source: bytes | str, path: str = "<input>") -> ModuleOp:
+    """Parse a whole program and return its verified mg-dialect module."""
+    text = decode(source, path)
+    program = Program(path)
+    line_no = 0
+    try:
+        for line_no, line in enumerate(text.split("\n"), start=1):
+            tokens = tokenize(line, line_no)
+            if tokens[0].kind != "end":
+                program.statement(line_no, tokens)
+        module = program.finish()
+    except MgError as e:
+        e.path = path
+        raise
+    except RecursionError:
+        raise MgError(line_no, "expression is nested too deeply", path) from None
+    module.verify()
+    return module

@@ -1,0 +1,114 @@
+"""The compilation pipeline: one ordered list of stages, shared by ``mgc`` and the tests.
+
+Each stage names the passes that produce it from the stage before, and the dialects that
+must be gone once it is reached. The module is verified after every pass; an op of a
+dialect that should be gone is reported as an error naming the op and the stage, so a
+lowering that forgets an op fails loudly at the stage that should have removed it.
+
+    mg      the front end's output (tensors, mg ops)
+    affine  lower-mg-to-affine: memrefs and affine loop nests
+    scf     lower-affine: scf.for loops and memref.load/store
+    cf      convert-scf-to-cf: a control-flow graph of blocks and branches
+    llvm    the LLVM dialect only, ready for translation to LLVM IR
+"""
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
+
+from mg_xdsl.transforms import get_pass
+
+
+@dataclass(frozen=True)
+class Stage:
+    name: str
+    passes: tuple[str, ...]
+    gone: tuple[str, ...]  # dialect prefixes that may not appear once this stage is reached
+    description: str
+
+
+STAGES: tuple[Stage, ...] = (
+    Stage("mg", (), (), "the mg dialect, as the front end produces it"),
+    Stage("affine", ("lower-mg-to-affine",), ("mg",), "affine loop nests on memrefs"),
+    Stage("scf", ("lower-affine",), ("mg", "affine"), "scf.for loops"),
+    Stage("cf", ("convert-scf-to-cf",), ("mg", "affine", "scf"), "blocks and branches"),
+    Stage(
+        "llvm",
+        (
+            "convert-arith-to-llvm",
+            "convert-func-to-llvm",
+            "convert-cf-to-llvm",
+            "finalize-memref-to-llvm",
+            "reconcile-unrealized-casts",
+        ),
+        ("mg", "affine", "scf", "cf", "arith", "func", "memref", "builtin.unrealized_conversion_cast"),
+        "the LLVM dialect",
+    ),
+)
+STAGE_NAMES = tuple(s.name for s in STAGES)
+
+
+class PipelineError(Exception):
+    """A stage left behind an op it should have removed, or produced invalid IR."""
+
+
+def context() -> Context:
+    """A context with only the dialects the pipeline uses (registering all of xDSL's would
+    cost a noticeable part of a second at every start)."""
+    from xdsl.dialects import affine, arith, builtin, cf, func, llvm, memref, scf
+
+    from mg_xdsl.dialects.mg import Mg
+
+    ctx = Context()
+    for d in (builtin.Builtin, func.Func, arith.Arith, memref.MemRef, affine.Affine,
+              scf.Scf, cf.Cf, llvm.LLVM, Mg):
+        ctx.load_dialect(d)
+    return ctx
+
+
+def check_stage(module: ModuleOp, stage: Stage) -> None:
+    for op in module.walk():
+        if op is module:
+            continue
+        if any(op.name == g or op.name.startswith(g + ".") for g in stage.gone):
+            raise PipelineError(
+                f"'{op.name}' is still present after the '{stage.name}' stage "
+                f"({', '.join(stage.passes)}) should have lowered it"
+            )
+
+
+Timer = Callable[[str, float], None]
+
+
+def stages_to(to: str) -> tuple[Stage, ...]:
+    """The stages after ``mg`` up to and including ``to``."""
+    if to not in STAGE_NAMES:
+        raise ValueError(f"unknown stage {to!r} (choose from {', '.join(STAGE_NAMES)})")
+    return STAGES[1:STAGE_NAMES.index(to) + 1]
+
+
+def run_stage(module: ModuleOp, stage: Stage, ctx: Context, timer: Timer | None = None) -> None:
+    """Run one stage's passes in place, verifying after each, then check what must be gone."""
+    for name in stage.passes:
+        start = time.perf_counter()
+        get_pass(name)().apply(ctx, module)
+        try:
+            module.verify()
+        except Exception as e:
+            raise PipelineError(f"invalid IR after pass {name}: {e}") from e
+        if timer:
+            timer(name, time.perf_counter() - start)
+    check_stage(module, stage)
+
+
+def lower(
+    module: ModuleOp, to: str = "llvm", ctx: Context | None = None, timer: Timer | None = None
+) -> ModuleOp:
+    """Lower an mg-dialect module in place to stage ``to``; returns ``module``."""
+    ctx = ctx or context()
+    for stage in stages_to(to):
+        run_stage(module, stage, ctx, timer)
+    return module

@@ -1,0 +1,118 @@
+"""Shape rules of Mountain Goat, in one place.
+
+The front end uses these to type a program and to phrase its errors; the mg dialect's
+verifiers use the same functions to check the IR. A shape is a tuple of dimensions, each a
+non-negative int or ``None`` for a dimension written ``?`` (known only at run time). The
+rules are written for any rank: Part A programs are rank 2, but nothing here depends on it.
+
+Each rule either returns the result shape or raises ``ShapeError`` with a message that says
+which rule was broken, phrased for a user of the language.
+"""
+
+from collections.abc import Sequence
+
+Dim = int | None
+Shape = tuple[Dim, ...]
+
+
+class ShapeError(Exception):
+    """A shape rule was broken; the message is the user-facing explanation."""
+
+
+def fmt_dim(d: Dim) -> str:
+    return "?" if d is None else str(d)
+
+
+def fmt_shape(shape: Sequence[Dim]) -> str:
+    """``(2, None)`` -> ``"2x?"``, the way the language writes shapes."""
+    return "x".join(fmt_dim(d) for d in shape)
+
+
+def dims_compatible(a: Dim, b: Dim) -> bool:
+    """Two dimensions can describe the same value: equal, or either unknown until run time."""
+    return a is None or b is None or a == b
+
+
+def shapes_compatible(a: Sequence[Dim], b: Sequence[Dim]) -> bool:
+    return len(a) == len(b) and all(dims_compatible(x, y) for x, y in zip(a, b))
+
+
+def broadcast_shapes(lhs: Sequence[Dim], rhs: Sequence[Dim], verb: str = "combine") -> Shape:
+    """The shape of an elementwise ``lhs op rhs``.
+
+    Shapes are aligned on the right (a lower rank is padded with 1s on the left). Per
+    dimension: equal sizes stay; a *static* 1 grows to the other size; a ``?`` is never
+    broadcast, so against a static size it takes that size (checked at run time) and
+    against another ``?`` it stays ``?``. Anything else cannot be combined.
+    """
+    rank = max(len(lhs), len(rhs))
+    a_dims = (1,) * (rank - len(lhs)) + tuple(lhs)
+    b_dims = (1,) * (rank - len(rhs)) + tuple(rhs)
+    out: list[Dim] = []
+    for a, b in zip(a_dims, b_dims):
+        if a is None or b is None or a == b:
+            out.append(b if a is None else a)
+        elif a == 1:
+            out.append(b)
+        elif b == 1:
+            out.append(a)
+        else:
+            raise ShapeError(
+                f"cannot {verb} shapes {fmt_shape(lhs)} and {fmt_shape(rhs)}: "
+                f"dimensions {a} and {b} differ and neither is 1"
+            )
+    return tuple(out)
+
+
+def needs_broadcast(shape: Sequence[Dim], target: Sequence[Dim]) -> bool:
+    """Whether an operand of ``shape`` must be repeated to fill ``target``.
+
+    Dimensions that are equal, or where either side is ``?``, need no repetition (a ``?`` is
+    checked at run time instead).
+    """
+    return len(shape) != len(target) or not shapes_compatible(shape, target)
+
+
+def broadcast_blocker(shape: Sequence[Dim], target: Sequence[Dim]) -> int | None:
+    """The rule of ``mg.broadcast``: the first dimension of ``target`` (after right-aligning
+    ``shape``) that ``shape`` cannot grow to, because it is neither equal nor 1; ``None`` if
+    ``shape`` broadcasts to ``target``. Both shapes must be static."""
+    if len(shape) > len(target):
+        return 0
+    padded = (1,) * (len(target) - len(shape)) + tuple(shape)
+    for d, (a, t) in enumerate(zip(padded, target)):
+        if a != t and a != 1:
+            return d
+    return None
+
+
+def reduce_shape(shape: Sequence[Dim], axis: int) -> Shape:
+    """The shape of a reduction along ``axis``: that axis collapses to size 1."""
+    check_axis(len(shape), axis)
+    return tuple(1 if d == axis else s for d, s in enumerate(shape))
+
+
+def check_axis(rank: int, axis: int) -> None:
+    if not 0 <= axis < rank:
+        allowed = " or ".join(str(a) for a in range(rank)) if rank <= 2 else f"in [0, {rank})"
+        raise ShapeError(f"axis must be {allowed}, got {axis}")
+
+
+def matmul_shape(lhs: Sequence[Dim], rhs: Sequence[Dim]) -> Shape:
+    """``(M x K) @ (K x N) -> (M x N)``; the inner sizes must agree (or be ``?``)."""
+    if len(lhs) != 2 or len(rhs) != 2:
+        raise ShapeError(
+            f"cannot matrix-multiply shapes {fmt_shape(lhs)} and {fmt_shape(rhs)}: "
+            "@ needs two matrices"
+        )
+    if not dims_compatible(lhs[1], rhs[0]):
+        raise ShapeError(
+            f"cannot matrix-multiply shapes {fmt_shape(lhs)} and {fmt_shape(rhs)}: "
+            f"inner dimensions {lhs[1]} and {rhs[0]} differ"
+        )
+    return (lhs[0], rhs[1])
+
+
+def transpose_shape(shape: Sequence[Dim]) -> Shape:
+    """The reversed shape: for a matrix, rows and columns swap."""
+    return tuple(reversed(tuple(shape)))

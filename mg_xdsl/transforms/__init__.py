@@ -1,0 +1,59 @@
+"""Every pass of the project, by its command-line name.
+
+Each pass lives in a module of its own, named after what it does. The registry maps a pass
+name to a function that imports the module only when the pass is wanted, so that starting
+``mgc`` does not pay for passes it never runs.
+"""
+
+from collections.abc import Callable
+from importlib import import_module
+
+from xdsl.passes import ModulePass
+
+# pass name -> (module under mg_xdsl.transforms, class name)
+_PROJECT_PASSES: dict[str, tuple[str, str]] = {
+    "lower-mg-to-affine": ("lower_mg_to_affine", "LowerMgToAffinePass"),
+    "convert-arith-to-llvm": ("convert_arith_to_llvm", "ConvertArithToLLVMPass"),
+    "convert-func-to-llvm": ("convert_func_to_llvm", "ConvertFuncToLLVMPass"),
+    "convert-cf-to-llvm": ("convert_cf_to_llvm", "ConvertCfToLLVMPass"),
+    "finalize-memref-to-llvm": ("finalize_memref_to_llvm", "FinalizeMemRefToLLVMPass"),
+}
+
+# Passes that xDSL already provides and the pipeline uses as they are.
+_XDSL_PASSES: dict[str, tuple[str, str]] = {
+    "lower-affine": ("xdsl.transforms.lower_affine", "LowerAffinePass"),
+    "convert-scf-to-cf": ("xdsl.transforms.convert_scf_to_cf", "ConvertScfToCf"),
+    "reconcile-unrealized-casts": (
+        "xdsl.transforms.reconcile_unrealized_casts",
+        "ReconcileUnrealizedCastsPass",
+    ),
+    "canonicalize": ("xdsl.transforms.canonicalize", "CanonicalizePass"),
+    "cse": ("xdsl.transforms.common_subexpression_elimination", "CommonSubexpressionElimination"),
+    "dce": ("xdsl.transforms.dead_code_elimination", "DeadCodeElimination"),
+}
+
+
+def _loader(module: str, cls: str) -> Callable[[], type[ModulePass]]:
+    def load() -> type[ModulePass]:
+        return getattr(import_module(module), cls)
+
+    return load
+
+
+def project_passes() -> dict[str, Callable[[], type[ModulePass]]]:
+    """The passes this project defines, name -> lazy class loader."""
+    return {
+        name: _loader(f"mg_xdsl.transforms.{mod}", cls)
+        for name, (mod, cls) in _PROJECT_PASSES.items()
+    }
+
+
+def all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
+    """Every pass mg-opt and the pipeline may use: the project's and xDSL's."""
+    passes = {name: _loader(mod, cls) for name, (mod, cls) in _XDSL_PASSES.items()}
+    passes.update(project_passes())
+    return passes
+
+
+def get_pass(name: str) -> type[ModulePass]:
+    return all_passes()[name]()

@@ -1,0 +1,421 @@
+"""``lower-mg-to-affine``: mg ops on tensors -> affine loop nests on memrefs.
+
+Every tensor becomes a memref of the same shape, and every mg op becomes a freshly
+allocated result buffer filled by a nest of ``affine.for`` loops, one loop per dimension:
+
+- elementwise ops (``mg.add/sub/mul/div/neg/relu/scalar``): one nest that loads each
+  operand at ``[i, j]``, computes with ``arith`` and stores into the result; relu is
+  ``arith.maximumf(x, 0.0)``, which propagates NaN;
+- ``mg.broadcast``: one nest over the result that reads the input with index 0 in every
+  dimension where the input has size 1;
+- ``mg.reduce``: two nests, the first storing the start value (0 for a sum, -inf for a max)
+  into every result cell, the second walking the input and folding each element into the
+  cell of its row (``[i, 0]``, axis 1) or column (``[0, j]``, axis 0);
+- ``mg.matmul``: a zero-fill nest, then an ``i, j, k`` nest accumulating ``a[i,k] * b[k,j]``;
+- ``mg.transpose``: one nest storing ``in[j, i]`` into ``out[i, j]``;
+- ``mg.constant``: a ``memref.global`` constant, read with ``memref.get_global``;
+- ``mg.print``: a cast to ``memref<*xf64>`` and a call to ``printMemrefF64``, the printer of
+  MLIR's runner library (provided by ``mg_xdsl.backend.runtime`` when JIT-compiling).
+
+Function signatures, calls and returns change their tensor types to memref types last.
+"""
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from xdsl.builder import Builder, ImplicitBuilder
+from xdsl.context import Context
+from xdsl.dialects import affine, arith, func, memref
+from xdsl.dialects.builtin import (
+    AnyFloat,
+    DenseIntOrFPElementsAttr,
+    FloatAttr,
+    FunctionType,
+    IndexType,
+    MemRefType,
+    ModuleOp,
+    StringAttr,
+    TensorType,
+    UnitAttr,
+    UnrankedMemRefType,
+)
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.pattern_rewriter import (
+    GreedyRewritePatternApplier,
+    PatternRewriter,
+    PatternRewriteWalker,
+    RewritePattern,
+    op_type_rewrite_pattern,
+)
+from xdsl.rewriter import InsertPoint
+
+from mg_xdsl.dialects import mg
+from mg_xdsl.dialects.mg import shape_of
+
+PRINT_FUNCTION = "printMemrefF64"
+
+# ---------------------------------------------------------------------------------------
+# Building blocks shared by the patterns
+# ---------------------------------------------------------------------------------------
+
+
+def memref_type_of(t: Attribute) -> MemRefType:
+    """The memref that holds a value of tensor type ``t`` (same shape and element type)."""
+    assert isinstance(t, TensorType | MemRefType)
+    return MemRefType(t.element_type, t.get_shape())
+
+
+def element_type_of(v: SSAValue) -> AnyFloat:
+    t = v.type.element_type  # type: ignore[attr-defined]
+    assert isinstance(t, AnyFloat)
+    return t
+
+
+def float_constant(value: float, t: AnyFloat) -> SSAValue:
+    return arith.ConstantOp(FloatAttr(value, t)).result
+
+
+def index_constant(value: int) -> SSAValue:
+    return arith.ConstantOp.from_int_and_width(value, IndexType()).result
+
+
+def extents(like: SSAValue, shape: Sequence[int | None]) -> list[int | SSAValue]:
+    """Loop extents for ``shape``: the number where it is static, else the run-time size of
+    that dimension of ``like`` (a memref of the same rank)."""
+    return [d if d is not None else memref.DimOp(like, index_constant(i)).result
+            for i, d in enumerate(shape)]
+
+
+def alloc(result_type: Attribute, sizes: Sequence[int | SSAValue]) -> SSAValue:
+    """A new buffer for a result; dynamic dimensions take their size from ``sizes``."""
+    t = memref_type_of(result_type)
+    dynamic = [s for s in sizes if isinstance(s, SSAValue)]
+    return memref.AllocOp(dynamic, [], t).memref
+
+
+def nest(
+    sizes: Sequence[int | SSAValue], body: Callable[[list[SSAValue]], None]
+) -> None:
+    """A perfect nest of ``affine.for`` loops, one per entry of ``sizes`` (outermost first),
+    whose innermost body is built by ``body(induction_variables)``."""
+
+    def level(depth: int, ivs: list[SSAValue]) -> None:
+        if depth == len(sizes):
+            body(ivs)
+            return
+        block = Block(arg_types=[IndexType()])
+        with ImplicitBuilder(block):
+            level(depth + 1, [*ivs, block.args[0]])
+            affine.YieldOp.get()
+        size = sizes[depth]
+        if isinstance(size, int):
+            affine.ForOp.from_region([], [], [], [], 0, size, Region(block))
+        else:
+            upper = affine.AffineMapAttr(affine.AffineMap(0, 1, (affine.AffineExpr.symbol(0),)))
+            affine.ForOp.from_region([], [size], [], [], 0, upper, Region(block))
+
+    level(0, [])
+
+
+def load(buffer: SSAValue, indices: Sequence[SSAValue]) -> SSAValue:
+    return affine.LoadOp(buffer, indices).result
+
+
+def store(value: SSAValue, buffer: SSAValue, indices: Sequence[SSAValue]) -> None:
+    affine.StoreOp(value, buffer, indices)
+
+
+class MgLowering(RewritePattern):
+    """Base of the op lowerings: ``build`` creates the replacement code (through an implicit
+    builder placed before the op) and returns the buffer that replaces the op's result.
+    Every created op keeps the source location of the mg op it came from."""
+
+    op_type: type[Operation]
+
+    def build(self, op: Operation) -> SSAValue | None:
+        raise NotImplementedError
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if not isinstance(op, self.op_type):
+            return
+        block = Block()
+        with ImplicitBuilder(block):
+            result = self.build(op)
+        for new_op in block.walk():
+            new_op.location = op.location
+        new_ops = list(block.ops)
+        for new_op in new_ops:
+            new_op.detach()
+        rewriter.replace_op(op, new_ops, [result] if result is not None else [])
+
+
+# ---------------------------------------------------------------------------------------
+# One pattern per mg op
+# ---------------------------------------------------------------------------------------
+
+
+ARITH_BINARY = {
+    "add": arith.AddfOp,
+    "sub": arith.SubfOp,
+    "mul": arith.MulfOp,
+    "div": arith.DivfOp,
+}
+
+
+class ElementwiseBinaryLowering(MgLowering):
+    """``mg.add/sub/mul/div``: ``out[ivs] = lhs[ivs] op rhs[ivs]``."""
+
+    op_type = mg.ElementwiseBinaryOp
+    ARITH = {mg.AddOp: "add", mg.SubOp: "sub", mg.MulOp: "mul", mg.DivOp: "div"}
+
+    def build(self, op: mg.ElementwiseBinaryOp) -> SSAValue:
+        sizes = extents(op.lhs, shape_of(op.result.type))
+        out = alloc(op.result.type, sizes)
+        arith_op = ARITH_BINARY[self.ARITH[type(op)]]
+
+        def body(ivs: list[SSAValue]) -> None:
+            store(arith_op(load(op.lhs, ivs), load(op.rhs, ivs)).result, out, ivs)
+
+        nest(sizes, body)
+        return out
+
+
+class ElementwiseUnaryLowering(MgLowering):
+    """``mg.neg``, ``mg.relu`` and ``mg.scalar``: one load, one computation, one store."""
+
+    def constant(self, op: Operation) -> SSAValue | None:
+        """The number the computation needs, created once before the nest (or None)."""
+        return None
+
+    def compute(self, op: Operation, x: SSAValue, c: SSAValue | None) -> SSAValue:
+        raise NotImplementedError
+
+    def build(self, op: mg.ElementwiseUnaryOp | mg.ScalarOp) -> SSAValue:
+        sizes = extents(op.input, shape_of(op.result.type))
+        out = alloc(op.result.type, sizes)
+        c = self.constant(op)
+
+        def body(ivs: list[SSAValue]) -> None:
+            store(self.compute(op, load(op.input, ivs), c), out, ivs)
+
+        nest(sizes, body)
+        return out
+
+
+class NegLowering(ElementwiseUnaryLowering):
+    op_type = mg.NegOp
+
+    def compute(self, op: mg.NegOp, x: SSAValue, c: None) -> SSAValue:
+        return arith.NegfOp(x).result
+
+
+class ReluLowering(ElementwiseUnaryLowering):
+    """relu(x) = maximumf(x, 0.0); ``maximumf`` returns NaN when x is NaN."""
+
+    op_type = mg.ReluOp
+
+    def constant(self, op: mg.ReluOp) -> SSAValue:
+        return float_constant(0.0, element_type_of(op.input))
+
+    def compute(self, op: mg.ReluOp, x: SSAValue, zero: SSAValue) -> SSAValue:
+        return arith.MaximumfOp(x, zero).result
+
+
+class ScalarLowering(ElementwiseUnaryLowering):
+    """``x op c``, or ``c op x`` when ``reversed`` (so ``2 - a`` stays 2 - a)."""
+
+    op_type = mg.ScalarOp
+
+    def constant(self, op: mg.ScalarOp) -> SSAValue:
+        return float_constant(op.value.value.data, element_type_of(op.input))
+
+    def compute(self, op: mg.ScalarOp, x: SSAValue, number: SSAValue) -> SSAValue:
+        lhs, rhs = (number, x) if op.reversed.value.data else (x, number)
+        return ARITH_BINARY[op.op.data](lhs, rhs).result
+
+
+class BroadcastLowering(MgLowering):
+    """``out[i, j] = in[i or 0, j or 0]``: index 0 in each dimension where the input has size
+    1 and the result does not. Static shapes only (the verifier insists)."""
+
+    op_type = mg.BroadcastOp
+
+    def build(self, op: mg.BroadcastOp) -> SSAValue:
+        in_shape, out_shape = shape_of(op.input.type), shape_of(op.result.type)
+        out = alloc(op.result.type, out_shape)  # type: ignore[arg-type]
+        lead = len(out_shape) - len(in_shape)  # lower ranks are aligned on the right
+
+        def body(ivs: list[SSAValue]) -> None:
+            zero = index_constant(0)
+            src = [zero if size == 1 and out_shape[lead + d] != 1 else ivs[lead + d]
+                   for d, size in enumerate(in_shape)]
+            store(load(op.input, src), out, ivs)
+
+        nest(out_shape, body)  # type: ignore[arg-type]
+        return out
+
+
+class ReduceLowering(MgLowering):
+    """Initialise every result cell (0 for sum, -inf for max), then walk the input and fold
+    each element into ``out[i, 0]`` (axis 1: one value per row) or ``out[0, j]`` (axis 0)."""
+
+    op_type = mg.ReduceOp
+    START = {"sum": 0.0, "max": float("-inf")}
+
+    def build(self, op: mg.ReduceOp) -> SSAValue:
+        axis, kind = op.axis.value.data, op.kind.data
+        element = element_type_of(op.input)
+        in_sizes = extents(op.input, shape_of(op.input.type))
+        out_sizes = [1 if d == axis else s for d, s in enumerate(in_sizes)]
+        out = alloc(op.result.type, out_sizes)
+        start = float_constant(self.START[kind], element)
+        nest(out_sizes, lambda ivs: store(start, out, ivs))
+
+        def accumulate(ivs: list[SSAValue]) -> None:
+            zero = index_constant(0)
+            dst = [zero if d == axis else iv for d, iv in enumerate(ivs)]
+            acc = load(out, dst)
+            x = load(op.input, ivs)
+            combined = arith.MaximumfOp(acc, x) if kind == "max" else arith.AddfOp(acc, x)
+            store(combined.result, out, dst)
+
+        nest(in_sizes, accumulate)
+        return out
+
+
+class MatmulLowering(MgLowering):
+    """``out[i, j] = sum over k of lhs[i, k] * rhs[k, j]``, summed in order of k."""
+
+    op_type = mg.MatmulOp
+
+    def build(self, op: mg.MatmulOp) -> SSAValue:
+        m, k = extents(op.lhs, shape_of(op.lhs.type))
+        _, n = extents(op.rhs, shape_of(op.rhs.type))
+        out = alloc(op.result.type, [m, n])
+        zero = float_constant(0.0, element_type_of(op.lhs))
+        nest([m, n], lambda ivs: store(zero, out, ivs))
+
+        def accumulate(ivs: list[SSAValue]) -> None:
+            i, j, kk = ivs
+            product = arith.MulfOp(load(op.lhs, [i, kk]), load(op.rhs, [kk, j]))
+            store(arith.AddfOp(load(out, [i, j]), product).result, out, [i, j])
+
+        nest([m, n, k], accumulate)
+        return out
+
+
+class TransposeLowering(MgLowering):
+    """``out[i, j] = in[j, i]`` (for rank N, the indices reversed)."""
+
+    op_type = mg.TransposeOp
+
+    def build(self, op: mg.TransposeOp) -> SSAValue:
+        in_sizes = extents(op.input, shape_of(op.input.type))
+        sizes = list(reversed(in_sizes))
+        out = alloc(op.result.type, sizes)
+        nest(sizes, lambda ivs: store(load(op.input, list(reversed(ivs))), out, ivs))
+        return out
+
+
+@dataclass
+class ConstantLowering(MgLowering):
+    """A literal becomes a private constant ``memref.global``, one per distinct value."""
+
+    module: ModuleOp
+    op_type = mg.ConstantOp
+    names: dict[DenseIntOrFPElementsAttr, str] = field(default_factory=dict)
+
+    def global_for(self, value: DenseIntOrFPElementsAttr) -> str:
+        if value not in self.names:
+            t = memref_type_of(value.type)
+            shape = "x".join(str(d) for d in t.get_shape())
+            name = f"__constant_{shape}x{t.element_type}_{len(self.names)}"
+            self.names[value] = name
+            with ImplicitBuilder(self.module.body.block):
+                memref.GlobalOp.get(StringAttr(name), t, value, constant=UnitAttr())
+        return self.names[value]
+
+    def build(self, op: mg.ConstantOp) -> SSAValue:
+        return memref.GetGlobalOp(self.global_for(op.value), memref_type_of(op.result.type)).memref
+
+
+@dataclass
+class PrintLowering(MgLowering):
+    """``mg.print %m`` -> ``func.call @printMemrefF64(memref.cast %m to memref<*xf64>)``."""
+
+    module: ModuleOp
+    op_type = mg.PrintOp
+    declared: bool = False
+
+    def build(self, op: mg.PrintOp) -> None:
+        unranked = UnrankedMemRefType.from_type(element_type_of(op.input))
+        if not self.declared:
+            with ImplicitBuilder(self.module.body.block):
+                func.FuncOp(PRINT_FUNCTION, ((unranked,), ()), Region(), visibility="private")
+            self.declared = True
+        cast = memref.CastOp.get(op.input, unranked)
+        func.CallOp(PRINT_FUNCTION, [cast.dest], [])
+        return None
+
+
+def to_memref(t: Attribute) -> Attribute:
+    return memref_type_of(t) if isinstance(t, TensorType) else t
+
+
+class FuncSignatureLowering(RewritePattern):
+    """A function's tensor parameters and results become memrefs, in its type and in the
+    arguments of its entry block."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: func.FuncOp, rewriter: PatternRewriter) -> None:
+        t = op.function_type
+        new_type = FunctionType.from_lists(
+            [to_memref(x) for x in t.inputs], [to_memref(x) for x in t.outputs]
+        )
+        if new_type == t:
+            return
+        op.function_type = new_type
+        if op.body.blocks:
+            for arg in op.body.block.args:
+                if isinstance(arg.type, TensorType):
+                    rewriter.replace_value_with_new_type(arg, to_memref(arg.type))
+        rewriter.notify_op_modified(op)
+
+
+class CallLowering(RewritePattern):
+    """A call to a function returning tensors now returns memrefs."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: func.CallOp, rewriter: PatternRewriter) -> None:
+        if not any(isinstance(r.type, TensorType) for r in op.results):
+            return
+        new = func.CallOp(op.callee, op.arguments, [to_memref(r.type) for r in op.results])
+        new.location = op.location
+        rewriter.replace_op(op, new)
+
+
+@dataclass(frozen=True)
+class LowerMgToAffinePass(ModulePass):
+    name = "lower-mg-to-affine"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        patterns: list[RewritePattern] = [
+            ConstantLowering(op),
+            ElementwiseBinaryLowering(),
+            NegLowering(),
+            ReluLowering(),
+            ScalarLowering(),
+            BroadcastLowering(),
+            ReduceLowering(),
+            MatmulLowering(),
+            TransposeLowering(),
+            PrintLowering(op),
+        ]
+        PatternRewriteWalker(
+            GreedyRewritePatternApplier(patterns), apply_recursively=False
+        ).rewrite_module(op)
+        PatternRewriteWalker(
+            GreedyRewritePatternApplier([FuncSignatureLowering(), CallLowering()]),
+            apply_recursively=False,
+        ).rewrite_module(op)
