@@ -36,7 +36,7 @@ from mg_xdsl import shapes
 from mg_xdsl.dialects import mg
 from mg_xdsl.shapes import Shape, ShapeError, fmt_shape
 
-MAX_LITERAL_ELEMENTS = 1_000_000
+MAX_LITERAL_ELEMENTS = 100_000
 MAX_DIMENSION = 2**40
 
 

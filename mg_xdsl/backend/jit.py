@@ -15,11 +15,17 @@ from mg_xdsl.backend import runtime
 
 
 @cache
-def _initialise() -> llvm.TargetMachine:
+def _initialise_llvm() -> None:
     llvm.initialize_native_target()
     llvm.initialize_native_asmprinter()
     for name, address in runtime.symbols().items():
         llvm.add_symbol(name, address)
+
+
+def _target_machine() -> llvm.TargetMachine:
+    """A target machine for this host. A fresh one each time: an MCJIT engine takes
+    ownership of the one it is given and frees it with itself."""
+    _initialise_llvm()
     target = llvm.Target.from_default_triple()
     return target.create_target_machine(
         cpu=llvm.get_host_cpu_name(),
@@ -38,7 +44,7 @@ def translate(module: ModuleOp) -> str:
 
 def optimise(ir: str, level: int = 2) -> llvm.ModuleRef:
     """Parse, verify and optimise LLVM IR with LLVM's standard ``O<level>`` pipeline."""
-    tm = _initialise()
+    tm = _target_machine()
     mod = llvm.parse_assembly(ir)
     mod.verify()
     if level > 0:
@@ -53,7 +59,7 @@ class Engine:
 
     def __init__(self, ir: str, level: int = 2):
         self.module = optimise(ir, level)
-        self.engine = llvm.create_mcjit_compiler(self.module, _initialise())
+        self.engine = llvm.create_mcjit_compiler(self.module, _target_machine())
         self.engine.finalize_object()
         self.engine.run_static_constructors()
 

@@ -9,18 +9,22 @@ The text is exactly what upstream prints (``printMemrefF64``/``printMemref`` in
 ``mlir/lib/ExecutionEngine/RunnerUtils``), including its trailing spaces.
 """
 
+import contextlib
 import ctypes
+import io
 import math
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import TextIO
 
 
 def format_element(x: float) -> str:
     """A double as C++ ``std::ostream`` prints it by default: ``%g`` with 6 significant
-    digits; NaN keeps its sign bit as glibc prints it (``-nan``)."""
+    digits. Every NaN prints as ``nan``: the sign of a NaN depends on whether LLVM folded the
+    operation at compile time or the processor computed it (x86 makes ``-nan``), and IEEE 754
+    gives it no meaning, so printing it would make output depend on the optimiser."""
     if math.isnan(x):
-        return "-nan" if math.copysign(1.0, x) < 0 else "nan"
+        return "nan"
     if math.isinf(x):
         return "inf" if x > 0 else "-inf"
     return "%g" % x
@@ -83,10 +87,25 @@ def print_memref_f64(rank: int, descriptor: int, stream: TextIO | None = None) -
     aligned, offset, sizes, strides = read_descriptor(rank, descriptor)
     extent = offset + sum((s - 1) * st for s, st in zip(sizes, strides)) + 1 if all(sizes) else 0
     data = (ctypes.c_double * max(extent, 1)).from_address(aligned) if aligned else []
-    stream = stream or sys.stdout
+    stream = stream or _output[-1] or sys.stdout
     stream.write(format_memref(aligned, data, offset, sizes, strides))
     # Native code may abort right after (a failed run-time check): nothing may stay buffered.
     stream.flush()
+
+
+# Where printed memrefs go: the innermost ``capture()``, else the current sys.stdout.
+_output: list[TextIO | None] = [None]
+
+
+@contextlib.contextmanager
+def capture() -> Iterator[io.StringIO]:
+    """Collect what compiled code prints, e.g. to compare it with NumPy in a test."""
+    buffer = io.StringIO()
+    _output.append(buffer)
+    try:
+        yield buffer
+    finally:
+        _output.pop()
 
 
 PRINT_MEMREF_F64 = ctypes.CFUNCTYPE(None, ctypes.c_int64, ctypes.c_void_p)

@@ -126,6 +126,14 @@ def store(value: SSAValue, buffer: SSAValue, indices: Sequence[SSAValue]) -> Non
     affine.StoreOp(value, buffer, indices)
 
 
+def module_prologue(module: ModuleOp) -> Builder:
+    """Where module-level definitions (globals, declarations) go: before the first
+    function, after the definitions already there, so they read top-down as in MLIR."""
+    block = module.body.block
+    first_func = next((op for op in block.ops if isinstance(op, func.FuncOp) and op.body.blocks), None)
+    return Builder(InsertPoint.before(first_func) if first_func else InsertPoint.at_end(block))
+
+
 class MgLowering(RewritePattern):
     """Base of the op lowerings: ``build`` creates the replacement code (through an implicit
     builder placed before the op) and returns the buffer that replaces the op's result.
@@ -147,7 +155,7 @@ class MgLowering(RewritePattern):
         new_ops = list(block.ops)
         for new_op in new_ops:
             new_op.detach()
-        rewriter.replace_op(op, new_ops, [result] if result is not None else [])
+        rewriter.replace(op, new_ops, [result] if result is not None else [])
 
 
 # ---------------------------------------------------------------------------------------
@@ -332,7 +340,7 @@ class ConstantLowering(MgLowering):
             shape = "x".join(str(d) for d in t.get_shape())
             name = f"__constant_{shape}x{t.element_type}_{len(self.names)}"
             self.names[value] = name
-            with ImplicitBuilder(self.module.body.block):
+            with ImplicitBuilder(module_prologue(self.module)):
                 memref.GlobalOp.get(StringAttr(name), t, value, constant=UnitAttr())
         return self.names[value]
 
@@ -351,7 +359,7 @@ class PrintLowering(MgLowering):
     def build(self, op: mg.PrintOp) -> None:
         unranked = UnrankedMemRefType.from_type(element_type_of(op.input))
         if not self.declared:
-            with ImplicitBuilder(self.module.body.block):
+            with ImplicitBuilder(module_prologue(self.module)):
                 func.FuncOp(PRINT_FUNCTION, ((unranked,), ()), Region(), visibility="private")
             self.declared = True
         cast = memref.CastOp.get(op.input, unranked)
@@ -392,7 +400,7 @@ class CallLowering(RewritePattern):
             return
         new = func.CallOp(op.callee, op.arguments, [to_memref(r.type) for r in op.results])
         new.location = op.location
-        rewriter.replace_op(op, new)
+        rewriter.replace(op, new)
 
 
 @dataclass(frozen=True)

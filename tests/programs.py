@@ -1,0 +1,225 @@
+"""Random Part A programs and an independent reference evaluator, for the property tests.
+
+An expression tree is generated for a chosen result shape; it is rendered as Mountain Goat
+source with only the parentheses the language's precedence needs (so the tests also check
+the parser), and evaluated with NumPy. Elementwise operations are NumPy's; reductions and
+matrix products are evaluated in the order the language defines (left to right along the
+reduced axis, ``k`` ascending), so the compiled code must agree to the last bit and only the
+6-digit printing stands between the two.
+"""
+
+from dataclasses import dataclass
+
+import numpy as np
+from hypothesis import strategies as st
+
+Shape = tuple[int, int]
+
+# Precedence levels of the language (higher binds tighter).
+PREC = {"+": 1, "-": 1, "*": 2, "/": 2, "@": 2}
+
+
+@dataclass(frozen=True)
+class Node:
+    kind: str  # "lit", "num", "param", "bin", "neg", "call"
+    op: str = ""
+    args: tuple["Node", ...] = ()
+    value: object = None
+
+    # -- source text ----------------------------------------------------------------------
+
+    def prec(self) -> int:
+        if self.kind == "bin":
+            return PREC[self.op]
+        if self.kind == "neg":
+            return 3
+        return 4
+
+    def source(self) -> str:
+        if self.kind == "param":
+            return str(self.value)
+        if self.kind == "lit":
+            return "[" + ", ".join("[" + ", ".join(fmt(x) for x in row) + "]" for row in self.value) + "]"
+        if self.kind == "num":
+            return fmt(self.value)
+        if self.kind == "neg":
+            (a,) = self.args
+            inner = a.source()
+            return "-" + (f"({inner})" if a.prec() < 3 else inner)
+        if self.kind == "call":
+            return f"{self.op}({', '.join(a.source() for a in self.args)})"
+        lhs, rhs = self.args
+        ls, rs = lhs.source(), rhs.source()
+        if lhs.prec() < self.prec():
+            ls = f"({ls})"
+        if rhs.prec() <= self.prec():  # left-associative: a - (b - c) keeps its parentheses
+            rs = f"({rs})"
+        return f"{ls} {self.op} {rs}"
+
+    # -- reference semantics ----------------------------------------------------------------
+
+    def eval(self):
+        with np.errstate(all="ignore"):
+            return self._eval()
+
+    def _eval(self):
+        if self.kind == "lit":
+            return np.array(self.value, dtype=np.float64)
+        if self.kind == "num":
+            return np.float64(self.value)
+        vals = [a._eval() for a in self.args]
+        if self.kind == "neg":
+            return -vals[0]
+        if self.kind == "bin":
+            a, b = vals
+            if self.op == "@":
+                return ordered_matmul(a, b)
+            return {"+": np.add, "-": np.subtract, "*": np.multiply, "/": np.divide}[self.op](a, b)
+        (x,) = vals
+        if self.op == "relu":
+            return np.where(np.isnan(x), x, np.maximum(x, 0.0))
+        if self.op == "transpose":
+            return x.T.copy()
+        side, kind = self.op.split("_")
+        axis = 1 if side == "row" else 0
+        if kind == "max":
+            return ordered_reduce(x, axis, np.maximum, -np.inf)
+        total = ordered_reduce(x, axis, np.add, 0.0)
+        return total / np.float64(x.shape[axis]) if kind == "mean" else total
+
+
+def ordered_reduce(x: np.ndarray, axis: int, combine, start: float) -> np.ndarray:
+    out_shape = (x.shape[0], 1) if axis == 1 else (1, x.shape[1])
+    acc = np.full(out_shape, start, dtype=np.float64)
+    for k in range(x.shape[axis]):
+        piece = x[:, k:k + 1] if axis == 1 else x[k:k + 1, :]
+        acc = combine(acc, piece)
+    return acc
+
+
+def ordered_matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    acc = np.zeros((a.shape[0], b.shape[1]), dtype=np.float64)
+    for k in range(a.shape[1]):
+        acc = acc + np.multiply.outer(a[:, k], b[k, :])
+    return acc
+
+
+def fmt(x: float) -> str:
+    return str(int(x)) if float(x).is_integer() and abs(x) < 1e15 else repr(float(x))
+
+
+# ---------------------------------------------------------------------------------------
+# Strategies
+# ---------------------------------------------------------------------------------------
+
+values = st.sampled_from([-3.0, -2.0, -1.5, -1.0, -0.5, 0.0, 0.5, 1.0, 2.0, 2.5, 3.0, 4.0, 7.0])
+dims = st.integers(1, 4)
+
+
+@st.composite
+def literal(draw, shape: Shape) -> Node:
+    rows = [[draw(values) for _ in range(shape[1])] for _ in range(shape[0])]
+    return Node("lit", value=rows)
+
+
+@st.composite
+def number(draw) -> Node:
+    n = Node("num", value=draw(values.filter(lambda v: v != 0.0)))
+    if draw(st.booleans()):
+        return n
+    op = draw(st.sampled_from("+-*"))
+    return Node("bin", op, (n, Node("num", value=draw(values))))
+
+
+@st.composite
+def operand_shape(draw, shape: Shape) -> Shape:
+    """A shape that broadcasts to ``shape``: each dimension the same or 1."""
+    return tuple(d if d == 1 or draw(st.booleans()) else 1 for d in shape)  # type: ignore[return-value]
+
+
+@st.composite
+def expr(draw, shape: Shape, depth: int) -> Node:
+    if depth == 0:
+        return draw(literal(shape))
+    choices = ["lit", "bin", "bin", "scalar", "neg", "relu", "transpose", "matmul"]
+    if shape[1] == 1:
+        choices += ["row"]
+    if shape[0] == 1:
+        choices += ["col"]
+    kind = draw(st.sampled_from(choices))
+    sub = lambda s: expr(s, depth - 1)  # noqa: E731
+    if kind == "lit":
+        return draw(literal(shape))
+    if kind == "bin":
+        op = draw(st.sampled_from("+-*/"))
+        ls = draw(operand_shape(shape))
+        rs = shape if ls != shape and draw(st.booleans()) else draw(operand_shape(shape))
+        if ls != shape and rs != shape:
+            rs = tuple(s if l != s else r for l, r, s in zip(ls, rs, shape))  # type: ignore[assignment]
+            if tuple(max(a, b) for a, b in zip(ls, rs)) != shape:
+                rs = shape
+        return Node("bin", op, (draw(sub(ls)), draw(sub(rs))))
+    if kind == "scalar":
+        op = draw(st.sampled_from("+-*/"))
+        m, n = draw(sub(shape)), draw(number())
+        return Node("bin", op, (m, n) if draw(st.booleans()) else (n, m))
+    if kind == "neg":
+        return Node("neg", args=(draw(sub(shape)),))
+    if kind == "relu":
+        return Node("call", "relu", (draw(sub(shape)),))
+    if kind == "transpose":
+        return Node("call", "transpose", (draw(sub((shape[1], shape[0]))),))
+    if kind == "matmul":
+        k = draw(dims)
+        return Node("bin", "@", (draw(sub((shape[0], k))), draw(sub((k, shape[1])))))
+    reduction = draw(st.sampled_from(["sum", "max", "mean"]))
+    k = draw(dims)
+    inner = (shape[0], k) if kind == "row" else (k, shape[1])
+    return Node("call", f"{kind}_{reduction}", (draw(sub(inner)),))
+
+
+@st.composite
+def program(draw) -> tuple[str, np.ndarray]:
+    """Source of a program printing one random expression, and the expected matrix.
+
+    Sometimes the expression is the body of a ``def`` whose parameters are the expression's
+    first literals, called with those literals: the same values through a function call.
+    """
+    shape = (draw(dims), draw(dims))
+    tree = draw(expr(shape, draw(st.integers(1, 4))))
+    want = tree.eval()
+    if not draw(st.booleans()):
+        return f"print {tree.source()}\n", want
+    params: list[Node] = []
+
+    def lift(n: Node) -> Node:
+        if n.kind == "lit" and len(params) < 3:
+            params.append(n)
+            return Node("param", value=f"p{len(params) - 1}")
+        return Node(n.kind, n.op, tuple(lift(a) for a in n.args), n.value)
+
+    body = lift(tree)
+    if not params:
+        return f"print {tree.source()}\n", want
+    sig = ", ".join(
+        f"p{i}: tensor[{len(p.value)}x{len(p.value[0])}]" for i, p in enumerate(params)
+    )
+    src = f"def f({sig}) = {body.source()}\n"
+    src += f"let first = {params[0].source()}\n"
+    args = ["first"] + [p.source() for p in params[1:]]
+    src += f"print f({', '.join(args)})\n"
+    return src, want
+
+
+def parse_printed(text: str) -> list[np.ndarray]:
+    """The matrices in ``printMemrefF64`` output, as arrays (shape from the header)."""
+    import re
+
+    out = []
+    blocks = text.split("Unranked Memref")[1:]
+    for b in blocks:
+        header, data = b.split("data = \n", 1)
+        sizes = [int(s) for s in re.search(r"sizes = \[([^\]]*)\]", header).group(1).split(",")]
+        nums = re.findall(r"-?nan|-?inf|-?[0-9.]+(?:e[+-]?[0-9]+)?", data)
+        out.append(np.array([float(x) for x in nums], dtype=np.float64).reshape(sizes))
+    return out

@@ -1,0 +1,146 @@
+"""Malformed programs: each gives one `PATH:LINE: error: MESSAGE` line on stderr and exit
+status 1, never a Python traceback; random bytes never crash the compiler."""
+
+import re
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from conftest import mgc
+from mg_xdsl.cli import main
+
+DEF = "def f(a: tensor[2x2]) = a\n"
+
+# (program, line of the error, a piece of the message)
+BROKEN = [
+    ("print\n", 1, "expected an expression, found the end of the line"),
+    ("let = 3\n", 1, "expected 'let NAME = EXPR'"),
+    ("let a 3\n", 1, "expected 'let NAME = EXPR'"),
+    ("print [[1, 2], [3]]\n", 1, "rows of a matrix literal must have equal length: row 1 has 2 elements, row 2 has 1"),
+    ("print [[]]\n", 1, "matrix literal elements must be numbers, found ']'"),
+    ("print []\n", 1, "a matrix literal is a list of rows like [[1, 2], [3, 4]]; found ']'"),
+    ("print [1, 2]\n", 1, "a matrix literal is a list of rows"),
+    ("print [[1,, 2]]\n", 1, "matrix literal elements must be numbers, found ','"),
+    ("print [[1, 2]]]\n", 1, "unexpected ']' after the end of the expression"),
+    ("print [[1]] [[2]]\n", 1, "unexpected '[' after the end of the expression"),
+    ("let a = [[1]]\nlet b = a\nprint c\n", 3, "unknown name 'c'"),
+    ("print foo([[1]])\n", 1, "unknown function 'foo'"),
+    ("print relu([[1]], [[2]])\n", 1, "relu takes 1 argument, got 2"),
+    ("print transpose()\n", 1, "transpose takes 1 argument, got 0"),
+    ("print relu(2)\n", 1, "relu needs a matrix, not a scalar"),
+    ("print row_sum(2 * 3)\n", 1, "row_sum needs a matrix, not a scalar"),
+    (DEF + "print f([[1, 2, 3]])\n", 2, "argument 1 of f (a) must be 2x2, got 1x3"),
+    (DEF + "print f()\n", 2, "f takes 1 argument, got 0"),
+    (DEF + "print f(2)\n", 2, "argument 1 of f (a) must be a 2x2 matrix, got the number 2"),
+    (DEF + "print f\n", 2, "'f' is a function: call it as f(...)"),
+    (DEF + DEF, 2, "function 'f' is already defined"),
+    ("print 3\n", 1, "print needs a matrix, got the number 3"),
+    ("print [[1, 2]] @ [[1, 2]]\n", 1, "cannot matrix-multiply shapes 1x2 and 1x2: inner dimensions 2 and 1 differ"),
+    ("print [[1, 2]] @ 2\n", 1, "@ needs two matrices, got a 1x2 matrix and the number 2"),
+    ("print [[1, 2], [3, 4]] + [[1, 2, 3]]\n", 1, "cannot add shapes 2x2 and 1x3: dimensions 2 and 3 differ and neither is 1"),
+    ("print [[1, 2]] - [[1, 2, 3]]\n", 1, "cannot subtract shapes 1x2 and 1x3"),
+    ("print [[1, 2]] * [[1], [2], [3]] * [[1, 2, 3, 4]]\n", 1, "cannot multiply shapes 3x2 and 1x4"),
+    ("print [[1, 2]] / [[1, 2, 3]]\n", 1, "cannot divide shapes 1x2 and 1x3"),
+    ("def g(a: tensor[2]) = a\n", 1, "a tensor type has two dimensions, like tensor[2x3] or tensor[?x?]; got tensor[2]"),
+    ("def g(a: tensor[0x2]) = a\n", 1, "a dimension is a positive integer or '?', got '0' in tensor[0x2]"),
+    ("def g(a: tensor[2xq]) = a\n", 1, "a dimension is a positive integer or '?', got 'q'"),
+    ("def g(a: matrix[2x2]) = a\n", 1, "expected a type like tensor[2x3], found 'matrix'"),
+    ("def g(a: tensor[2x2], a: tensor[2x2]) = a\n", 1, "parameter 'a' appears twice"),
+    ("def g(a: tensor[2x2] = a\n", 1, "expected ',' or ')' in the parameter list, found '='"),
+    ("def g(a: tensor[2x2]) a\n", 1, "expected '=' and the body of g, found 'a'"),
+    ("def relu(a: tensor[2x2]) = a\n", 1, "cannot define 'relu': it is a built-in name"),
+    ("def main(a: tensor[2x2]) = a\n", 1, "cannot define 'main': the name is reserved"),
+    ("def malloc(a: tensor[2x2]) = a\n", 1, "cannot define 'malloc': the name is reserved"),
+    ("def g(a: tensor[2x2]) = 3\n", 1, "the body of g must be a matrix, got the number 3"),
+    ("def g(a: tensor[?x1]) = a + [[1, 2, 3]]\n", 1, "broadcasting needs static shapes; this operand has a '?' dimension"),
+    ("def g(a: tensor[?x?]) = col_mean(a)\n", 1, "col_mean needs a static size along the averaged axis, not '?'"),
+    ("let relu = [[1]]\n", 1, "cannot bind 'relu': it names a function or keyword"),
+    ("print (([[1]])\n", 1, "expected ')' to close '('"),
+    ("print [[1]] $ 2\n", 1, "unexpected character '$'"),
+    ("print [[1]]\x00\n", 1, "unexpected character '\\x00'"),
+    ("print \u00e4\n", 1, "unexpected character '\u00e4'"),
+    ("print [[1e999]]\n", 1, "number 1e999 is too large for f64"),
+    ("frobnicate\n", 1, "expected a statement (let, print or def), found 'frobnicate'"),
+    ("\n\n  # fine so far\nprint -\n", 4, "expected an expression, found the end of the line"),
+    ("print " + "(" * 3000 + "[[1]]" + ")" * 3000 + "\n", 1, "expression is nested too deeply"),
+    ("print [[" + ", ".join(["1"] * 100_001) + "]]\n", 1, "matrix literal is too large (more than 100000 elements)"),
+]
+
+
+def compile_file(tmp_path, capsys, source: bytes | str, name="bad.mg"):
+    path = tmp_path / name
+    path.write_bytes(source if isinstance(source, bytes) else source.encode())
+    status = main(["mlir", str(path)])
+    out, err = capsys.readouterr()
+    return status, out, err, str(path)
+
+
+@pytest.mark.parametrize("source,line,message", BROKEN, ids=[f"{i:02d}" for i in range(len(BROKEN))])
+def test_broken_program(tmp_path, capsys, source, line, message):
+    status, out, err, path = compile_file(tmp_path, capsys, source)
+    assert status == 1
+    assert out == ""
+    lines = err.splitlines()
+    assert len(lines) == 1, err
+    assert lines[0].startswith(f"{path}:{line}: error: "), lines[0]
+    assert message in lines[0]
+
+
+def test_not_utf8(tmp_path, capsys):
+    status, out, err, path = compile_file(tmp_path, capsys, b"print [[1]]\n\xff\xfe garbage\n")
+    assert status == 1
+    assert err == f"{path}:2: error: the file is not UTF-8 text (byte 0xff)\n"
+
+
+@pytest.mark.parametrize("source", ["", "\n\n", "# only a comment\n   # another\n", "\t\r\n"])
+def test_empty_programs_print_nothing(tmp_path, source):
+    path = tmp_path / "empty.mg"
+    path.write_text(source)
+    p = mgc("run", str(path))
+    assert (p.returncode, p.stdout, p.stderr) == (0, b"", b"")
+
+
+def test_chapter_message_through_mgc_run(tmp_path):
+    (tmp_path / "errors").mkdir()
+    (tmp_path / "errors" / "x.mg").write_text("# c\nprint [[1, 2, 3], [4, 5, 6]] + [[1, 2], [3, 4], [5, 6]]\n")
+    p = mgc("run", "errors/x.mg", cwd=tmp_path)
+    assert p.returncode == 1
+    assert p.stdout == b""
+    assert p.stderr.decode() == ("errors/x.mg:2: error: cannot add shapes 2x3 and 3x2: "
+                                 "dimensions 2 and 3 differ and neither is 1\n")
+
+
+def test_missing_file():
+    p = mgc("run", "no/such/file.mg")
+    assert p.returncode == 1
+    assert p.stderr.decode().startswith("mgc: error: cannot read no/such/file.mg")
+    assert b"Traceback" not in p.stderr
+
+
+ERROR_LINE = re.compile(r"^.+:\d+: error: .+$")
+program_bytes = st.one_of(
+    st.binary(max_size=200),
+    st.text(alphabet="let print def tensor[]?x()@*/+-=,:#0123456789.e\n abrc_", max_size=120).map(str.encode),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(program_bytes)
+def test_random_input_never_crashes(tmp_path_factory, source):
+    """Whatever the bytes, the compiler either accepts them or reports one clear error."""
+    import contextlib
+    import io
+
+    path = tmp_path_factory.mktemp("rnd") / "r.mg"
+    path.write_bytes(source)
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+        status = main(["mlir", str(path)])
+    text = err.getvalue()
+    assert "Traceback" not in text and "internal compiler error" not in text, (source, text)
+    if status == 0:
+        assert text == ""
+    else:
+        assert status == 1
+        assert ERROR_LINE.match(text.splitlines()[0]), text
