@@ -13,6 +13,7 @@ from xdsl.passes import ModulePass
 # pass name -> (module under mg_xdsl.transforms, class name)
 _PROJECT_PASSES: dict[str, tuple[str, str]] = {
     "lower-mg-to-affine": ("lower_mg_to_affine", "LowerMgToAffinePass"),
+    "lower-affine": ("lower_affine", "LowerAffinePass"),
     "convert-arith-to-llvm": ("convert_arith_to_llvm", "ConvertArithToLLVMPass"),
     "convert-func-to-llvm": ("convert_func_to_llvm", "ConvertFuncToLLVMPass"),
     "convert-cf-to-llvm": ("convert_cf_to_llvm", "ConvertCfToLLVMPass"),
@@ -21,7 +22,6 @@ _PROJECT_PASSES: dict[str, tuple[str, str]] = {
 
 # Passes that xDSL already provides and the pipeline uses as they are.
 _XDSL_PASSES: dict[str, tuple[str, str]] = {
-    "lower-affine": ("xdsl.transforms.lower_affine", "LowerAffinePass"),
     "convert-scf-to-cf": ("xdsl.transforms.convert_scf_to_cf", "ConvertScfToCf"),
     "reconcile-unrealized-casts": (
         "xdsl.transforms.reconcile_unrealized_casts",

@@ -1,0 +1,380 @@
+"""``finalize-memref-to-llvm``: memref ops become LLVM-dialect code on descriptors, as upstream.
+
+- ``memref.alloc`` (static and dynamic sizes) -> ``llvm.call @malloc(bytes)`` and a descriptor
+  with allocated = aligned pointer (rounded up when ``alignment`` is given), offset 0 and
+  row-major strides, computed at run time from the sizes where they are dynamic;
+  ``@malloc``/``@free`` are declared once per module;
+- ``memref.alloca`` -> ``llvm.alloca`` of the element count, in a descriptor alike;
+- ``memref.dealloc`` -> ``llvm.call @free`` of the *allocated* pointer;
+- ``memref.load``/``memref.store`` -> ``llvm.getelementptr`` on the aligned pointer at
+  ``offset + sum(index_k * stride_k)`` (static strides and offset folded into the arithmetic)
+  + ``llvm.load``/``llvm.store``;
+- ``memref.dim`` -> a constant for a static size, else the size read from the descriptor;
+- ``memref.cast``: ranked -> unranked stores the descriptor in an ``llvm.alloca`` and builds
+  ``{rank, ptr}``; unranked -> ranked loads it back; ranked -> ranked keeps the descriptor;
+- ``memref.copy`` of identity-layout (contiguous) memrefs -> one ``llvm.memcpy``;
+- ``memref.global`` -> ``llvm.mlir.global`` of a *flat* ``!llvm.array<N x T>`` with a flat
+  dense initializer (xDSL's LLVM backend cannot translate nested-array initializers; the bytes
+  are the same), an uninitialized global being zero-filled;
+- ``memref.get_global`` -> ``llvm.mlir.addressof`` and a descriptor whose aligned pointer is the
+  global and whose allocated pointer is upstream's ``0xdeadbeef`` sentinel (freeing a global is
+  an error, and the sentinel makes it show).
+
+Only the identity layout (or a strided one, for loads, stores and dims) is handled.
+"""
+
+from dataclasses import dataclass
+from math import prod
+
+from xdsl.context import Context
+from xdsl.dialects import llvm, memref
+from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
+    AnyFloat,
+    DenseIntOrFPElementsAttr,
+    FloatAttr,
+    IntegerAttr,
+    IntegerType,
+    MemRefType,
+    ModuleOp,
+    NoneAttr,
+    TensorType,
+    i1,
+    i64,
+)
+from xdsl.ir import Attribute, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.pattern_rewriter import (
+    GreedyRewritePatternApplier,
+    PatternRewriter,
+    PatternRewriteWalker,
+    RewritePattern,
+    op_type_rewrite_pattern,
+)
+
+from mg_xdsl.transforms.llvm_type_conversion import (
+    PTR,
+    I64Constants,
+    MemRefDescriptor,
+    UnrankedDescriptor,
+    alloca,
+    constant,
+    constant_int_value,
+    convert_type,
+    element_type,
+    ensure_declared,
+    erase_dead_casts,
+    replace_with_llvm,
+    static_strides_and_offset,
+    to_llvm,
+)
+
+DEADBEEF = 0xDEADBEEF
+"""The allocated pointer of a global's descriptor: never allocated, so never to be freed."""
+
+MALLOC_TYPE = llvm.LLVMFunctionType([i64], PTR)
+FREE_TYPE = llvm.LLVMFunctionType([PTR])
+
+
+def _byte_size(t: Attribute) -> int:
+    t = convert_type(t)
+    if isinstance(t, IntegerType):
+        return max(1, (t.width.data + 7) // 8)
+    if isinstance(t, AnyFloat):
+        return t.bitwidth // 8
+    raise NotImplementedError(f"no byte size for memref element type {t}")
+
+
+def _mul(rewriter: PatternRewriter, a: SSAValue, b: SSAValue) -> SSAValue:
+    return rewriter.insert(llvm.MulOp(a, b)).res
+
+
+def _add(rewriter: PatternRewriter, a: SSAValue, b: SSAValue) -> SSAValue:
+    return rewriter.insert(llvm.AddOp(a, b)).res
+
+
+def _sizes_and_strides(
+    rewriter: PatternRewriter, t: MemRefType, dynamic_sizes, const: I64Constants
+) -> tuple[list[SSAValue], list[SSAValue], int | SSAValue]:
+    """Sizes, row-major strides and element count of a fresh buffer of type ``t``.
+
+    What is static is a constant (the count as a plain int, for the caller to fold); the rest
+    is multiplied out from the dynamic sizes.
+    """
+    dynamic = iter(to_llvm(rewriter, v) for v in dynamic_sizes)
+    shape = t.get_shape()
+    sizes = [const(s) if s != DYNAMIC_INDEX else next(dynamic) for s in shape]
+    strides: list[SSAValue] = []
+    static_part = 1  # product of the sizes seen so far, while all are static
+    running: SSAValue | None = None  # that product at run time, once one is dynamic
+    for size, static in zip(reversed(sizes), reversed(shape)):
+        strides.append(const(static_part) if running is None else running)
+        if running is None and static != DYNAMIC_INDEX:
+            static_part *= static
+        elif running is None:
+            running = size if static_part == 1 else _mul(rewriter, const(static_part), size)
+        else:
+            running = _mul(rewriter, running, size)
+    return sizes, list(reversed(strides)), static_part if running is None else running
+
+
+def _allocation(
+    rewriter: PatternRewriter, op: memref.AllocOp | memref.AllocaOp
+) -> tuple[list[SSAValue], list[SSAValue], int | SSAValue, I64Constants]:
+    t = op.memref.type
+    assert isinstance(t, MemRefType)
+    const = I64Constants(rewriter)
+    sizes, strides, count = _sizes_and_strides(rewriter, t, op.dynamic_sizes, const)
+    return sizes, strides, count, const
+
+
+def _element_ptr(
+    rewriter: PatternRewriter, t: MemRefType, desc: MemRefDescriptor, indices
+) -> SSAValue:
+    """Address of an element: the aligned pointer advanced by offset + sum(index_k * stride_k)."""
+    strides, offset = static_strides_and_offset(t)
+    const = I64Constants(rewriter)
+    aligned = desc.aligned_ptr(rewriter)
+    linear: SSAValue | None = None
+    if offset is None:
+        linear = desc.offset(rewriter)
+    elif offset != 0:
+        linear = const(offset)
+    for k, (index, stride) in enumerate(zip(indices, strides)):
+        index = to_llvm(rewriter, index)
+        if stride == 0:
+            continue
+        if stride is None:
+            term = _mul(rewriter, index, desc.stride(rewriter, k))
+        elif stride == 1:
+            term = index
+        else:
+            term = _mul(rewriter, index, const(stride))
+        linear = term if linear is None else _add(rewriter, linear, term)
+    if linear is None:
+        return aligned
+    gep = llvm.GEPOp.from_mixed_indices(aligned, [linear], element_type(t), inbounds=True)
+    return rewriter.insert(gep).result
+
+
+class AllocLowering(RewritePattern):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: memref.AllocOp, rewriter: PatternRewriter):
+        t = op.memref.type
+        ensure_declared(rewriter, op, "malloc", MALLOC_TYPE)
+        sizes, strides, count, const = _allocation(rewriter, op)
+        element_bytes = _byte_size(t.get_element_type())
+        if isinstance(count, int):
+            nbytes = const(count * element_bytes)
+        else:
+            nbytes = _mul(rewriter, count, const(element_bytes))
+        align = op.alignment.value.data if op.alignment is not None else None
+        if align is not None:
+            # Over-allocate, then round the pointer up: malloc only promises its own alignment.
+            nbytes = _add(rewriter, nbytes, const(align))
+        allocated = rewriter.insert(llvm.CallOp("malloc", nbytes, return_type=PTR)).returned
+        assert allocated is not None
+        aligned = allocated
+        if align is not None:
+            address = rewriter.insert(llvm.PtrToIntOp(allocated)).results[0]
+            bumped = _add(rewriter, address, const(align - 1))
+            rounded = rewriter.insert(
+                llvm.AndOp(bumped, const(~(align - 1)))
+            ).res
+            aligned = rewriter.insert(llvm.IntToPtrOp(rounded)).output
+        desc = MemRefDescriptor.pack(rewriter, allocated, aligned, const(0), sizes, strides)
+        replace_with_llvm(rewriter, op, [desc.value])
+
+
+class AllocaLowering(RewritePattern):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: memref.AllocaOp, rewriter: PatternRewriter):
+        t = op.memref.type
+        sizes, strides, count, const = _allocation(rewriter, op)
+        align = op.alignment.value.data if op.alignment is not None else None
+        count = const(count) if isinstance(count, int) else count
+        ptr = alloca(rewriter, element_type(t), count, align)
+        desc = MemRefDescriptor.pack(rewriter, ptr, ptr, const(0), sizes, strides)
+        replace_with_llvm(rewriter, op, [desc.value])
+
+
+class DeallocLowering(RewritePattern):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: memref.DeallocOp, rewriter: PatternRewriter):
+        t = op.memref.type
+        if not isinstance(t, MemRefType):
+            return
+        ensure_declared(rewriter, op, "free", FREE_TYPE)
+        desc = MemRefDescriptor(to_llvm(rewriter, op.memref), t.get_num_dims())
+        # The allocated pointer is what malloc returned; the aligned one may be past it.
+        rewriter.insert(llvm.CallOp("free", desc.allocated_ptr(rewriter)))
+        rewriter.erase(op)
+
+
+class LoadLowering(RewritePattern):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: memref.LoadOp, rewriter: PatternRewriter):
+        t = op.memref.type
+        desc = MemRefDescriptor(to_llvm(rewriter, op.memref), t.get_num_dims())
+        ptr = _element_ptr(rewriter, t, desc, op.indices)
+        value = rewriter.insert(llvm.LoadOp(ptr, element_type(t))).dereferenced_value
+        replace_with_llvm(rewriter, op, [value])
+
+
+class StoreLowering(RewritePattern):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: memref.StoreOp, rewriter: PatternRewriter):
+        t = op.memref.type
+        desc = MemRefDescriptor(to_llvm(rewriter, op.memref), t.get_num_dims())
+        ptr = _element_ptr(rewriter, t, desc, op.indices)
+        rewriter.insert(llvm.StoreOp(to_llvm(rewriter, op.value), ptr))
+        rewriter.erase(op)
+
+
+class DimLowering(RewritePattern):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: memref.DimOp, rewriter: PatternRewriter):
+        t = op.source.type
+        if not isinstance(t, MemRefType):
+            return
+        rank = t.get_num_dims()
+        k = constant_int_value(op.index)
+        desc = MemRefDescriptor(to_llvm(rewriter, op.source), rank)
+        if k is not None and 0 <= k < rank:
+            static = t.get_shape()[k]
+            if static != DYNAMIC_INDEX:
+                size = constant(rewriter, static)
+            else:
+                size = desc.size(rewriter, k)
+        else:
+            # A size chosen at run time: spill the sizes array and index it.
+            sizes_type = llvm.LLVMArrayType(rank, i64)
+            slot = alloca(rewriter, sizes_type, constant(rewriter, 1))
+            rewriter.insert(llvm.StoreOp(desc.sizes_array(rewriter), slot))
+            index = to_llvm(rewriter, op.index)
+            gep = llvm.GEPOp.from_mixed_indices(slot, [0, index], sizes_type)
+            ptr = rewriter.insert(gep).result
+            size = rewriter.insert(llvm.LoadOp(ptr, i64)).dereferenced_value
+        replace_with_llvm(rewriter, op, [size])
+
+
+class CastLowering(RewritePattern):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: memref.CastOp, rewriter: PatternRewriter):
+        source, target = op.source.type, op.dest.type
+        value = to_llvm(rewriter, op.source)
+        if isinstance(source, MemRefType) and isinstance(target, MemRefType):
+            # Same rank, same descriptor: only the static knowledge about it changes.
+            result = value
+        elif isinstance(source, MemRefType):
+            # The unranked descriptor points at a copy of the ranked one on the stack.
+            slot = alloca(rewriter, value.type, constant(rewriter, 1))
+            rewriter.insert(llvm.StoreOp(value, slot))
+            rank = constant(rewriter, source.get_num_dims())
+            result = UnrankedDescriptor.pack(rewriter, rank, slot).value
+        elif isinstance(target, MemRefType):
+            ptr = UnrankedDescriptor(value).ptr(rewriter)
+            result = rewriter.insert(
+                llvm.LoadOp(ptr, convert_type(target))
+            ).dereferenced_value
+        else:
+            result = value
+        replace_with_llvm(rewriter, op, [result])
+
+
+class CopyLowering(RewritePattern):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: memref.CopyOp, rewriter: PatternRewriter):
+        source, target = op.source.type, op.destination.type
+        assert isinstance(source, MemRefType) and isinstance(target, MemRefType)
+        if not all(isinstance(t.layout, NoneAttr) for t in (source, target)):
+            return  # one memcpy is right only for contiguous buffers
+        src = MemRefDescriptor(to_llvm(rewriter, op.source), source.get_num_dims())
+        dst = MemRefDescriptor(to_llvm(rewriter, op.destination), target.get_num_dims())
+        count: SSAValue = constant(rewriter, 1)
+        for k in range(source.get_num_dims()):
+            count = _mul(rewriter, count, src.size(rewriter, k))
+        nbytes = _mul(rewriter, count, constant(rewriter, _byte_size(source.element_type)))
+        # With no indices, the element pointer is the start of the data: aligned + offset.
+        src_ptr = _element_ptr(rewriter, source, src, [])
+        dst_ptr = _element_ptr(rewriter, target, dst, [])
+        volatile = constant(rewriter, 0, i1)
+        rewriter.insert(
+            llvm.CallIntrinsicOp(
+                "llvm.memcpy.p0.p0.i64", [dst_ptr, src_ptr, nbytes, volatile], []
+            )
+        )
+        rewriter.erase(op)
+
+
+def _flat_initializer(op: memref.GlobalOp) -> Attribute:
+    t = op.type
+    elem = element_type(t)
+    n = prod(t.get_shape())
+    if isinstance(op.initial_value, DenseIntOrFPElementsAttr):
+        values = list(op.initial_value.get_values())
+    else:  # uninitialized: any contents will do, and zeros keep the global defined
+        values = [0.0 if isinstance(elem, AnyFloat) else 0]
+    if t.get_num_dims() == 0:
+        if isinstance(elem, AnyFloat):
+            return FloatAttr(float(values[0]), elem)
+        return IntegerAttr(int(values[0]), elem)
+    return DenseIntOrFPElementsAttr.from_list(TensorType(elem, [n]), values)
+
+
+class GlobalLowering(RewritePattern):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: memref.GlobalOp, rewriter: PatternRewriter):
+        t = op.type
+        elem = element_type(t)
+        global_type = elem if t.get_num_dims() == 0 else llvm.LLVMArrayType(
+            prod(t.get_shape()), elem
+        )
+        private = op.sym_visibility.data == "private"
+        new = llvm.GlobalOp(
+            global_type,
+            op.sym_name,
+            "private" if private else "external",
+            constant=op.constant is not None,
+            value=_flat_initializer(op),
+            alignment=op.alignment.value.data if op.alignment is not None else None,
+        )
+        rewriter.replace(op, new)
+
+
+class GetGlobalLowering(RewritePattern):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: memref.GetGlobalOp, rewriter: PatternRewriter):
+        t = op.memref.type
+        const = I64Constants(rewriter)
+        sizes, strides, _ = _sizes_and_strides(rewriter, t, [], const)
+        address = rewriter.insert(llvm.AddressOfOp(op.name_, PTR)).result
+        sentinel = rewriter.insert(llvm.IntToPtrOp(const(DEADBEEF))).output
+        desc = MemRefDescriptor.pack(rewriter, sentinel, address, const(0), sizes, strides)
+        replace_with_llvm(rewriter, op, [desc.value])
+
+
+@dataclass(frozen=True)
+class FinalizeMemRefToLLVMPass(ModulePass):
+    name = "finalize-memref-to-llvm"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        PatternRewriteWalker(
+            GreedyRewritePatternApplier(
+                [
+                    AllocLowering(),
+                    AllocaLowering(),
+                    DeallocLowering(),
+                    LoadLowering(),
+                    StoreLowering(),
+                    DimLowering(),
+                    CastLowering(),
+                    CopyLowering(),
+                    GlobalLowering(),
+                    GetGlobalLowering(),
+                ],
+                dce_enabled=False,
+            ),
+            apply_recursively=False,
+        ).rewrite_module(op)
+        erase_dead_casts(op)

@@ -1,0 +1,98 @@
+"""``lower-affine``: affine loops and accesses -> ``scf.for`` and ``memref.load/store``.
+
+The same rewrite as upstream MLIR's pass of this name:
+
+- ``affine.for %i = lb to ub step s`` -> ``scf.for %i = lb to ub step s``, where the bounds
+  are affine maps applied to the loop's bound operands (so a bound may be a run-time size,
+  ``affine.for %i = 0 to %n``, as loops over ``?`` dimensions need);
+- ``affine.load/store %m[map(dims)[symbols]]`` -> ``memref.load/store %m[indices]``, with the
+  map's arithmetic expanded into ``arith`` ops;
+- ``affine.apply`` -> the ``arith`` ops of its map; ``affine.yield`` -> ``scf.yield``.
+
+xDSL's own ``lower-affine`` assumes constant loop bounds and maps without symbols; this
+module reuses its expression lowering and handles the operands.
+"""
+
+from collections.abc import Sequence
+
+from xdsl.context import Context
+from xdsl.dialects import affine, arith, builtin, memref, scf
+from xdsl.ir import Operation, SSAValue
+from xdsl.ir.affine import AffineMap
+from xdsl.passes import ModulePass
+from xdsl.pattern_rewriter import (
+    GreedyRewritePatternApplier,
+    PatternRewriter,
+    PatternRewriteWalker,
+    RewritePattern,
+    op_type_rewrite_pattern,
+)
+from xdsl.transforms.lower_affine import LowerAffineYield, affine_expr_ops
+
+
+def apply_map(
+    map: AffineMap, operands: Sequence[SSAValue]
+) -> tuple[list[Operation], list[SSAValue]]:
+    """The arith ops computing each result of ``map`` on ``operands`` (dims, then symbols)."""
+    dims, symbols = operands[: map.num_dims], operands[map.num_dims :]
+    ops: list[Operation] = []
+    values: list[SSAValue] = []
+    for expr in map.results:
+        new_ops, value = affine_expr_ops(expr, dims, symbols)
+        ops.extend(new_ops)
+        values.append(value)
+    return ops, values
+
+
+def single(map: AffineMap, operands: Sequence[SSAValue], what: str) -> tuple[list[Operation], SSAValue]:
+    if len(map.results) != 1:
+        raise ValueError(f"affine.for {what} bound with {len(map.results)} results (min/max) is not supported")
+    ops, (value,) = apply_map(map, operands)
+    return ops, value
+
+
+class LowerAffineFor(RewritePattern):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: affine.ForOp, rewriter: PatternRewriter) -> None:
+        lb_ops, lb = single(op.lowerBoundMap.data, op.lowerBoundOperands, "lower")
+        ub_ops, ub = single(op.upperBoundMap.data, op.upperBoundOperands, "upper")
+        step = arith.ConstantOp(op.step)
+        rewriter.insert([*lb_ops, *ub_ops, step])
+        body = rewriter.move_region_contents_to_new_regions(op.body)
+        rewriter.replace(op, scf.ForOp(lb, ub, step.result, op.inits, body))
+
+
+class LowerAffineLoad(RewritePattern):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: affine.LoadOp, rewriter: PatternRewriter) -> None:
+        ops, indices = apply_map(op.map.data, op.indices) if op.map else ([], list(op.indices))
+        rewriter.insert(ops)
+        rewriter.replace(op, memref.LoadOp.get(op.memref, indices))
+
+
+class LowerAffineStore(RewritePattern):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: affine.StoreOp, rewriter: PatternRewriter) -> None:
+        ops, indices = apply_map(op.map.data, op.indices) if op.map else ([], list(op.indices))
+        rewriter.insert(ops)
+        rewriter.replace(op, memref.StoreOp.get(op.value, op.memref, indices))
+
+
+class LowerAffineApply(RewritePattern):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: affine.ApplyOp, rewriter: PatternRewriter) -> None:
+        ops, (value,) = apply_map(op.map.data, op.mapOperands)
+        rewriter.replace(op, ops, [value])
+
+
+class LowerAffinePass(ModulePass):
+    name = "lower-affine"
+
+    def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
+        PatternRewriteWalker(
+            GreedyRewritePatternApplier(
+                [LowerAffineFor(), LowerAffineLoad(), LowerAffineStore(),
+                 LowerAffineApply(), LowerAffineYield()]
+            ),
+            apply_recursively=False,
+        ).rewrite_module(op)
