@@ -118,6 +118,9 @@ def main(argv: list[str] | None = None) -> int:
     except MgError as e:
         print(e.render(), file=sys.stderr)
         status = 1
+    except BrokenPipeError:  # e.g. `mgc mlir prog.mg | head`: the reader has gone
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     except Exception as e:  # a bug in the compiler, not in the program
         if os.environ.get("MGC_DEBUG"):
             raise
