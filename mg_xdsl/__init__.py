@@ -9,3 +9,17 @@ The package is laid out in the order a program travels through it:
 - ``backend/``            LLVM dialect -> llvmlite -> native code, and the runtime it calls
 - ``cli`` / ``mg_opt``    the ``mgc`` and ``mg-opt`` command-line tools
 """
+
+
+def compile(source, path="<string>"):
+    """Compile Mountain Goat source to a ``Library`` of Python callables (see ``mg_xdsl.api``)."""
+    from mg_xdsl.api import compile as _compile
+
+    return _compile(source, path)
+
+
+def compile_file(path):
+    """``compile`` the program in the file at ``path``."""
+    from mg_xdsl.api import compile_file as _compile_file
+
+    return _compile_file(path)

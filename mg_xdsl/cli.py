@@ -1,8 +1,10 @@
 """``mgc``: the Mountain Goat compiler driver.
 
-    mgc run  prog.mg                  compile to native code in memory and run it
-    mgc mlir prog.mg [--stage S]      print the IR after stage S (mg, affine, scf, cf, llvm)
-    mgc llvm prog.mg [--opt N]        print the LLVM IR (optimised at -ON if N > 0)
+    mgc run   prog.mg                 compile to native code in memory and run it
+    mgc build prog.mg -o exe          a native executable (linked by the system C compiler)
+    mgc lib   prog.mg -o dir          dir/prog.o with every def, and the C++ header dir/prog.h
+    mgc mlir  prog.mg [--stage S]     print the IR after stage S (mg, affine, scf, cf, llvm)
+    mgc llvm  prog.mg [--opt N]       print the LLVM IR (optimised at -ON if N > 0)
 
 A compile error is printed as ``PATH:LINE: error: MESSAGE`` and exits with status 1.
 ``MGC_KEEP=dir`` keeps every intermediate form of the compilation in ``dir``.
@@ -53,6 +55,16 @@ def parser() -> argparse.ArgumentParser:
                      help="LLVM optimisation level 0-3 (default 2)")
     run.add_argument("--time", action="store_true",
                      help="report on stderr how long each step took")
+    build = command("build", "compile the program to a native executable")
+    build.add_argument("-o", dest="output", metavar="EXE",
+                       help="the executable to write (default: the program's name without .mg)")
+    build.add_argument("--opt", type=int, default=2, choices=range(4), metavar="N",
+                       help="LLVM optimisation level 0-3 (default 2)")
+    lib = command("lib", "compile the program's defs to DIR/NAME.o and a C++ header DIR/NAME.h")
+    lib.add_argument("-o", dest="output", metavar="DIR", default=".",
+                     help="the directory to write into (default: the current one)")
+    lib.add_argument("--opt", type=int, default=2, choices=range(4), metavar="N",
+                     help="LLVM optimisation level 0-3 (default 2)")
     mlir = command("mlir", "print the program's MLIR after a stage (default: the mg dialect)")
     mlir.add_argument("--stage", choices=STAGE_NAMES, default="mg",
                       help="print the IR after this stage (default mg)")
@@ -85,7 +97,15 @@ def print_module(module, generic: bool, debuginfo: bool) -> None:
 def execute(args: argparse.Namespace) -> int:
     from mg_xdsl.driver import Compilation
 
-    comp = Compilation(read_source(args.file), args.file)
+    comp = Compilation(read_source(args.file), args.file, lib=args.command == "lib")
+    if args.command == "build":
+        out = args.output or os.path.splitext(os.path.basename(args.file))[0]
+        comp.build(out, args.opt)
+        return 0
+    if args.command == "lib":
+        obj, header = comp.library(args.output, args.opt)
+        print(f"wrote {obj} and {header}")
+        return 0
     if args.command == "mlir":
         print_module(comp.mlir(args.stage), args.generic, args.debuginfo)
         return 0
@@ -111,12 +131,16 @@ def execute(args: argparse.Namespace) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
+    from mg_xdsl.backend.native import LinkError
     from mg_xdsl.frontend import MgError
 
     try:
         status = execute(args)
     except MgError as e:
         print(e.render(), file=sys.stderr)
+        status = 1
+    except LinkError as e:
+        print(f"mgc: error: {e}", file=sys.stderr)
         status = 1
     except BrokenPipeError:  # e.g. `mgc mlir prog.mg | head`: the reader has gone
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())

@@ -21,7 +21,9 @@ class Compilation:
     source: bytes | str
     path: str
     keep_dir: str | None = field(default_factory=lambda: os.environ.get("MGC_KEEP") or None)
+    lib: bool = False  # only the defs, no @main (for `mgc lib` and the Python API)
     times: dict[str, float] = field(default_factory=dict)
+    signatures: dict = field(default_factory=dict)
 
     def timed(self, name: str, seconds: float) -> None:
         self.times[name] = self.times.get(name, 0.0) + seconds
@@ -34,10 +36,11 @@ class Compilation:
 
     def mlir(self, stage: str = "mg") -> ModuleOp:
         """The module after ``stage`` (raises ``MgError`` for a bad program)."""
-        from mg_xdsl.frontend import compile_source
+        from mg_xdsl.frontend import parse_program
 
         start = time.perf_counter()
-        module = compile_source(self.source, self.path)
+        program = parse_program(self.source, self.path, with_main=not self.lib)
+        module, self.signatures = program.module, program.functions
         self.timed("front end", time.perf_counter() - start)
         self.keep("mg.mlir", str(module))
         ctx = pipeline.context()
@@ -46,10 +49,18 @@ class Compilation:
             self.keep(f"{s.name}.mlir", str(module))
         return module
 
-    def llvm_ir(self) -> str:
+    def llvm_ir(self, entry: str = "main") -> str:
+        """The program's LLVM IR; its top-level statements become the function ``entry``."""
+        from xdsl.dialects import llvm
+        from xdsl.dialects.builtin import StringAttr
+
         from mg_xdsl.backend.jit import translate
 
         module = self.mlir("llvm")
+        if entry != "main":
+            for op in module.body.block.ops:
+                if isinstance(op, llvm.FuncOp) and op.sym_name.data == "main":
+                    op.sym_name = StringAttr(entry)
         start = time.perf_counter()
         ir = translate(module)
         self.timed("to LLVM IR", time.perf_counter() - start)
@@ -66,3 +77,34 @@ class Compilation:
         if self.keep_dir:
             self.keep("opt.ll", str(engine.module))
         return engine
+
+    def object_code(self, entry: str = "main", level: int = 2) -> bytes:
+        from mg_xdsl.backend.native import object_code
+
+        ir = self.llvm_ir(entry)
+        start = time.perf_counter()
+        obj = object_code(ir, level)
+        self.timed("LLVM optimise + object code", time.perf_counter() - start)
+        if self.keep_dir:
+            os.makedirs(self.keep_dir, exist_ok=True)
+            Path(self.keep_dir, f"{Path(self.path).stem}.o").write_bytes(obj)
+        return obj
+
+    def build(self, out: str, level: int = 2) -> None:
+        """A native executable at ``out``."""
+        from mg_xdsl.backend.native import link_executable
+
+        link_executable(self.object_code("mg_main", level), out)
+
+    def library(self, out_dir: str, level: int = 2) -> tuple[Path, Path]:
+        """``out_dir/STEM.o`` with every def and ``out_dir/STEM.h`` declaring them for C++."""
+        from mg_xdsl.backend.cpp_header import header
+
+        assert self.lib, "a library is compiled without @main"
+        stem = Path(self.path).stem or "prog"
+        obj = self.object_code(level=level)
+        os.makedirs(out_dir, exist_ok=True)
+        obj_path, header_path = Path(out_dir, f"{stem}.o"), Path(out_dir, f"{stem}.h")
+        obj_path.write_bytes(obj)
+        header_path.write_text(header(Path(self.path).name, stem, self.signatures.items()))
+        return obj_path, header_path

@@ -28,6 +28,7 @@ from xdsl.dialects.builtin import (
     IntAttr,
     ModuleOp,
     StringAttr,
+    UnitAttr,
     f64,
 )
 from xdsl.ir import Block, Operation, Region, SSAValue
@@ -402,17 +403,15 @@ class Parser:
                     f"argument {i} of {name.text} ({pname}) must be a {fmt_shape(pshape)} "
                     f"matrix, got {describe(arg)}"
                 )
-            if arg.shape != pshape:
-                if not shapes.shapes_compatible(arg.shape, pshape):
-                    raise self.error(
-                        f"argument {i} of {name.text} ({pname}) must be {fmt_shape(pshape)}, "
-                        f"got {fmt_shape(arg.shape)}"
-                    )
+            if not shapes.shapes_compatible(arg.shape, pshape):
                 raise self.error(
-                    f"argument {i} of {name.text} ({pname}): passing a {fmt_shape(arg.shape)} "
-                    f"matrix as {fmt_shape(pshape)} needs dynamic shapes, which are not "
-                    "supported yet"
+                    f"argument {i} of {name.text} ({pname}) must be {fmt_shape(pshape)}, "
+                    f"got {fmt_shape(arg.shape)}"
                 )
+            if arg.shape != pshape:
+                # A static size passed as '?' is forgotten; a '?' passed where a static size
+                # is expected is checked when the program runs.
+                arg = Tensor(self.emit(mg.CastOp(arg.value, mg.tensor_type(pshape)), name), pshape)
             values.append(arg.value)
         op = func.CallOp(name.text, values, [mg.tensor_type(sig.result)])
         return Tensor(self.emit(op, name), sig.result)
@@ -554,13 +553,17 @@ class Program:
         block.add_op(ret)
         fn_type = FunctionType.from_lists([mg.tensor_type(s) for _, s in params], [mg.tensor_type(body.shape)])
         op = func.FuncOp(name.text, fn_type, Region(block))
+        # Callable from C, C++ and Python through a `_mlir_ciface_` wrapper.
+        op.attributes["llvm.emit_c_interface"] = UnitAttr()
         op.location = p.loc(name)
         self.module.body.block.add_op(op)
         self.functions[name.text] = Signature(params, body.shape)
 
-    def finish(self) -> ModuleOp:
-        self.main.block.add_op(func.ReturnOp())
-        self.module.body.block.add_op(func.FuncOp("main", ((), ()), Region(self.main.block)))
+    def finish(self, with_main: bool = True) -> ModuleOp:
+        """The module; without ``@main`` for a library, which holds only the defs."""
+        if with_main:
+            self.main.block.add_op(func.ReturnOp())
+            self.module.body.block.add_op(func.FuncOp("main", ((), ()), Region(self.main.block)))
         return self.module
 
 
@@ -577,8 +580,8 @@ def decode(source: bytes | str, path: str) -> str:
         raise MgError(line, f"the file is not UTF-8 text (byte 0x{source[e.start]:02x})", path) from None
 
 
-def compile_source(source: bytes | str, path: str = "<input>") -> ModuleOp:
-    """Parse a whole program and return its verified mg-dialect module."""
+def parse_program(source: bytes | str, path: str = "<input>", with_main: bool = True) -> Program:
+    """Parse a whole program: its verified mg-dialect module and the signatures of its defs."""
     text = decode(source, path)
     program = Program(path)
     line_no = 0
@@ -587,11 +590,16 @@ def compile_source(source: bytes | str, path: str = "<input>") -> ModuleOp:
             tokens = tokenize(line, line_no)
             if tokens[0].kind != "end":
                 program.statement(line_no, tokens)
-        module = program.finish()
+        program.finish(with_main)
     except MgError as e:
         e.path = path
         raise
     except RecursionError:
         raise MgError(line_no, "expression is nested too deeply", path) from None
-    module.verify()
-    return module
+    program.module.verify()
+    return program
+
+
+def compile_source(source: bytes | str, path: str = "<input>") -> ModuleOp:
+    """Parse a whole program and return its verified mg-dialect module."""
+    return parse_program(source, path).module

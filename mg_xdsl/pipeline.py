@@ -6,9 +6,9 @@ dialect that should be gone is reported as an error naming the op and the stage,
 lowering that forgets an op fails loudly at the stage that should have removed it.
 
     mg      the front end's output (tensors, mg ops)
-    affine  lower-mg-to-affine: memrefs and affine loop nests
+    affine  lower-mg-to-affine, buffer-deallocation: memrefs, affine loop nests, deallocs
     scf     lower-affine: scf.for loops and memref.load/store
-    cf      convert-scf-to-cf: a control-flow graph of blocks and branches
+    cf      convert-scf-to-cf, lower-assert-to-stderr: blocks and branches
     llvm    the LLVM dialect only, ready for translation to LLVM IR
 """
 
@@ -32,9 +32,11 @@ class Stage:
 
 STAGES: tuple[Stage, ...] = (
     Stage("mg", (), (), "the mg dialect, as the front end produces it"),
-    Stage("affine", ("lower-mg-to-affine",), ("mg",), "affine loop nests on memrefs"),
+    Stage("affine", ("lower-mg-to-affine", "buffer-deallocation"), ("mg",),
+          "affine loop nests on memrefs, each buffer freed after its last use"),
     Stage("scf", ("lower-affine",), ("mg", "affine"), "scf.for loops"),
-    Stage("cf", ("convert-scf-to-cf",), ("mg", "affine", "scf"), "blocks and branches"),
+    Stage("cf", ("convert-scf-to-cf", "lower-assert-to-stderr"), ("mg", "affine", "scf", "cf.assert"),
+          "blocks and branches; run-time checks call mgrt_check_failed"),
     Stage(
         "llvm",
         (

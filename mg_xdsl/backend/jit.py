@@ -12,6 +12,7 @@ import llvmlite.binding as llvm
 from xdsl.dialects.builtin import ModuleOp
 
 from mg_xdsl.backend import runtime
+from mg_xdsl.backend.runtime_ir import RUNTIME_IR
 
 
 @cache
@@ -42,10 +43,20 @@ def translate(module: ModuleOp) -> str:
     return str(convert_module(module, fallback_target_triple=None))
 
 
-def optimise(ir: str, level: int = 2) -> llvm.ModuleRef:
+def link(ir: str, *extra: str) -> llvm.ModuleRef:
+    """Parse a program's LLVM IR and link the run-time library (and ``extra`` modules) in."""
+    _initialise_llvm()
+    mod = llvm.parse_assembly(ir)
+    for text in (RUNTIME_IR, *extra):
+        mod.link_in(llvm.parse_assembly(text))
+    mod.verify()
+    return mod
+
+
+def optimise(ir: str | llvm.ModuleRef, level: int = 2) -> llvm.ModuleRef:
     """Parse, verify and optimise LLVM IR with LLVM's standard ``O<level>`` pipeline."""
     tm = _target_machine()
-    mod = llvm.parse_assembly(ir)
+    mod = llvm.parse_assembly(ir) if isinstance(ir, str) else ir
     mod.verify()
     if level > 0:
         options = llvm.create_pipeline_tuning_options(speed_level=level)
@@ -57,8 +68,8 @@ def optimise(ir: str, level: int = 2) -> llvm.ModuleRef:
 class Engine:
     """A JIT-compiled module. Keep the engine alive while calling into it."""
 
-    def __init__(self, ir: str, level: int = 2):
-        self.module = optimise(ir, level)
+    def __init__(self, ir: str, level: int = 2, extra: tuple[str, ...] = ()):
+        self.module = optimise(link(ir, *extra), level)
         self.engine = llvm.create_mcjit_compiler(self.module, _target_machine())
         self.engine.finalize_object()
         self.engine.run_static_constructors()

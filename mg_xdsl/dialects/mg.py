@@ -339,6 +339,28 @@ class BroadcastOp(MgOp):
 
 
 @irdl_op_definition
+class CastOp(MgOp):
+    """Change what is known statically about a shape, not the data.
+
+    ``tensor<2x3xf64> to tensor<?x?xf64>`` forgets the sizes (passing a matrix to a ``?``
+    parameter); ``tensor<?x3xf64> to tensor<2x3xf64>`` claims them, which is checked at run
+    time.
+    """
+
+    name = "mg.cast"
+    input = operand_def(TensorType)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    assembly_format = "$input attr-dict `:` type($input) `to` type($result)"
+
+    def __init__(self, input: SSAValue, result_type: Attribute):
+        super().__init__(operands=[input], result_types=[result_type])
+
+    def verify_(self) -> None:
+        self.check_elementwise(self.input, self.result)
+
+
+@irdl_op_definition
 class PrintOp(MgOp):
     """Print a tensor in the format of MLIR's ``printMemrefF64``."""
 
@@ -365,6 +387,7 @@ Mg = Dialect(
         TransposeOp,
         ReduceOp,
         BroadcastOp,
+        CastOp,
         PrintOp,
     ],
 )

@@ -13,7 +13,9 @@ from xdsl.passes import ModulePass
 # pass name -> (module under mg_xdsl.transforms, class name)
 _PROJECT_PASSES: dict[str, tuple[str, str]] = {
     "lower-mg-to-affine": ("lower_mg_to_affine", "LowerMgToAffinePass"),
+    "buffer-deallocation": ("buffer_deallocation", "BufferDeallocationPass"),
     "lower-affine": ("lower_affine", "LowerAffinePass"),
+    "lower-assert-to-stderr": ("lower_assert_to_stderr", "LowerAssertToStderrPass"),
     "convert-arith-to-llvm": ("convert_arith_to_llvm", "ConvertArithToLLVMPass"),
     "convert-func-to-llvm": ("convert_func_to_llvm", "ConvertFuncToLLVMPass"),
     "convert-cf-to-llvm": ("convert_cf_to_llvm", "ConvertCfToLLVMPass"),

@@ -13,6 +13,12 @@ allocated result buffer filled by a nest of ``affine.for`` loops, one loop per d
   cell of its row (``[i, 0]``, axis 1) or column (``[0, j]``, axis 0);
 - ``mg.matmul``: a zero-fill nest, then an ``i, j, k`` nest accumulating ``a[i,k] * b[k,j]``;
 - ``mg.transpose``: one nest storing ``in[j, i]`` into ``out[i, j]``;
+- ``mg.cast``: a ``memref.cast``;
+
+Where sizes must agree but one of them is a ``?`` (elementwise operands, the inner
+dimensions of a matrix product, a ``?`` passed as a static size), a ``cf.assert`` compares
+them at run time with the message the program stops with, e.g. ``mg.add: operand shapes
+differ at runtime in dimension 0``. Static shapes get no check.
 - ``mg.constant``: a ``memref.global`` constant, read with ``memref.get_global``;
 - ``mg.print``: a cast to ``memref<*xf64>`` and a call to ``printMemrefF64``, the printer of
   MLIR's runner library (provided by ``mg_xdsl.backend.runtime`` when JIT-compiling).
@@ -25,7 +31,7 @@ from dataclasses import dataclass, field
 
 from xdsl.builder import Builder, ImplicitBuilder
 from xdsl.context import Context
-from xdsl.dialects import affine, arith, func, memref
+from xdsl.dialects import affine, arith, cf, func, memref
 from xdsl.dialects.builtin import (
     AnyFloat,
     DenseIntOrFPElementsAttr,
@@ -85,6 +91,20 @@ def extents(like: SSAValue, shape: Sequence[int | None]) -> list[int | SSAValue]
     that dimension of ``like`` (a memref of the same rank)."""
     return [d if d is not None else memref.DimOp(like, index_constant(i)).result
             for i, d in enumerate(shape)]
+
+
+def as_index(size: int | SSAValue) -> SSAValue:
+    return index_constant(size) if isinstance(size, int) else size
+
+
+def check_same_size(a: int | SSAValue, b: int | SSAValue, message: str) -> None:
+    """A run-time check (``cf.assert``) that two sizes agree, where either is known only at
+    run time. Two static sizes were already checked by the front end and the verifier, so
+    static shapes get no check at all."""
+    if isinstance(a, int) and isinstance(b, int):
+        return
+    same = arith.CmpiOp(as_index(a), as_index(b), "eq")
+    cf.AssertOp(same.result, message)
 
 
 def alloc(result_type: Attribute, sizes: Sequence[int | SSAValue]) -> SSAValue:
@@ -178,7 +198,12 @@ class ElementwiseBinaryLowering(MgLowering):
     ARITH = {mg.AddOp: "add", mg.SubOp: "sub", mg.MulOp: "mul", mg.DivOp: "div"}
 
     def build(self, op: mg.ElementwiseBinaryOp) -> SSAValue:
-        sizes = extents(op.lhs, shape_of(op.result.type))
+        lhs_sizes = extents(op.lhs, shape_of(op.lhs.type))
+        rhs_sizes = extents(op.rhs, shape_of(op.rhs.type))
+        for d, (a, b) in enumerate(zip(lhs_sizes, rhs_sizes)):
+            check_same_size(a, b, f"{op.name}: operand shapes differ at runtime in dimension {d}")
+        sizes = [r if r is not None else a
+                 for r, a in zip(shape_of(op.result.type), lhs_sizes)]
         out = alloc(op.result.type, sizes)
         arith_op = ARITH_BINARY[self.ARITH[type(op)]]
 
@@ -299,7 +324,9 @@ class MatmulLowering(MgLowering):
 
     def build(self, op: mg.MatmulOp) -> SSAValue:
         m, k = extents(op.lhs, shape_of(op.lhs.type))
-        _, n = extents(op.rhs, shape_of(op.rhs.type))
+        k_rhs, n = extents(op.rhs, shape_of(op.rhs.type))
+        check_same_size(k, k_rhs, "mg.matmul: inner dimensions differ at runtime "
+                        "(columns of the left operand, rows of the right)")
         out = alloc(op.result.type, [m, n])
         zero = float_constant(0.0, element_type_of(op.lhs))
         nest([m, n], lambda ivs: store(zero, out, ivs))
@@ -324,6 +351,20 @@ class TransposeLowering(MgLowering):
         out = alloc(op.result.type, sizes)
         nest(sizes, lambda ivs: store(load(op.input, list(reversed(ivs))), out, ivs))
         return out
+
+
+class CastLowering(MgLowering):
+    """``mg.cast`` -> ``memref.cast``; each ``?`` that becomes a static size is checked."""
+
+    op_type = mg.CastOp
+
+    def build(self, op: mg.CastOp) -> SSAValue:
+        in_sizes = extents(op.input, shape_of(op.input.type))
+        for d, (size, want) in enumerate(zip(in_sizes, shape_of(op.result.type))):
+            if want is not None:
+                check_same_size(size, want, f"mg.cast: dimension {d} differs at runtime "
+                                f"from the static size {want}")
+        return memref.CastOp.get(op.input, memref_type_of(op.result.type)).dest
 
 
 @dataclass
@@ -418,6 +459,7 @@ class LowerMgToAffinePass(ModulePass):
             ReduceLowering(),
             MatmulLowering(),
             TransposeLowering(),
+            CastLowering(),
             PrintLowering(op),
         ]
         PatternRewriteWalker(

@@ -4,7 +4,7 @@
 # RUN: mg-opt %s --print-debuginfo | filecheck %s --check-prefix=LOC
 def layer(x: tensor[2x3], w: tensor[3x2], bias: tensor[1x2]) = relu(x @ w + bias)
 print layer([[1, 2, 3], [-1, -2, -3]], [[1, -1], [0, 1], [1, 0]], [[0.5, -10]])
-# CHECK:      func.func @layer(%x: tensor<2x3xf64>, %w: tensor<3x2xf64>, %bias: tensor<1x2xf64>) -> tensor<2x2xf64> {
+# CHECK:      func.func @layer(%x: tensor<2x3xf64>, %w: tensor<3x2xf64>, %bias: tensor<1x2xf64>) -> tensor<2x2xf64> attributes {llvm.emit_c_interface} {
 # CHECK-NEXT:   %[[T1:.*]] = mg.matmul %x, %w : tensor<2x3xf64>, tensor<3x2xf64> -> tensor<2x2xf64>
 # CHECK-NEXT:   %[[T2:.*]] = mg.broadcast %bias : tensor<1x2xf64> -> tensor<2x2xf64>
 # CHECK-NEXT:   %[[T3:.*]] = mg.add %[[T1]], %[[T2]] : tensor<2x2xf64>, tensor<2x2xf64> -> tensor<2x2xf64>

@@ -1,0 +1,57 @@
+"""Native code on disk: object files (llvmlite), executables and libraries (linked by the
+system C compiler).
+
+- ``object_code``: the program's LLVM IR with the run-time library of ``runtime_ir`` linked
+  in, optimised and emitted as a position-independent object file;
+- ``link_executable``: that object plus ``runtime.c`` (``printMemrefF64`` and ``main``),
+  linked by ``cc`` into a program that runs without Python;
+- a library is the object alone (its defs and their ``_mlir_ciface_`` wrappers) with the
+  C++ header of ``cpp_header``.
+"""
+
+import os
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+
+import llvmlite.binding as llvm
+
+from mg_xdsl.backend.jit import _initialise_llvm, link, optimise
+
+RUNTIME_C = Path(__file__).with_name("runtime.c")
+
+
+class LinkError(Exception):
+    """The system C compiler was missing or failed."""
+
+
+def object_code(ir: str, level: int = 2) -> bytes:
+    _initialise_llvm()
+    module = optimise(link(ir), level)
+    target = llvm.Target.from_default_triple()
+    tm = target.create_target_machine(
+        cpu=llvm.get_host_cpu_name(),
+        features=llvm.get_host_cpu_features().flatten(),
+        opt=3,
+        reloc="pic",
+        codemodel="small",
+    )
+    return tm.emit_object(module)
+
+
+def c_compiler() -> str:
+    cc = os.environ.get("CC") or shutil.which("cc") or shutil.which("gcc") or shutil.which("clang")
+    if not cc:
+        raise LinkError("no C compiler found to link with (install gcc or set CC)")
+    return cc
+
+
+def link_executable(obj: bytes, out: str) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        obj_path = Path(tmp, "prog.o")
+        obj_path.write_bytes(obj)
+        cmd = [c_compiler(), "-O2", str(obj_path), str(RUNTIME_C), "-o", out, "-lm"]
+        p = subprocess.run(cmd, capture_output=True, text=True)
+        if p.returncode != 0:
+            raise LinkError(f"linking failed: {' '.join(cmd)}\n{p.stderr.strip()}")

@@ -1,0 +1,75 @@
+/* The run-time library of executables built by `mgc build`.
+ *
+ * printMemrefF64 prints exactly as MLIR's runner library (and mg_xdsl/backend/runtime.py,
+ * its in-process twin for the JIT) does. main() runs the program's top-level statements,
+ * compiled as mg_main. Failed run-time checks are handled by mgrt_check_failed, which is
+ * compiled into the program's object from LLVM IR (mg_xdsl/backend/runtime_ir.py).
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* A ranked memref descriptor of any rank: sizes[rank] then strides[rank] follow offset. */
+typedef struct {
+  double *allocated;
+  double *aligned;
+  int64_t offset;
+  int64_t sizes_and_strides[];
+} Descriptor;
+
+static void print_element(double x) {
+  if (isnan(x))
+    fputs("nan", stdout); /* the sign of a NaN means nothing; see runtime.py */
+  else
+    printf("%g", x);
+}
+
+static void print_data(const double *base, int64_t dim, int64_t rank, int64_t offset,
+                       const int64_t *sizes, const int64_t *strides) {
+  if (dim == rank) {
+    print_element(base[offset]);
+    return;
+  }
+  putchar('[');
+  for (int64_t i = 0; i < sizes[dim]; i++) {
+    if (i > 0)
+      for (int64_t s = 0; s <= dim; s++) putchar(' ');
+    print_data(base, dim + 1, rank, offset + i * strides[dim], sizes, strides);
+    if (i < sizes[dim] - 1) {
+      fputs(", ", stdout);
+      if (dim + 1 < rank) putchar('\n');
+    }
+  }
+  putchar(']');
+}
+
+void printMemrefF64(int64_t rank, Descriptor *d) {
+  const int64_t *sizes = d->sizes_and_strides, *strides = d->sizes_and_strides + rank;
+  printf("Unranked Memref base@ = 0x%lx rank = %ld offset = %ld sizes = [",
+         (unsigned long)(uintptr_t)d->aligned, (long)rank, (long)d->offset);
+  for (int64_t i = 0; i < rank; i++) printf(i ? ", %ld" : "%ld", (long)sizes[i]);
+  fputs("] strides = [", stdout);
+  for (int64_t i = 0; i < rank; i++) printf(i ? ", %ld" : "%ld", (long)strides[i]);
+  fputs("] data = \n", stdout);
+  int empty = 0;
+  for (int64_t i = 0; i < rank; i++) empty |= sizes[i] == 0;
+  if (rank == 0) {
+    putchar('[');
+    print_element(d->aligned[d->offset]);
+    putchar(']');
+  } else if (empty) {
+    fputs("[]", stdout);
+  } else {
+    print_data(d->aligned, 0, rank, d->offset, sizes, strides);
+  }
+  putchar('\n');
+  /* A failed check may abort right after: what was printed must reach the terminal. */
+  fflush(stdout);
+}
+
+void mg_main(void);
+
+int main(void) {
+  mg_main();
+  return 0;
+}
