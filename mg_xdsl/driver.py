@@ -28,11 +28,12 @@ class Compilation:
     def timed(self, name: str, seconds: float) -> None:
         self.times[name] = self.times.get(name, 0.0) + seconds
 
-    def keep(self, suffix: str, text: str) -> None:
+    def keep(self, suffix: str, content: object) -> None:
+        """With ``MGC_KEEP``, write ``content`` (printed only then: printing IR is not free)."""
         if self.keep_dir:
             os.makedirs(self.keep_dir, exist_ok=True)
             stem = Path(self.path).stem or "prog"
-            Path(self.keep_dir, f"{stem}.{suffix}").write_text(text)
+            Path(self.keep_dir, f"{stem}.{suffix}").write_text(str(content))
 
     def mlir(self, stage: str = "mg") -> ModuleOp:
         """The module after ``stage`` (raises ``MgError`` for a bad program)."""
@@ -42,11 +43,11 @@ class Compilation:
         program = parse_program(self.source, self.path, with_main=not self.lib)
         module, self.signatures = program.module, program.functions
         self.timed("front end", time.perf_counter() - start)
-        self.keep("mg.mlir", str(module))
+        self.keep("mg.mlir", module)
         ctx = pipeline.context()
         for s in pipeline.stages_to(stage):
             pipeline.run_stage(module, s, ctx, self.timed)
-            self.keep(f"{s.name}.mlir", str(module))
+            self.keep(f"{s.name}.mlir", module)
         return module
 
     def llvm_ir(self, entry: str = "main") -> str:
@@ -74,8 +75,7 @@ class Compilation:
         start = time.perf_counter()
         engine = Engine(ir, level)
         self.timed("LLVM optimise + JIT", time.perf_counter() - start)
-        if self.keep_dir:
-            self.keep("opt.ll", str(engine.module))
+        self.keep("opt.ll", engine.module)
         return engine
 
     def object_code(self, entry: str = "main", level: int = 2) -> bytes:

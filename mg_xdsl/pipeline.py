@@ -1,7 +1,7 @@
 """The compilation pipeline: one ordered list of stages, shared by ``mgc`` and the tests.
 
 Each stage names the passes that produce it from the stage before, and the dialects that
-must be gone once it is reached. The module is verified after every pass; an op of a
+must be gone once it is reached. The module is verified after every stage; an op of a
 dialect that should be gone is reported as an error naming the op and the stage, so a
 lowering that forgets an op fails loudly at the stage that should have removed it.
 
@@ -92,17 +92,25 @@ def stages_to(to: str) -> tuple[Stage, ...]:
     return STAGES[1:STAGE_NAMES.index(to) + 1]
 
 
-def run_stage(module: ModuleOp, stage: Stage, ctx: Context, timer: Timer | None = None) -> None:
-    """Run one stage's passes in place, verifying after each, then check what must be gone."""
-    for name in stage.passes:
+def run_stage(
+    module: ModuleOp, stage: Stage, ctx: Context, timer: Timer | None = None,
+    verify_each_pass: bool = False,
+) -> None:
+    """Run one stage's passes in place, verify the result, then check what must be gone.
+    (``mg-opt`` verifies after every single pass; so does this with ``verify_each_pass``.)"""
+    for i, name in enumerate(stage.passes):
         start = time.perf_counter()
         get_pass(name)().apply(ctx, module)
-        try:
-            module.verify()
-        except Exception as e:
-            raise PipelineError(f"invalid IR after pass {name}: {e}") from e
         if timer:
             timer(name, time.perf_counter() - start)
+        if verify_each_pass or i == len(stage.passes) - 1:
+            start = time.perf_counter()
+            try:
+                module.verify()
+            except Exception as e:
+                raise PipelineError(f"invalid IR after pass {name}: {e}") from e
+            if timer:
+                timer("verify", time.perf_counter() - start)
     check_stage(module, stage)
 
 

@@ -10,8 +10,8 @@ import io
 from math import prod
 
 import numpy as np
-from xdsl.dialects import arith, memref
-from xdsl.dialects.builtin import FloatAttr, ModuleOp
+from xdsl.dialects import affine as affine_dialect, arith, cf, memref
+from xdsl.dialects.builtin import DYNAMIC_INDEX, FloatAttr, IndexType, IntegerAttr, ModuleOp
 from xdsl.interpreter import (
     Interpreter,
     InterpreterFunctions,
@@ -20,7 +20,11 @@ from xdsl.interpreter import (
     impl_external,
     register_impls,
 )
-from xdsl.interpreters import affine, arith as xarith, builtin, cf, func, memref as xmemref, scf
+from xdsl.interpreters import affine, arith as xarith, builtin, cf as xcf, func, memref as xmemref, scf
+
+from xdsl.interpreters.builtin import xtype_for_el_type
+from xdsl.interpreters.shaped_array import ShapedArray
+from xdsl.interpreters.utils.ptr import TypedPtr
 
 from mg_xdsl.backend.runtime import format_memref
 from mg_xdsl.dialects import mg
@@ -48,6 +52,49 @@ class MissingFunctions(InterpreterFunctions):
     @impl(memref.CastOp)
     def run_cast(self, interpreter: Interpreter, op: memref.CastOp, args: PythonValues):
         return (args[0],)
+
+    @impl(memref.AllocOp)
+    def run_alloc(self, interpreter: Interpreter, op: memref.AllocOp, args: PythonValues):
+        sizes = iter(a.value.data for a in args)
+        shape = [next(sizes) if d == DYNAMIC_INDEX else d for d in op.memref.type.get_shape()]
+        xtype = xtype_for_el_type(op.memref.type.get_element_type(), interpreter.index_bitwidth)
+        return (ShapedArray(TypedPtr.zeros(prod(shape), xtype=xtype), shape),)
+
+    @impl(affine_dialect.ForOp)
+    def run_for(self, interpreter: Interpreter, op: affine_dialect.ForOp, args: PythonValues):
+        """xDSL's knows only constant bounds; a loop over a `?` dimension has operands."""
+        def bound(map_attr, operands):
+            values = [interpreter.get_values((v,))[0].value.data for v in operands]
+            m = map_attr.data
+            (b,) = m.eval(values[: m.num_dims], values[m.num_dims:])
+            return b
+
+        lb = bound(op.lowerBoundMap, op.lowerBoundOperands)
+        ub = bound(op.upperBoundMap, op.upperBoundOperands)
+        for i in range(lb, ub, op.step.value.data):
+            interpreter.run_ssacfg_region(op.body, (IntegerAttr(i, IndexType()),))
+        return ()
+
+    @impl(memref.DimOp)
+    def run_dim(self, interpreter: Interpreter, op: memref.DimOp, args: PythonValues):
+        return (IntegerAttr(args[0].shape[args[1].value.data], IndexType()),)
+
+    @impl(memref.CopyOp)
+    def run_copy(self, interpreter: Interpreter, op: memref.CopyOp, args: PythonValues):
+        source, target = args
+        for i, x in enumerate(source.data):
+            target.data_ptr[i] = x
+        return ()
+
+    @impl(cf.AssertOp)
+    def run_assert(self, interpreter: Interpreter, op: cf.AssertOp, args: PythonValues):
+        if not args[0].value.data:
+            raise RuntimeError(op.msg.data)
+        return ()
+
+    @impl_external("mgrt_check_failed")
+    def check_failed(self, interpreter: Interpreter, op, args: PythonValues):
+        raise RuntimeError("a run-time check failed")
 
     @impl_external("printMemrefF64")
     def print_memref(self, interpreter: Interpreter, op, args: PythonValues):
@@ -126,6 +173,13 @@ class MgFunctions(InterpreterFunctions):
             acc = combine(acc, np.take(x, [k], axis=axis))
         return (acc,)
 
+    @impl(mg.CastOp)
+    def cast(self, interpreter, op, args):
+        x, want = args[0], op.result.type.get_shape()
+        if any(w >= 0 and w != got for w, got in zip(want, x.shape)):
+            raise RuntimeError("mg.cast: shape differs at runtime")
+        return (x,)
+
     @impl(mg.PrintOp)
     def print_(self, interpreter, op, args):
         print_array(self.out, args[0])
@@ -137,8 +191,10 @@ def interpret(module: ModuleOp) -> str:
     out = io.StringIO()
     interpreter = Interpreter(module)
     for functions in (affine.AffineFunctions(), xarith.ArithFunctions(), builtin.BuiltinFunctions(),
-                      cf.CfFunctions(), func.FuncFunctions(), xmemref.MemRefFunctions(),
-                      scf.ScfFunctions(), MissingFunctions(out), MgFunctions(out)):
+                      xcf.CfFunctions(), func.FuncFunctions(), xmemref.MemRefFunctions(),
+                      scf.ScfFunctions(), MgFunctions(out)):
         interpreter.register_implementations(functions)
+    # Ours replace xDSL's memref.alloc, which knows only static shapes.
+    interpreter.register_implementations(MissingFunctions(out), override=True)
     interpreter.call_op("main", ())
     return out.getvalue()

@@ -58,16 +58,18 @@ class Node:
 
     # -- reference semantics ----------------------------------------------------------------
 
-    def eval(self):
+    def eval(self, env: dict | None = None):
         with np.errstate(all="ignore"):
-            return self._eval()
+            return self._eval(env or {})
 
-    def _eval(self):
+    def _eval(self, env: dict):
+        if self.kind == "param":
+            return env[self.value]
         if self.kind == "lit":
             return np.array(self.value, dtype=np.float64)
         if self.kind == "num":
             return np.float64(self.value)
-        vals = [a._eval() for a in self.args]
+        vals = [a._eval(env) for a in self.args]
         if self.kind == "neg":
             return -vals[0]
         if self.kind == "bin":
@@ -223,3 +225,67 @@ def parse_printed(text: str) -> list[np.ndarray]:
         nums = re.findall(r"-?nan|-?inf|-?[0-9.]+(?:e[+-]?[0-9]+)?", data)
         out.append(np.array([float(x) for x in nums], dtype=np.float64).reshape(sizes))
     return out
+
+
+# ---------------------------------------------------------------------------------------
+# Programs over `?` shapes: one def, called at many sizes
+# ---------------------------------------------------------------------------------------
+# Symbolic shapes: "M" and "N" are the run-time sizes of the parameters (both tensor[?x?]).
+# Only operations that never broadcast a `?` are generated, so one compiled function must
+# serve every (M, N).
+
+SYMBOLIC = [("M", "N"), ("N", "M"), ("M", "M"), ("M", 1), (1, "N")]
+
+
+@st.composite
+def dynamic_expr(draw, shape, depth: int, param: str) -> Node:
+    """An expression of symbolic ``shape`` whose leaves are the parameter ``param``."""
+    options = []
+    if shape == ("M", "N"):
+        options += ["p"]
+    if shape == ("N", "M"):
+        options += ["tp"]
+    if depth > 0:
+        options += ["bin", "scalar", "neg", "relu", "transpose", "matmul"]
+        if shape[1] == 1 and shape[0] in ("M", "N"):
+            options += ["row"]
+        if shape[0] == 1 and shape[1] in ("M", "N"):
+            options += ["col"]
+    kind = draw(st.sampled_from(options or ["scalar_leaf"]))
+    sub = lambda s: dynamic_expr(s, depth - 1, param)  # noqa: E731
+    if kind == "p":
+        return Node("param", value=param)
+    if kind == "tp":
+        return Node("call", "transpose", (Node("param", value=param),))
+    if kind == "scalar_leaf":  # shapes with no parameter leaf at depth 0: build one
+        return draw(dynamic_expr(shape, 1, param))
+    if kind == "bin":
+        return Node("bin", draw(st.sampled_from("+-*/")), (draw(sub(shape)), draw(sub(shape))))
+    if kind == "scalar":
+        m, n = draw(sub(shape)), draw(number())
+        return Node("bin", draw(st.sampled_from("+-*/")), (m, n) if draw(st.booleans()) else (n, m))
+    if kind == "neg":
+        return Node("neg", args=(draw(sub(shape)),))
+    if kind == "relu":
+        return Node("call", "relu", (draw(sub(shape)),))
+    if kind == "transpose":
+        return Node("call", "transpose", (draw(sub((shape[1], shape[0]))),))
+    if kind == "matmul":
+        if 1 in shape:
+            return draw(sub(shape)) if depth > 1 else draw(dynamic_expr(shape, 1, param))
+        k = draw(st.sampled_from(["M", "N"]))
+        return Node("bin", "@", (draw(sub((shape[0], k))), draw(sub((k, shape[1])))))
+    reduction = draw(st.sampled_from(["sum", "max"]))  # a mean over `?` is a compile error
+    inner = (shape[0], "N" if shape[0] == "M" else "M") if kind == "row" else ("N" if shape[1] == "M" else "M", shape[1])
+    return Node("call", f"{kind}_{reduction}", (draw(sub(inner)),))
+
+
+@st.composite
+def dynamic_program(draw) -> tuple[str, Node]:
+    """``def f(a: tensor[?x?], b: tensor[?x?])`` whose body combines an expression of ``a``
+    with one of ``b`` elementwise, so every call checks that their sizes agree."""
+    shape = draw(st.sampled_from(SYMBOLIC))
+    left = draw(dynamic_expr(shape, draw(st.integers(0, 2)), "a"))
+    right = draw(dynamic_expr(shape, draw(st.integers(0, 2)), "b"))
+    body = Node("bin", draw(st.sampled_from("+-*")), (left, right))
+    return f"def f(a: tensor[?x?], b: tensor[?x?]) = {body.source()}\n", body

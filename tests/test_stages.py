@@ -24,7 +24,7 @@ print [[0, 1]] / [[0], [2]]
 
 STATIC = ["01_relu", "02_row_and_col_sums", "03_max_and_mean", "04_broadcast_bias",
           "05_center_columns", "06_normalize_rows", "07_mlp_layer", "08_two_layers",
-          "12_broadcast_left", "13_negative_max"]
+          "09_dynamic_reductions", "12_broadcast_left", "13_negative_max"]
 
 
 def at_every_stage(source: str) -> dict[str, str]:

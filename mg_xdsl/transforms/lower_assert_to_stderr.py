@@ -79,7 +79,7 @@ class AssertLowering(RewritePattern):
         b.insert(func.CallOp(CHECK_FAILED, [message.result], []))
         b.insert(llvm.UnreachableOp())
         Builder(InsertPoint.at_end(block)).insert(cf.ConditionalBranchOp(op.arg, rest, [], failed, []))
-        rewriter.erase_op(op)
+        rewriter.erase(op)
 
 
 class LowerAssertToStderrPass(ModulePass):
