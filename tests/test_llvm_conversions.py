@@ -104,6 +104,12 @@ class Jit:
         target = llvm.Target.from_default_triple().create_target_machine()
         self.engine = llvm.create_mcjit_compiler(self._llvm_module, target)
         self.engine.finalize_object()
+        # The symbol table is the process's: give the names back to the compiler's own run
+        # time, or later JITs in this process would call this test's (soon freed) callbacks.
+        from mg_xdsl.backend import runtime
+
+        for name, address in runtime.symbols().items():
+            llvm.add_symbol(name, address)
 
     def function(self, name: str, restype, *argtypes):
         address = self.engine.get_function_address(name)
