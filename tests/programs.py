@@ -139,6 +139,18 @@ def operand_shape(draw, shape: Shape) -> Shape:
     return tuple(d if d == 1 or draw(st.booleans()) else 1 for d in shape)  # type: ignore[return-value]
 
 
+UNARY = ("neg", "relu", "transpose")
+
+
+def unary(draw, kind: str, shape, sub) -> Node:
+    """``-x``, ``relu(x)`` or ``transpose(x)`` with a result of ``shape``; ``sub(s)`` draws
+    the operand of shape ``s``."""
+    if kind == "transpose":
+        return Node("call", "transpose", (draw(sub((shape[1], shape[0]))),))
+    operand = draw(sub(shape))
+    return Node("neg", args=(operand,)) if kind == "neg" else Node("call", "relu", (operand,))
+
+
 @st.composite
 def expr(draw, shape: Shape, depth: int) -> Node:
     if depth == 0:
@@ -165,12 +177,8 @@ def expr(draw, shape: Shape, depth: int) -> Node:
         op = draw(st.sampled_from("+-*/"))
         m, n = draw(sub(shape)), draw(number())
         return Node("bin", op, (m, n) if draw(st.booleans()) else (n, m))
-    if kind == "neg":
-        return Node("neg", args=(draw(sub(shape)),))
-    if kind == "relu":
-        return Node("call", "relu", (draw(sub(shape)),))
-    if kind == "transpose":
-        return Node("call", "transpose", (draw(sub((shape[1], shape[0]))),))
+    if kind in UNARY:
+        return unary(draw, kind, shape, sub)
     if kind == "matmul":
         k = draw(dims)
         return Node("bin", "@", (draw(sub((shape[0], k))), draw(sub((k, shape[1])))))
@@ -264,12 +272,8 @@ def dynamic_expr(draw, shape, depth: int, param: str) -> Node:
     if kind == "scalar":
         m, n = draw(sub(shape)), draw(number())
         return Node("bin", draw(st.sampled_from("+-*/")), (m, n) if draw(st.booleans()) else (n, m))
-    if kind == "neg":
-        return Node("neg", args=(draw(sub(shape)),))
-    if kind == "relu":
-        return Node("call", "relu", (draw(sub(shape)),))
-    if kind == "transpose":
-        return Node("call", "transpose", (draw(sub((shape[1], shape[0]))),))
+    if kind in UNARY:
+        return unary(draw, kind, shape, sub)
     if kind == "matmul":
         if 1 in shape:
             return draw(sub(shape)) if depth > 1 else draw(dynamic_expr(shape, 1, param))

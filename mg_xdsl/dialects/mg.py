@@ -152,7 +152,9 @@ class DivOp(ElementwiseBinaryOp):
     name = "mg.div"
 
 
-class ElementwiseUnaryOp(MgOp):
+class UnaryOp(MgOp):
+    """One tensor in, one tensor out: ``mg.op %x : tensor<..> -> tensor<..>``."""
+
     input = operand_def(TensorType)
     result = result_def(TensorType)
     traits = traits_def(Pure())
@@ -161,6 +163,8 @@ class ElementwiseUnaryOp(MgOp):
     def __init__(self, input: SSAValue, result_type: Attribute | None = None):
         super().__init__(operands=[input], result_types=[result_type or input.type])
 
+
+class ElementwiseUnaryOp(UnaryOp):
     def verify_(self) -> None:
         self.check_elementwise(self.input, self.result)
 
@@ -245,17 +249,11 @@ class MatmulOp(MgOp):
 
 
 @irdl_op_definition
-class TransposeOp(MgOp):
+class TransposeOp(UnaryOp):
     """Rows become columns: ``mg.transpose %x : tensor<2x3xf64> to tensor<3x2xf64>``."""
 
     name = "mg.transpose"
-    input = operand_def(TensorType)
-    result = result_def(TensorType)
-    traits = traits_def(Pure())
     assembly_format = "$input attr-dict `:` type($input) `to` type($result)"
-
-    def __init__(self, input: SSAValue, result_type: Attribute):
-        super().__init__(operands=[input], result_types=[result_type])
 
     def verify_(self) -> None:
         self.check_same_element_type(self.input, self.result)
@@ -311,17 +309,10 @@ class ReduceOp(MgOp):
 
 
 @irdl_op_definition
-class BroadcastOp(MgOp):
+class BroadcastOp(UnaryOp):
     """Repeat a tensor along every dimension of size 1 to fill a larger static shape."""
 
     name = "mg.broadcast"
-    input = operand_def(TensorType)
-    result = result_def(TensorType)
-    traits = traits_def(Pure())
-    assembly_format = "$input attr-dict `:` type($input) `->` type($result)"
-
-    def __init__(self, input: SSAValue, result_type: Attribute):
-        super().__init__(operands=[input], result_types=[result_type])
 
     def verify_(self) -> None:
         self.check_same_element_type(self.input, self.result)
@@ -339,7 +330,7 @@ class BroadcastOp(MgOp):
 
 
 @irdl_op_definition
-class CastOp(MgOp):
+class CastOp(UnaryOp):
     """Change what is known statically about a shape, not the data.
 
     ``tensor<2x3xf64> to tensor<?x?xf64>`` forgets the sizes (passing a matrix to a ``?``
@@ -348,13 +339,7 @@ class CastOp(MgOp):
     """
 
     name = "mg.cast"
-    input = operand_def(TensorType)
-    result = result_def(TensorType)
-    traits = traits_def(Pure())
     assembly_format = "$input attr-dict `:` type($input) `to` type($result)"
-
-    def __init__(self, input: SSAValue, result_type: Attribute):
-        super().__init__(operands=[input], result_types=[result_type])
 
     def verify_(self) -> None:
         self.check_elementwise(self.input, self.result)

@@ -191,26 +191,31 @@ class IntBinaryLowering(RewritePattern):
         replace_with_llvm(rewriter, op, [new_op.results[0]])
 
 
+def _rounded_signed_division(rewriter: PatternRewriter, op: Operation, signs: str, step) -> None:
+    """``a / b`` rounded away from truncation: ``step`` (quotient - 1 or + 1) where the
+    division was inexact and the operands' signs compare ``signs`` (differ: "ne", agree: "eq")."""
+    a, b = _operands(rewriter, op)
+    t = a.type
+    quotient = rewriter.insert(llvm.SDivOp(a, b)).res
+    remainder = rewriter.insert(llvm.SRemOp(a, b)).res
+    zero, one = constant(rewriter, 0, t), constant(rewriter, 1, t)
+    inexact = _icmp(rewriter, "ne", remainder, zero)
+    signs_match = _icmp(
+        rewriter, signs, _icmp(rewriter, "slt", a, zero), _icmp(rewriter, "slt", b, zero)
+    )
+    fix = rewriter.insert(llvm.AndOp(inexact, signs_match)).res
+    stepped = rewriter.insert(step(quotient, one)).res
+    result = rewriter.insert(llvm.SelectOp(fix, stepped, quotient)).res
+    replace_with_llvm(rewriter, op, [result])
+
+
 class FloorDivSILowering(RewritePattern):
     """``a floordiv b`` = ``a / b``, minus one where the division was inexact and the signs differ."""
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: arith.FloorDivSIOp, rewriter: PatternRewriter):
-        if not _scalar(op):
-            return
-        a, b = _operands(rewriter, op)
-        t = a.type
-        quotient = rewriter.insert(llvm.SDivOp(a, b)).res
-        remainder = rewriter.insert(llvm.SRemOp(a, b)).res
-        zero, one = constant(rewriter, 0, t), constant(rewriter, 1, t)
-        inexact = _icmp(rewriter, "ne", remainder, zero)
-        signs_differ = _icmp(
-            rewriter, "ne", _icmp(rewriter, "slt", a, zero), _icmp(rewriter, "slt", b, zero)
-        )
-        fix = rewriter.insert(llvm.AndOp(inexact, signs_differ)).res
-        lower = rewriter.insert(llvm.SubOp(quotient, one)).res
-        result = rewriter.insert(llvm.SelectOp(fix, lower, quotient)).res
-        replace_with_llvm(rewriter, op, [result])
+        if _scalar(op):
+            _rounded_signed_division(rewriter, op, "ne", llvm.SubOp)
 
 
 class CeilDivSILowering(RewritePattern):
@@ -218,21 +223,8 @@ class CeilDivSILowering(RewritePattern):
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: arith.CeilDivSIOp, rewriter: PatternRewriter):
-        if not _scalar(op):
-            return
-        a, b = _operands(rewriter, op)
-        t = a.type
-        quotient = rewriter.insert(llvm.SDivOp(a, b)).res
-        remainder = rewriter.insert(llvm.SRemOp(a, b)).res
-        zero, one = constant(rewriter, 0, t), constant(rewriter, 1, t)
-        inexact = _icmp(rewriter, "ne", remainder, zero)
-        signs_agree = _icmp(
-            rewriter, "eq", _icmp(rewriter, "slt", a, zero), _icmp(rewriter, "slt", b, zero)
-        )
-        fix = rewriter.insert(llvm.AndOp(inexact, signs_agree)).res
-        upper = rewriter.insert(llvm.AddOp(quotient, one)).res
-        result = rewriter.insert(llvm.SelectOp(fix, upper, quotient)).res
-        replace_with_llvm(rewriter, op, [result])
+        if _scalar(op):
+            _rounded_signed_division(rewriter, op, "eq", llvm.AddOp)
 
 
 class CeilDivUILowering(RewritePattern):
