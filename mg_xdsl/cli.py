@@ -51,6 +51,9 @@ def parser() -> argparse.ArgumentParser:
         return c
 
     run = command("run", "compile the program to native code in memory and run it")
+    backend_help = ("who lowers the affine-level IR to LLVM: this project's passes (xdsl, the "
+                    "default) or upstream MLIR's mlir-opt-22 (mlir)")
+    run.add_argument("--backend", choices=("xdsl", "mlir"), default="xdsl", help=backend_help)
     run.add_argument("--opt", type=int, default=2, choices=range(4), metavar="N",
                      help="LLVM optimisation level 0-3 (default 2)")
     run.add_argument("--time", action="store_true",
@@ -58,11 +61,13 @@ def parser() -> argparse.ArgumentParser:
     build = command("build", "compile the program to a native executable")
     build.add_argument("-o", dest="output", metavar="EXE",
                        help="the executable to write (default: the program's name without .mg)")
+    build.add_argument("--backend", choices=("xdsl", "mlir"), default="xdsl", help=backend_help)
     build.add_argument("--opt", type=int, default=2, choices=range(4), metavar="N",
                        help="LLVM optimisation level 0-3 (default 2)")
     lib = command("lib", "compile the program's defs to DIR/NAME.o and a C++ header DIR/NAME.h")
     lib.add_argument("-o", dest="output", metavar="DIR", default=".",
                      help="the directory to write into (default: the current one)")
+    lib.add_argument("--backend", choices=("xdsl", "mlir"), default="xdsl", help=backend_help)
     lib.add_argument("--opt", type=int, default=2, choices=range(4), metavar="N",
                      help="LLVM optimisation level 0-3 (default 2)")
     mlir = command("mlir", "print the program's MLIR after a stage (default: the mg dialect)")
@@ -73,6 +78,7 @@ def parser() -> argparse.ArgumentParser:
     mlir.add_argument("--debuginfo", action="store_true",
                       help="print source locations (loc(...)) on the ops")
     llvm = command("llvm", "print the program's LLVM IR")
+    llvm.add_argument("--backend", choices=("xdsl", "mlir"), default="xdsl", help=backend_help)
     llvm.add_argument("--opt", type=int, default=0, choices=range(4), metavar="N",
                       help="optimise at -ON before printing (default 0: as translated)")
     return p
@@ -97,7 +103,8 @@ def print_module(module, generic: bool, debuginfo: bool) -> None:
 def execute(args: argparse.Namespace) -> int:
     from mg_xdsl.driver import Compilation
 
-    comp = Compilation(read_source(args.file), args.file, lib=args.command == "lib")
+    comp = Compilation(read_source(args.file), args.file, lib=args.command == "lib",
+                       backend=getattr(args, "backend", "xdsl"))
     if args.command == "build":
         out = args.output or os.path.splitext(os.path.basename(args.file))[0]
         comp.build(out, args.opt)
@@ -132,6 +139,7 @@ def execute(args: argparse.Namespace) -> int:
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     from mg_xdsl.backend.native import LinkError
+    from mg_xdsl.backend.upstream import UpstreamToolMissing
     from mg_xdsl.frontend import MgError
 
     try:
@@ -139,7 +147,7 @@ def main(argv: list[str] | None = None) -> int:
     except MgError as e:
         print(e.render(), file=sys.stderr)
         status = 1
-    except LinkError as e:
+    except (LinkError, UpstreamToolMissing) as e:
         print(f"mgc: error: {e}", file=sys.stderr)
         status = 1
     except BrokenPipeError:  # e.g. `mgc mlir prog.mg | head`: the reader has gone

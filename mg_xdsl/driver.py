@@ -16,12 +16,25 @@ from xdsl.dialects.builtin import ModuleOp
 from mg_xdsl import pipeline
 
 
+def rename_entry(module: ModuleOp, entry: str) -> None:
+    """Give ``@main`` (the top-level statements) another name, e.g. for an executable whose C
+    ``main`` calls it."""
+    from xdsl.dialects.builtin import StringAttr
+
+    if entry == "main":
+        return
+    for op in module.body.block.ops:
+        if getattr(op, "sym_name", None) == StringAttr("main"):
+            op.sym_name = StringAttr(entry)  # type: ignore[attr-defined]
+
+
 @dataclass
 class Compilation:
     source: bytes | str
     path: str
     keep_dir: str | None = field(default_factory=lambda: os.environ.get("MGC_KEEP") or None)
     lib: bool = False  # only the defs, no @main (for `mgc lib` and the Python API)
+    backend: str = "xdsl"  # "mlir": upstream mlir-opt-22 lowers the affine-level IR
     times: dict[str, float] = field(default_factory=dict)
     signatures: dict = field(default_factory=dict)
 
@@ -52,19 +65,22 @@ class Compilation:
 
     def llvm_ir(self, entry: str = "main") -> str:
         """The program's LLVM IR; its top-level statements become the function ``entry``."""
-        from xdsl.dialects import llvm
-        from xdsl.dialects.builtin import StringAttr
+        if self.backend == "mlir":
+            from mg_xdsl.backend.upstream import lower_with_mlir_opt
 
-        from mg_xdsl.backend.jit import translate
+            module = self.mlir("affine")
+            rename_entry(module, entry)
+            start = time.perf_counter()
+            ir = lower_with_mlir_opt(module, self.keep)
+            self.timed("mlir-opt-22 + mlir-translate-22", time.perf_counter() - start)
+        else:
+            from mg_xdsl.backend.jit import translate
 
-        module = self.mlir("llvm")
-        if entry != "main":
-            for op in module.body.block.ops:
-                if isinstance(op, llvm.FuncOp) and op.sym_name.data == "main":
-                    op.sym_name = StringAttr(entry)
-        start = time.perf_counter()
-        ir = translate(module)
-        self.timed("to LLVM IR", time.perf_counter() - start)
+            module = self.mlir("llvm")
+            rename_entry(module, entry)
+            start = time.perf_counter()
+            ir = translate(module)
+            self.timed("to LLVM IR", time.perf_counter() - start)
         self.keep("ll", ir)
         return ir
 

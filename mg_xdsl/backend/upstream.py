@@ -1,0 +1,61 @@
+"""The second backend: upstream MLIR 22 lowers the affine-level IR instead of this project's
+passes (``mgc run --backend mlir``, also ``build`` and ``lib``).
+
+The affine-level module (after ``lower-mg-to-affine`` and ``buffer-deallocation``) gets
+``lower-assert-to-stderr`` (so failed checks still report on stderr; upstream would lower
+``cf.assert`` with ``puts``), then ``mlir-opt-22`` runs upstream's ``lower-affine``,
+``convert-scf-to-cf``, ``convert-*-to-llvm``, ``finalize-memref-to-llvm`` and
+``reconcile-unrealized-casts``, and ``mlir-translate-22 --mlir-to-llvmir`` produces the LLVM
+IR that the same llvmlite code generation compiles. Comparing the two backends' outputs
+tests this project's conversions against upstream's.
+"""
+
+import shutil
+import subprocess
+from collections.abc import Callable
+
+from xdsl.dialects.builtin import ModuleOp
+
+UPSTREAM_PIPELINE = [
+    "--lower-affine",
+    "--convert-scf-to-cf",
+    "--convert-arith-to-llvm",
+    "--finalize-memref-to-llvm",
+    "--convert-func-to-llvm",
+    "--convert-cf-to-llvm",
+    "--reconcile-unrealized-casts",
+]
+
+
+class UpstreamToolMissing(Exception):
+    """mlir-opt-22 / mlir-translate-22 are not installed."""
+
+
+def tool(name: str) -> str:
+    for candidate in (f"{name}-22", name):
+        path = shutil.which(candidate)
+        if path:
+            return path
+    raise UpstreamToolMissing(
+        f"--backend mlir needs {name}-22 (Debian package mlir-22-tools: apt-get install mlir-22-tools)"
+    )
+
+
+def run(cmd: list[str], text: str) -> str:
+    p = subprocess.run(cmd, input=text, capture_output=True, text=True)
+    if p.returncode != 0:
+        raise RuntimeError(f"{' '.join(cmd)} failed:\n{p.stderr.strip()}")
+    return p.stdout
+
+
+def lower_with_mlir_opt(module: ModuleOp, keep: Callable[[str, object], None] | None = None) -> str:
+    """LLVM IR text for an affine-level module, lowered by upstream MLIR."""
+    from xdsl.context import Context
+
+    from mg_xdsl.transforms import get_pass
+
+    get_pass("lower-assert-to-stderr")().apply(Context(), module)
+    llvm_dialect = run([tool("mlir-opt"), *UPSTREAM_PIPELINE], str(module))
+    if keep:
+        keep("upstream.llvm.mlir", llvm_dialect)
+    return run([tool("mlir-translate"), "--mlir-to-llvmir"], llvm_dialect)
