@@ -5,6 +5,7 @@
     mgc lib   prog.mg -o dir          dir/prog.o with every def, and the C++ header dir/prog.h
     mgc mlir  prog.mg [--stage S]     print the IR after stage S (mg, affine, scf, cf, llvm)
     mgc llvm  prog.mg [--opt N]       print the LLVM IR (optimised at -ON if N > 0)
+    mgc ptx   prog.mg [--check]       PTX for the program's kernels, one per parallel loop nest
 
 A compile error is printed as ``PATH:LINE: error: MESSAGE`` and exits with status 1.
 ``MGC_KEEP=dir`` keeps every intermediate form of the compilation in ``dir``.
@@ -70,6 +71,11 @@ def parser() -> argparse.ArgumentParser:
     lib.add_argument("--backend", choices=("xdsl", "mlir"), default="xdsl", help=backend_help)
     lib.add_argument("--opt", type=int, default=2, choices=range(4), metavar="N",
                      help="LLVM optimisation level 0-3 (default 2)")
+    ptx = command("ptx", "print PTX for the program's kernels (one per parallel loop nest)")
+    ptx.add_argument("--gpu-arch", default="sm_80", metavar="SM",
+                     help="the NVIDIA architecture to compile for (default sm_80; e.g. sm_90)")
+    ptx.add_argument("--check", action="store_true",
+                     help="also assemble the PTX with ptxas and report the result on stderr")
     mlir = command("mlir", "print the program's MLIR after a stage (default: the mg dialect)")
     mlir.add_argument("--stage", choices=STAGE_NAMES, default="mg",
                       help="print the IR after this stage (default mg)")
@@ -112,6 +118,17 @@ def execute(args: argparse.Namespace) -> int:
     if args.command == "lib":
         obj, header = comp.library(args.output, args.opt)
         print(f"wrote {obj} and {header}")
+        return 0
+    if args.command == "ptx":
+        from mg_xdsl.backend.ptx import compile_ptx, ptxas_check
+
+        text = compile_ptx(read_source(args.file), args.file, args.gpu_arch)
+        print(text, end="")
+        if args.check:
+            ok, message = ptxas_check(text, args.gpu_arch)
+            print(f"mgc: ptxas -arch={args.gpu_arch}: {'ok' if ok else 'FAILED'}"
+                  + (f"\n{message}" if message else ""), file=sys.stderr)
+            return 0 if ok else 1
         return 0
     if args.command == "mlir":
         print_module(comp.mlir(args.stage), args.generic, args.debuginfo)

@@ -20,6 +20,10 @@ _PROJECT_PASSES: dict[str, tuple[str, str]] = {
     "convert-func-to-llvm": ("convert_func_to_llvm", "ConvertFuncToLLVMPass"),
     "convert-cf-to-llvm": ("convert_cf_to_llvm", "ConvertCfToLLVMPass"),
     "finalize-memref-to-llvm": ("finalize_memref_to_llvm", "FinalizeMemRefToLLVMPass"),
+    "affine-parallelize": ("affine_parallelize", "AffineParallelizePass"),
+    "convert-parallel-loops-to-gpu": ("convert_parallel_loops_to_gpu", "ConvertParallelLoopsToGpuPass"),
+    "gpu-kernel-outlining": ("gpu_kernel_outlining", "GpuKernelOutliningPass"),
+    "convert-gpu-to-nvvm": ("convert_gpu_to_nvvm", "ConvertGpuToNVVMPass"),
 }
 
 # Passes that xDSL already provides and the pipeline uses as they are.

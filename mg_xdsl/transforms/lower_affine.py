@@ -7,7 +7,10 @@ The same rewrite as upstream MLIR's pass of this name:
   ``affine.for %i = 0 to %n``, as loops over ``?`` dimensions need);
 - ``affine.load/store %m[map(dims)[symbols]]`` -> ``memref.load/store %m[indices]``, with the
   map's arithmetic expanded into ``arith`` ops;
-- ``affine.apply`` -> the ``arith`` ops of its map; ``affine.yield`` -> ``scf.yield``.
+- ``affine.apply`` -> the ``arith`` ops of its map; ``affine.yield`` -> ``scf.yield``;
+- ``affine.parallel`` (without reductions, one bound per dimension, as ``affine-parallelize``
+  makes them) -> ``scf.parallel`` with the same bounds and steps, its terminator an empty
+  ``scf.reduce``.
 
 xDSL's own ``lower-affine`` assumes constant loop bounds and maps without symbols; this
 module reuses its expression lowering and handles the operands.
@@ -62,6 +65,27 @@ class LowerAffineFor(RewritePattern):
         rewriter.replace(op, scf.ForOp(lb, ub, step.result, op.inits, body))
 
 
+class LowerAffineParallel(RewritePattern):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: affine.ParallelOp, rewriter: PatternRewriter) -> None:
+        if op.res or op.reductions.data:
+            raise ValueError("affine.parallel with reductions is not supported")
+        lb_map, ub_map = op.lowerBoundsMap.data, op.upperBoundsMap.data
+        if any(g != 1 for g in (*op.lowerBoundsGroups.get_values(), *op.upperBoundsGroups.get_values())):
+            raise ValueError("affine.parallel bounds with max/min groups are not supported")
+        n_lb = lb_map.num_dims + lb_map.num_symbols
+        lb_ops, lbs = apply_map(lb_map, op.map_operands[:n_lb])
+        ub_ops, ubs = apply_map(ub_map, op.map_operands[n_lb:])
+        steps = [arith.ConstantOp.from_int_and_width(s.value.data, builtin.IndexType())
+                 for s in op.steps.data]
+        rewriter.insert([*lb_ops, *ub_ops, *steps])
+        body = rewriter.move_region_contents_to_new_regions(op.body)
+        term = body.block.last_op
+        if isinstance(term, affine.YieldOp):
+            rewriter.replace(term, scf.ReduceOp())
+        rewriter.replace(op, scf.ParallelOp(lbs, ubs, [s.result for s in steps], body))
+
+
 class LowerAffineLoad(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: affine.LoadOp, rewriter: PatternRewriter) -> None:
@@ -91,7 +115,7 @@ class LowerAffinePass(ModulePass):
     def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
         PatternRewriteWalker(
             GreedyRewritePatternApplier(
-                [LowerAffineFor(), LowerAffineLoad(), LowerAffineStore(),
+                [LowerAffineFor(), LowerAffineParallel(), LowerAffineLoad(), LowerAffineStore(),
                  LowerAffineApply(), LowerAffineYield()]
             ),
             apply_recursively=False,

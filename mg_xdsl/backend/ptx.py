@@ -1,0 +1,142 @@
+"""The GPU back end (compile only): mg source -> kernels in the LLVM dialect -> PTX.
+
+``compile_ptx`` runs the front end and the GPU pipeline (``GPU_PASSES``): affine loop nests,
+``affine-parallelize``, ``lower-affine`` (``affine.parallel`` -> ``scf.parallel``),
+``convert-parallel-loops-to-gpu`` (256 threads a block, ``ceil(total / 256)`` blocks),
+``gpu-kernel-outlining`` and ``convert-gpu-to-nvvm``. ``ptx`` translates the kernels of every
+``gpu.module`` to LLVM IR for ``nvptx64-nvidia-cuda`` (xDSL's ``convert_module``, then each
+kernel given the ``ptx_kernel`` calling convention, which ``convert_module`` drops) and emits
+PTX with llvmlite's NVPTX target. ``ptxas_check`` assembles PTX with NVIDIA's ``ptxas``
+(from the ``nvidia-cuda-nvcc`` package, the ``gpu`` extra, or ``PATH``). Host code (the
+``gpu.launch_func`` side) is not compiled here.
+"""
+
+import os
+import shutil
+import subprocess
+import tempfile
+from functools import cache
+
+from xdsl.dialects import builtin, gpu, llvm as llvm_d
+from xdsl.ir import Block, Region
+
+TRIPLE = "nvptx64-nvidia-cuda"
+DATA_LAYOUT = "e-p:64:64:64-i64:64-i128:128-v16:16-v32:32-n16:32:64"
+
+GPU_PASSES = (
+    "lower-mg-to-affine",
+    "buffer-deallocation",
+    "affine-parallelize",
+    "lower-affine",
+    "convert-parallel-loops-to-gpu",
+    "gpu-kernel-outlining",
+    "dce",
+    "convert-gpu-to-nvvm",
+)
+
+
+def _features(arch: str) -> str:
+    return "+ptx80" if arch.startswith("sm_9") else ""
+
+
+def _parse(text: str) -> builtin.ModuleOp:
+    from xdsl.context import Context
+    from xdsl.parser import Parser
+
+    from mg_xdsl.pipeline import context
+
+    ctx: Context = context()
+    ctx.load_dialect(gpu.GPU)
+    return Parser(ctx, text).parse_module()
+
+
+def kernel_ir(module: builtin.ModuleOp | gpu.ModuleOp | str) -> str:
+    """LLVM IR text of every kernel function in the ``gpu.module`` ops of ``module``."""
+    from xdsl.backend.llvm.convert import convert_module
+
+    if isinstance(module, str):
+        module = _parse(module)
+    gmods = [module] if isinstance(module, gpu.ModuleOp) else [
+        o for o in module.walk() if isinstance(o, gpu.ModuleOp)]
+    funcs = [f.clone() for g in gmods for f in g.body.block.ops if isinstance(f, llvm_d.FuncOp)]
+    kernels = [f.sym_name.data for f in funcs if "nvvm.kernel" in f.attributes or "gpu.kernel" in f.attributes]
+    holder = builtin.ModuleOp(Region(Block(funcs)))
+    ir_mod = convert_module(holder, fallback_target_triple=TRIPLE)
+    ir_mod.triple = TRIPLE
+    ir_mod.data_layout = DATA_LAYOUT
+    for f in ir_mod.functions:
+        if f.name in kernels:
+            f.calling_convention = "ptx_kernel"
+    return str(ir_mod)
+
+
+@cache
+def _init() -> None:
+    import llvmlite.binding as llvm
+
+    llvm.initialize_all_targets()
+    llvm.initialize_all_asmprinters()
+
+
+def ptx(module: builtin.ModuleOp | gpu.ModuleOp | str, arch: str = "sm_80") -> str:
+    """PTX for the kernels of ``module`` (an op, or its text in the LLVM/gpu dialects)."""
+    import llvmlite.binding as llvm
+
+    _init()
+    mod = llvm.parse_assembly(kernel_ir(module))
+    mod.verify()
+    target = llvm.Target.from_triple(TRIPLE)
+    tm = target.create_target_machine(cpu=arch, features=_features(arch), opt=2)
+    return tm.emit_assembly(mod)
+
+
+def gpu_module(source: str, path: str = "<input>") -> builtin.ModuleOp:
+    """The front end and ``GPU_PASSES``: a module whose kernels are in the LLVM dialect."""
+    from mg_xdsl.frontend import parse_program
+    from mg_xdsl.pipeline import PipelineError, Stage, context, run_stage
+
+    module = parse_program(source, path).module
+    ctx = context()
+    ctx.load_dialect(gpu.GPU)
+    run_stage(module, Stage("gpu", GPU_PASSES, ("mg", "affine", "scf.parallel"), "kernels in LLVM"), ctx)
+    for g in module.walk():
+        if isinstance(g, gpu.ModuleOp):
+            for op in g.walk():
+                if op is not g and True \
+                        and not op.name.startswith("llvm."):
+                    raise PipelineError(f"'{op.name}' is left in a kernel after {GPU_PASSES[-1]}")
+    return module
+
+
+def compile_ptx(source: str, path: str = "<input>", arch: str = "sm_80") -> str:
+    """PTX for every kernel of an mg program (empty module text if it has no loops)."""
+    return ptx(gpu_module(source, path), arch)
+
+
+def find_ptxas() -> str | None:
+    """ptxas from the nvidia-cuda-nvcc wheel (``nvidia/cuda_nvcc/bin`` up to CUDA 12,
+    ``nvidia/cu13/bin`` from 13), else from ``PATH``."""
+    try:
+        import nvidia
+
+        for root in nvidia.__path__:
+            for sub in ("cuda_nvcc", "cu13", "cu12"):
+                candidate = os.path.join(root, sub, "bin", "ptxas")
+                if os.access(candidate, os.X_OK):
+                    return candidate
+    except ImportError:
+        pass
+    return shutil.which("ptxas")
+
+
+def ptxas_check(ptx_text: str, arch: str = "sm_80") -> tuple[bool, str]:
+    """Assemble ``ptx_text`` with ``ptxas -arch=ARCH``; (ok, ptxas's messages)."""
+    exe = find_ptxas()
+    if exe is None:
+        return False, "ptxas not found (pip install nvidia-cuda-nvcc, or put ptxas on PATH)"
+    with tempfile.TemporaryDirectory() as d:
+        src, out = os.path.join(d, "k.ptx"), os.path.join(d, "k.cubin")
+        with open(src, "w") as f:
+            f.write(ptx_text)
+        r = subprocess.run([exe, f"-arch={arch}", src, "-o", out], capture_output=True, text=True)
+        return r.returncode == 0, (r.stdout + r.stderr).strip()

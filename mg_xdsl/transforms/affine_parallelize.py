@@ -1,0 +1,143 @@
+"""``affine-parallelize``: ``affine.for`` loops that carry no dependence -> ``affine.parallel``.
+
+A loop is parallel when its iterations touch disjoint memory cells: every ``affine.store`` in
+its body writes at indices that contain the loop's induction variable directly, and every
+``affine.load`` of the same memref in the body reads exactly the same index values (so an
+iteration only reads what it wrote). A loop whose body passes a memref to anything other
+than an affine load or store, or has results, stays sequential.
+
+So an elementwise or broadcast nest becomes parallel in every dimension, and in a reduction
+(``out[%i, %c0] += in[%i, %j]``) the row loop ``%i`` becomes parallel while the accumulation
+loop ``%j`` stays an ``affine.for``. Where a sequential loop encloses a parallel loop in a
+perfect nest (a column reduction ``out[%c0, %j] += in[%i, %j]``: ``for %i { for %j }``), the
+two are interchanged first, so that parallel loops are outermost; this is legal because the
+loop moved inwards is the sequential one and the parallel one carries no dependence.
+
+Each parallel loop becomes a one-dimensional ``affine.parallel`` with the loop's bound maps
+and step (as upstream MLIR's pass of this name does); nested parallel loops stay nested.
+"""
+
+from xdsl.context import Context
+from xdsl.dialects import affine, builtin
+from xdsl.dialects.builtin import ArrayAttr, DenseIntElementsAttr, IntegerAttr, i32, i64
+from xdsl.ir import Block, Operation, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.rewriter import Rewriter
+
+
+def _indices(op: affine.LoadOp | affine.StoreOp) -> tuple[SSAValue, ...] | None:
+    """The index values of an access whose map is the identity (``None`` otherwise)."""
+    indices = tuple(op.indices)
+    if op.map is not None:
+        m = op.map.data
+        if m.num_symbols or m != builtin.AffineMap.identity(m.num_dims) or m.num_dims != len(indices):
+            return None
+    return indices
+
+
+def is_parallel(loop: affine.ForOp) -> bool:
+    if loop.inits or loop.res:
+        return False
+    iv = loop.body.block.args[0]
+    stores: dict[SSAValue, list[tuple[SSAValue, ...]]] = {}
+    loads: dict[SSAValue, list[tuple[SSAValue, ...] | None]] = {}
+    for op in loop.body.walk():
+        if isinstance(op, affine.StoreOp):
+            idx = _indices(op)
+            if idx is None or iv not in idx:
+                return False
+            stores.setdefault(op.memref, []).append(idx)
+        elif isinstance(op, affine.LoadOp):
+            loads.setdefault(op.memref, []).append(_indices(op))
+        elif any(isinstance(v.type, builtin.MemRefType | builtin.UnrankedMemRefType)
+                 for v in op.operands):
+            return False
+    for memref, written in stores.items():
+        if len(set(written)) != 1:
+            return False
+        if any(r != written[0] for r in loads.get(memref, [])):
+            return False
+    return True
+
+
+def _perfect_child(loop: affine.ForOp | affine.ParallelOp) -> affine.ForOp | None:
+    """The loop that is the only op (besides the terminator) of ``loop``'s body."""
+    ops = list(loop.body.block.ops)
+    if len(ops) == 2 and isinstance(ops[0], affine.ForOp) and isinstance(ops[1], affine.YieldOp):
+        return ops[0]
+    return None
+
+
+def _defined_outside(value: SSAValue, op: Operation) -> bool:
+    owner = value.owner
+    parent = owner.parent_op() if isinstance(owner, Block) else owner
+    while parent is not None:
+        if parent is op:
+            return False
+        parent = parent.parent_op()
+    return True
+
+
+def interchange(outer: affine.ForOp, inner: affine.ForOp) -> None:
+    """Swap a perfectly nested pair by exchanging their bounds and induction variables."""
+    o_iv, i_iv = outer.body.block.args[0], inner.body.block.args[0]
+    o_bounds = (outer.lowerBoundMap, outer.upperBoundMap, outer.step,
+                list(outer.lowerBoundOperands), list(outer.upperBoundOperands))
+    i_bounds = (inner.lowerBoundMap, inner.upperBoundMap, inner.step,
+                list(inner.lowerBoundOperands), list(inner.upperBoundOperands))
+    for loop, (lbm, ubm, step, lbo, ubo) in ((outer, i_bounds), (inner, o_bounds)):
+        loop.properties["lowerBoundMap"] = lbm
+        loop.properties["upperBoundMap"] = ubm
+        loop.properties["step"] = step
+        loop.operands = [*lbo, *ubo]
+    # The body's uses of the two induction variables are exchanged with the bounds.
+    o_uses = [(u.operation, u.index) for u in list(o_iv.uses)]
+    i_uses = [(u.operation, u.index) for u in list(i_iv.uses)]
+    for op, k in o_uses:
+        op.operands[k] = i_iv
+    for op, k in i_uses:
+        op.operands[k] = o_iv
+    o_iv.name_hint, i_iv.name_hint = i_iv.name_hint, o_iv.name_hint
+
+
+def sink_sequential(loop: affine.ForOp) -> None:
+    """Interchange ``loop`` with a perfectly nested parallel child where that is legal."""
+    inner = _perfect_child(loop)
+    while inner is not None and not is_parallel(loop) and is_parallel(inner):
+        if not all(_defined_outside(v, loop) for v in inner.operands):
+            return
+        interchange(loop, inner)
+        loop, inner = inner, _perfect_child(inner)
+
+
+def to_parallel(loop: affine.ForOp) -> affine.ParallelOp:
+    body = Rewriter.move_region_contents_to_new_regions(loop.body)
+    par = affine.ParallelOp.create(
+        operands=[*loop.lowerBoundOperands, *loop.upperBoundOperands],
+        result_types=[],
+        properties={
+            "reductions": ArrayAttr([]),
+            "lowerBoundsMap": loop.lowerBoundMap,
+            "lowerBoundsGroups": DenseIntElementsAttr.from_list(
+                builtin.TensorType(i32, [1]), [1]),
+            "upperBoundsMap": loop.upperBoundMap,
+            "upperBoundsGroups": DenseIntElementsAttr.from_list(
+                builtin.TensorType(i32, [1]), [1]),
+            "steps": ArrayAttr([IntegerAttr(loop.step.value.data, i64)]),
+        },
+        regions=[body],
+    )
+    return par
+
+
+class AffineParallelizePass(ModulePass):
+    name = "affine-parallelize"
+
+    def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
+        loops = [o for o in op.walk() if isinstance(o, affine.ForOp)]
+        # Outermost first, so that a sequential loop sinks below the parallel ones.
+        for loop in loops:
+            sink_sequential(loop)
+        for loop in reversed([o for o in op.walk() if isinstance(o, affine.ForOp)]):
+            if is_parallel(loop):
+                Rewriter.replace_op(loop, to_parallel(loop))

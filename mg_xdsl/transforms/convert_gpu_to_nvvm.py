@@ -1,0 +1,90 @@
+"""``convert-gpu-to-nvvm``: the kernels in every ``gpu.module`` -> LLVM dialect for NVPTX.
+
+Inside each ``gpu.module`` (the host code is left alone):
+
+- ``gpu.thread_id``/``gpu.block_id``/``gpu.block_dim``/``gpu.grid_dim`` ``x|y|z`` ->
+  ``llvm.call_intrinsic "llvm.nvvm.read.ptx.sreg.{tid,ctaid,ntid,nctaid}.{x,y,z}"() : () -> i32``
+  then ``llvm.sext`` to i64 (the converted ``index``);
+- ``gpu.func`` -> ``llvm.func`` with upstream's calling convention (each memref argument passed
+  as the scalar fields of its descriptor and repacked at entry, as ``convert-func-to-llvm``
+  does); a kernel keeps the ``gpu.kernel`` attribute and gets ``nvvm.kernel``, which the PTX
+  back end turns into the ``ptx_kernel`` calling convention;
+- ``gpu.return`` -> ``llvm.return``;
+- then the kernel bodies go through the project's lowerings, run on the ``gpu.module``'s
+  contents: ``convert-scf-to-cf``, ``convert-arith-to-llvm``, ``convert-cf-to-llvm``,
+  ``finalize-memref-to-llvm``, ``reconcile-unrealized-casts``.
+"""
+
+from xdsl.builder import Builder
+from xdsl.context import Context
+from xdsl.dialects import builtin, gpu, llvm
+from xdsl.dialects.builtin import FunctionType, IndexType, UnitAttr, i32, i64
+from xdsl.ir import Block, Region
+from xdsl.passes import ModulePass
+from xdsl.rewriter import InsertPoint, Rewriter
+
+from mg_xdsl.transforms import get_pass
+from mg_xdsl.transforms.convert_func_to_llvm import _convert_entry_block, llvm_function_type
+from mg_xdsl.transforms.llvm_type_conversion import from_llvm
+
+_SREG = {gpu.ThreadIdOp: "tid", gpu.BlockIdOp: "ctaid", gpu.BlockDimOp: "ntid", gpu.GridDimOp: "nctaid"}
+
+KERNEL_PASSES = (
+    "convert-scf-to-cf",
+    "convert-arith-to-llvm",
+    "convert-cf-to-llvm",
+    "finalize-memref-to-llvm",
+    "reconcile-unrealized-casts",
+)
+
+
+def _convert_ids(gmod: gpu.ModuleOp) -> None:
+    for op in list(gmod.walk()):
+        reg = _SREG.get(type(op))
+        if reg is None:
+            continue
+        dim = op.dimension.data.value
+        b = Builder(InsertPoint.before(op))
+        read = b.insert(llvm.CallIntrinsicOp(f"llvm.nvvm.read.ptx.sreg.{reg}.{dim}", [], [i32]))
+        wide = b.insert(llvm.SExtOp(read.results[0], i64))
+        index = from_llvm(b, wide.results[0], IndexType())
+        op.results[0].replace_all_uses_with(index)
+        Rewriter.erase_op(op)
+
+
+def _convert_func(f: gpu.FuncOp) -> llvm.FuncOp:
+    t = f.function_type
+    for op in list(f.walk()):
+        if isinstance(op, gpu.ReturnOp):
+            Rewriter.replace_op(op, llvm.ReturnOp.build(operands=[list(op.args)[:1]]))
+    region = Rewriter.move_region_contents_to_new_regions(f.body)
+    _convert_entry_block(region, FunctionType.from_lists(t.inputs.data, t.outputs.data))
+    attrs = {"gpu.kernel": UnitAttr(), "nvvm.kernel": UnitAttr()} if f.kernel else {}
+    return llvm.FuncOp(
+        f.sym_name.data,
+        llvm_function_type(t),
+        linkage=llvm.LinkageAttr("external"),
+        body=region,
+        extra_attrs=attrs,
+    )
+
+
+class ConvertGpuToNVVMPass(ModulePass):
+    name = "convert-gpu-to-nvvm"
+
+    def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
+        for gmod in [o for o in op.walk() if isinstance(o, gpu.ModuleOp)]:
+            _convert_ids(gmod)
+            for f in list(gmod.body.block.ops):
+                if isinstance(f, gpu.FuncOp):
+                    Rewriter.replace_op(f, _convert_func(f))
+            # Run the project's lowerings on the kernels, in a module of their own.
+            inner = builtin.ModuleOp(Region(Block()))
+            for k in list(gmod.body.block.ops):
+                k.detach()
+                inner.body.block.add_op(k)
+            for name in KERNEL_PASSES:
+                get_pass(name)().apply(ctx, inner)
+            for k in list(inner.body.block.ops):
+                k.detach()
+                gmod.body.block.add_op(k)
