@@ -4,6 +4,8 @@ The generator and the reference evaluator are in programs.py. The reference sums
 language's order, so the only allowed difference is the printer's 6 significant digits.
 """
 
+import os
+
 import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -22,7 +24,11 @@ def agree(got: np.ndarray, want: np.ndarray) -> bool:
                 and (got[np.isinf(want)] == want[np.isinf(want)]).all())
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+# The mutation run (tests/mutation/run.py) asks for fewer examples.
+EXAMPLES = int(os.environ.get("MG_PROPERTY_EXAMPLES", "300"))
+
+
+@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(program())
 def test_random_programs_agree_with_numpy(case):
     source, want = case
@@ -31,7 +37,7 @@ def test_random_programs_agree_with_numpy(case):
     assert agree(got, want), f"{source}\nprinted:\n{printed}\nNumPy:\n{want}"
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=min(60, EXAMPLES), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(dynamic_program(), st.lists(st.tuples(st.integers(1, 6), st.integers(1, 6)), min_size=1, max_size=4),
        st.integers(0, 2**32 - 1))
 def test_dynamic_programs_at_several_sizes(case, sizes, seed):

@@ -14,7 +14,7 @@ config.excludes = ["lit.cfg.py", "Inputs"]
 bindir = os.path.dirname(sys.executable)
 # The tools run from the same environment as lit itself.
 config.environment["PATH"] = os.pathsep.join([bindir, os.environ.get("PATH", "")])
-for var in ("HOME", "TMPDIR", "MG_NUM_THREADS"):
+for var in ("HOME", "TMPDIR", "MG_NUM_THREADS", "PYTHONPATH"):
     if var in os.environ:
         config.environment[var] = os.environ[var]
 

@@ -1,0 +1,116 @@
+"""The curated mutations: each is one deliberate bug, as (file, exact text, replacement, what
+it breaks). tests/mutation/run.py applies each to a copy of the project and runs the tests;
+every one must make some test fail. The first ten are the chapter's (its front-end and
+lowering mutations), the rest cover every other part of the compiler."""
+
+from typing import NamedTuple
+
+
+class Mutation(NamedTuple):
+    file: str
+    old: str
+    new: str
+    breaks: str
+
+
+FE, SH, MG = "mg_xdsl/frontend.py", "mg_xdsl/shapes.py", "mg_xdsl/dialects/mg.py"
+AFF = "mg_xdsl/transforms/lower_mg_to_affine.py"
+
+MUTATIONS = [
+    # -- the chapter's front-end mutations --------------------------------------------------
+    Mutation(FE, 'f"{side}_{kind}": (1 if side == "row" else 0, kind)',
+             'f"{side}_{kind}": (0 if side == "row" else 1, kind)',
+             "row_* and col_* use the opposite axis"),
+    Mutation(FE, "count = float(arg.shape[axis])", "count = float(arg.shape[1 - axis])",
+             "mean divides by the wrong dimension's count"),
+    Mutation(FE, "return Tensor(self.emit(mg.ReluOp(arg.value), name), arg.shape)",
+             "return Tensor(self.emit(mg.NegOp(arg.value), name), arg.shape)",
+             "relu is emitted as negation"),
+    Mutation(SH, "        elif a == 1:\n            out.append(b)", "        elif False:\n            out.append(b)",
+             "a size-1 left operand is not broadcast"),
+    Mutation(SH, "        elif b == 1:\n            out.append(a)", "        elif b == 1 and 1 not in a_dims:\n            out.append(a)",
+             "a 1x1 (all-ones) right operand is never broadcast"),
+    # -- the chapter's lowering mutations ---------------------------------------------------
+    Mutation(AFF, 'START = {"sum": 0.0, "max": float("-inf")}', 'START = {"sum": 0.0, "max": 0.0}',
+             "max reduction starts at 0 instead of -infinity"),
+    Mutation(AFF, "return arith.MaximumfOp(x, zero).result", "return arith.MaximumfOp(x, x).result",
+             "relu does not clamp (max of x with itself)"),
+    Mutation(AFF, "src = [zero if size == 1 and out_shape[lead + d] != 1 else ivs[lead + d]",
+             "src = [zero if in_shape[len(in_shape) - 1 - d] == 1 and out_shape[lead + d] != 1 else ivs[lead + d]",
+             "broadcast reads index 0 of the wrong dimension"),
+    Mutation(AFF, "dst = [zero if d == axis else iv for d, iv in enumerate(ivs)]",
+             "dst = [zero, ivs[0]] if axis == 1 else [zero if d == axis else iv for d, iv in enumerate(ivs)]",
+             "reduce over axis 1 writes into the wrong cell (the equivalent mutant)"),
+    Mutation(AFF, "lhs, rhs = (number, x) if op.reversed.value.data else (x, number)", "lhs, rhs = (x, number)",
+             "a number on the left (2 - a) is applied on the right"),
+    # -- front end ----------------------------------------------------------------------------
+    Mutation(FE, "            left = self.binary(tok, left, self.term())",
+             "            left = self.binary(tok, left, self.expr())",
+             "+ and - associate to the right"),
+    Mutation(FE, '    if op == "-":\n        return a - b', '    if op == "-":\n        return b - a',
+             "folding two numbers subtracts the wrong way round"),
+    Mutation(FE, "            if not shapes.shapes_compatible(arg.shape, pshape):",
+             "            if False:", "a call accepts an argument of the wrong static shape"),
+    # -- shape rules and verifiers -----------------------------------------------------------
+    Mutation(SH, 'raise ShapeError(f"axis must be {allowed}, got {axis}")',
+             'raise ShapeError(f"axis must be {allowed}")', "the axis verifier's message loses the value"),
+    Mutation(MG, "        if self.kind.data not in REDUCE_KINDS:", "        if False:",
+             "mg.reduce accepts any kind"),
+    Mutation(SH, "        if a != t and a != 1:\n            return d", "        if a != t and a != 1 and False:\n            return d",
+             "mg.broadcast accepts a dimension that cannot grow"),
+    Mutation(SH, "    if not dims_compatible(lhs[1], rhs[0]):", "    if False:",
+             "@ accepts mismatched inner dimensions"),
+    # -- lowerings ----------------------------------------------------------------------------
+    Mutation(AFF, "product = arith.MulfOp(load(op.lhs, [i, kk]), load(op.rhs, [kk, j]))",
+             "product = arith.MulfOp(load(op.lhs, [i, kk]), load(op.rhs, [j, kk]))",
+             "matmul reads the right operand transposed"),
+    Mutation(AFF, "nest(sizes, lambda ivs: store(load(op.input, list(reversed(ivs))), out, ivs))",
+             "nest(sizes, lambda ivs: store(load(op.input, ivs), out, ivs))", "transpose copies"),
+    Mutation(AFF, 'ARITH = {mg.AddOp: "add", mg.SubOp: "sub"', 'ARITH = {mg.AddOp: "add", mg.SubOp: "add"',
+             "subtraction lowers to addition"),
+    Mutation("mg_xdsl/transforms/lower_affine.py", "    dims, symbols = operands[: map.num_dims], operands[map.num_dims :]",
+             "    dims, symbols = operands[: map.num_dims], operands[: map.num_dims]",
+             "lower-affine reads symbols from the dimension operands"),
+    # -- LLVM-dialect conversions -----------------------------------------------------------
+    Mutation("mg_xdsl/transforms/convert_arith_to_llvm.py", 'arith.MaximumfOp: "llvm.maximum",',
+             'arith.MaximumfOp: "llvm.maxnum",', "maximumf becomes the NaN-ignoring maxnum"),
+    Mutation("mg_xdsl/transforms/finalize_memref_to_llvm.py", "            term = _mul(rewriter, index, const(stride))",
+             "            term = _mul(rewriter, index, const(stride - 1))", "a static stride is off by one in address arithmetic"),
+    Mutation("mg_xdsl/transforms/finalize_memref_to_llvm.py", "            nbytes = _mul(rewriter, count, const(element_bytes))",
+             "            nbytes = _mul(rewriter, count, const(element_bytes // 2))", "a dynamic malloc is half the size it needs"),
+    Mutation("mg_xdsl/transforms/convert_cf_to_llvm.py",
+             "llvm.CondBrOp(op.cond, op.then_block, then_args, op.else_block, else_args)",
+             "llvm.CondBrOp(op.cond, op.else_block, else_args, op.then_block, then_args)",
+             "a conditional branch goes the wrong way"),
+    # -- the run-time printer ---------------------------------------------------------------
+    Mutation("mg_xdsl/backend/runtime.py", '                out.append(", ")', '                out.append(",")',
+             "the printer drops the space after a comma"),
+    Mutation("mg_xdsl/backend/runtime.py", '    return "%g" % x', '    return "%.5g" % x', "the printer shows 5 digits"),
+    Mutation("mg_xdsl/backend/runtime.c", '    printf("%g", x);', '    printf("%.5g", x);',
+             "executables print 5 digits"),
+    # -- run-time checks ------------------------------------------------------------------------
+    Mutation(AFF, 'check_same_size(a, b, f"{op.name}: operand shapes differ at runtime in dimension {d}")',
+             'check_same_size(a, b, f"{op.name}: operand shapes differ at runtime in dimension {d + 1}")',
+             "the run-time check names the wrong dimension"),
+    Mutation(AFF, '    same = arith.CmpiOp(as_index(a), as_index(b), "eq")', '    same = arith.CmpiOp(as_index(a), as_index(b), "sle")',
+             "the run-time check lets a smaller size through"),
+    Mutation("mg_xdsl/transforms/lower_assert_to_stderr.py", "cf.ConditionalBranchOp(op.arg, rest, [], failed, [])",
+             "cf.ConditionalBranchOp(op.arg, failed, [], rest, [])", "a check fails when the sizes agree"),
+    Mutation("mg_xdsl/backend/runtime_ir.py", "%w1 = call i64 @write(i32 2, ptr %msg, i64 %n)",
+             "%w1 = call i64 @write(i32 1, ptr %msg, i64 %n)", "a failed check reports on stdout"),
+    # -- deallocation ---------------------------------------------------------------------------
+    Mutation("mg_xdsl/transforms/buffer_deallocation.py",
+             "        Rewriter.insert_op(memref.DeallocOp.get(buffer), InsertPoint.after(last))", "        pass",
+             "no buffer is ever freed"),
+    Mutation("mg_xdsl/transforms/buffer_deallocation.py", "last = max(users, key=position.__getitem__)",
+             "last = min(users, key=position.__getitem__)", "a buffer is freed after its first use, not its last"),
+    Mutation("mg_xdsl/transforms/buffer_deallocation.py", "            if isinstance(value.type, MemRefType) and root(value) not in owned:",
+             "            if False:", "a function returns its parameter, which the caller then frees"),
+    # -- GPU mapping ------------------------------------------------------------------------------
+    Mutation("mg_xdsl/transforms/affine_parallelize.py", "            if idx is None or iv not in idx:\n                return False",
+             "            if idx is None:\n                return False", "a reduction's accumulation loop is made parallel"),
+    Mutation("mg_xdsl/transforms/convert_parallel_loops_to_gpu.py", "THREADS_PER_BLOCK = 256", "THREADS_PER_BLOCK = 1",
+             "one thread per block"),
+    Mutation("mg_xdsl/transforms/convert_gpu_to_nvvm.py", '_SREG = {gpu.ThreadIdOp: "tid", gpu.BlockIdOp: "ctaid"',
+             '_SREG = {gpu.ThreadIdOp: "ctaid", gpu.BlockIdOp: "tid"', "thread and block ids are swapped"),
+]
