@@ -16,3 +16,6 @@ print x / (1 + 3) @ x
 print x - x - x
 # CHECK:      %[[L:.*]] = mg.sub %[[X]], %[[X]]
 # CHECK-NEXT: mg.sub %[[L]], %[[X]]
+print x * (5 - 3) + (1 / 4 - 2 * 3)
+# CHECK:      %[[F:.*]] = mg.scalar %[[X]] {op = "mul", value = 2.000000e+00 : f64, reversed = false}
+# CHECK-NEXT: mg.scalar %[[F]] {op = "add", value = -5.750000e+00 : f64, reversed = false}
