@@ -142,8 +142,6 @@ def fold(op: str, a: float, b: float) -> float:
         return a - b
     if op == "*":
         return a * b
-    if op == "@":
-        raise ValueError
     if b == 0:
         if a == 0 or math.isnan(a):
             return math.nan
@@ -198,7 +196,7 @@ class Parser:
 
     def expect(self, text: str, what: str | None = None) -> Token:
         tok = self.peek()
-        if tok.text != text or tok.kind == "end" and text:
+        if tok.text != text:
             raise self.error(f"expected {what or repr(text)}, found {self.found(tok)}")
         return self.next()
 

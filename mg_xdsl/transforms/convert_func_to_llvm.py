@@ -112,7 +112,7 @@ def _new_function(
     )
 
 
-def _convert_entry_block(region: Region, t: FunctionType) -> None:
+def convert_entry_block(region: Region, t: FunctionType) -> None:
     """Give the entry block the expanded signature, repacking memrefs for the body."""
     old = region.blocks[0]
     new = Block(arg_types=llvm_function_type(t).inputs.data)
@@ -218,7 +218,7 @@ class FuncOpLowering(RewritePattern):
                 rewriter.replace(op, [declaration], [])
             return
         body = rewriter.move_region_contents_to_new_regions(op.body)
-        _convert_entry_block(body, t)
+        convert_entry_block(body, t)
         new_ops = [_new_function(op, name, llvm_function_type(t), "external", body)]
         if c_interface:
             new_ops.append(_c_wrapper_of_definition(op))

@@ -24,7 +24,7 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from mg_xdsl.transforms import get_pass
-from mg_xdsl.transforms.convert_func_to_llvm import _convert_entry_block, llvm_function_type
+from mg_xdsl.transforms.convert_func_to_llvm import convert_entry_block, llvm_function_type
 from mg_xdsl.transforms.llvm_type_conversion import from_llvm
 
 _SREG = {gpu.ThreadIdOp: "tid", gpu.BlockIdOp: "ctaid", gpu.BlockDimOp: "ntid", gpu.GridDimOp: "nctaid"}
@@ -58,7 +58,7 @@ def _convert_func(f: gpu.FuncOp) -> llvm.FuncOp:
         if isinstance(op, gpu.ReturnOp):
             Rewriter.replace_op(op, llvm.ReturnOp.build(operands=[list(op.args)[:1]]))
     region = Rewriter.move_region_contents_to_new_regions(f.body)
-    _convert_entry_block(region, FunctionType.from_lists(t.inputs.data, t.outputs.data))
+    convert_entry_block(region, FunctionType.from_lists(t.inputs.data, t.outputs.data))
     attrs = {"gpu.kernel": UnitAttr(), "nvvm.kernel": UnitAttr()} if f.kernel else {}
     return llvm.FuncOp(
         f.sym_name.data,
