@@ -11,15 +11,16 @@ The package is laid out in the order a program travels through it:
 """
 
 
-def compile(source, path="<string>"):
-    """Compile Mountain Goat source to a ``Library`` of Python callables (see ``mg_xdsl.api``)."""
+def compile(source, path="<string>", gpu=False):
+    """Compile Mountain Goat source to a ``Library`` of Python callables (see ``mg_xdsl.api``);
+    ``gpu=True`` runs its parallel loop nests on an NVIDIA GPU, ``gpu="emulated"`` on the CPU."""
     from mg_xdsl.api import compile as _compile
 
-    return _compile(source, path)
+    return _compile(source, path, gpu)
 
 
-def compile_file(path):
+def compile_file(path, gpu=False):
     """``compile`` the program in the file at ``path``."""
     from mg_xdsl.api import compile_file as _compile_file
 
-    return _compile_file(path)
+    return _compile_file(path, gpu)

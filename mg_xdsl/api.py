@@ -8,7 +8,9 @@ Each ``def`` becomes a method of the returned ``Library``. Arguments are convert
 C-contiguous float64 matrices; their sizes are checked against the parameters' static sizes
 before the call (``ShapeMismatch``, a ``ValueError``); a run-time check that fails inside
 the compiled code raises ``RuntimeCheckFailed`` with the message ``mgc run`` would print, and
-the interpreter carries on. Results are NumPy arrays that own the buffer the compiled code
+the interpreter carries on. With ``compile(..., gpu=True)`` the parallel loop nests run
+as kernels on an NVIDIA GPU (``gpu="emulated"``: on the CPU, through the same launch path).
+Results are NumPy arrays that own the buffer the compiled code
 allocated (it is freed when the array is). Compilation is cached per source text.
 """
 
@@ -18,10 +20,11 @@ from functools import lru_cache
 
 import numpy as np
 
+from mg_xdsl.backend.gpu_runtime import GpuError
 from mg_xdsl.frontend import MgError, Signature
 from mg_xdsl.shapes import fmt_shape
 
-__all__ = ["compile", "compile_file", "Library", "ShapeMismatch", "RuntimeCheckFailed", "MgError"]
+__all__ = ["compile", "compile_file", "Library", "ShapeMismatch", "RuntimeCheckFailed", "MgError", "GpuError"]
 
 
 class ShapeMismatch(ValueError):
@@ -101,16 +104,16 @@ class Function:
 class Library:
     """The compiled ``def``s of one program, as attributes."""
 
-    def __init__(self, source: str | bytes, path: str = "<string>"):
+    def __init__(self, source: str | bytes, path: str = "<string>", gpu: str | None = None):
+        from mg_xdsl.backend.jit import Engine
         from mg_xdsl.backend.runtime_ir import guarded_wrapper
         from mg_xdsl.driver import Compilation
 
-        comp = Compilation(source, path, lib=True)
+        comp = Compilation(source, path, lib=True, gpu=gpu)
         ir = comp.llvm_ir()
         guards = tuple(guarded_wrapper(n, len(s.params) + 1) for n, s in comp.signatures.items())
-        from mg_xdsl.backend.jit import Engine
-
-        self._engine = Engine(ir, extra=guards)
+        launcher = comp.launcher()
+        self._engine = Engine(ir, extra=guards, symbols=launcher and launcher.symbols(), owner=launcher)
         self._functions = {n: Function(self, n, s) for n, s in comp.signatures.items()}
 
     def _failure_message(self) -> str:
@@ -132,15 +135,20 @@ class Library:
 
 
 @lru_cache(maxsize=64)
-def _compile_cached(source: str | bytes, path: str) -> Library:
-    return Library(source, path)
+def _compile_cached(source: str | bytes, path: str, gpu: str | None) -> Library:
+    return Library(source, path, gpu)
 
 
-def compile(source: str | bytes, path: str = "<string>") -> Library:
-    """Compile Mountain Goat source; raises ``MgError`` (with ``.render()``) if it is invalid."""
-    return _compile_cached(source, path)
+def compile(source: str | bytes, path: str = "<string>", gpu: bool | str = False) -> Library:
+    """Compile Mountain Goat source; raises ``MgError`` (with ``.render()``) if it is invalid.
+
+    ``gpu=True`` (or ``"cuda"``) runs every parallel loop nest as a kernel on the NVIDIA GPU,
+    ``gpu="emulated"`` runs the same kernels on the CPU (``GpuError`` if there is no GPU)."""
+    if gpu not in (False, True, None, "cuda", "emulated"):
+        raise ValueError(f"gpu must be True, False, 'cuda' or 'emulated', not {gpu!r}")
+    return _compile_cached(source, path, "cuda" if gpu is True else gpu or None)
 
 
-def compile_file(path: str) -> Library:
+def compile_file(path: str, gpu: bool | str = False) -> Library:
     with open(path, "rb") as f:
-        return compile(f.read(), path)
+        return compile(f.read(), path, gpu)

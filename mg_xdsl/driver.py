@@ -35,8 +35,11 @@ class Compilation:
     keep_dir: str | None = field(default_factory=lambda: os.environ.get("MGC_KEEP") or None)
     lib: bool = False  # only the defs, no @main (for `mgc lib` and the Python API)
     backend: str = "xdsl"  # "mlir": upstream mlir-opt-22 lowers the affine-level IR
+    gpu: str | None = None  # "cuda" or "emulated": parallel loop nests run as GPU kernels
     times: dict[str, float] = field(default_factory=dict)
     signatures: dict = field(default_factory=dict)
+    gpu_modules: ModuleOp | None = None  # the device code, with gpu
+    kernels: list = field(default_factory=list)  # gpu_runtime.Kernel for each launched kernel
 
     def timed(self, name: str, seconds: float) -> None:
         self.times[name] = self.times.get(name, 0.0) + seconds
@@ -58,14 +61,52 @@ class Compilation:
         self.timed("front end", time.perf_counter() - start)
         self.keep("mg.mlir", module)
         ctx = pipeline.context()
-        for s in pipeline.stages_to(stage):
+        stages = pipeline.stages_to(stage)
+        if self.gpu:
+            stages = self._gpu_stages(module, ctx, stage)
+        for s in stages:
             pipeline.run_stage(module, s, ctx, self.timed)
             self.keep(f"{s.name}.mlir", module)
         return module
 
+    def _gpu_stages(self, module: ModuleOp, ctx, stage: str) -> tuple:
+        """Run the GPU pipeline (``mg_xdsl.backend.ptx``) and ``gpu-to-runtime-calls`` on
+        ``module``, keeping the device code (``self.gpu_modules``) and the kernels the host
+        launches (``self.kernels``); the CPU stages from ``cf`` on remain to be run."""
+        from xdsl.dialects import gpu
+
+        from mg_xdsl.backend import gpu_runtime, ptx
+
+        if stage not in ("cf", "llvm"):
+            raise ValueError(f"the GPU path starts at the cf stage, not {stage!r}")
+        ctx.load_dialect(gpu.GPU)
+        pipeline.run_stage(module, ptx.gpu_stage(), ctx, self.timed)
+        ptx.check_kernels(module)
+        self.keep("gpu.mlir", module)
+        self.gpu_modules = ptx.kernel_modules(module)
+        host = pipeline.Stage("host", ("gpu-to-runtime-calls",), ("gpu",), "kernel launches as calls")
+        pipeline.run_stage(module, host, ctx, self.timed)
+        self.kernels = gpu_runtime.kernels(module)
+        self.keep("host.mlir", module)
+        return tuple(s for s in pipeline.stages_to(stage) if s.name in ("cf", "llvm"))
+
+    def launcher(self):
+        """The launch callbacks of the compiled kernels, on ``self.gpu``'s device (after
+        ``llvm_ir``); ``None`` for a CPU compilation."""
+        if not self.gpu:
+            return None
+        from mg_xdsl.backend import gpu_runtime
+
+        start = time.perf_counter()
+        launcher = gpu_runtime.Launcher(gpu_runtime.device(self.gpu), self.gpu_modules, self.kernels)
+        self.timed(f"kernels for the {self.gpu} device", time.perf_counter() - start)
+        return launcher
+
     def llvm_ir(self, entry: str = "main") -> str:
         """The program's LLVM IR; its top-level statements become the function ``entry``."""
         if self.backend == "mlir":
+            if self.gpu:
+                raise ValueError("the GPU path lowers with this project's passes only (--backend xdsl)")
             from mg_xdsl.backend.upstream import lower_with_mlir_opt
 
             module = self.mlir("affine")
@@ -88,8 +129,9 @@ class Compilation:
         from mg_xdsl.backend.jit import Engine
 
         ir = self.llvm_ir()
+        launcher = self.launcher()
         start = time.perf_counter()
-        engine = Engine(ir, level)
+        engine = Engine(ir, level, symbols=launcher and launcher.symbols(), owner=launcher)
         self.timed("LLVM optimise + JIT", time.perf_counter() - start)
         self.keep("opt.ll", engine.module)
         return engine

@@ -23,7 +23,7 @@ def _initialise_llvm() -> None:
         llvm.add_symbol(name, address)
 
 
-def _target_machine() -> llvm.TargetMachine:
+def target_machine() -> llvm.TargetMachine:
     """A target machine for this host. A fresh one each time: an MCJIT engine takes
     ownership of the one it is given and frees it with itself."""
     _initialise_llvm()
@@ -55,7 +55,7 @@ def link(ir: str, *extra: str) -> llvm.ModuleRef:
 
 def optimise(ir: str | llvm.ModuleRef, level: int = 2) -> llvm.ModuleRef:
     """Parse, verify and optimise LLVM IR with LLVM's standard ``O<level>`` pipeline."""
-    tm = _target_machine()
+    tm = target_machine()
     mod = llvm.parse_assembly(ir) if isinstance(ir, str) else ir
     mod.verify()
     if level > 0:
@@ -66,11 +66,20 @@ def optimise(ir: str | llvm.ModuleRef, level: int = 2) -> llvm.ModuleRef:
 
 
 class Engine:
-    """A JIT-compiled module. Keep the engine alive while calling into it."""
+    """A JIT-compiled module. Keep the engine alive while calling into it.
 
-    def __init__(self, ir: str, level: int = 2, extra: tuple[str, ...] = ()):
+    ``symbols`` resolves the module's external functions that are not in the run-time
+    library (the GPU launch callbacks); ``owner`` is kept alive with the engine (whoever
+    owns those callbacks)."""
+
+    def __init__(self, ir: str, level: int = 2, extra: tuple[str, ...] = (),
+                 symbols: dict[str, int] | None = None, owner: object = None):
+        self.owner = owner
+        for name, address in (symbols or {}).items():
+            # Process-wide, but read only when an engine is finalised, just below.
+            llvm.add_symbol(name, address)
         self.module = optimise(link(ir, *extra), level)
-        self.engine = llvm.create_mcjit_compiler(self.module, _target_machine())
+        self.engine = llvm.create_mcjit_compiler(self.module, target_machine())
         self.engine.finalize_object()
         self.engine.run_static_constructors()
 

@@ -90,21 +90,41 @@ def ptx(module: builtin.ModuleOp | gpu.ModuleOp | str, arch: str = "sm_80") -> s
     return tm.emit_assembly(mod)
 
 
+def gpu_stage():
+    """The GPU pipeline as a stage of ``mg_xdsl.pipeline``: from the mg dialect to host code
+    that launches kernels, and ``gpu.module`` ops whose kernels are in the LLVM dialect."""
+    from mg_xdsl.pipeline import Stage
+
+    return Stage("gpu", GPU_PASSES, ("mg", "affine", "scf.parallel"), "kernels in the LLVM dialect")
+
+
+def check_kernels(module: builtin.ModuleOp) -> None:
+    """Every op inside a kernel module must be in the LLVM dialect by now."""
+    from mg_xdsl.pipeline import PipelineError
+
+    for g in module.walk():
+        if isinstance(g, gpu.ModuleOp):
+            for op in g.walk():
+                if op is not g and not op.name.startswith("llvm."):
+                    raise PipelineError(f"'{op.name}' is left in a kernel after {GPU_PASSES[-1]}")
+
+
+def kernel_modules(module: builtin.ModuleOp) -> builtin.ModuleOp:
+    """A module holding copies of the ``gpu.module`` ops of ``module`` (the device code)."""
+    return builtin.ModuleOp(Region(Block(
+        [g.clone() for g in module.body.block.ops if isinstance(g, gpu.ModuleOp)])))
+
+
 def gpu_module(source: str, path: str = "<input>") -> builtin.ModuleOp:
     """The front end and ``GPU_PASSES``: a module whose kernels are in the LLVM dialect."""
     from mg_xdsl.frontend import parse_program
-    from mg_xdsl.pipeline import PipelineError, Stage, context, run_stage
+    from mg_xdsl.pipeline import context, run_stage
 
     module = parse_program(source, path).module
     ctx = context()
     ctx.load_dialect(gpu.GPU)
-    run_stage(module, Stage("gpu", GPU_PASSES, ("mg", "affine", "scf.parallel"), "kernels in LLVM"), ctx)
-    for g in module.walk():
-        if isinstance(g, gpu.ModuleOp):
-            for op in g.walk():
-                if op is not g and True \
-                        and not op.name.startswith("llvm."):
-                    raise PipelineError(f"'{op.name}' is left in a kernel after {GPU_PASSES[-1]}")
+    run_stage(module, gpu_stage(), ctx)
+    check_kernels(module)
     return module
 
 

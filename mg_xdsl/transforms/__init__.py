@@ -24,6 +24,7 @@ _PROJECT_PASSES: dict[str, tuple[str, str]] = {
     "convert-parallel-loops-to-gpu": ("convert_parallel_loops_to_gpu", "ConvertParallelLoopsToGpuPass"),
     "gpu-kernel-outlining": ("gpu_kernel_outlining", "GpuKernelOutliningPass"),
     "convert-gpu-to-nvvm": ("convert_gpu_to_nvvm", "ConvertGpuToNVVMPass"),
+    "gpu-to-runtime-calls": ("gpu_to_runtime_calls", "GpuToRuntimeCallsPass"),
 }
 
 # Passes that xDSL already provides and the pipeline uses as they are.

@@ -19,7 +19,7 @@ and step (as upstream MLIR's pass of this name does); nested parallel loops stay
 
 from xdsl.context import Context
 from xdsl.dialects import affine, builtin
-from xdsl.dialects.builtin import ArrayAttr, DenseIntElementsAttr, IntegerAttr, i32, i64
+from xdsl.dialects.builtin import ArrayAttr, DenseArrayBase, DenseIntElementsAttr, IntegerAttr, i32, i64
 from xdsl.ir import Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
@@ -90,6 +90,8 @@ def interchange(outer: affine.ForOp, inner: affine.ForOp) -> None:
         loop.properties["upperBoundMap"] = ubm
         loop.properties["step"] = step
         loop.operands = [*lbo, *ubo]
+        # The operand groups' sizes live in a property of their own; they move with the bounds.
+        loop.properties["operandSegmentSizes"] = DenseArrayBase.from_list(i32, [len(lbo), len(ubo), 0])
     # The body's uses of the two induction variables are exchanged with the bounds.
     o_uses = [(u.operation, u.index) for u in list(o_iv.uses)]
     i_uses = [(u.operation, u.index) for u in list(i_iv.uses)]

@@ -13,16 +13,19 @@ names them) with the ``gpu.kernel`` attribute:
 - ``gpu.terminator`` becomes ``gpu.return``.
 
 The launch is replaced by ``gpu.launch_func @F_kernels::@F_kernel`` with the same grid and
-block sizes and the captured values as kernel operands.
+block sizes and the captured values as kernel operands. It also gets ``mg.gpu_written``, the
+positions of the operands the kernel stores into, so that the launch run time copies back
+only those (an operand may be a constant global the host cannot write).
 """
 
 from xdsl.context import Context
-from xdsl.dialects import arith, builtin, func, gpu
-from xdsl.dialects.builtin import StringAttr, SymbolRefAttr, UnitAttr
+from xdsl.dialects import arith, builtin, func, gpu, memref
+from xdsl.dialects.builtin import DenseArrayBase, StringAttr, SymbolRefAttr, UnitAttr, i64
 from xdsl.ir import Block, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
+WRITTEN_ATTR = "mg.gpu_written"
 _ID_OPS = (gpu.BlockIdOp, gpu.BlockDimOp, gpu.ThreadIdOp, gpu.GridDimOp)
 
 
@@ -85,6 +88,9 @@ def outline(launch: gpu.LaunchOp, name: str, module_name: str) -> gpu.FuncOp:
         [launch.blockSizeX, launch.blockSizeY, launch.blockSizeZ],
         kernelOperands=args,
     )
+    stored = {op.memref for op in region.walk() if isinstance(op, memref.StoreOp)}
+    written = [k for k, a in enumerate(entry.args) if a in stored]
+    call.attributes[WRITTEN_ATTR] = DenseArrayBase.from_list(i64, written)
     Rewriter.replace_op(launch, call)
     return kernel
 

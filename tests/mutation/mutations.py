@@ -113,4 +113,14 @@ MUTATIONS = [
              "one thread per block"),
     Mutation("mg_xdsl/transforms/convert_gpu_to_nvvm.py", '_SREG = {gpu.ThreadIdOp: "tid", gpu.BlockIdOp: "ctaid"',
              '_SREG = {gpu.ThreadIdOp: "ctaid", gpu.BlockIdOp: "tid"', "thread and block ids are swapped"),
+    # -- GPU launching --------------------------------------------------------------------------
+    Mutation("mg_xdsl/backend/gpu_runtime.py", "                if written and device_ptr[host]:",
+             "                if False and device_ptr[host]:", "results never come back from the device"),
+    Mutation("mg_xdsl/transforms/gpu_kernel_outlining.py", "    written = [k for k, a in enumerate(entry.args) if a in stored]",
+             "    written = [k for k, a in enumerate(entry.args) if a not in stored]",
+             "the buffers a kernel only reads are copied back instead of those it writes"),
+    Mutation("mg_xdsl/transforms/gpu_to_runtime_calls.py", 'ok = b.insert(arith.CmpiOp(call.results[0], zero.result, "eq"))',
+             'ok = b.insert(arith.CmpiOp(call.results[0], zero.result, "ne"))', "a successful launch counts as a failure"),
+    Mutation("mg_xdsl/transforms/affine_parallelize.py", "DenseArrayBase.from_list(i32, [len(lbo), len(ubo), 0])",
+             "DenseArrayBase.from_list(i32, [len(lbo), len(ubo) * 0, 0])", "an interchanged loop loses its bound operand's group size"),
 ]

@@ -34,7 +34,7 @@ from mutations import MUTATIONS  # noqa: E402
 TEST_ORDER = [
     "tests/test_filecheck.py", "tests/test_examples.py", "tests/test_malformed.py",
     "tests/test_stages.py", "tests/test_api.py", "tests/test_llvm_conversions.py",
-    "tests/test_cli.py", "tests/test_cpp.py", "tests/test_build.py", "tests/test_gpu_ptx.py",
+    "tests/test_cli.py", "tests/test_cpp.py", "tests/test_build.py", "tests/test_gpu_ptx.py", "tests/gpu",
     "tests/test_properties.py",
 ]
 

@@ -2,8 +2,10 @@
 
 // CHECK:      builtin.module attributes {gpu.container_module}
 // CHECK:      func.func @f(%x: memref<2x3xf64>, %bias: memref<1x3xf64>)
-// CHECK:        "gpu.launch_func"(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %bias, %{{.*}}) <{kernel = @f_kernels::@f_kernel,
-// CHECK:        "gpu.launch_func"(%{{.*}}, %x, %{{.*}}, %{{.*}}) <{kernel = @f_kernels::@f_kernel_0,
+// The launch records which kernel operands the kernel stores into (mg.gpu_written): the
+// broadcast kernel writes its second operand, the add kernel its third.
+// CHECK:        "gpu.launch_func"(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %bias, %{{.*}}) <{kernel = @f_kernels::@f_kernel, {{.*}}}> {mg.gpu_written = array<i64: 1>}
+// CHECK:        "gpu.launch_func"(%{{.*}}, %x, %{{.*}}, %{{.*}}) <{kernel = @f_kernels::@f_kernel_0, {{.*}}}> {mg.gpu_written = array<i64: 2>}
 // CHECK:        "gpu.launch_func"{{.*}}kernel = @f_kernels::@f_kernel_1,
 // CHECK:        "gpu.launch_func"{{.*}}kernel = @f_kernels::@f_kernel_2,
 // CHECK:        "gpu.launch_func"{{.*}}kernel = @f_kernels::@f_kernel_3,

@@ -1,0 +1,265 @@
+"""The host side of ``mgc run --gpu``: launching the program's kernels on a device.
+
+``gpu-to-runtime-calls`` leaves one call per kernel launch in the host code, to a function
+``mgrt_launch_<kernel>(gx, gy, gz, bx, by, bz, <the kernel's arguments>) -> i32``. This module
+binds each of them to a ctypes callback (``Launcher.symbols``) that, when the compiled host
+code calls it,
+
+1. gives every distinct buffer among the arguments a device buffer and copies it there
+   (memref arguments arrive as the fields of their descriptors: allocated and aligned
+   pointer, offset, sizes, strides; both pointers are replaced by the device pointer),
+2. launches the kernel on the grid and blocks the host code computed, and waits,
+3. copies back the buffers the kernel writes (``mg.gpu_written`` on the declaration: never a
+   constant global, which may live in read-only memory) and frees the device buffers.
+
+A failure (no device, a bad launch) is reported on stderr and the callback returns 1, which
+the host code's ``cf.assert`` turns into the usual run-time check failure. Copying every
+buffer in and out around every launch is the simplest correct protocol; keeping buffers on
+the device between launches is a speed-up left for later.
+
+Two devices implement the same small interface (``load``, ``alloc``, ``free``, ``to_device``,
+``to_host``, ``launch``): ``CudaDevice`` drives an NVIDIA GPU through cuda-python's driver API
+(PTX compiled for the GPU's own architecture), and ``mg_xdsl.backend.gpu_emulator``'s
+``EmulatedDevice`` runs the same kernels compiled for the CPU, one thread at a time, so that
+this protocol is tested on machines without a GPU.
+"""
+
+import ctypes
+import sys
+from dataclasses import dataclass
+from functools import cache
+
+from xdsl.dialects import builtin
+from xdsl.dialects.builtin import MemRefType
+
+
+class GpuError(RuntimeError):
+    """The device could not be used, or it failed to run a kernel."""
+
+
+@dataclass(frozen=True)
+class Param:
+    """One kernel argument: a memref (its rank and element size) or a scalar (its ctype)."""
+
+    rank: int | None
+    element_size: int = 8
+    scalar: type = ctypes.c_int64
+    written: bool = False
+
+    @property
+    def slots(self) -> list[type]:
+        """The ctypes of the argument's fields, as the kernel (and the host call) take them."""
+        if self.rank is None:
+            return [self.scalar]
+        return [ctypes.c_void_p, ctypes.c_void_p] + [ctypes.c_int64] * (1 + 2 * self.rank)
+
+
+@dataclass(frozen=True)
+class Kernel:
+    symbol: str  # the host-side launch function, mgrt_launch_...
+    name: str  # the kernel's name in the device code
+    params: tuple[Param, ...]
+
+
+def _param(t, written: bool) -> Param:
+    if isinstance(t, MemRefType):
+        return Param(len(t.get_shape()), t.element_type.bitwidth // 8, written=written)
+    if isinstance(t, builtin.Float64Type):
+        return Param(None, scalar=ctypes.c_double)
+    if isinstance(t, builtin.Float32Type):
+        return Param(None, scalar=ctypes.c_float)
+    if isinstance(t, builtin.IntegerType) and t.width.data == 32:
+        return Param(None, scalar=ctypes.c_int32)
+    return Param(None)  # index and i64
+
+
+def kernels(host: builtin.ModuleOp) -> list[Kernel]:
+    """The kernels the host module launches, from the declarations ``gpu-to-runtime-calls`` made."""
+    from mg_xdsl.transforms.gpu_to_runtime_calls import KERNEL_ATTR, WRITTEN_ATTR, launches
+
+    out = []
+    for symbol, decl in launches(host).items():
+        written = set(decl.attributes[WRITTEN_ATTR].get_values()) if WRITTEN_ATTR in decl.attributes else set()
+        inputs = decl.function_type.inputs.data[6:]
+        name = decl.attributes[KERNEL_ATTR].nested_references.data[-1].data
+        out.append(Kernel(symbol, name, tuple(_param(t, i in written) for i, t in enumerate(inputs))))
+    return out
+
+
+def _extent(sizes, strides, offset: int) -> int:
+    """Elements from the aligned pointer to one past the last one the memref can reach."""
+    if not all(sizes):
+        return 0
+    return offset + sum((s - 1) * st for s, st in zip(sizes, strides)) + 1
+
+
+class Launcher:
+    """The launch callbacks of one compiled program, bound to ``device``."""
+
+    def __init__(self, device, gpu_modules: builtin.ModuleOp, kernel_list: list[Kernel]):
+        self.device = device
+        self.kernels = kernel_list
+        self.functions = device.load(gpu_modules, [k.name for k in kernel_list])
+        self._callbacks = {}
+        for k in kernel_list:
+            proto = ctypes.CFUNCTYPE(ctypes.c_int32, *[ctypes.c_int64] * 6,
+                                     *[s for p in k.params for s in p.slots])
+            self._callbacks[k.symbol] = proto(self._callback(k))
+
+    def symbols(self) -> dict[str, int]:
+        """Launch symbol -> address of its callback, for the JIT to resolve the host code's calls."""
+        return {name: ctypes.cast(cb, ctypes.c_void_p).value or 0 for name, cb in self._callbacks.items()}
+
+    def _callback(self, kernel: Kernel):
+        def launch(*slots) -> int:
+            try:
+                self.launch(kernel, slots)
+                return 0
+            except Exception as e:  # it must not unwind through compiled code
+                print(f"mgc: error: GPU: kernel {kernel.name}: {e}", file=sys.stderr, flush=True)
+                return 1
+
+        return launch
+
+    def launch(self, kernel: Kernel, slots) -> None:
+        grid, block = tuple(slots[0:3]), tuple(slots[3:6])
+        if 0 in grid or 0 in block:
+            return  # an empty iteration space (a `?` size of 0): nothing to run
+        dev = self.device
+        # Distinct host buffers -> (bytes, written); two arguments may be views of one buffer.
+        buffers: dict[int, list] = {}
+        args: list[tuple[type, object]] = []
+        refs = []
+        i = 6
+        for p in kernel.params:
+            n = len(p.slots)
+            fields = slots[i:i + n]
+            i += n
+            if p.rank is None:
+                args.append((p.scalar, fields[0]))
+                continue
+            aligned, offset = fields[1] or 0, fields[2]
+            sizes, strides = fields[3:3 + p.rank], fields[3 + p.rank:]
+            nbytes = _extent(sizes, strides, offset) * p.element_size
+            entry = buffers.setdefault(aligned, [0, False])
+            entry[0], entry[1] = max(entry[0], nbytes), entry[1] or p.written
+            refs.append((len(args), aligned))
+            args.extend([(ctypes.c_void_p, 0), (ctypes.c_void_p, 0), (ctypes.c_int64, offset),
+                         *[(ctypes.c_int64, v) for v in (*sizes, *strides)]])
+        device_ptr: dict[int, int] = {}
+        try:
+            for host, (nbytes, _) in buffers.items():
+                device_ptr[host] = dev.alloc(nbytes) if nbytes and host else 0
+                if device_ptr[host]:
+                    dev.to_device(device_ptr[host], host, nbytes)
+            for at, host in refs:
+                args[at] = args[at + 1] = (ctypes.c_void_p, device_ptr[host])
+            dev.launch(self.functions[kernel.name], grid, block, args)
+            for host, (nbytes, written) in buffers.items():
+                if written and device_ptr[host]:
+                    dev.to_host(host, device_ptr[host], nbytes)
+        finally:
+            for d in device_ptr.values():
+                if d:
+                    dev.free(d)
+
+
+class CudaDevice:
+    """GPU 0 through cuda-python's driver API (``cuda.bindings.driver``), in its primary context."""
+
+    def __init__(self):
+        try:
+            from cuda.bindings import driver
+        except ImportError as e:
+            raise GpuError("cuda-python is not installed (pip install 'mg-xdsl[gpu]')") from e
+        self.cu = driver
+        try:
+            self._check("cuInit", driver.cuInit(0))
+        except GpuError:
+            raise
+        except Exception as e:  # no libcuda.so: the driver is not installed
+            raise GpuError(f"the NVIDIA driver cannot be loaded: {e}") from e
+        if not self._check("cuDeviceGetCount", driver.cuDeviceGetCount()):
+            raise GpuError("the NVIDIA driver sees no GPU")
+        self.dev = self._check("cuDeviceGet", driver.cuDeviceGet(0))
+        self.ctx = self._check("cuDevicePrimaryCtxRetain", driver.cuDevicePrimaryCtxRetain(self.dev))
+        self._check("cuCtxSetCurrent", driver.cuCtxSetCurrent(self.ctx))
+        attr = driver.CUdevice_attribute
+        major = self._check("cuDeviceGetAttribute", driver.cuDeviceGetAttribute(
+            attr.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, self.dev))
+        minor = self._check("cuDeviceGetAttribute", driver.cuDeviceGetAttribute(
+            attr.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, self.dev))
+        self.arch = ptx_arch(major, minor)
+        self._modules = []
+
+    def _check(self, what: str, result):
+        err, *values = result if isinstance(result, tuple) else (result,)
+        if err != self.cu.CUresult.CUDA_SUCCESS:
+            _, text = self.cu.cuGetErrorString(err)
+            raise GpuError(f"{what} failed: {text.decode() if text else err}")
+        return values[0] if len(values) == 1 else None
+
+    def load(self, gpu_modules: builtin.ModuleOp, names: list[str]) -> dict[str, object]:
+        from mg_xdsl.backend.ptx import ptx
+
+        text = ptx(gpu_modules, self.arch)
+        module = self._check("cuModuleLoadData", self.cu.cuModuleLoadData(text.encode() + b"\0"))
+        self._modules.append(module)
+        return {n: self._check(f"cuModuleGetFunction({n})", self.cu.cuModuleGetFunction(module, n.encode()))
+                for n in names}
+
+    def alloc(self, nbytes: int) -> int:
+        return int(self._check("cuMemAlloc", self.cu.cuMemAlloc(nbytes)))
+
+    def free(self, ptr: int) -> None:
+        self._check("cuMemFree", self.cu.cuMemFree(ptr))
+
+    def to_device(self, dst: int, src: int, nbytes: int) -> None:
+        self._check("cuMemcpyHtoD", self.cu.cuMemcpyHtoD(dst, src, nbytes))
+
+    def to_host(self, dst: int, src: int, nbytes: int) -> None:
+        self._check("cuMemcpyDtoH", self.cu.cuMemcpyDtoH(dst, src, nbytes))
+
+    def launch(self, function, grid, block, args) -> None:
+        # cuLaunchKernel takes an array of pointers, one to each argument's value.
+        values = [ctype(v) for ctype, v in args]
+        pointers = (ctypes.c_void_p * max(len(values), 1))(*[ctypes.addressof(v) for v in values])
+        self._check("cuLaunchKernel", self.cu.cuLaunchKernel(
+            function, *grid, *block, 0, 0, ctypes.addressof(pointers), 0))
+        self._check("cuCtxSynchronize", self.cu.cuCtxSynchronize())
+
+
+# The architectures llvmlite's NVPTX back end knows up to; newer GPUs JIT-compile its PTX.
+_NEWEST_ARCH = (9, 0)
+
+
+def ptx_arch(major: int, minor: int) -> str:
+    major, minor = min((major, minor), _NEWEST_ARCH)
+    return f"sm_{major}{minor}"
+
+
+@cache
+def cuda_device() -> CudaDevice:
+    """The process's one CUDA device (raises ``GpuError`` if there is none)."""
+    return CudaDevice()
+
+
+def device(kind: str):
+    """``cuda`` (an NVIDIA GPU) or ``emulated`` (the kernels run on the CPU)."""
+    if kind == "cuda":
+        return cuda_device()
+    if kind == "emulated":
+        from mg_xdsl.backend.gpu_emulator import EmulatedDevice
+
+        return EmulatedDevice()
+    raise ValueError(f"unknown GPU device {kind!r} (choose cuda or emulated)")
+
+
+def cuda_available() -> tuple[bool, str]:
+    """Whether a CUDA GPU can be used here, and if not, why."""
+    try:
+        cuda_device()
+        return True, "ok"
+    except GpuError as e:
+        return False, str(e)
+

@@ -1,0 +1,1 @@
+def sums(a: tensor[?x3]) = col_sum(a)
