@@ -11,16 +11,16 @@ The package is laid out in the order a program travels through it:
 """
 
 
-def compile(source, path="<string>", gpu=False):
+def compile(source, path="<string>", gpu=False, optimise=True):
     """Compile Mountain Goat source to a ``Library`` of Python callables (see ``mg_xdsl.api``);
-    ``gpu=True`` runs its parallel loop nests on an NVIDIA GPU, ``gpu="emulated"`` on the CPU."""
+    ``gpu=True`` runs its parallel loop nests on an NVIDIA GPU, ``gpu="emulated"`` on the CPU; ``optimise=False`` uses the chapter's reference pipeline."""
     from mg_xdsl.api import compile as _compile
 
-    return _compile(source, path, gpu)
+    return _compile(source, path, gpu, optimise)
 
 
-def compile_file(path, gpu=False):
+def compile_file(path, gpu=False, optimise=True):
     """``compile`` the program in the file at ``path``."""
     from mg_xdsl.api import compile_file as _compile_file
 
-    return _compile_file(path, gpu)
+    return _compile_file(path, gpu, optimise)

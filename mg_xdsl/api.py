@@ -104,12 +104,13 @@ class Function:
 class Library:
     """The compiled ``def``s of one program, as attributes."""
 
-    def __init__(self, source: str | bytes, path: str = "<string>", gpu: str | None = None):
+    def __init__(self, source: str | bytes, path: str = "<string>", gpu: str | None = None,
+                 optimise: bool = True):
         from mg_xdsl.backend.jit import Engine
         from mg_xdsl.backend.runtime_ir import guarded_wrapper
         from mg_xdsl.driver import Compilation
 
-        comp = Compilation(source, path, lib=True, gpu=gpu)
+        comp = Compilation(source, path, lib=True, gpu=gpu, optimise=optimise)
         ir = comp.llvm_ir()
         guards = tuple(guarded_wrapper(n, len(s.params) + 1) for n, s in comp.signatures.items())
         launcher = comp.launcher()
@@ -135,20 +136,22 @@ class Library:
 
 
 @lru_cache(maxsize=64)
-def _compile_cached(source: str | bytes, path: str, gpu: str | None) -> Library:
-    return Library(source, path, gpu)
+def _compile_cached(source: str | bytes, path: str, gpu: str | None, optimise: bool) -> Library:
+    return Library(source, path, gpu, optimise)
 
 
-def compile(source: str | bytes, path: str = "<string>", gpu: bool | str = False) -> Library:
+def compile(source: str | bytes, path: str = "<string>", gpu: bool | str = False,
+            optimise: bool = True) -> Library:
     """Compile Mountain Goat source; raises ``MgError`` (with ``.render()``) if it is invalid.
 
     ``gpu=True`` (or ``"cuda"``) runs every parallel loop nest as a kernel on the NVIDIA GPU,
-    ``gpu="emulated"`` runs the same kernels on the CPU (``GpuError`` if there is no GPU)."""
+    ``gpu="emulated"`` runs the same kernels on the CPU (``GpuError`` if there is no GPU).
+    ``optimise=False`` compiles with the chapter's reference pipeline (one nest per op)."""
     if gpu not in (False, True, None, "cuda", "emulated"):
         raise ValueError(f"gpu must be True, False, 'cuda' or 'emulated', not {gpu!r}")
-    return _compile_cached(source, path, "cuda" if gpu is True else gpu or None)
+    return _compile_cached(source, path, "cuda" if gpu is True else gpu or None, optimise)
 
 
-def compile_file(path: str, gpu: bool | str = False) -> Library:
+def compile_file(path: str, gpu: bool | str = False, optimise: bool = True) -> Library:
     with open(path, "rb") as f:
-        return compile(f.read(), path, gpu)
+        return compile(f.read(), path, gpu, optimise)

@@ -53,6 +53,10 @@ def parser() -> argparse.ArgumentParser:
         c = sub.add_parser(name, help=help, description=help, epilog=EPILOG,
                            formatter_class=argparse.RawDescriptionHelpFormatter)
         c.add_argument("file", help="the .mg program")
+        if name != "ptx":
+            c.add_argument("--reference", action="store_true",
+                           help="lower with the chapter's pipeline: one loop nest per op, no "
+                           "fusion, tiling, vectors or threads (the optimised one is the default)")
         return c
 
     run = command("run", "compile the program to native code in memory and run it")
@@ -121,7 +125,8 @@ def execute(args: argparse.Namespace) -> int:
     from mg_xdsl.driver import Compilation
 
     comp = Compilation(read_source(args.file), args.file, lib=args.command == "lib",
-                       backend=getattr(args, "backend", "xdsl"), gpu=getattr(args, "gpu", None))
+                       backend=getattr(args, "backend", "xdsl"), gpu=getattr(args, "gpu", None),
+                       optimise=not getattr(args, "reference", False))
     if comp.gpu and comp.backend != "xdsl":
         print("mgc: error: --gpu lowers with this project's passes; drop --backend mlir", file=sys.stderr)
         return 2

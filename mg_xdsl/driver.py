@@ -36,6 +36,7 @@ class Compilation:
     lib: bool = False  # only the defs, no @main (for `mgc lib` and the Python API)
     backend: str = "xdsl"  # "mlir": upstream mlir-opt-22 lowers the affine-level IR
     gpu: str | None = None  # "cuda" or "emulated": parallel loop nests run as GPU kernels
+    optimise: bool = True  # the optimised pipeline (False: the chapter's, pipeline.STAGES)
     times: dict[str, float] = field(default_factory=dict)
     signatures: dict = field(default_factory=dict)
     gpu_modules: ModuleOp | None = None  # the device code, with gpu
@@ -61,7 +62,7 @@ class Compilation:
         self.timed("front end", time.perf_counter() - start)
         self.keep("mg.mlir", module)
         ctx = pipeline.context()
-        stages = pipeline.stages_to(stage)
+        stages = pipeline.stages_to(stage, self.optimise)
         if self.gpu:
             stages = self._gpu_stages(module, ctx, stage)
         for s in stages:

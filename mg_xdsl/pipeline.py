@@ -10,6 +10,12 @@ lowering that forgets an op fails loudly at the stage that should have removed i
     scf     lower-affine: scf.for loops and memref.load/store
     cf      convert-scf-to-cf, lower-assert-to-stderr: blocks and branches
     llvm    the LLVM dialect only, ready for translation to LLVM IR
+
+``STAGES`` is the chapter's pipeline: one loop nest per op, every loop as written. The
+compiler runs ``OPTIMISED_STAGES`` unless asked for the reference (``mgc --reference``,
+``compile(..., optimise=False)``): the same stages with passes added that make the code fast
+(``OPTIMISED_STAGES`` lists them, each with what it is for). Both give the same results, up to
+the summation order of reductions and matrix products.
 """
 
 import time
@@ -19,7 +25,7 @@ from dataclasses import dataclass
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 
-from mg_xdsl.transforms import get_pass
+from mg_xdsl.transforms import make_pass
 
 
 @dataclass(frozen=True)
@@ -51,6 +57,34 @@ STAGES: tuple[Stage, ...] = (
     ),
 )
 STAGE_NAMES = tuple(s.name for s in STAGES)
+
+
+def _with(stage: Stage, *passes: str) -> Stage:
+    return Stage(stage.name, passes, stage.gone, stage.description)
+
+
+_MG, _AFFINE, _SCF, _CF, _LLVM = STAGES
+OPTIMISED_STAGES: tuple[Stage, ...] = (
+    _MG,
+    _with(_AFFINE,
+          "mg-fuse-elementwise-ops",  # one loop nest, and no buffer, per tree of elementwise ops
+          "lower-mg-to-affine",
+          "vectorize-reductions",  # row sums with vector accumulators, column sums by rows
+          "buffer-deallocation",
+          "affine-parallelize"),  # loops whose iterations are independent, for threads
+    _with(_SCF,
+          "lower-affine",
+          "convert-parallel-loops-to-threads"),  # large parallel loops split across cores
+    _CF,
+    _with(_LLVM,
+          "convert-vector-to-llvm",
+          "convert-arith-to-llvm",
+          "convert-func-to-llvm",
+          "convert-cf-to-llvm",
+          # large buffers get huge pages (the run-time library's allocator)
+          "finalize-memref-to-llvm{use-generic-functions=true}",
+          "reconcile-unrealized-casts"),
+)
 
 
 class PipelineError(Exception):
@@ -85,11 +119,12 @@ def check_stage(module: ModuleOp, stage: Stage) -> None:
 Timer = Callable[[str, float], None]
 
 
-def stages_to(to: str) -> tuple[Stage, ...]:
-    """The stages after ``mg`` up to and including ``to``."""
+def stages_to(to: str, optimise: bool = False) -> tuple[Stage, ...]:
+    """The stages after ``mg`` up to and including ``to`` (of the optimised pipeline when
+    ``optimise``)."""
     if to not in STAGE_NAMES:
         raise ValueError(f"unknown stage {to!r} (choose from {', '.join(STAGE_NAMES)})")
-    return STAGES[1:STAGE_NAMES.index(to) + 1]
+    return (OPTIMISED_STAGES if optimise else STAGES)[1:STAGE_NAMES.index(to) + 1]
 
 
 def run_stage(
@@ -100,7 +135,7 @@ def run_stage(
     (``mg-opt`` verifies after every single pass; so does this with ``verify_each_pass``.)"""
     for i, name in enumerate(stage.passes):
         start = time.perf_counter()
-        get_pass(name)().apply(ctx, module)
+        make_pass(name).apply(ctx, module)
         if timer:
             timer(name, time.perf_counter() - start)
         if verify_each_pass or i == len(stage.passes) - 1:
@@ -115,10 +150,11 @@ def run_stage(
 
 
 def lower(
-    module: ModuleOp, to: str = "llvm", ctx: Context | None = None, timer: Timer | None = None
+    module: ModuleOp, to: str = "llvm", ctx: Context | None = None, timer: Timer | None = None,
+    optimise: bool = False,
 ) -> ModuleOp:
     """Lower an mg-dialect module in place to stage ``to``; returns ``module``."""
     ctx = ctx or context()
-    for stage in stages_to(to):
+    for stage in stages_to(to, optimise):
         run_stage(module, stage, ctx, timer)
     return module

@@ -86,6 +86,26 @@ def broadcast_blocker(shape: Sequence[Dim], target: Sequence[Dim]) -> int | None
     return None
 
 
+def input_blocker(shape: Sequence[Dim], target: Sequence[Dim]) -> int | None:
+    """The rule for an input of a fused elementwise op (``mg.elementwise``): the first
+    dimension of ``target`` (after right-aligning ``shape``) that ``shape`` can neither match
+    (equal, or ``?`` on either side) nor grow to from a static 1; ``None`` if it fits."""
+    if len(shape) > len(target):
+        return 0
+    padded = (1,) * (len(target) - len(shape)) + tuple(shape)
+    for d, (a, t) in enumerate(zip(padded, target)):
+        if not dims_compatible(a, t) and a != 1:
+            return d
+    return None
+
+
+def repeated_dims(shape: Sequence[Dim], target: Sequence[Dim]) -> tuple[bool, ...]:
+    """For each dimension of ``shape`` (right-aligned against ``target``), whether it is a
+    static 1 that grows, i.e. whether a broadcast reads it at index 0 for every index."""
+    lead = len(target) - len(shape)
+    return tuple(a == 1 and target[lead + d] != 1 for d, a in enumerate(shape))
+
+
 def reduce_shape(shape: Sequence[Dim], axis: int) -> Shape:
     """The shape of a reduction along ``axis``: that axis collapses to size 1."""
     check_axis(len(shape), axis)

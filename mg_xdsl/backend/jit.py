@@ -13,6 +13,7 @@ from xdsl.dialects.builtin import ModuleOp
 
 from mg_xdsl.backend import runtime
 from mg_xdsl.backend.runtime_ir import RUNTIME_IR
+from mg_xdsl.backend.threads_ir import THREADS_IR
 
 
 @cache
@@ -43,11 +44,14 @@ def translate(module: ModuleOp) -> str:
     return str(convert_module(module, fallback_target_triple=None))
 
 
-def link(ir: str, *extra: str) -> llvm.ModuleRef:
-    """Parse a program's LLVM IR and link the run-time library (and ``extra`` modules) in."""
+def link(ir: str, *extra: str, thread_pool: bool = True) -> llvm.ModuleRef:
+    """Parse a program's LLVM IR and link the run-time library (and ``extra`` modules) in;
+    the thread pool too (unless ``thread_pool`` is false) where the program runs a loop on
+    threads."""
     _initialise_llvm()
     mod = llvm.parse_assembly(ir)
-    for text in (RUNTIME_IR, *extra):
+    threads = (THREADS_IR,) if thread_pool and "mgrt_parallel_for" in ir else ()
+    for text in (RUNTIME_IR, *threads, *extra):
         mod.link_in(llvm.parse_assembly(text))
     mod.verify()
     return mod
@@ -65,6 +69,23 @@ def optimise(ir: str | llvm.ModuleRef, level: int = 2) -> llvm.ModuleRef:
     return mod
 
 
+@cache
+def _process_thread_pool() -> llvm.ExecutionEngine:
+    """The thread pool of every JIT-compiled program in this process: compiled once, never
+    freed (its workers sleep in its code), its functions resolved by name for the programs.
+    (A program's own copy would give each engine a pool of its own, whose workers would be
+    left sleeping in freed code when the engine went.)"""
+    # Plain external definitions here: the optimiser drops unused linkonce_odr functions.
+    module = optimise(THREADS_IR.replace("define linkonce_odr ", "define "))
+    engine = llvm.create_mcjit_compiler(module, target_machine())
+    engine.finalize_object()
+    for name in ("mgrt_parallel_for", "mgrt_num_threads"):
+        address = engine.get_function_address(name)
+        assert address, f"the thread pool lacks {name}"
+        llvm.add_symbol(name, address)
+    return engine
+
+
 class Engine:
     """A JIT-compiled module. Keep the engine alive while calling into it.
 
@@ -78,7 +99,9 @@ class Engine:
         for name, address in (symbols or {}).items():
             # Process-wide, but read only when an engine is finalised, just below.
             llvm.add_symbol(name, address)
-        self.module = optimise(link(ir, *extra), level)
+        if "mgrt_parallel_for" in ir:
+            _process_thread_pool()
+        self.module = optimise(link(ir, *extra, thread_pool=False), level)
         self.engine = llvm.create_mcjit_compiler(self.module, target_machine())
         self.engine.finalize_object()
         self.engine.run_static_constructors()

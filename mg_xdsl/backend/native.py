@@ -51,7 +51,7 @@ def link_executable(obj: bytes, out: str) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         obj_path = Path(tmp, "prog.o")
         obj_path.write_bytes(obj)
-        cmd = [c_compiler(), "-O2", str(obj_path), str(RUNTIME_C), "-o", out, "-lm"]
+        cmd = [c_compiler(), "-O2", str(obj_path), str(RUNTIME_C), "-o", out, "-lm", "-pthread"]
         p = subprocess.run(cmd, capture_output=True, text=True)
         if p.returncode != 0:
             raise LinkError(f"linking failed: {' '.join(cmd)}\n{p.stderr.strip()}")

@@ -4,7 +4,8 @@ passes (``mgc run --backend mlir``, also ``build`` and ``lib``).
 The affine-level module (after ``lower-mg-to-affine`` and ``buffer-deallocation``) gets
 ``lower-assert-to-stderr`` (so failed checks still report on stderr; upstream would lower
 ``cf.assert`` with ``puts``), then ``mlir-opt-22`` runs upstream's ``lower-affine``,
-``convert-scf-to-cf``, ``convert-*-to-llvm``, ``finalize-memref-to-llvm`` and
+``convert-vector-to-llvm``, ``convert-scf-to-cf`` (which also lowers ``scf.parallel``, so
+loops that threads would share run on one thread here), ``convert-*-to-llvm``, ``finalize-memref-to-llvm`` and
 ``reconcile-unrealized-casts``, and ``mlir-translate-22 --mlir-to-llvmir`` produces the LLVM
 IR that the same llvmlite code generation compiles. Comparing the two backends' outputs
 tests this project's conversions against upstream's.
@@ -18,6 +19,7 @@ from xdsl.dialects.builtin import ModuleOp
 
 UPSTREAM_PIPELINE = [
     "--lower-affine",
+    "--convert-vector-to-llvm",  # the optimised pipeline's vector loads, stores, reductions
     "--convert-scf-to-cf",
     "--convert-arith-to-llvm",
     "--finalize-memref-to-llvm",

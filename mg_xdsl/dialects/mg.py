@@ -22,7 +22,7 @@ from xdsl.dialects.builtin import (
     TensorType,
     i64,
 )
-from xdsl.ir import Attribute, Dialect, SSAValue
+from xdsl.ir import Attribute, Block, Dialect, Region, SSAValue
 from xdsl.irdl import (
     AnyAttr,
     IRDLOperation,
@@ -32,10 +32,12 @@ from xdsl.irdl import (
     irdl_op_definition,
     operand_def,
     prop_def,
+    region_def,
     result_def,
     traits_def,
+    var_operand_def,
 )
-from xdsl.traits import ConstantLike, Pure
+from xdsl.traits import ConstantLike, HasParent, IsTerminator, Pure
 from xdsl.utils.exceptions import VerifyException
 
 from mg_xdsl import shapes
@@ -357,6 +359,83 @@ class PrintOp(MgOp):
         super().__init__(operands=[input])
 
 
+@irdl_op_definition
+class ElementwiseOp(MgOp):
+    """A fused chain of elementwise operations: one loop nest computes every element.
+
+    Made by the pass ``mg-fuse-elementwise-ops``, in the spirit of upstream MLIR's
+    ``linalg.generic``. The body receives one scalar per input and yields the result's
+    element. An input has the result's shape, or a static size 1 (or a lower rank, aligned on
+    the right) where the result is larger: that input is read at index 0 there, i.e.
+    broadcast in place instead of being materialised by ``mg.broadcast``::
+
+        %r = mg.elementwise %a, %row : tensor<4x3xf64>, tensor<1x3xf64> -> tensor<4x3xf64> {
+        ^bb0(%x: f64, %y: f64):
+          %s = arith.addf %x, %y : f64
+          mg.yield %s : f64
+        }
+    """
+
+    name = "mg.elementwise"
+    inputs = var_operand_def(TensorType)
+    result = result_def(TensorType)
+    body = region_def("single_block")
+    traits = traits_def(Pure())
+    assembly_format = "$inputs attr-dict `:` type($inputs) `->` type($result) $body"
+
+    def __init__(self, inputs: list[SSAValue], result_type: Attribute, body: Region):
+        super().__init__(operands=[inputs], result_types=[result_type], regions=[body])
+
+    def verify_(self) -> None:
+        self.check_same_element_type(*self.inputs, self.result)
+        target = shape_of(self.result.type)
+        for k, v in enumerate(self.inputs):
+            d = shapes.input_blocker(shape_of(v.type), target)
+            if d is not None:
+                raise self.fail(f"input {k} ({v.type}) neither matches nor broadcasts to "
+                                f"{self.result.type} in dimension {d}")
+        element = _tensor(self.result).element_type
+        block = self.body.block
+        if [a.type for a in block.args] != [_tensor(v).element_type for v in self.inputs]:
+            raise self.fail("the body takes one element of each input, of its element type")
+        last = block.last_op
+        if not isinstance(last, YieldOp) or [v.type for v in last.operands] != [element]:
+            raise self.fail(f"the body must end with mg.yield of one {element}")
+
+
+@irdl_op_definition
+class YieldOp(MgOp):
+    """The element an ``mg.elementwise`` body computes."""
+
+    name = "mg.yield"
+    value = operand_def(AnyAttr())
+    traits = traits_def(IsTerminator(), HasParent(ElementwiseOp), Pure())
+    assembly_format = "$value attr-dict `:` type($value)"
+
+    def __init__(self, value: SSAValue):
+        super().__init__(operands=[value])
+
+
+@irdl_op_definition
+class CheckSameShapeOp(MgOp):
+    """The run-time check of an elementwise op whose operands have a ``?`` dimension, kept
+    where that op was when ``mg-fuse-elementwise-ops`` fused it away. ``op`` names the fused
+    op, for the message: ``mg.add: operand shapes differ at runtime in dimension 0``."""
+
+    name = "mg.check_same_shape"
+    lhs = operand_def(TensorType)
+    rhs = operand_def(TensorType)
+    op = prop_def(StringAttr)
+    irdl_options = (ParsePropInAttrDict(),)
+    assembly_format = "$lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs)"
+
+    def __init__(self, lhs: SSAValue, rhs: SSAValue, op: str):
+        super().__init__(operands=[lhs, rhs], properties={"op": StringAttr(op)})
+
+    def verify_(self) -> None:
+        self.check_elementwise(self.lhs, self.rhs)
+
+
 Mg = Dialect(
     "mg",
     [
@@ -374,5 +453,8 @@ Mg = Dialect(
         BroadcastOp,
         CastOp,
         PrintOp,
+        ElementwiseOp,
+        YieldOp,
+        CheckSameShapeOp,
     ],
 )

@@ -12,15 +12,19 @@ from xdsl.passes import ModulePass
 
 # pass name -> (module under mg_xdsl.transforms, class name)
 _PROJECT_PASSES: dict[str, tuple[str, str]] = {
+    "mg-fuse-elementwise-ops": ("mg_fuse_elementwise_ops", "MgFuseElementwiseOpsPass"),
     "lower-mg-to-affine": ("lower_mg_to_affine", "LowerMgToAffinePass"),
+    "vectorize-reductions": ("vectorize_reductions", "VectorizeReductionsPass"),
     "buffer-deallocation": ("buffer_deallocation", "BufferDeallocationPass"),
     "lower-affine": ("lower_affine", "LowerAffinePass"),
     "lower-assert-to-stderr": ("lower_assert_to_stderr", "LowerAssertToStderrPass"),
     "convert-arith-to-llvm": ("convert_arith_to_llvm", "ConvertArithToLLVMPass"),
     "convert-func-to-llvm": ("convert_func_to_llvm", "ConvertFuncToLLVMPass"),
     "convert-cf-to-llvm": ("convert_cf_to_llvm", "ConvertCfToLLVMPass"),
+    "convert-vector-to-llvm": ("convert_vector_to_llvm", "ConvertVectorToLLVMPass"),
     "finalize-memref-to-llvm": ("finalize_memref_to_llvm", "FinalizeMemRefToLLVMPass"),
     "affine-parallelize": ("affine_parallelize", "AffineParallelizePass"),
+    "convert-parallel-loops-to-threads": ("convert_parallel_loops_to_threads", "ConvertParallelLoopsToThreadsPass"),
     "convert-parallel-loops-to-gpu": ("convert_parallel_loops_to_gpu", "ConvertParallelLoopsToGpuPass"),
     "gpu-kernel-outlining": ("gpu_kernel_outlining", "GpuKernelOutliningPass"),
     "convert-gpu-to-nvvm": ("convert_gpu_to_nvvm", "ConvertGpuToNVVMPass"),
@@ -64,3 +68,14 @@ def all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
 
 def get_pass(name: str) -> type[ModulePass]:
     return all_passes()[name]()
+
+
+def make_pass(spec: str) -> ModulePass:
+    """A pass from its pipeline text: a name, with options as in ``mg-opt -p``, e.g.
+    ``finalize-memref-to-llvm{use-generic-functions=true}``."""
+    if "{" not in spec:
+        return get_pass(spec)()
+    from xdsl.utils.arg_spec import parse_pipeline
+
+    (parsed,) = parse_pipeline(spec)
+    return get_pass(parsed.name).from_pass_spec(parsed)

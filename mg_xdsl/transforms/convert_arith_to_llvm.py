@@ -20,7 +20,10 @@
   they agree wherever the plain casts are defined).
 
 ``index`` operands and results become ``i64``, with ``builtin.unrealized_conversion_cast`` for
-users not converted yet. Vector and tensor operands are left alone.
+users not converted yet. The float ops above also take 1-D vectors (``vector<8xf64>`` is
+LLVM's ``<8 x double>`` already; the intrinsics get a vector suffix, ``llvm.maximum.v8f64``),
+as the optimised pipeline's vector code needs. Other vector and tensor operands are left
+alone.
 """
 
 from dataclasses import dataclass
@@ -36,6 +39,7 @@ from xdsl.dialects.builtin import (
     IntegerAttr,
     IntegerType,
     ModuleOp,
+    VectorType,
     i1,
     i64,
 )
@@ -70,8 +74,19 @@ def _operands(rewriter: PatternRewriter, op: Operation) -> list[SSAValue]:
     return [to_llvm(rewriter, v) for v in op.operands]
 
 
+def _float_ops(op: Operation) -> bool:
+    """Whether every operand and result is a float, or a 1-D vector of floats."""
+    return all(
+        isinstance(t, AnyFloat) or (isinstance(t, VectorType) and t.get_num_dims() == 1
+                                    and isinstance(t.get_element_type(), AnyFloat))
+        for t in (v.type for v in (*op.operands, *op.results))
+    )
+
+
 def _float_suffix(t: Attribute) -> str:
     names = {Float16Type: "f16", Float32Type: "f32", Float64Type: "f64"}
+    if isinstance(t, VectorType):
+        return f"v{t.get_shape()[0]}{names[type(t.get_element_type())]}"
     return names[type(t)]
 
 
@@ -124,7 +139,7 @@ _FLOAT_BINARY: dict[type[Operation], type[llvm.AbstractFloatArithOp]] = {
 
 class FloatBinaryLowering(RewritePattern):
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter):
-        if (new := _FLOAT_BINARY.get(type(op))) is None or not _scalar(op):
+        if (new := _FLOAT_BINARY.get(type(op))) is None or not _float_ops(op):
             return
         lhs, rhs = _operands(rewriter, op)
         result = rewriter.insert(new(lhs, rhs, _fastmath(op))).res
@@ -134,7 +149,7 @@ class FloatBinaryLowering(RewritePattern):
 class NegfLowering(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: arith.NegfOp, rewriter: PatternRewriter):
-        if not _scalar(op):
+        if not _float_ops(op):
             return
         result = rewriter.insert(llvm.FNegOp(op.operand, _fastmath(op))).res
         replace_with_llvm(rewriter, op, [result])
@@ -152,7 +167,7 @@ _FLOAT_INTRINSICS: dict[type[Operation], str] = {
 
 class FloatIntrinsicLowering(RewritePattern):
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter):
-        if (name := _FLOAT_INTRINSICS.get(type(op))) is None or not _scalar(op):
+        if (name := _FLOAT_INTRINSICS.get(type(op))) is None or not _float_ops(op):
             return
         t = op.results[0].type
         # xDSL's backend declares the intrinsic under exactly this name: mangle it here.

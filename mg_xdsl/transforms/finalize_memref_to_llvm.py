@@ -1,11 +1,14 @@
 """``finalize-memref-to-llvm``: memref ops become LLVM-dialect code on descriptors, as upstream.
 
-- ``memref.alloc`` (static and dynamic sizes) -> ``llvm.call @malloc(bytes)`` and a descriptor
+- ``memref.alloc`` (static and dynamic sizes) -> ``llvm.call @malloc(bytes)`` (with the option
+  ``use-generic-functions=true``, as upstream: ``@_mlir_memref_to_llvm_alloc``, which the
+  run-time library defines to give large buffers huge pages) and a descriptor
   with allocated = aligned pointer (rounded up when ``alignment`` is given), offset 0 and
   row-major strides, computed at run time from the sizes where they are dynamic;
   ``@malloc``/``@free`` are declared once per module;
 - ``memref.alloca`` -> ``llvm.alloca`` of the element count, in a descriptor alike;
-- ``memref.dealloc`` -> ``llvm.call @free`` of the *allocated* pointer;
+- ``memref.dealloc`` -> ``llvm.call @free`` (or ``@_mlir_memref_to_llvm_free``) of the
+  *allocated* pointer;
 - ``memref.load``/``memref.store`` -> ``llvm.getelementptr`` on the aligned pointer at
   ``offset + sum(index_k * stride_k)`` (static strides and offset folded into the arithmetic)
   + ``llvm.load``/``llvm.store``;
@@ -128,7 +131,7 @@ def _allocation(
     return sizes, strides, count, const
 
 
-def _element_ptr(
+def element_ptr(
     rewriter: PatternRewriter, t: MemRefType, desc: MemRefDescriptor, indices
 ) -> SSAValue:
     """Address of an element: the aligned pointer advanced by offset + sum(index_k * stride_k)."""
@@ -157,11 +160,25 @@ def _element_ptr(
     return rewriter.insert(gep).result
 
 
+@dataclass(frozen=True)
+class Allocator:
+    """The functions that allocate and free heap buffers."""
+
+    alloc: str = "malloc"
+    free: str = "free"
+
+
+GENERIC_ALLOCATOR = Allocator("_mlir_memref_to_llvm_alloc", "_mlir_memref_to_llvm_free")
+
+
+@dataclass
 class AllocLowering(RewritePattern):
+    allocator: Allocator = Allocator()
+
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: memref.AllocOp, rewriter: PatternRewriter):
         t = op.memref.type
-        ensure_declared(rewriter, op, "malloc", MALLOC_TYPE)
+        ensure_declared(rewriter, op, self.allocator.alloc, MALLOC_TYPE)
         sizes, strides, count, const = _allocation(rewriter, op)
         element_bytes = _byte_size(t.get_element_type())
         if isinstance(count, int):
@@ -172,7 +189,7 @@ class AllocLowering(RewritePattern):
         if align is not None:
             # Over-allocate, then round the pointer up: malloc only promises its own alignment.
             nbytes = _add(rewriter, nbytes, const(align))
-        allocated = rewriter.insert(llvm.CallOp("malloc", nbytes, return_type=PTR)).returned
+        allocated = rewriter.insert(llvm.CallOp(self.allocator.alloc, nbytes, return_type=PTR)).returned
         assert allocated is not None
         aligned = allocated
         if align is not None:
@@ -198,16 +215,19 @@ class AllocaLowering(RewritePattern):
         replace_with_llvm(rewriter, op, [desc.value])
 
 
+@dataclass
 class DeallocLowering(RewritePattern):
+    allocator: Allocator = Allocator()
+
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: memref.DeallocOp, rewriter: PatternRewriter):
         t = op.memref.type
         if not isinstance(t, MemRefType):
             return
-        ensure_declared(rewriter, op, "free", FREE_TYPE)
+        ensure_declared(rewriter, op, self.allocator.free, FREE_TYPE)
         desc = MemRefDescriptor(to_llvm(rewriter, op.memref), t.get_num_dims())
         # The allocated pointer is what malloc returned; the aligned one may be past it.
-        rewriter.insert(llvm.CallOp("free", desc.allocated_ptr(rewriter)))
+        rewriter.insert(llvm.CallOp(self.allocator.free, desc.allocated_ptr(rewriter)))
         rewriter.erase(op)
 
 
@@ -216,7 +236,7 @@ class LoadLowering(RewritePattern):
     def match_and_rewrite(self, op: memref.LoadOp, rewriter: PatternRewriter):
         t = op.memref.type
         desc = MemRefDescriptor(to_llvm(rewriter, op.memref), t.get_num_dims())
-        ptr = _element_ptr(rewriter, t, desc, op.indices)
+        ptr = element_ptr(rewriter, t, desc, op.indices)
         value = rewriter.insert(llvm.LoadOp(ptr, element_type(t))).dereferenced_value
         replace_with_llvm(rewriter, op, [value])
 
@@ -226,7 +246,7 @@ class StoreLowering(RewritePattern):
     def match_and_rewrite(self, op: memref.StoreOp, rewriter: PatternRewriter):
         t = op.memref.type
         desc = MemRefDescriptor(to_llvm(rewriter, op.memref), t.get_num_dims())
-        ptr = _element_ptr(rewriter, t, desc, op.indices)
+        ptr = element_ptr(rewriter, t, desc, op.indices)
         rewriter.insert(llvm.StoreOp(to_llvm(rewriter, op.value), ptr))
         rewriter.erase(op)
 
@@ -296,8 +316,8 @@ class CopyLowering(RewritePattern):
             count = _mul(rewriter, count, src.size(rewriter, k))
         nbytes = _mul(rewriter, count, constant(rewriter, _byte_size(source.element_type)))
         # With no indices, the element pointer is the start of the data: aligned + offset.
-        src_ptr = _element_ptr(rewriter, source, src, [])
-        dst_ptr = _element_ptr(rewriter, target, dst, [])
+        src_ptr = element_ptr(rewriter, source, src, [])
+        dst_ptr = element_ptr(rewriter, target, dst, [])
         volatile = constant(rewriter, 0, i1)
         rewriter.insert(
             llvm.CallIntrinsicOp(
@@ -358,13 +378,16 @@ class GetGlobalLowering(RewritePattern):
 class FinalizeMemRefToLLVMPass(ModulePass):
     name = "finalize-memref-to-llvm"
 
+    use_generic_functions: bool = False
+
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        allocator = GENERIC_ALLOCATOR if self.use_generic_functions else Allocator()
         PatternRewriteWalker(
             GreedyRewritePatternApplier(
                 [
-                    AllocLowering(),
+                    AllocLowering(allocator),
                     AllocaLowering(),
-                    DeallocLowering(),
+                    DeallocLowering(allocator),
                     LoadLowering(),
                     StoreLowering(),
                     DimLowering(),

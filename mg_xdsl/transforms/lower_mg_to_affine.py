@@ -56,6 +56,7 @@ from xdsl.pattern_rewriter import (
 )
 from xdsl.rewriter import InsertPoint
 
+from mg_xdsl import shapes
 from mg_xdsl.dialects import mg
 from mg_xdsl.dialects.mg import shape_of
 
@@ -191,6 +192,15 @@ ARITH_BINARY = {
 }
 
 
+def check_same_shape(lhs: SSAValue, rhs: SSAValue, op_name: str) -> list[int | SSAValue]:
+    """The run-time checks of an elementwise op's operand sizes; the left operand's sizes."""
+    lhs_sizes = extents(lhs, shape_of(lhs.type))
+    rhs_sizes = extents(rhs, shape_of(rhs.type))
+    for d, (a, b) in enumerate(zip(lhs_sizes, rhs_sizes)):
+        check_same_size(a, b, f"{op_name}: operand shapes differ at runtime in dimension {d}")
+    return lhs_sizes
+
+
 class ElementwiseBinaryLowering(MgLowering):
     """``mg.add/sub/mul/div``: ``out[ivs] = lhs[ivs] op rhs[ivs]``."""
 
@@ -198,10 +208,7 @@ class ElementwiseBinaryLowering(MgLowering):
     ARITH = {mg.AddOp: "add", mg.SubOp: "sub", mg.MulOp: "mul", mg.DivOp: "div"}
 
     def build(self, op: mg.ElementwiseBinaryOp) -> SSAValue:
-        lhs_sizes = extents(op.lhs, shape_of(op.lhs.type))
-        rhs_sizes = extents(op.rhs, shape_of(op.rhs.type))
-        for d, (a, b) in enumerate(zip(lhs_sizes, rhs_sizes)):
-            check_same_size(a, b, f"{op.name}: operand shapes differ at runtime in dimension {d}")
+        lhs_sizes = check_same_shape(op.lhs, op.rhs, op.name)
         sizes = [r if r is not None else a
                  for r, a in zip(shape_of(op.result.type), lhs_sizes)]
         out = alloc(op.result.type, sizes)
@@ -353,6 +360,69 @@ class TransposeLowering(MgLowering):
         return out
 
 
+class CheckSameShapeLowering(MgLowering):
+    """``mg.check_same_shape``: the checks the fused op would have made, and nothing else."""
+
+    op_type = mg.CheckSameShapeOp
+
+    def build(self, op: mg.CheckSameShapeOp) -> None:
+        check_same_shape(op.lhs, op.rhs, op.op.data)
+        return None
+
+
+def dead_after(buffer: SSAValue, op: Operation) -> bool:
+    """Whether ``buffer`` is a fresh allocation of this block that nothing uses after
+    ``op``: then ``op`` may overwrite it in place."""
+    if not isinstance(buffer.owner, memref.AllocOp) or buffer.owner.parent is not op.parent:
+        return False
+    block = op.parent
+    assert block is not None
+    for use in buffer.uses:
+        user = block.find_ancestor_op_in_block(use.operation)
+        if user is None or (user is not op and not user.is_before_in_block(op)):
+            return False
+    return True
+
+
+class FusedElementwiseLowering(MgLowering):
+    """``mg.elementwise``: one nest over the result; each input is loaded at the result's
+    indices (index 0 where it is broadcast), the body's scalar ops compute the element.
+
+    The result goes into the buffer of an input of the same type that dies here (e.g. a
+    matmul's result, for the bias and relu after it) instead of a new one."""
+
+    op_type = mg.ElementwiseOp
+
+    def build(self, op: mg.ElementwiseOp) -> SSAValue:
+        out_shape = shape_of(op.result.type)
+        sizes: list[int | SSAValue] = list(out_shape)  # type: ignore[arg-type]
+        for d, size in enumerate(out_shape):
+            if size is None:  # a `?`: every input has it too (inputs only broadcast static 1s)
+                full = next(v for v in op.inputs if shape_of(v.type)[d - len(out_shape)] is None)
+                sizes[d] = extents(full, shape_of(full.type))[d - len(out_shape)]
+        in_place = [v for v in op.inputs if v.type == memref_type_of(op.result.type) and dead_after(v, op)]
+        out = in_place[0] if in_place else alloc(op.result.type, sizes)
+        repeated = [shapes.repeated_dims(shape_of(v.type), out_shape) for v in op.inputs]
+        # The body's numbers are made once, before the nest; the implicit builder inserts
+        # every clone where it is made.
+        constants = {c.result: c.clone().result for c in op.body.block.ops if isinstance(c, arith.ConstantOp)}
+        zero = index_constant(0) if any(any(r) for r in repeated) else None
+
+        def body(ivs: list[SSAValue]) -> None:
+            values = dict(constants)
+            for arg, v, rep in zip(op.body.block.args, op.inputs, repeated):
+                lead = len(ivs) - len(rep)
+                values[arg] = load(v, [zero if r else ivs[lead + d] for d, r in enumerate(rep)])
+            for inner in op.body.block.ops:
+                if isinstance(inner, mg.YieldOp):
+                    store(values[inner.value], out, ivs)
+                elif not isinstance(inner, arith.ConstantOp):
+                    values.update(zip(inner.results, inner.clone(value_mapper=values).results))
+
+        nest(sizes, body)
+        return out
+
+
 class CastLowering(MgLowering):
     """``mg.cast`` -> ``memref.cast``; each ``?`` that becomes a static size is checked."""
 
@@ -461,6 +531,8 @@ class LowerMgToAffinePass(ModulePass):
             TransposeLowering(),
             CastLowering(),
             PrintLowering(op),
+            FusedElementwiseLowering(),
+            CheckSameShapeLowering(),
         ]
         PatternRewriteWalker(
             GreedyRewritePatternApplier(patterns), apply_recursively=False

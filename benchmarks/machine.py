@@ -1,0 +1,125 @@
+"""The machine's context, recorded with every set of figures: a timing means little
+without the CPU, the BLAS kernel NumPy ran and how busy the machine was."""
+
+from __future__ import annotations
+
+import datetime
+import os
+import platform
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _cpu_model() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    try:
+        out = subprocess.run(["lscpu"], capture_output=True, text=True, timeout=10).stdout
+        for line in out.splitlines():
+            if line.startswith("Model name:"):
+                return line.split(":", 1)[1].strip()
+    except (OSError, subprocess.SubprocessError):
+        pass
+    return platform.processor() or "unknown"
+
+
+def _memory() -> dict:
+    info = {}
+    try:
+        for line in Path("/proc/meminfo").read_text().splitlines():
+            key, value = line.split(":", 1)
+            if key in ("MemTotal", "MemAvailable"):
+                info[key] = round(int(value.split()[0]) / 2 ** 20, 1)  # kB -> GiB
+    except (OSError, ValueError):
+        pass
+    return {"total_gib": info.get("MemTotal"), "available_gib": info.get("MemAvailable")}
+
+
+def _git() -> dict:
+    def git(*args: str) -> str:
+        return subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True,
+                              timeout=10).stdout.strip()
+    try:
+        return {"commit": git("rev-parse", "HEAD") or None,
+                "dirty": bool(git("status", "--porcelain", "--untracked-files=no"))}
+    except (OSError, subprocess.SubprocessError):
+        return {"commit": None, "dirty": None}
+
+
+def blas_info() -> list[dict]:
+    """What threadpoolctl sees in this process: library, version, kernel architecture
+    (e.g. SkylakeX or Haswell for OpenBLAS), threading layer, current thread count."""
+    from threadpoolctl import threadpool_info
+
+    keys = ("user_api", "internal_api", "version", "architecture", "threading_layer", "num_threads")
+    return [{k: pool.get(k) for k in keys} | {"file": Path(pool.get("filepath", "")).name}
+            for pool in threadpool_info()]
+
+
+def context(threads: list[int]) -> dict:
+    import llvmlite
+    import numpy as np
+
+    try:
+        from llvmlite import binding
+        llvm = ".".join(map(str, binding.llvm_version_info))
+    except Exception:  # noqa: BLE001 - informative only
+        llvm = None
+    try:
+        affinity = len(os.sched_getaffinity(0))
+    except AttributeError:
+        affinity = None
+    return {
+        "date": datetime.datetime.now().astimezone().isoformat(timespec="seconds"),
+        "host": platform.node(),
+        "cpu_model": _cpu_model(),
+        "cpu_count": os.cpu_count(),
+        "affinity_count": affinity,
+        "load_average": [round(x, 2) for x in os.getloadavg()],
+        "memory": _memory(),
+        "kernel": platform.release(),
+        "python": platform.python_version(),
+        "numpy": np.__version__,
+        "llvmlite": llvmlite.__version__,
+        "llvm": llvm,
+        "blas": blas_info(),
+        "threads": threads,
+        "openblas_coretype": os.environ.get("OPENBLAS_CORETYPE"),
+        "openblas_env": {k: v for k, v in sorted(os.environ.items()) if k.startswith("OPENBLAS_")},
+        "git": _git(),
+        "executable": sys.executable,
+    }
+
+
+def describe(ctx: dict) -> list[str]:
+    """The context as markdown bullet lines."""
+    mem = ctx["memory"]
+    blas = "; ".join(f"{b['internal_api']} {b['version']} (architecture {b['architecture']}, "
+                     f"{b['threading_layer']}, {b['file']})" for b in ctx["blas"]
+                     if b["user_api"] == "blas") or "none found by threadpoolctl"
+    coretype = ctx["openblas_coretype"]
+    git = ctx["git"]
+    return [
+        f"- date: {ctx['date']}  (host {ctx['host']}, load average "
+        f"{', '.join(map(str, ctx['load_average']))} at start)",
+        f"- CPU: {ctx['cpu_model']}; os.cpu_count {ctx['cpu_count']}, "
+        f"affinity {ctx['affinity_count']}; memory {mem['total_gib']} GiB "
+        f"({mem['available_gib']} GiB available)",
+        f"- Python {ctx['python']}, NumPy {ctx['numpy']}, llvmlite {ctx['llvmlite']} "
+        f"(LLVM {ctx['llvm']}), Linux {ctx['kernel']}",
+        f"- NumPy's BLAS: {blas}",
+        f"- OPENBLAS_CORETYPE: {coretype if coretype else 'not set'}"
+        + ("  (forces OpenBLAS's Haswell kernels: 9-18% slower matmul on Zen 4 than SkylakeX)"
+           if coretype and coretype.lower() == "haswell" else "")
+        + "".join(f"; {k}={v}" for k, v in ctx["openblas_env"].items() if k != "OPENBLAS_CORETYPE"),
+        f"- threads measured: {', '.join(map(str, ctx['threads']))}",
+        f"- mg-xdsl commit: {git['commit'] or 'unknown'}"
+        + (" (with uncommitted changes)" if git["dirty"] else ""),
+    ]

@@ -1,0 +1,159 @@
+"""``mg-fuse-elementwise-ops``: chains of elementwise mg ops -> one ``mg.elementwise`` each.
+
+Lowered one op at a time, ``relu(a + b)`` is two loop nests and a temporary buffer the size
+of the result, written once and read once: twice the memory traffic of a single pass. This
+pass (named after upstream MLIR's ``linalg-fuse-elementwise-ops``) merges every tree of
+elementwise ops -- ``mg.add/sub/mul/div``, ``mg.neg``, ``mg.relu``, ``mg.scalar`` -- into one
+``mg.elementwise`` whose body computes an element of the result from an element of each
+input, so that ``lower-mg-to-affine`` gives one nest and no intermediate buffer.
+
+- A value joins its consumer's tree when it is made by an elementwise op in the same block
+  and has no other use; a value used twice is computed once and stays a buffer.
+- An ``mg.broadcast`` feeding the tree is not materialised: its input becomes an input of
+  the fused op, which reads it at index 0 along the repeated dimensions.
+- The tree's root is the op whose result leaves it; the fused op takes its place. Any other
+  producer (a matmul, a reduction, a parameter) is an input. ``lower-mg-to-affine`` writes
+  the fused result into the buffer of such an input where that buffer dies there, so
+  ``relu(x @ w + b)`` applies its bias and relu in place in the matmul's result.
+- A binary op with a ``?`` dimension had a run-time size check; it becomes an
+  ``mg.check_same_shape`` at the op's old place, comparing the leftmost inputs of its two
+  operand trees (which have the operands' sizes, as the earlier checks have passed).
+
+Before::
+
+    %1 = mg.broadcast %row : tensor<1x3xf64> -> tensor<4x3xf64>
+    %2 = mg.add %a, %1 : tensor<4x3xf64>, tensor<4x3xf64> -> tensor<4x3xf64>
+    %3 = mg.relu %2 : tensor<4x3xf64> -> tensor<4x3xf64>
+
+After::
+
+    %3 = mg.elementwise %a, %row : tensor<4x3xf64>, tensor<1x3xf64> -> tensor<4x3xf64> {
+    ^bb0(%x: f64, %y: f64):
+      %s = arith.addf %x, %y : f64
+      %zero = arith.constant 0.0 : f64
+      %r = arith.maximumf %s, %zero : f64
+      mg.yield %r : f64
+    }
+"""
+
+from dataclasses import dataclass, field
+
+from xdsl.builder import ImplicitBuilder
+from xdsl.context import Context
+from xdsl.dialects import arith
+from xdsl.dialects.builtin import FloatAttr, ModuleOp
+from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.rewriter import InsertPoint, Rewriter
+
+from mg_xdsl.dialects import mg
+from mg_xdsl.dialects.mg import shape_of
+
+FUSIBLE = (mg.ElementwiseBinaryOp, mg.NegOp, mg.ReluOp, mg.ScalarOp)
+ARITH_BINARY = {mg.AddOp: arith.AddfOp, mg.SubOp: arith.SubfOp, mg.MulOp: arith.MulfOp,
+                mg.DivOp: arith.DivfOp}
+ARITH_SCALAR = {"add": arith.AddfOp, "sub": arith.SubfOp, "mul": arith.MulfOp, "div": arith.DivfOp}
+
+
+def _producer(value: SSAValue, consumer: Operation) -> Operation | None:
+    """The op that makes ``value`` if it can be fused into ``consumer``'s tree."""
+    op = value.owner
+    if not isinstance(op, (*FUSIBLE, mg.BroadcastOp)) or op.parent is not consumer.parent:
+        return None
+    if not value.has_one_use():
+        return None
+    return op
+
+
+@dataclass
+class Tree:
+    """The ops of one fused tree, and the inputs they read, in first-use order."""
+
+    root: Operation
+    ops: list[Operation] = field(default_factory=list)  # in program order
+    inputs: list[SSAValue] = field(default_factory=list)
+
+    def collect(self, op: Operation) -> None:
+        self.ops.append(op)
+        for v in op.operands:
+            producer = _producer(v, op)
+            if isinstance(producer, mg.BroadcastOp):
+                self.ops.append(producer)
+                self.add_input(producer.input)
+            elif producer is not None:
+                self.collect(producer)
+            else:
+                self.add_input(v)
+
+    def add_input(self, v: SSAValue) -> None:
+        if v not in self.inputs:
+            self.inputs.append(v)
+
+
+def leftmost_input(value: SSAValue, tree: Tree) -> SSAValue:
+    """The tree input whose sizes ``value`` has (a result takes its left operand's sizes)."""
+    op = value.owner
+    while isinstance(op, Operation) and op in tree.ops and value not in tree.inputs:
+        value = op.operands[0]
+        op = value.owner
+    return value
+
+
+def build_body(tree: Tree) -> Region:
+    """The scalar computation of the tree, one arith op per mg op."""
+    element = tree.root.results[0].type.element_type  # type: ignore[attr-defined]
+    block = Block(arg_types=[element] * len(tree.inputs))
+    scalar: dict[SSAValue, SSAValue] = dict(zip(tree.inputs, block.args))
+    with ImplicitBuilder(block):
+        for op in sorted(tree.ops, key=_position(tree.root)):
+            if isinstance(op, mg.BroadcastOp):
+                scalar[op.result] = scalar[op.input]
+            elif isinstance(op, mg.ElementwiseBinaryOp):
+                scalar[op.result] = ARITH_BINARY[type(op)](scalar[op.lhs], scalar[op.rhs]).result
+            elif isinstance(op, mg.NegOp):
+                scalar[op.result] = arith.NegfOp(scalar[op.input]).result
+            elif isinstance(op, mg.ReluOp):
+                zero = arith.ConstantOp(FloatAttr(0.0, element)).result
+                scalar[op.result] = arith.MaximumfOp(scalar[op.input], zero).result
+            elif isinstance(op, mg.ScalarOp):
+                number = arith.ConstantOp(FloatAttr(op.value.value.data, element)).result
+                x = scalar[op.input]
+                lhs, rhs = (number, x) if op.reversed.value.data else (x, number)
+                scalar[op.result] = ARITH_SCALAR[op.op.data](lhs, rhs).result
+        mg.YieldOp(scalar[tree.root.results[0]])
+    return Region(block)
+
+
+def _position(root: Operation):
+    order = {op: i for i, op in enumerate(root.parent.ops)}  # type: ignore[union-attr]
+    return order.__getitem__
+
+
+def fuse(tree: Tree) -> None:
+    for op in tree.ops:
+        if isinstance(op, mg.ElementwiseBinaryOp) and (
+                None in shape_of(op.lhs.type) or None in shape_of(op.rhs.type)):
+            lhs, rhs = leftmost_input(op.lhs, tree), leftmost_input(op.rhs, tree)
+            if lhs is rhs:
+                continue
+            check = mg.CheckSameShapeOp(lhs, rhs, op.name)
+            check.location = op.location
+            Rewriter.insert_op(check, InsertPoint.before(op))
+    fused = mg.ElementwiseOp(tree.inputs, tree.root.results[0].type, build_body(tree))
+    fused.location = tree.root.location
+    Rewriter.replace_op(tree.root, fused)
+    for op in sorted(tree.ops[1:], key=_position(fused), reverse=True):
+        Rewriter.erase_op(op)
+
+
+class MgFuseElementwiseOpsPass(ModulePass):
+    name = "mg-fuse-elementwise-ops"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        roots = [o for o in op.walk() if isinstance(o, FUSIBLE)
+                 and not any(_producer(o.results[0], u.operation) for u in o.results[0].uses
+                             if isinstance(u.operation, FUSIBLE))]
+        for root in roots:
+            tree = Tree(root)
+            tree.collect(root)
+            fuse(tree)

@@ -1,0 +1,257 @@
+"""``vectorize-reductions``: the reduction nests of ``lower-mg-to-affine`` -> vector loops
+that run at memory speed, their independent part an ``scf.parallel`` (for threads).
+
+``lower-mg-to-affine`` folds every element into its result cell one at a time::
+
+    affine.for %i = 0 to M {
+      affine.for %j = 0 to N {
+        %acc = affine.load %out[%i, %c0]      // a row reduction; a column one reads [%c0, %j]
+        %x = affine.load %in[%i, %j]
+        %r = arith.addf %acc, %x              // or arith.maximumf
+        affine.store %r, %out[%i, %c0]
+      }
+    }
+
+A row reduction is a chain of dependent additions (each waits for the one before: 3 cycles
+apiece), a third of what memory delivers. Here it becomes, for each row in parallel, four
+``vector<8xf64>`` accumulators over 32 elements at a time, combined at the end with
+``vector.reduction`` starting from the cell's value, then the last ``N mod 32`` elements one
+at a time. That reassociates the sum: the result may differ from the chapter's
+left-to-right order in the last bits (a maximum does not change).
+
+A column reduction walks the matrix row by row already (the inner loop runs along a row);
+its rows are cut into blocks of ``ROW_BLOCK`` that threads take in parallel, each folding
+its rows into a partial result row of its own, eight lanes at a time; the partial rows are
+then folded into the result in order. A sum then adds up block by block: the same as the
+chapter's order for up to ``ROW_BLOCK`` rows, and otherwise different in the last bits,
+but never dependent on the number of threads. (Threads taking blocks of columns instead
+would keep the order, but walking a matrix in narrow column stripes is slow here.)
+"""
+
+from dataclasses import dataclass
+
+from xdsl.builder import Builder
+from xdsl.context import Context
+from xdsl.dialects import affine, arith, memref, scf, vector
+from xdsl.dialects.builtin import DYNAMIC_INDEX, FloatAttr, IndexType, MemRefType, ModuleOp, VectorType
+from xdsl.dialects.vector import CombiningKindAttr, CombiningKindFlag
+from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.rewriter import InsertPoint, Rewriter
+
+LANES = 8  # f64 lanes of a 512-bit vector
+ACCUMULATORS = 4  # independent chains, to hide the latency of each vector addition
+ROW_BLOCK = 256  # rows per parallel block of a column reduction
+
+INDEX = IndexType()
+COMBINE = {arith.AddfOp: ("add", 0.0), arith.MaximumfOp: ("maximumf", float("-inf"))}
+
+@dataclass
+class ReductionNest:
+    """A matched nest: ``out[dst] = combine(out[dst], in[%i, %j])`` for all ``i < M, j < N``."""
+
+    outer: affine.ForOp
+    out: SSAValue
+    input: SSAValue
+    combine: type[Operation]
+    axis: int  # 1: one cell per row, [%i, 0]; 0: one cell per column, [0, %j]
+
+    def bound(self, b: Builder, loop: affine.ForOp) -> SSAValue:
+        """A loop's upper bound as an index value (a constant, or its bound operand)."""
+        m = loop.upperBoundMap.data
+        if m.num_dims == 0 and m.num_symbols == 0:
+            return _index(b, m.results[0].value)  # type: ignore[attr-defined]
+        return loop.upperBoundOperands[0]
+
+def _index(b: Builder, value: int) -> SSAValue:
+    return b.insert(arith.ConstantOp.from_int_and_width(value, INDEX)).result
+
+def _identity_access(op: affine.LoadOp | affine.StoreOp) -> list[SSAValue] | None:
+    m = op.map.data if op.map is not None else None
+    indices = list(op.indices)
+    if m is not None and (m.num_symbols or m != affine.AffineMap.identity(m.num_dims)):
+        return None
+    return indices
+
+def _zero_bounds(loop: affine.ForOp) -> bool:
+    lower = loop.lowerBoundMap.data
+    upper = loop.upperBoundMap.data
+    return (lower.num_dims == 0 and lower.num_symbols == 0 and lower.results[0].value == 0  # type: ignore[attr-defined]
+            and loop.step.value.data == 1 and upper.num_dims == 0 and len(upper.results) == 1
+            and upper.num_symbols <= 1)
+
+def match(outer: affine.ForOp) -> ReductionNest | None:
+    ops = list(outer.body.block.ops)
+    if len(ops) != 2 or not isinstance(inner := ops[0], affine.ForOp) or outer.inits or inner.inits:
+        return None
+    if not (_zero_bounds(outer) and _zero_bounds(inner)):
+        return None
+    body = [o for o in inner.body.block.ops if not isinstance(o, arith.ConstantOp | affine.YieldOp)]
+    if len(body) != 4:
+        return None
+    acc, x, combined, store = body
+    if not (isinstance(acc, affine.LoadOp) and isinstance(x, affine.LoadOp)
+            and type(combined) in COMBINE and isinstance(store, affine.StoreOp)):
+        return None
+    i, j = outer.body.block.args[0], inner.body.block.args[0]
+    dst, src, written = _identity_access(acc), _identity_access(x), _identity_access(store)
+    if dst is None or src != [i, j] or written != dst or store.memref is not acc.memref:
+        return None
+    if list(combined.operands) != [acc.result, x.result] or store.value is not combined.results[0]:
+        return None
+    if dst[0] is i and _is_zero(dst[1]):
+        axis = 1
+    elif _is_zero(dst[0]) and dst[1] is j:
+        axis = 0
+    else:
+        return None
+    return ReductionNest(outer, acc.memref, x.memref, type(combined), axis)
+
+def _is_zero(v: SSAValue) -> bool:
+    return _constant(v) == 0
+
+def _for(b: Builder, lb: SSAValue, ub: SSAValue, step: SSAValue, inits: list[SSAValue], body) -> list[SSAValue]:
+    """``scf.for`` whose body ``body(builder, iv, iter_args)`` returns the values to yield."""
+
+    block = Block(arg_types=[INDEX, *(v.type for v in inits)])
+    inner = Builder(InsertPoint.at_end(block))
+    yielded = body(inner, block.args[0], list(block.args[1:]))
+    inner.insert(scf.YieldOp(*yielded))
+    return list(b.insert(scf.ForOp(lb, ub, step, inits, block)).results)
+
+def _parallel(b: Builder, ub: SSAValue, body) -> None:
+    """``scf.parallel %k = 0 to ub`` whose body is built by ``body(builder, k)``."""
+
+    block = Block(arg_types=[INDEX])
+    inner = Builder(InsertPoint.at_end(block))
+    body(inner, block.args[0])
+    inner.insert(scf.ReduceOp())
+    b.insert(scf.ParallelOp([_index(b, 0)], [ub], [_index(b, 1)], Region(block)))
+
+def _constant(v: SSAValue) -> int | None:
+    owner = v.owner
+    return owner.value.value.data if isinstance(owner, arith.ConstantOp) else None  # type: ignore[attr-defined]
+
+
+def _round_down(b: Builder, n: SSAValue, multiple: int) -> SSAValue:
+    if (c := _constant(n)) is not None:
+        return _index(b, c - c % multiple)
+    rem = b.insert(arith.RemSIOp(n, _index(b, multiple))).result
+    return b.insert(arith.SubiOp(n, rem)).result
+
+
+def _ceil_div(b: Builder, n: SSAValue, d: int) -> SSAValue:
+    if (c := _constant(n)) is not None:
+        return _index(b, -(-c // d))
+    return b.insert(arith.CeilDivSIOp(n, _index(b, d))).result
+
+def row_reduction(b: Builder, nest: ReductionNest, rows: SSAValue, cols: SSAValue) -> None:
+    kind, neutral = COMBINE[nest.combine]
+    element = nest.out.type.element_type  # type: ignore[attr-defined]
+    vtype = VectorType(element, [LANES])
+    combine = nest.combine
+
+    def row(b: Builder, i: SSAValue) -> None:
+        zero = _index(b, 0)
+        start = b.insert(memref.LoadOp.get(nest.out, [i, zero])).res
+        splat = b.insert(vector.BroadcastOp(b.insert(arith.ConstantOp(FloatAttr(neutral, element))).result, vtype)).vector
+        width = LANES * ACCUMULATORS
+        vector_end = _round_down(b, cols, width)
+
+        def chunk(b: Builder, j: SSAValue, accs: list[SSAValue]) -> list[SSAValue]:
+            out = []
+            for k, acc in enumerate(accs):
+                at = b.insert(arith.AddiOp(j, _index(b, k * LANES))).result
+                v = b.insert(vector.LoadOp(nest.input, [i, at], vtype)).result
+                out.append(b.insert(combine(acc, v)).results[0])
+            return out
+
+        accs = _for(b, zero, vector_end, _index(b, width), [splat] * ACCUMULATORS, chunk)
+        while len(accs) > 1:  # a balanced tree: (a0 + a1) + (a2 + a3)
+            accs = [b.insert(combine(accs[k], accs[k + 1])).results[0] for k in range(0, len(accs), 2)]
+        reduced = b.insert(vector.ReductionOp.create(
+            operands=[accs[0], start], result_types=[element],
+            properties={"kind": CombiningKindAttr(CombiningKindFlag(kind)),
+                        "fastmath": arith.FastMathFlagsAttr("none")})).results[0]
+
+        def one(b: Builder, j: SSAValue, acc: list[SSAValue]) -> list[SSAValue]:
+            x = b.insert(memref.LoadOp.get(nest.input, [i, j])).res
+            return [b.insert(combine(acc[0], x)).results[0]]
+
+        (total,) = _for(b, vector_end, cols, _index(b, 1), [reduced], one)
+        b.insert(memref.StoreOp.get(total, nest.out, [i, zero]))
+
+    _parallel(b, rows, row)
+
+def fold_rows(b: Builder, combine, dst: SSAValue, dst_row: SSAValue, src: SSAValue, src_row: SSAValue,
+              cols: SSAValue) -> None:
+    """``dst[dst_row, j] = combine(dst[dst_row, j], src[src_row, j])`` for every ``j < cols``:
+    eight lanes at a time, then the rest one by one."""
+    vtype = VectorType(dst.type.element_type, [LANES])  # type: ignore[attr-defined]
+    vector_end = _round_down(b, cols, LANES)
+
+    def lanes(b: Builder, j: SSAValue, _: list[SSAValue]) -> list[SSAValue]:
+        acc = b.insert(vector.LoadOp(dst, [dst_row, j], vtype)).result
+        x = b.insert(vector.LoadOp(src, [src_row, j], vtype)).result
+        b.insert(vector.StoreOp(b.insert(combine(acc, x)).results[0], dst, [dst_row, j]))
+        return []
+
+    def one(b: Builder, j: SSAValue, _: list[SSAValue]) -> list[SSAValue]:
+        acc = b.insert(memref.LoadOp.get(dst, [dst_row, j])).res
+        x = b.insert(memref.LoadOp.get(src, [src_row, j])).res
+        b.insert(memref.StoreOp.get(b.insert(combine(acc, x)).results[0], dst, [dst_row, j]))
+        return []
+
+    _for(b, _index(b, 0), vector_end, _index(b, LANES), [], lanes)
+    _for(b, vector_end, cols, _index(b, 1), [], one)
+
+
+def column_reduction(b: Builder, nest: ReductionNest, rows: SSAValue, cols: SSAValue) -> None:
+    _, neutral = COMBINE[nest.combine]
+    element = nest.out.type.element_type  # type: ignore[attr-defined]
+    combine = nest.combine
+    blocks = _ceil_div(b, rows, ROW_BLOCK)
+    shape = [_constant(blocks), _constant(cols)]
+    partial_type = MemRefType(element, [DYNAMIC_INDEX if d is None else d for d in shape])
+    partial = b.insert(memref.AllocOp([v for v, d in zip((blocks, cols), shape) if d is None], [],
+                                      partial_type)).memref
+
+    def block(b: Builder, k: SSAValue) -> None:
+        first = b.insert(arith.MuliOp(k, _index(b, ROW_BLOCK))).result
+        end = b.insert(arith.MinSIOp(b.insert(arith.AddiOp(first, _index(b, ROW_BLOCK))).result, rows)).result
+        start = b.insert(arith.ConstantOp(FloatAttr(neutral, element))).result
+
+        def fill(b: Builder, j: SSAValue, _: list[SSAValue]) -> list[SSAValue]:
+            b.insert(memref.StoreOp.get(start, partial, [k, j]))
+            return []
+
+        def row(b: Builder, i: SSAValue, _: list[SSAValue]) -> list[SSAValue]:
+            fold_rows(b, combine, partial, k, nest.input, i, cols)
+            return []
+
+        _for(b, _index(b, 0), cols, _index(b, 1), [], fill)
+        _for(b, first, end, _index(b, 1), [], row)
+
+    _parallel(b, blocks, block)
+
+    def total(b: Builder, k: SSAValue, _: list[SSAValue]) -> list[SSAValue]:
+        fold_rows(b, combine, nest.out, _index(b, 0), partial, k, cols)
+        return []
+
+    _for(b, _index(b, 0), blocks, _index(b, 1), [], total)
+
+
+class VectorizeReductionsPass(ModulePass):
+    name = "vectorize-reductions"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        for loop in [o for o in op.walk() if isinstance(o, affine.ForOp)]:
+            nest = match(loop)
+            if nest is None:
+                continue
+            b = Builder(InsertPoint.before(loop))
+            inner = next(iter(loop.body.block.ops))
+            assert isinstance(inner, affine.ForOp)
+            rows, cols = nest.bound(b, loop), nest.bound(b, inner)
+            (row_reduction if nest.axis == 1 else column_reduction)(b, nest, rows, cols)
+            Rewriter.erase_op(loop)

@@ -1,0 +1,41 @@
+// convert-vector-to-llvm: the vector ops of the optimised pipeline in the LLVM dialect.
+// RUN: mg-opt %s -p convert-vector-to-llvm | filecheck %s
+// RUN: mg-opt %s -p convert-vector-to-llvm,convert-arith-to-llvm,convert-func-to-llvm,finalize-memref-to-llvm,reconcile-unrealized-casts | filecheck %s --check-prefix=LLVM
+
+func.func @f(%m: memref<?x?xf64>, %i: index, %j: index, %x: f64) -> f64 {
+  %v = vector.load %m[%i, %j] : memref<?x?xf64>, vector<8xf64>
+  %s = vector.broadcast %x : f64 to vector<8xf64>
+  %f = vector.fma %v, %s, %v : vector<8xf64>
+  %a = arith.addf %f, %v : vector<8xf64>
+  %mx = arith.maximumf %a, %f : vector<8xf64>
+  vector.store %mx, %m[%i, %j] : memref<?x?xf64>, vector<8xf64>
+  %r = vector.reduction <add>, %mx, %x : vector<8xf64> into f64
+  %q = vector.reduction <maximumf>, %mx, %r : vector<8xf64> into f64
+  func.return %q : f64
+}
+// The element's address, as memref.load computes it: aligned pointer + i * stride + j.
+// CHECK-LABEL: func.func @f(
+// CHECK:       %[[P:.*]] = llvm.extractvalue %{{.*}}[1]
+// CHECK:       %[[STRIDE:.*]] = llvm.extractvalue %{{.*}}[4, 0]
+// CHECK-NEXT:  %[[ROW:.*]] = llvm.mul %{{.*}}, %[[STRIDE]] : i64
+// CHECK-NEXT:  %[[J:.*]] = builtin.unrealized_conversion_cast %j : index to i64
+// CHECK-NEXT:  %[[AT:.*]] = llvm.add %[[ROW]], %[[J]] : i64
+// CHECK-NEXT:  %[[PTR:.*]] = llvm.getelementptr inbounds %[[P]][%[[AT]]] : (!llvm.ptr, i64) -> !llvm.ptr, f64
+// The alignment is the element's: a vector may start at any element.
+// CHECK-NEXT:  %v = llvm.load %[[PTR]] {alignment = 8 : i64} : !llvm.ptr -> vector<8xf64>
+// A broadcast is an insert into lane 0 and a shuffle that reads lane 0 everywhere.
+// CHECK:       %[[U:.*]] = llvm.mlir.undef : vector<8xf64>
+// CHECK-NEXT:  %[[L0:.*]] = llvm.mlir.constant(0 : i32) : i32
+// CHECK-NEXT:  %[[IN:.*]] = llvm.insertelement %x, %[[U]][%[[L0]] : i32] : vector<8xf64>
+// CHECK-NEXT:  %s = llvm.shufflevector %[[IN]], %[[U]] [0, 0, 0, 0, 0, 0, 0, 0] : vector<8xf64>
+// CHECK-NEXT:  %f = llvm.intr.fma(%v, %s, %v) : (vector<8xf64>, vector<8xf64>, vector<8xf64>) -> vector<8xf64>
+// CHECK:       llvm.store %{{.*}}, %{{.*}} {alignment = 8 : i64} : vector<8xf64>, !llvm.ptr
+// An ordered sum starting from the accumulator; a NaN-propagating maximum.
+// CHECK:       %r = llvm.call_intrinsic "llvm.vector.reduce.fadd.v8f64"(%x, %mx) : (f64, vector<8xf64>) -> f64
+// CHECK-NEXT:  %[[M:.*]] = llvm.call_intrinsic "llvm.vector.reduce.fmaximum.v8f64"(%mx) : (vector<8xf64>) -> f64
+// CHECK-NEXT:  %q = llvm.call_intrinsic "llvm.maximum.f64"(%[[M]], %r) : (f64, f64) -> f64
+
+// Elementwise arith on vectors: convert-arith-to-llvm, with vector intrinsic names.
+// LLVM-LABEL: llvm.func @f(
+// LLVM:       llvm.fadd %{{.*}}, %{{.*}} : vector<8xf64>
+// LLVM:       llvm.call_intrinsic "llvm.maximum.v8f64"(%{{.*}}, %{{.*}}) : (vector<8xf64>, vector<8xf64>) -> vector<8xf64>

@@ -1,0 +1,61 @@
+// vectorize-reductions: the accumulation nests of mg.reduce become vector loops whose
+// independent part is an scf.parallel.
+// RUN: mg-opt %s -p lower-mg-to-affine,vectorize-reductions | filecheck %s
+
+// A row sum: each row (in parallel) has four vector<8xf64> accumulators over 32 elements
+// a step, combined pairwise, reduced starting from the cell's value; the rest one by one.
+func.func @rows(%a: tensor<?x?xf64>) -> tensor<?x1xf64> {
+  %r = mg.reduce %a {axis = 1 : i64, kind = "sum"} : tensor<?x?xf64> -> tensor<?x1xf64>
+  func.return %r : tensor<?x1xf64>
+}
+// CHECK-LABEL: func.func @rows(
+// CHECK:       %[[ROWS:.*]] = memref.dim %a, %{{.*}} : memref<?x?xf64>
+// CHECK:       %[[COLS:.*]] = memref.dim %a, %{{.*}} : memref<?x?xf64>
+// CHECK:       %[[OUT:.*]] = memref.alloc(%{{.*}}) : memref<?x1xf64>
+// The start values are stored by the first nest, as before.
+// CHECK:       affine.for
+// CHECK:       "scf.parallel"
+// CHECK-NEXT:  ^bb0(%[[I:.*]]: index):
+// CHECK:         %[[START:.*]] = memref.load %[[OUT]][%[[I]], %[[C0:.*]]] : memref<?x1xf64>
+// CHECK:         %[[ZEROS:.*]] = vector.broadcast %{{.*}} : f64 to vector<8xf64>
+// CHECK:         %[[REM:.*]] = arith.remsi %[[COLS]], %{{.*}} : index
+// CHECK-NEXT:    %[[VEND:.*]] = arith.subi %[[COLS]], %[[REM]] : index
+// CHECK:         %[[R0:[0-9a-z_]+]], %[[R1:[0-9a-z_]+]], %[[R2:[0-9a-z_]+]], %[[R3:[0-9a-z_]+]] = scf.for %[[J:[0-9a-z_]+]] = %{{.*}} to %[[VEND]] step %{{.*}} iter_args(%[[A0:[0-9a-z_]+]] = %[[ZEROS]], %[[A1:[0-9a-z_]+]] = %[[ZEROS]], %[[A2:[0-9a-z_]+]] = %[[ZEROS]], %[[A3:[0-9a-z_]+]] = %[[ZEROS]])
+// CHECK:           %[[V0:.*]] = vector.load %a[%[[I]], %{{.*}}] : memref<?x?xf64>, vector<8xf64>
+// CHECK-NEXT:      %{{.*}} = arith.addf %[[A0]], %[[V0]] : vector<8xf64>
+// CHECK-COUNT-3:   vector.load %a[%[[I]], %{{.*}}] : memref<?x?xf64>, vector<8xf64>
+// CHECK:           scf.yield
+// CHECK:         %[[S01:.*]] = arith.addf %[[R0]], %[[R1]] : vector<8xf64>
+// CHECK-NEXT:    %[[S23:.*]] = arith.addf %[[R2]], %[[R3]] : vector<8xf64>
+// CHECK-NEXT:    %[[S:.*]] = arith.addf %[[S01]], %[[S23]] : vector<8xf64>
+// CHECK-NEXT:    %[[R:.*]] = vector.reduction <add>, %[[S]], %[[START]] : vector<8xf64> into f64
+// CHECK:         %[[T:.*]] = scf.for %{{.*}} = %[[VEND]] to %[[COLS]] step %{{.*}} iter_args(%{{.*}} = %[[R]]) -> (f64)
+// CHECK:           memref.load %a[%[[I]], %{{.*}}] : memref<?x?xf64>
+// CHECK:         memref.store %[[T]], %[[OUT]][%[[I]], %[[C0]]] : memref<?x1xf64>
+// CHECK:         scf.reduce
+// CHECK-NOT:   affine.for
+
+// A column maximum: blocks of 256 rows (in parallel) fold their rows into a partial row of
+// their own, eight lanes at a time; then the partial rows are folded into the result.
+func.func @cols(%a: tensor<1000x12xf64>) -> tensor<1x12xf64> {
+  %r = mg.reduce %a {axis = 0 : i64, kind = "max"} : tensor<1000x12xf64> -> tensor<1x12xf64>
+  func.return %r : tensor<1x12xf64>
+}
+// CHECK-LABEL: func.func @cols(
+// CHECK:       %[[OUT:.*]] = memref.alloc() : memref<1x12xf64>
+// CHECK:       %[[PART:.*]] = memref.alloc() : memref<4x12xf64>
+// CHECK:       "scf.parallel"
+// CHECK-NEXT:  ^bb0(%[[K:.*]]: index):
+// CHECK:         %[[NEG:.*]] = arith.constant 0xfff0000000000000 : f64
+// CHECK:         scf.for %[[J:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK-NEXT:      memref.store %[[NEG]], %[[PART]][%[[K]], %[[J]]] : memref<4x12xf64>
+// CHECK:         scf.for %[[I:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK:           scf.for %[[JV:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK-NEXT:        %[[P:.*]] = vector.load %[[PART]][%[[K]], %[[JV]]] : memref<4x12xf64>, vector<8xf64>
+// CHECK-NEXT:        %[[X:.*]] = vector.load %a[%[[I]], %[[JV]]] : memref<1000x12xf64>, vector<8xf64>
+// CHECK-NEXT:        %[[M:.*]] = arith.maximumf %[[P]], %[[X]] : vector<8xf64>
+// CHECK-NEXT:        vector.store %[[M]], %[[PART]][%[[K]], %[[JV]]] : memref<4x12xf64>, vector<8xf64>
+// CHECK:         scf.reduce
+// CHECK:       scf.for %[[B:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK:         vector.load %[[OUT]][%{{.*}}, %{{.*}}] : memref<1x12xf64>, vector<8xf64>
+// CHECK-NEXT:    vector.load %[[PART]][%[[B]], %{{.*}}] : memref<4x12xf64>, vector<8xf64>
