@@ -80,6 +80,11 @@ MGC_TARGET_S = 0.5
 MGC_NAME = "mgc_run"
 ADDRESS = re.compile(r"base@ = 0x[0-9a-fA-F]+")
 THREAD_VARS = ("MG_NUM_THREADS", "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
+# OpenBLAS's idle workers spin for 2^28 cycles (~75 ms) after each call before they sleep;
+# alternating with NumPy, they would occupy the cores while mg's threads run. A timeout of
+# 2^4 cycles makes them sleep at once (NumPy's own times do not suffer: they wake at the
+# next call). Set only if the caller has not chosen a value.
+QUIET_BLAS = {"OPENBLAS_THREAD_TIMEOUT": os.environ.get("OPENBLAS_THREAD_TIMEOUT", "4")}
 
 NOTES = [
     "Times are medians of alternating runs (mg, NumPy, mg, NumPy, ...) on the same inputs, "
@@ -94,6 +99,9 @@ NOTES = [
     "two_layers is examples/08_two_layers.mg with its size-2 dimensions scaled to n and its "
     "size-1 dimensions kept: row_max(relu(relu(x @ w1 + b1) @ w2 + b2) @ w3) with x, w1 nxn, "
     "b1 1xn, w2 nx1, b2 1x1, w3 1xn.",
+    "OpenBLAS runs with OPENBLAS_THREAD_TIMEOUT=4 unless set: its idle threads otherwise spin "
+    "for ~75 ms after each call, taking the cores from whatever runs next (here: mg's "
+    "threads, in the alternation).",
     f"mgc run: wall time of the whole process (Python start, import, compile, run), median "
     f"of several runs; 'cached' uses the on-disk compile cache as by default (warmed by one "
     f"run first), 'no cache' sets MGC_NO_CACHE=1. The target is <= {MGC_TARGET_S} s.",
@@ -336,7 +344,7 @@ def run_child(args, threads: int, with_mgc: bool) -> dict:
         cmd += [] if with_mgc else ["--skip-mgc"]
         for pattern in args.only or []:
             cmd += ["--only", pattern]
-        env = {**os.environ, **{var: str(threads) for var in THREAD_VARS}}
+        env = {**os.environ, **{var: str(threads) for var in THREAD_VARS}, **QUIET_BLAS}
         p = subprocess.run(cmd, env=env)
         try:
             data = json.loads(out_path.read_text())

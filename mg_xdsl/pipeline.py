@@ -71,6 +71,7 @@ OPTIMISED_STAGES: tuple[Stage, ...] = (
           "lower-mg-to-affine",
           "vectorize-reductions",  # row sums with vector accumulators, column sums by rows
           "buffer-deallocation",
+          "tile-matmul",  # packed, cache-tiled, register-blocked matrix products
           "affine-parallelize"),  # loops whose iterations are independent, for threads
     _with(_SCF,
           "lower-affine",

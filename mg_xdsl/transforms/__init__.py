@@ -14,6 +14,7 @@ from xdsl.passes import ModulePass
 _PROJECT_PASSES: dict[str, tuple[str, str]] = {
     "mg-fuse-elementwise-ops": ("mg_fuse_elementwise_ops", "MgFuseElementwiseOpsPass"),
     "lower-mg-to-affine": ("lower_mg_to_affine", "LowerMgToAffinePass"),
+    "tile-matmul": ("tile_matmul", "TileMatmulPass"),
     "vectorize-reductions": ("vectorize_reductions", "VectorizeReductionsPass"),
     "buffer-deallocation": ("buffer_deallocation", "BufferDeallocationPass"),
     "lower-affine": ("lower_affine", "LowerAffinePass"),

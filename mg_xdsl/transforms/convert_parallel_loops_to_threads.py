@@ -42,6 +42,7 @@ from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
+from mg_xdsl.transforms.loop_builders import MIN_CHUNK_ATTR
 from mg_xdsl.transforms.llvm_type_conversion import PTR, alloca, build_struct, convert_type, extract
 
 RUNTIME_FUNCTION = "mgrt_parallel_for"
@@ -205,7 +206,11 @@ def call_runtime(par: scf.ParallelOp, name: str, min_chunk: int | SSAValue) -> N
 
 def min_chunk_of(par: scf.ParallelOp) -> int | SSAValue | None:
     """Outer iterations per thread for about ``THRESHOLD`` innermost ones; ``None`` if the
-    loop is statically too small to be worth splitting."""
+    loop is statically too small to be worth splitting. A pass that made the loop and knows
+    an iteration's cost may have said it instead (``mg.min_chunk``, e.g. ``tile-matmul``'s
+    row blocks, each a large matrix product)."""
+    if isinstance(given := par.attributes.get(MIN_CHUNK_ATTR), IntegerAttr):
+        return given.value.data
     counts = [TripCount.of(par.lowerBound[0], par.upperBound[0], par.step[0]), *inner_trip_counts(par)]
     if all(c.static is not None for c in counts):
         inner = 1

@@ -8,6 +8,7 @@ A ``vector<8xf64>`` is already an LLVM type (``<8 x double>``), so the conversio
   the vector may start at any element, and LLVM would otherwise assume 64 bytes;
 - ``vector.broadcast %x`` (a scalar) -> ``llvm.insertelement`` into lane 0 of an undefined
   vector, then ``llvm.shufflevector`` with an all-zero mask (every lane reads lane 0);
+- ``vector.insert %x, %v[k]`` (a scalar at a constant lane) -> ``llvm.insertelement``;
 - ``vector.fma %a, %b, %c`` -> ``llvm.intr.fma`` (``a * b + c``, rounded once);
 - ``vector.reduction <add>, %v, %acc`` -> ``llvm.intr.vector.reduce.fadd``, in lane order
   starting from ``%acc``; ``<maximumf>`` -> ``llvm.vector.reduce.fmaximum`` (NaN-propagating,
@@ -81,6 +82,17 @@ class BroadcastLowering(RewritePattern):
         replace_with_llvm(rewriter, op, [splat])
 
 
+class InsertLowering(RewritePattern):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: vector.InsertOp, rewriter: PatternRewriter):
+        (lane,) = op.get_mixed_position()
+        if not isinstance(lane, int) or isinstance(op.source.type, VectorType):
+            return  # only scalars at constant lanes are emitted by this project
+        position = rewriter.insert(llvm.ConstantOp(IntegerAttr(lane, i32), i32)).result
+        inserted = rewriter.insert(llvm.InsertElementOp(op.dest, op.source, position)).res
+        replace_with_llvm(rewriter, op, [inserted])
+
+
 class FMALowering(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: vector.FMAOp, rewriter: PatternRewriter):
@@ -117,7 +129,8 @@ class ConvertVectorToLLVMPass(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         PatternRewriteWalker(
             GreedyRewritePatternApplier(
-                [LoadLowering(), StoreLowering(), BroadcastLowering(), FMALowering(), ReductionLowering()],
+                [LoadLowering(), StoreLowering(), BroadcastLowering(), InsertLowering(), FMALowering(),
+                 ReductionLowering()],
                 dce_enabled=False,
             ),
             apply_recursively=False,

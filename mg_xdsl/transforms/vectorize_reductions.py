@@ -33,17 +33,26 @@ from dataclasses import dataclass
 from xdsl.builder import Builder
 from xdsl.context import Context
 from xdsl.dialects import affine, arith, memref, scf, vector
-from xdsl.dialects.builtin import DYNAMIC_INDEX, FloatAttr, IndexType, MemRefType, ModuleOp, VectorType
+from xdsl.dialects.builtin import DYNAMIC_INDEX, FloatAttr, MemRefType, ModuleOp, VectorType
 from xdsl.dialects.vector import CombiningKindAttr, CombiningKindFlag
-from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
+
+from mg_xdsl.transforms.loop_builders import (
+    INDEX,
+    ceil_div,
+    constant_value,
+    for_loop,
+    index,
+    parallel_loop,
+    round_down,
+)
 
 LANES = 8  # f64 lanes of a 512-bit vector
 ACCUMULATORS = 4  # independent chains, to hide the latency of each vector addition
 ROW_BLOCK = 256  # rows per parallel block of a column reduction
 
-INDEX = IndexType()
 COMBINE = {arith.AddfOp: ("add", 0.0), arith.MaximumfOp: ("maximumf", float("-inf"))}
 
 @dataclass
@@ -60,11 +69,8 @@ class ReductionNest:
         """A loop's upper bound as an index value (a constant, or its bound operand)."""
         m = loop.upperBoundMap.data
         if m.num_dims == 0 and m.num_symbols == 0:
-            return _index(b, m.results[0].value)  # type: ignore[attr-defined]
+            return index(b, m.results[0].value)  # type: ignore[attr-defined]
         return loop.upperBoundOperands[0]
-
-def _index(b: Builder, value: int) -> SSAValue:
-    return b.insert(arith.ConstantOp.from_int_and_width(value, INDEX)).result
 
 def _identity_access(op: affine.LoadOp | affine.StoreOp) -> list[SSAValue] | None:
     m = op.map.data if op.map is not None else None
@@ -108,42 +114,8 @@ def match(outer: affine.ForOp) -> ReductionNest | None:
     return ReductionNest(outer, acc.memref, x.memref, type(combined), axis)
 
 def _is_zero(v: SSAValue) -> bool:
-    return _constant(v) == 0
+    return constant_value(v) == 0
 
-def _for(b: Builder, lb: SSAValue, ub: SSAValue, step: SSAValue, inits: list[SSAValue], body) -> list[SSAValue]:
-    """``scf.for`` whose body ``body(builder, iv, iter_args)`` returns the values to yield."""
-
-    block = Block(arg_types=[INDEX, *(v.type for v in inits)])
-    inner = Builder(InsertPoint.at_end(block))
-    yielded = body(inner, block.args[0], list(block.args[1:]))
-    inner.insert(scf.YieldOp(*yielded))
-    return list(b.insert(scf.ForOp(lb, ub, step, inits, block)).results)
-
-def _parallel(b: Builder, ub: SSAValue, body) -> None:
-    """``scf.parallel %k = 0 to ub`` whose body is built by ``body(builder, k)``."""
-
-    block = Block(arg_types=[INDEX])
-    inner = Builder(InsertPoint.at_end(block))
-    body(inner, block.args[0])
-    inner.insert(scf.ReduceOp())
-    b.insert(scf.ParallelOp([_index(b, 0)], [ub], [_index(b, 1)], Region(block)))
-
-def _constant(v: SSAValue) -> int | None:
-    owner = v.owner
-    return owner.value.value.data if isinstance(owner, arith.ConstantOp) else None  # type: ignore[attr-defined]
-
-
-def _round_down(b: Builder, n: SSAValue, multiple: int) -> SSAValue:
-    if (c := _constant(n)) is not None:
-        return _index(b, c - c % multiple)
-    rem = b.insert(arith.RemSIOp(n, _index(b, multiple))).result
-    return b.insert(arith.SubiOp(n, rem)).result
-
-
-def _ceil_div(b: Builder, n: SSAValue, d: int) -> SSAValue:
-    if (c := _constant(n)) is not None:
-        return _index(b, -(-c // d))
-    return b.insert(arith.CeilDivSIOp(n, _index(b, d))).result
 
 def row_reduction(b: Builder, nest: ReductionNest, rows: SSAValue, cols: SSAValue) -> None:
     kind, neutral = COMBINE[nest.combine]
@@ -152,21 +124,21 @@ def row_reduction(b: Builder, nest: ReductionNest, rows: SSAValue, cols: SSAValu
     combine = nest.combine
 
     def row(b: Builder, i: SSAValue) -> None:
-        zero = _index(b, 0)
+        zero = index(b, 0)
         start = b.insert(memref.LoadOp.get(nest.out, [i, zero])).res
         splat = b.insert(vector.BroadcastOp(b.insert(arith.ConstantOp(FloatAttr(neutral, element))).result, vtype)).vector
         width = LANES * ACCUMULATORS
-        vector_end = _round_down(b, cols, width)
+        vector_end = round_down(b, cols, width)
 
         def chunk(b: Builder, j: SSAValue, accs: list[SSAValue]) -> list[SSAValue]:
             out = []
             for k, acc in enumerate(accs):
-                at = b.insert(arith.AddiOp(j, _index(b, k * LANES))).result
+                at = b.insert(arith.AddiOp(j, index(b, k * LANES))).result
                 v = b.insert(vector.LoadOp(nest.input, [i, at], vtype)).result
                 out.append(b.insert(combine(acc, v)).results[0])
             return out
 
-        accs = _for(b, zero, vector_end, _index(b, width), [splat] * ACCUMULATORS, chunk)
+        accs = for_loop(b, zero, vector_end, index(b, width), chunk, [splat] * ACCUMULATORS)
         while len(accs) > 1:  # a balanced tree: (a0 + a1) + (a2 + a3)
             accs = [b.insert(combine(accs[k], accs[k + 1])).results[0] for k in range(0, len(accs), 2)]
         reduced = b.insert(vector.ReductionOp.create(
@@ -178,17 +150,17 @@ def row_reduction(b: Builder, nest: ReductionNest, rows: SSAValue, cols: SSAValu
             x = b.insert(memref.LoadOp.get(nest.input, [i, j])).res
             return [b.insert(combine(acc[0], x)).results[0]]
 
-        (total,) = _for(b, vector_end, cols, _index(b, 1), [reduced], one)
+        (total,) = for_loop(b, vector_end, cols, index(b, 1), one, [reduced])
         b.insert(memref.StoreOp.get(total, nest.out, [i, zero]))
 
-    _parallel(b, rows, row)
+    parallel_loop(b, rows, row)
 
 def fold_rows(b: Builder, combine, dst: SSAValue, dst_row: SSAValue, src: SSAValue, src_row: SSAValue,
               cols: SSAValue) -> None:
     """``dst[dst_row, j] = combine(dst[dst_row, j], src[src_row, j])`` for every ``j < cols``:
     eight lanes at a time, then the rest one by one."""
     vtype = VectorType(dst.type.element_type, [LANES])  # type: ignore[attr-defined]
-    vector_end = _round_down(b, cols, LANES)
+    vector_end = round_down(b, cols, LANES)
 
     def lanes(b: Builder, j: SSAValue, _: list[SSAValue]) -> list[SSAValue]:
         acc = b.insert(vector.LoadOp(dst, [dst_row, j], vtype)).result
@@ -202,23 +174,23 @@ def fold_rows(b: Builder, combine, dst: SSAValue, dst_row: SSAValue, src: SSAVal
         b.insert(memref.StoreOp.get(b.insert(combine(acc, x)).results[0], dst, [dst_row, j]))
         return []
 
-    _for(b, _index(b, 0), vector_end, _index(b, LANES), [], lanes)
-    _for(b, vector_end, cols, _index(b, 1), [], one)
+    for_loop(b, index(b, 0), vector_end, index(b, LANES), lanes)
+    for_loop(b, vector_end, cols, index(b, 1), one)
 
 
 def column_reduction(b: Builder, nest: ReductionNest, rows: SSAValue, cols: SSAValue) -> None:
     _, neutral = COMBINE[nest.combine]
     element = nest.out.type.element_type  # type: ignore[attr-defined]
     combine = nest.combine
-    blocks = _ceil_div(b, rows, ROW_BLOCK)
-    shape = [_constant(blocks), _constant(cols)]
+    blocks = ceil_div(b, rows, ROW_BLOCK)
+    shape = [constant_value(blocks), constant_value(cols)]
     partial_type = MemRefType(element, [DYNAMIC_INDEX if d is None else d for d in shape])
     partial = b.insert(memref.AllocOp([v for v, d in zip((blocks, cols), shape) if d is None], [],
                                       partial_type)).memref
 
     def block(b: Builder, k: SSAValue) -> None:
-        first = b.insert(arith.MuliOp(k, _index(b, ROW_BLOCK))).result
-        end = b.insert(arith.MinSIOp(b.insert(arith.AddiOp(first, _index(b, ROW_BLOCK))).result, rows)).result
+        first = b.insert(arith.MuliOp(k, index(b, ROW_BLOCK))).result
+        end = b.insert(arith.MinSIOp(b.insert(arith.AddiOp(first, index(b, ROW_BLOCK))).result, rows)).result
         start = b.insert(arith.ConstantOp(FloatAttr(neutral, element))).result
 
         def fill(b: Builder, j: SSAValue, _: list[SSAValue]) -> list[SSAValue]:
@@ -229,16 +201,16 @@ def column_reduction(b: Builder, nest: ReductionNest, rows: SSAValue, cols: SSAV
             fold_rows(b, combine, partial, k, nest.input, i, cols)
             return []
 
-        _for(b, _index(b, 0), cols, _index(b, 1), [], fill)
-        _for(b, first, end, _index(b, 1), [], row)
+        for_loop(b, index(b, 0), cols, index(b, 1), fill)
+        for_loop(b, first, end, index(b, 1), row)
 
-    _parallel(b, blocks, block)
+    parallel_loop(b, blocks, block)
 
     def total(b: Builder, k: SSAValue, _: list[SSAValue]) -> list[SSAValue]:
-        fold_rows(b, combine, nest.out, _index(b, 0), partial, k, cols)
+        fold_rows(b, combine, nest.out, index(b, 0), partial, k, cols)
         return []
 
-    _for(b, _index(b, 0), blocks, _index(b, 1), [], total)
+    for_loop(b, index(b, 0), blocks, index(b, 1), total)
 
 
 class VectorizeReductionsPass(ModulePass):

@@ -52,5 +52,11 @@ func.func @reused(%x: tensor<2x2xf64>) -> tensor<2x2xf64> {
 }
 // CHECK-LABEL: func.func @reused(
 // CHECK:       %[[M:.*]] = memref.alloc() : memref<2x2xf64>
+// CHECK:       arith.mulf
 // CHECK:       %[[R:.*]] = memref.alloc() : memref<2x2xf64>
-// CHECK:       affine.store %{{.*}}, %[[R]]
+// CHECK-NEXT:  %[[Z:.*]] = arith.constant 0.000000e+00 : f64
+// CHECK-NEXT:  affine.for %[[I:.*]] = 0 to 2 {
+// CHECK-NEXT:    affine.for %[[J:.*]] = 0 to 2 {
+// CHECK-NEXT:      %[[X:.*]] = affine.load %[[M]][%[[I]], %[[J]]] : memref<2x2xf64>
+// CHECK-NEXT:      %[[Y:.*]] = arith.maximumf %[[X]], %[[Z]] : f64
+// CHECK-NEXT:      affine.store %[[Y]], %[[R]][%[[I]], %[[J]]] : memref<2x2xf64>

@@ -1,0 +1,95 @@
+"""Small builders for the scf loops and index arithmetic that the optimising passes emit
+(``vectorize-reductions``, ``tile-matmul``), so that each pass reads as the loop nest it
+makes. Index arithmetic on constants is folded here, so static sizes give static code."""
+
+from collections.abc import Callable, Sequence
+
+from xdsl.builder import Builder
+from xdsl.dialects import arith, scf
+from xdsl.dialects.builtin import IndexType, IntegerAttr
+from xdsl.ir import Block, Region, SSAValue
+from xdsl.rewriter import InsertPoint
+
+INDEX = IndexType()
+
+LoopBody = Callable[[Builder, SSAValue, list[SSAValue]], Sequence[SSAValue]]
+
+
+def index(b: Builder, value: int) -> SSAValue:
+    return b.insert(arith.ConstantOp.from_int_and_width(value, INDEX)).result
+
+
+def constant_value(v: SSAValue) -> int | None:
+    """The integer an ``arith.constant`` holds; ``None`` for anything else."""
+    owner = v.owner
+    if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr):
+        return owner.value.value.data
+    return None
+
+
+def for_loop(b: Builder, lb: SSAValue, ub: SSAValue, step: SSAValue | int,
+             body: LoopBody, inits: Sequence[SSAValue] = ()) -> list[SSAValue]:
+    """``scf.for %iv = lb to ub step step iter_args(inits)``; ``body(builder, iv, args)``
+    builds the body and returns the values to yield. Returns the loop's results."""
+    if isinstance(step, int):
+        step = index(b, step)
+    block = Block(arg_types=[INDEX, *(v.type for v in inits)])
+    inner = Builder(InsertPoint.at_end(block))
+    yielded = body(inner, block.args[0], list(block.args[1:]))
+    inner.insert(scf.YieldOp(*yielded))
+    return list(b.insert(scf.ForOp(lb, ub, step, list(inits), block)).results)
+
+
+def parallel_loop(b: Builder, ub: SSAValue, body: Callable[[Builder, SSAValue], None],
+                  min_chunk: int | None = None) -> scf.ParallelOp:
+    """``scf.parallel %k = 0 to ub``, its body built by ``body(builder, k)``. ``min_chunk``
+    tells ``convert-parallel-loops-to-threads`` how many iterations are worth a thread,
+    where one iteration is known to be much work."""
+    block = Block(arg_types=[INDEX])
+    inner = Builder(InsertPoint.at_end(block))
+    body(inner, block.args[0])
+    inner.insert(scf.ReduceOp())
+    loop = scf.ParallelOp([index(b, 0)], [ub], [index(b, 1)], Region(block))
+    if min_chunk is not None:
+        loop.attributes[MIN_CHUNK_ATTR] = IntegerAttr(min_chunk, INDEX)
+    return b.insert(loop)
+
+
+MIN_CHUNK_ATTR = "mg.min_chunk"
+
+
+def _fold(b: Builder, op_type, fold, x: SSAValue, y: SSAValue) -> SSAValue:
+    cx, cy = constant_value(x), constant_value(y)
+    if cx is not None and cy is not None:
+        return index(b, fold(cx, cy))
+    return b.insert(op_type(x, y)).result
+
+
+def add(b: Builder, x: SSAValue, y: SSAValue) -> SSAValue:
+    if constant_value(y) == 0:
+        return x
+    return _fold(b, arith.AddiOp, lambda p, q: p + q, x, y)
+
+
+def sub(b: Builder, x: SSAValue, y: SSAValue) -> SSAValue:
+    return _fold(b, arith.SubiOp, lambda p, q: p - q, x, y)
+
+
+def mul(b: Builder, x: SSAValue, y: SSAValue) -> SSAValue:
+    return _fold(b, arith.MuliOp, lambda p, q: p * q, x, y)
+
+
+def minimum(b: Builder, x: SSAValue, y: SSAValue) -> SSAValue:
+    return _fold(b, arith.MinSIOp, min, x, y)
+
+
+def ceil_div(b: Builder, x: SSAValue, d: int) -> SSAValue:
+    return _fold(b, arith.CeilDivSIOp, lambda p, q: -(-p // q), x, index(b, d))
+
+
+def round_down(b: Builder, x: SSAValue, multiple: int) -> SSAValue:
+    """The largest multiple of ``multiple`` not above ``x`` (for ``x >= 0``)."""
+    if (c := constant_value(x)) is not None:
+        return index(b, c - c % multiple)
+    rem = b.insert(arith.RemSIOp(x, index(b, multiple))).result
+    return b.insert(arith.SubiOp(x, rem)).result

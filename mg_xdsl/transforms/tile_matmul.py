@@ -1,0 +1,397 @@
+"""``tile-matmul``: the matrix-product nest of ``lower-mg-to-affine`` -> packed, cache-tiled,
+register-blocked vector code (the BLIS scheme), its row blocks an ``scf.parallel``.
+
+``lower-mg-to-affine`` computes ``C = A @ B`` (A: M x K, B: K x N) as
+
+    affine.for %i = 0 to M { affine.for %j = 0 to N { affine.for %k = 0 to K {
+      C[i, j] = C[i, j] + A[i, k] * B[k, j] } } }
+
+which reads a column of B for every element of C: about 1% of what the machine can do.
+This pass replaces that nest (C is still zero-filled by the nest before it) with
+
+    for jc in [0, N) step NC:                  -- a block of NC columns of B and C
+      for pc in [0, K) step KC:                -- KC of the K products at a time
+        pack B[pc:pc+KC, jc:jc+NC] into Bp     -- panels of NR columns, each row of a
+                                               --   panel contiguous, zero-padded
+        scf.parallel over row blocks ic of MC rows:       (threads take row blocks)
+          pack A[ic:ic+MC, pc:pc+KC] into Ap   -- panels of MR rows, k-major, zero-padded
+          for each NR-column panel jr, for each MR-row panel ir:
+            micro-kernel: MR x NR sums in MR * NR/8 vector<8xf64> registers,
+              for k < KC: load NR values of Bp's row k, and for each of the MR rows
+              broadcast Ap's value and vector.fma it into the row's registers
+            C[ir block, jr block] += the registers  (via a small buffer at the edges)
+
+Packing makes the micro-kernel's loads contiguous and the blocks fit the caches (an Ap
+block of MC x KC in L2, a panel of Bp in L1), and the register block reuses each loaded
+value MR or NR/8 times, so the FMA units, not memory, set the pace.
+
+The products are summed in blocks of KC with fused multiply-adds, so the result may differ
+from the chapter's order (k from 0 up, rounding after each multiplication and each
+addition) in the last bits. Matrix products with static sizes whose M * N * K is below
+``MIN_WORK`` keep the simple nest: tiling buys nothing there.
+"""
+
+from dataclasses import dataclass
+
+from xdsl.builder import Builder
+from xdsl.context import Context
+from xdsl.dialects import affine, arith, memref, scf, vector
+from xdsl.dialects.builtin import DYNAMIC_INDEX, FloatAttr, IntegerAttr, MemRefType, ModuleOp, VectorType, i64
+from xdsl.ir import Operation, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.rewriter import InsertPoint, Rewriter
+
+from mg_xdsl.transforms.loop_builders import (
+    add,
+    ceil_div,
+    constant_value,
+    for_loop,
+    index,
+    minimum,
+    mul,
+    parallel_loop,
+    sub,
+)
+
+LANES = 8  # f64 lanes of a vector register
+MR, NR = 8, 16  # the register block: 8 rows x 16 columns = 16 vector<8xf64> sums
+KC = 256  # products per pass over C: an MR x KC panel of Ap and a KC x NR one of Bp in L1
+MC = 128  # rows per block (Ap: MC x KC = 256 KiB, in L2); also what a thread takes
+NC = 1024  # columns per block of Bp (KC x NC = 2 MiB)
+MIN_WORK = 32 * 32 * 32
+ALIGNMENT = 64  # bytes: packed buffers start on a cache line
+
+
+@dataclass
+class MatmulNest:
+    loop: affine.ForOp  # the i loop
+    a: SSAValue
+    b: SSAValue
+    c: SSAValue
+
+
+def _upper(loop: affine.ForOp) -> tuple[int | None, SSAValue | None]:
+    """A loop's upper bound: a number, or the operand of a ``()[s0] -> (s0)`` map."""
+    m = loop.upperBoundMap.data
+    if m.num_dims == 0 and m.num_symbols == 0 and len(m.results) == 1:
+        return m.results[0].value, None  # type: ignore[attr-defined]
+    if m.num_dims == 0 and m.num_symbols == 1 and len(loop.upperBoundOperands) == 1:
+        return None, loop.upperBoundOperands[0]
+    return None, None
+
+
+def _only_loop(loop: affine.ForOp) -> affine.ForOp | None:
+    ops = list(loop.body.block.ops)
+    if len(ops) == 2 and isinstance(ops[0], affine.ForOp):
+        return ops[0]
+    return None
+
+
+def _access(op: Operation, memref_value: SSAValue | None = None) -> list[SSAValue] | None:
+    if not isinstance(op, affine.LoadOp | affine.StoreOp):
+        return None
+    m = op.map.data if op.map is not None else None
+    if m is not None and (m.num_symbols or m != affine.AffineMap.identity(m.num_dims)):
+        return None
+    return list(op.indices)
+
+
+def match(loop: affine.ForOp) -> MatmulNest | None:
+    """``C[i, j] = C[i, j] + A[i, k] * B[k, j]`` over a perfect ``i, j, k`` nest from 0."""
+    j_loop = _only_loop(loop)
+    k_loop = _only_loop(j_loop) if j_loop else None
+    if k_loop is None:
+        return None
+    for lp in (loop, j_loop, k_loop):
+        lower = lp.lowerBoundMap.data
+        if lp.step.value.data != 1 or lower.num_dims or lower.num_symbols or lower.results[0].value != 0:  # type: ignore[attr-defined]
+            return None
+        if _upper(lp) == (None, None):
+            return None
+    body = [o for o in k_loop.body.block.ops if not isinstance(o, affine.YieldOp)]
+    if len(body) != 6:
+        return None
+    load_a, load_b, product, load_c, total, store = body
+    i, j, k = (lp.body.block.args[0] for lp in (loop, j_loop, k_loop))
+    if not (_access(load_a) == [i, k] and _access(load_b) == [k, j] and _access(load_c) == [i, j]
+            and _access(store) == [i, j] and isinstance(product, arith.MulfOp)
+            and isinstance(total, arith.AddfOp) and isinstance(store, affine.StoreOp)
+            and isinstance(load_c, affine.LoadOp)):
+        return None
+    if (list(product.operands) != [load_a.results[0], load_b.results[0]]  # type: ignore[union-attr]
+            or list(total.operands) != [load_c.results[0], product.results[0]]
+            or store.value is not total.results[0] or store.memref is not load_c.memref):
+        return None
+    return MatmulNest(loop, load_a.memref, load_b.memref, load_c.memref)  # type: ignore[union-attr]
+
+
+def _bound(b: Builder, loop: affine.ForOp) -> SSAValue:
+    number, value = _upper(loop)
+    return index(b, number) if number is not None else value  # type: ignore[return-value]
+
+
+def _alloc(b: Builder, element, shape: list[SSAValue]) -> SSAValue:
+    static = [constant_value(s) for s in shape]
+    t = MemRefType(element, [DYNAMIC_INDEX if s is None else s for s in static])
+    dynamic = [s for s, c in zip(shape, static) if c is None]
+    op = memref.AllocOp(dynamic, [], t, alignment=IntegerAttr(ALIGNMENT, i64))
+    return b.insert(op).memref
+
+
+@dataclass
+class Tiling:
+    """What the emitted loops share: the operands, their sizes, the element type."""
+
+    nest: MatmulNest
+    m: SSAValue
+    n: SSAValue
+    k: SSAValue
+
+    @property
+    def element(self):
+        return self.nest.c.type.element_type  # type: ignore[attr-defined]
+
+    @property
+    def vtype(self) -> VectorType:
+        return VectorType(self.element, [LANES])
+
+    def zero(self, b: Builder) -> SSAValue:
+        return b.insert(arith.ConstantOp(FloatAttr(0.0, self.element))).result
+
+    # ----------------------------------------------------------------------------- packing
+
+    def pack_b(self, b: Builder, bp: SSAValue, jc: SSAValue, nc: SSAValue, pc: SSAValue, kc: SSAValue) -> None:
+        """``Bp[p, k, c] = B[pc + k, jc + p * NR + c]``, zero past column ``nc``."""
+        src = self.nest.b
+
+        def panel(b: Builder, p: SSAValue, _) -> list:
+            first = mul(b, p, index(b, NR))
+            width = minimum(b, index(b, NR), sub(b, nc, first))
+            col0 = add(b, jc, first)
+
+            def row(b: Builder, kk: SSAValue, _) -> list:
+                src_row = add(b, pc, kk)
+                full = b.insert(arith.CmpiOp(width, index(b, NR), "eq")).result
+
+                def whole(b: Builder) -> None:
+                    for q in range(NR // LANES):
+                        at = add(b, col0, index(b, q * LANES))
+                        v = b.insert(vector.LoadOp(src, [src_row, at], self.vtype)).result
+                        b.insert(vector.StoreOp(v, bp, [p, kk, index(b, q * LANES)]))
+
+                def edge(b: Builder) -> None:
+                    def copy(b: Builder, c: SSAValue, _) -> list:
+                        x = b.insert(memref.LoadOp.get(src, [src_row, add(b, col0, c)])).res
+                        b.insert(memref.StoreOp.get(x, bp, [p, kk, c]))
+                        return []
+
+                    def pad(b: Builder, c: SSAValue, _) -> list:
+                        b.insert(memref.StoreOp.get(self.zero(b), bp, [p, kk, c]))
+                        return []
+
+                    for_loop(b, index(b, 0), width, 1, copy)
+                    for_loop(b, width, index(b, NR), 1, pad)
+
+                _if(b, full, whole, edge)
+                return []
+
+            for_loop(b, index(b, 0), kc, 1, row)
+            return []
+
+        for_loop(b, index(b, 0), ceil_div(b, nc, NR), 1, panel)
+
+    def pack_a(self, b: Builder, ap: SSAValue, ic: SSAValue, mc: SSAValue, pc: SSAValue, kc: SSAValue) -> None:
+        """``Ap[p, k, r] = A[ic + p * MR + r, pc + k]``, zero past row ``mc``. A whole panel
+        is written k by k: the MR values of one k gathered into a vector and stored at once
+        (a loop along a row of A instead is turned into scatter stores by LLVM's loop
+        vectoriser, which costs a tenth of the product's time); a panel at the bottom edge
+        row by row, padded with zeros."""
+        src = self.nest.a
+
+        def panel(b: Builder, p: SSAValue, _) -> list:
+            top = mul(b, p, index(b, MR))
+            whole_panel = b.insert(arith.CmpiOp(add(b, top, index(b, MR)), mc, "sle")).result
+
+            def whole(b: Builder) -> None:
+                rows = [add(b, ic, add(b, top, index(b, r))) for r in range(MR)]
+
+                def column(b: Builder, kk: SSAValue, _) -> list:
+                    col = add(b, pc, kk)
+                    gathered = b.insert(vector.BroadcastOp(self.zero(b), VectorType(self.element, [MR]))).vector
+                    for r, row in enumerate(rows):
+                        x = b.insert(memref.LoadOp.get(src, [row, col])).res
+                        gathered = b.insert(vector.InsertOp(x, gathered, [r])).result
+                    b.insert(vector.StoreOp(gathered, ap, [p, kk, index(b, 0)]))
+                    return []
+
+                for_loop(b, index(b, 0), kc, 1, column)
+
+            def edge(b: Builder) -> None:
+                def row(b: Builder, r: SSAValue, _) -> list:
+                    local = add(b, top, r)
+                    inside = b.insert(arith.CmpiOp(local, mc, "slt")).result
+
+                    def copy(b: Builder) -> None:
+                        def one(b: Builder, kk: SSAValue, _) -> list:
+                            x = b.insert(memref.LoadOp.get(src, [add(b, ic, local), add(b, pc, kk)])).res
+                            b.insert(memref.StoreOp.get(x, ap, [p, kk, r]))
+                            return []
+
+                        for_loop(b, index(b, 0), kc, 1, one)
+
+                    def pad(b: Builder) -> None:
+                        def one(b: Builder, kk: SSAValue, _) -> list:
+                            b.insert(memref.StoreOp.get(self.zero(b), ap, [p, kk, r]))
+                            return []
+
+                        for_loop(b, index(b, 0), kc, 1, one)
+
+                    _if(b, inside, copy, pad)
+                    return []
+
+                for_loop(b, index(b, 0), index(b, MR), 1, row)
+
+            _if(b, whole_panel, whole, edge)
+            return []
+
+        for_loop(b, index(b, 0), ceil_div(b, mc, MR), 1, panel)
+
+    # ----------------------------------------------------------------------------- kernel
+
+    def micro_kernel(self, b: Builder, ap: SSAValue, ip: SSAValue, bp: SSAValue, jp: SSAValue,
+                     kc: SSAValue) -> list[SSAValue]:
+        """The MR x NR sums over ``k < kc`` of ``Ap[ip, k, r] * Bp[jp, k, c]``, as MR rows of
+        NR/8 vectors (row-major)."""
+        zeros = b.insert(vector.BroadcastOp(self.zero(b), self.vtype)).vector
+
+        def step(b: Builder, kk: SSAValue, acc: list[SSAValue]) -> list[SSAValue]:
+            columns = [b.insert(vector.LoadOp(bp, [jp, kk, index(b, q * LANES)], self.vtype)).result
+                       for q in range(NR // LANES)]
+            out = []
+            for r in range(MR):
+                a = b.insert(memref.LoadOp.get(ap, [ip, kk, index(b, r)])).res
+                splat = b.insert(vector.BroadcastOp(a, self.vtype)).vector
+                for q, col in enumerate(columns):
+                    out.append(b.insert(vector.FMAOp(splat, col, acc[r * len(columns) + q])).res)
+            return out
+
+        return for_loop(b, index(b, 0), kc, 1, step, [zeros] * (MR * NR // LANES))
+
+    def accumulate(self, b: Builder, sums: list[SSAValue], row0: SSAValue, col0: SSAValue,
+                   tile: SSAValue) -> None:
+        """``C[row0 + r, col0 + c] += sums[r][c]``: straight into C for a whole block; at the
+        bottom and right edges through ``tile`` (MR x NR), for the part inside C."""
+        c_buf = self.nest.c
+        per_row = NR // LANES
+        rows = minimum(b, index(b, MR), sub(b, self.m, row0))
+        cols = minimum(b, index(b, NR), sub(b, self.n, col0))
+        full_rows = b.insert(arith.CmpiOp(rows, index(b, MR), "eq")).result
+        full_cols = b.insert(arith.CmpiOp(cols, index(b, NR), "eq")).result
+        full = b.insert(arith.AndIOp(full_rows, full_cols)).result
+
+        def whole(b: Builder) -> None:
+            for r in range(MR):
+                row = add(b, row0, index(b, r))
+                for q in range(per_row):
+                    col = add(b, col0, index(b, q * LANES))
+                    old = b.insert(vector.LoadOp(c_buf, [row, col], self.vtype)).result
+                    new = b.insert(arith.AddfOp(old, sums[r * per_row + q])).result
+                    b.insert(vector.StoreOp(new, c_buf, [row, col]))
+
+        def edge(b: Builder) -> None:
+            for r in range(MR):
+                for q in range(per_row):
+                    b.insert(vector.StoreOp(sums[r * per_row + q], tile, [index(b, r), index(b, q * LANES)]))
+
+            def row(b: Builder, r: SSAValue, _) -> list:
+                def col(b: Builder, c: SSAValue, _) -> list:
+                    at = [add(b, row0, r), add(b, col0, c)]
+                    old = b.insert(memref.LoadOp.get(c_buf, at)).res
+                    s = b.insert(memref.LoadOp.get(tile, [r, c])).res
+                    b.insert(memref.StoreOp.get(b.insert(arith.AddfOp(old, s)).result, c_buf, at))
+                    return []
+
+                for_loop(b, index(b, 0), cols, 1, col)
+                return []
+
+            for_loop(b, index(b, 0), rows, 1, row)
+
+        _if(b, full, whole, edge)
+
+    # ----------------------------------------------------------------------------- blocks
+
+    def emit(self, b: Builder) -> None:
+        bp = _alloc(b, self.element, [ceil_div(b, minimum(b, self.n, index(b, NC)), NR), index(b, KC), index(b, NR)])
+
+        def column_block(b: Builder, jc: SSAValue, _) -> list:
+            nc = minimum(b, index(b, NC), sub(b, self.n, jc))
+
+            def depth_block(b: Builder, pc: SSAValue, _) -> list:
+                kc = minimum(b, index(b, KC), sub(b, self.k, pc))
+                self.pack_b(b, bp, jc, nc, pc, kc)
+                parallel_loop(b, ceil_div(b, self.m, MC), lambda b, blk: self.row_block(b, blk, bp, jc, nc, pc, kc),
+                              min_chunk=1)
+                return []
+
+            for_loop(b, index(b, 0), self.k, KC, depth_block)
+            return []
+
+        for_loop(b, index(b, 0), self.n, NC, column_block)
+        b.insert(memref.DeallocOp.get(bp))
+
+    def row_block(self, b: Builder, blk: SSAValue, bp: SSAValue, jc: SSAValue, nc: SSAValue,
+                  pc: SSAValue, kc: SSAValue) -> None:
+        ic = mul(b, blk, index(b, MC))
+        mc = minimum(b, index(b, MC), sub(b, self.m, ic))
+        # Each thread packs into buffers of its own (freed here: they live inside a loop).
+        ap = _alloc(b, self.element, [index(b, MC // MR), index(b, KC), index(b, MR)])
+        tile = _alloc(b, self.element, [index(b, MR), index(b, NR)])
+        self.pack_a(b, ap, ic, mc, pc, kc)
+
+        def column_panel(b: Builder, jp: SSAValue, _) -> list:
+            def row_panel(b: Builder, ip: SSAValue, _) -> list:
+                sums = self.micro_kernel(b, ap, ip, bp, jp, kc)
+                row0 = add(b, ic, mul(b, ip, index(b, MR)))
+                col0 = add(b, jc, mul(b, jp, index(b, NR)))
+                self.accumulate(b, sums, row0, col0, tile)
+                return []
+
+            for_loop(b, index(b, 0), ceil_div(b, mc, MR), 1, row_panel)
+            return []
+
+        for_loop(b, index(b, 0), ceil_div(b, nc, NR), 1, column_panel)
+        b.insert(memref.DeallocOp.get(ap))
+        b.insert(memref.DeallocOp.get(tile))
+
+
+def _if(b: Builder, cond: SSAValue, then, otherwise) -> None:
+    """``scf.if cond { then } else { otherwise }``, each side built by a function."""
+    from xdsl.ir import Block, Region
+
+    regions = []
+    for side in (then, otherwise):
+        block = Block()
+        inner = Builder(InsertPoint.at_end(block))
+        side(inner)
+        inner.insert(scf.YieldOp())
+        regions.append(Region(block))
+    b.insert(scf.IfOp(cond, [], regions[0], regions[1]))
+
+
+class TileMatmulPass(ModulePass):
+    name = "tile-matmul"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        for loop in [o for o in op.walk() if isinstance(o, affine.ForOp)]:
+            nest = match(loop)
+            if nest is None:
+                continue
+            j_loop = _only_loop(loop)
+            k_loop = _only_loop(j_loop)  # type: ignore[arg-type]
+            sizes = [_upper(lp)[0] for lp in (loop, j_loop, k_loop)]  # type: ignore[arg-type]
+            if None not in sizes and sizes[0] * sizes[1] * sizes[2] < MIN_WORK:  # type: ignore[operator]
+                continue
+            b = Builder(InsertPoint.before(loop))
+            m, n, k = (_bound(b, lp) for lp in (loop, j_loop, k_loop))  # type: ignore[arg-type]
+            Tiling(nest, m, n, k).emit(b)
+            Rewriter.erase_op(loop)

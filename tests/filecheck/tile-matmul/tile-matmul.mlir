@@ -1,0 +1,70 @@
+// tile-matmul: the i, j, k nest of a matrix product becomes packing loops, a parallel loop
+// over blocks of 128 rows, and an 8 x 16 register-blocked micro-kernel of vector FMAs.
+// RUN: mg-opt %s -p lower-mg-to-affine,tile-matmul | filecheck %s
+
+func.func @mm(%a: tensor<?x?xf64>, %b: tensor<?x?xf64>) -> tensor<?x?xf64> {
+  %c = mg.matmul %a, %b : tensor<?x?xf64>, tensor<?x?xf64> -> tensor<?x?xf64>
+  func.return %c : tensor<?x?xf64>
+}
+// CHECK-LABEL: func.func @mm(
+// CHECK:       %[[M:[0-9a-z_]+]] = memref.dim %a, %{{.*}}
+// CHECK:       %[[K:[0-9a-z_]+]] = memref.dim %a, %{{.*}}
+// CHECK:       memref.dim %b, %{{.*}}
+// CHECK:       %[[N:[0-9a-z_]+]] = memref.dim %b, %{{.*}}
+// The run-time check and C's zero fill stay as lower-mg-to-affine made them.
+// CHECK:       cf.assert
+// CHECK:       %[[C:[0-9a-z_]+]] = memref.alloc(%[[M]], %[[N]]) : memref<?x?xf64>
+// CHECK:       affine.store %{{.*}}, %[[C]]
+// Bp: panels of 16 columns of a 256-row slice of B, on a cache line.
+// CHECK:       %[[BP:[0-9a-z_]+]] = memref.alloc(%{{.*}}) {alignment = 64 : i64} : memref<?x256x16xf64>
+// CHECK:       scf.for %[[JC:[0-9a-z_]+]] = %{{.*}} to %[[N]] step %{{.*}} {
+// CHECK:         scf.for %[[PC:[0-9a-z_]+]] = %{{.*}} to %[[K]] step %{{.*}} {
+// Packing B: whole panels two vectors a row, edge panels element by element, zero-padded.
+// CHECK:           scf.if
+// CHECK:             %[[ROW:[0-9a-z_]+]] = vector.load %b[%{{.*}}, %{{.*}}] : memref<?x?xf64>, vector<8xf64>
+// CHECK-NEXT:        %{{.*}} = arith.constant 0 : index
+// CHECK-NEXT:        vector.store %[[ROW]], %[[BP]][%{{.*}}, %{{.*}}, %{{.*}}] : memref<?x256x16xf64>, vector<8xf64>
+// CHECK:           } else {
+// CHECK:             memref.store %{{.*}}, %[[BP]]
+// CHECK:           %[[BLOCKS:[0-9a-z_]+]] = arith.ceildivsi %[[M]], %{{.*}} : index
+// CHECK:           "scf.parallel"(%{{.*}}, %[[BLOCKS]], %{{.*}})
+// Each row block packs A into a buffer of its own (8-row panels, k-major).
+// CHECK:             %[[AP:[0-9a-z_]+]] = memref.alloc() {alignment = 64 : i64} : memref<16x256x8xf64>
+// CHECK:             %[[TILE:[0-9a-z_]+]] = memref.alloc() {alignment = 64 : i64} : memref<8x16xf64>
+// CHECK:             memref.load %a[
+// CHECK:             memref.store %{{.*}}, %[[AP]]
+// The micro-kernel: 16 vector sums carried through the k loop; per k two vector loads of
+// Bp, and for each of 8 rows a scalar of Ap broadcast and two FMAs.
+// CHECK:                 %[[ZERO:[0-9a-z_]+]] = vector.broadcast %{{.*}} : f64 to vector<8xf64>
+// CHECK:                 scf.for %[[KK:[0-9a-z_]+]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[S0:[0-9a-z_]+]] = %[[ZERO]], {{.*}}) -> (vector<8xf64>, vector<8xf64>, vector<8xf64>, vector<8xf64>, vector<8xf64>, vector<8xf64>, vector<8xf64>, vector<8xf64>, vector<8xf64>, vector<8xf64>, vector<8xf64>, vector<8xf64>, vector<8xf64>, vector<8xf64>, vector<8xf64>, vector<8xf64>) {
+// CHECK:                   %[[B0:[0-9a-z_]+]] = vector.load %[[BP]][%[[JP:[0-9a-z_]+]], %[[KK]], %{{.*}}] : memref<?x256x16xf64>, vector<8xf64>
+// CHECK:                   %[[B1:[0-9a-z_]+]] = vector.load %[[BP]][%[[JP]], %[[KK]], %{{.*}}] : memref<?x256x16xf64>, vector<8xf64>
+// CHECK:                   %[[A0:[0-9a-z_]+]] = memref.load %[[AP]][%{{[0-9a-z_]+}}, %[[KK]], %{{.*}}] : memref<16x256x8xf64>
+// CHECK-NEXT:              %[[A0S:[0-9a-z_]+]] = vector.broadcast %[[A0]] : f64 to vector<8xf64>
+// CHECK-NEXT:              %{{.*}} = vector.fma %[[A0S]], %[[B0]], %[[S0]] : vector<8xf64>
+// CHECK-NEXT:              %{{.*}} = vector.fma %[[A0S]], %[[B1]], %{{.*}} : vector<8xf64>
+// CHECK-COUNT-14:          vector.fma
+// CHECK:                   scf.yield
+// A whole block is added into C a vector at a time; an edge block goes through the tile.
+// CHECK:                 scf.if
+// CHECK-COUNT-16:          vector.load %[[C]]
+// CHECK:                 } else {
+// CHECK-COUNT-16:          vector.store %{{.*}}, %[[TILE]]
+// CHECK:             memref.dealloc %[[AP]]
+// CHECK-NEXT:        memref.dealloc %[[TILE]]
+// CHECK:             scf.reduce
+// CHECK:           }) {mg.min_chunk = 1 : index}
+// CHECK:       memref.dealloc %[[BP]]
+// CHECK-NOT:   affine.for
+
+// A small product with static sizes keeps the simple nest.
+func.func @small(%a: tensor<4x3xf64>, %b: tensor<3x5xf64>) -> tensor<4x5xf64> {
+  %c = mg.matmul %a, %b : tensor<4x3xf64>, tensor<3x5xf64> -> tensor<4x5xf64>
+  func.return %c : tensor<4x5xf64>
+}
+// CHECK-LABEL: func.func @small(
+// CHECK:       affine.store %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}] : memref<4x5xf64>
+// CHECK:       affine.for %{{.*}} = 0 to 4 {
+// CHECK-NEXT:    affine.for %{{.*}} = 0 to 5 {
+// CHECK-NEXT:      affine.for %{{.*}} = 0 to 3 {
+// CHECK-NOT:   vector.fma
