@@ -11,23 +11,36 @@
 
 A compile error is printed as ``PATH:LINE: error: MESSAGE`` and exits with status 1.
 ``MGC_KEEP=dir`` keeps every intermediate form of the compilation in ``dir``.
+
+``mgc run`` keeps the code it compiles in an on-disk cache (``mg_xdsl.backend.cache``) and
+runs a program it has compiled before without compiling it again. Such a run must stay
+quick, so this module imports nothing of the compiler at the top: xDSL (a quarter of a
+second to import) is imported only when something is compiled or help is printed.
 """
 
 import argparse
 import os
 import sys
+from collections.abc import Sequence
 
-from mg_xdsl.pipeline import STAGES, STAGE_NAMES
 
-EPILOG = """stages (for --stage), in pipeline order:
-""" + "\n".join(
-    f"  {s.name:<7} {s.description}" + (f"  [{', '.join(s.passes)}]" if s.passes else "")
-    for s in STAGES
-) + """
+def epilog() -> str:
+    """The end of every ``--help``: the pipeline's stages, the environment, examples."""
+    from mg_xdsl.pipeline import STAGES
+
+    stages = "\n".join(
+        f"  {s.name:<7} {s.description}" + (f"  [{', '.join(s.passes)}]" if s.passes else "")
+        for s in STAGES
+    )
+    return f"""stages (for --stage), in pipeline order:
+{stages}
 
 environment:
-  MGC_KEEP=dir   keep every intermediate file (IR after each stage, LLVM IR) in dir
-  MGC_DEBUG=1    show Python tracebacks for internal compiler errors
+  MGC_KEEP=dir       keep every intermediate file (IR after each stage, LLVM IR) in dir
+  MGC_DEBUG=1        show Python tracebacks for internal compiler errors
+  MGC_CACHE_DIR=dir  where `mgc run` keeps compiled programs to run them again without
+                     compiling (default $XDG_CACHE_HOME/mg-xdsl, else ~/.cache/mg-xdsl)
+  MGC_NO_CACHE=1     `mgc run` neither reads nor writes that cache (as --no-cache)
 
 examples:
   mgc run examples/07_mlp_layer.mg
@@ -38,19 +51,42 @@ examples:
 """
 
 
+class HelpParser(argparse.ArgumentParser):
+    """An argument parser whose help ends with ``epilog()``, built only when help is
+    printed: it lists the pipeline's stages, and ``mg_xdsl.pipeline`` imports xDSL."""
+
+    def format_help(self) -> str:
+        self.epilog = epilog()
+        return super().format_help()
+
+
+class StageNames(Sequence):
+    """The choices of ``--stage``, read from ``mg_xdsl.pipeline`` only when argparse checks
+    or shows them (not when it merely builds the parser), for the same reason."""
+
+    def __getitem__(self, index):
+        from mg_xdsl.pipeline import STAGE_NAMES
+
+        return STAGE_NAMES[index]
+
+    def __len__(self) -> int:
+        from mg_xdsl.pipeline import STAGE_NAMES
+
+        return len(STAGE_NAMES)
+
+
 def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
+    p = HelpParser(
         prog="mgc",
         description="The Mountain Goat compiler: .mg source -> mg dialect -> affine -> "
         "scf -> cf -> LLVM dialect -> LLVM IR -> native code.",
-        epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    sub = p.add_subparsers(dest="command", metavar="COMMAND")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND")  # subparsers are HelpParsers too
     sub.required = True
 
     def command(name: str, help: str) -> argparse.ArgumentParser:
-        c = sub.add_parser(name, help=help, description=help, epilog=EPILOG,
+        c = sub.add_parser(name, help=help, description=help,
                            formatter_class=argparse.RawDescriptionHelpFormatter)
         c.add_argument("file", help="the .mg program")
         if name != "ptx":
@@ -73,7 +109,11 @@ def parser() -> argparse.ArgumentParser:
                      help="the same kernels and launches, but the kernels run on the CPU one "
                      "thread at a time: tests the GPU path on a machine without a GPU")
     run.add_argument("--time", action="store_true",
-                     help="report on stderr how long each step took")
+                     help="report on stderr how long each step took, and whether the compiled "
+                     "code came from the cache")
+    run.add_argument("--no-cache", action="store_true",
+                     help="compile the program even if it is in the cache of compiled programs, "
+                     "and do not store it there (as MGC_NO_CACHE=1)")
     build = command("build", "compile the program to a native executable")
     build.add_argument("-o", dest="output", metavar="EXE",
                        help="the executable to write (default: the program's name without .mg)")
@@ -92,8 +132,8 @@ def parser() -> argparse.ArgumentParser:
     ptx.add_argument("--check", action="store_true",
                      help="also assemble the PTX with ptxas and report the result on stderr")
     mlir = command("mlir", "print the program's MLIR after a stage (default: the mg dialect)")
-    mlir.add_argument("--stage", choices=STAGE_NAMES, default="mg",
-                      help="print the IR after this stage (default mg)")
+    mlir.add_argument("--stage", choices=StageNames(), default="mg", metavar="STAGE",
+                      help="print the IR after this stage: %(choices)s (default mg)")
     mlir.add_argument("--generic", action="store_true",
                       help="print ops in MLIR's generic form")
     mlir.add_argument("--debuginfo", action="store_true",
@@ -121,15 +161,18 @@ def print_module(module, generic: bool, debuginfo: bool) -> None:
     print()
 
 
-def execute(args: argparse.Namespace) -> int:
+def compilation(args: argparse.Namespace, source: bytes):
     from mg_xdsl.driver import Compilation
 
-    comp = Compilation(read_source(args.file), args.file, lib=args.command == "lib",
+    return Compilation(source, args.file, lib=args.command == "lib",
                        backend=getattr(args, "backend", "xdsl"), gpu=getattr(args, "gpu", None),
                        optimise=not getattr(args, "reference", False))
-    if comp.gpu and comp.backend != "xdsl":
-        print("mgc: error: --gpu lowers with this project's passes; drop --backend mlir", file=sys.stderr)
-        return 2
+
+
+def execute(args: argparse.Namespace) -> int:
+    if args.command == "run":
+        return run(args)
+    comp = compilation(args, read_source(args.file))
     if args.command == "build":
         out = args.output or os.path.splitext(os.path.basename(args.file))[0]
         comp.build(out, args.opt)
@@ -152,54 +195,187 @@ def execute(args: argparse.Namespace) -> int:
     if args.command == "mlir":
         print_module(comp.mlir(args.stage), args.generic, args.debuginfo)
         return 0
-    if args.command == "llvm":
-        if args.opt:
-            from mg_xdsl.backend.jit import optimise
+    assert args.command == "llvm"
+    if args.opt:
+        from mg_xdsl.backend.jit import optimise
 
-            print(optimise(comp.llvm_ir(), args.opt), end="")
-        else:
-            print(comp.llvm_ir(), end="")
-        return 0
-    engine = comp.engine(args.opt)
-    import time
-
-    start = time.perf_counter()
-    engine.run_main()
-    comp.timed("run", time.perf_counter() - start)
-    if args.time:
-        for name, seconds in comp.times.items():
-            print(f"mgc: {name:<28} {seconds * 1000:8.1f} ms", file=sys.stderr)
+        print(optimise(comp.llvm_ir(), args.opt), end="")
+    else:
+        print(comp.llvm_ir(), end="")
     return 0
 
 
-def main(argv: list[str] | None = None) -> int:
-    args = parser().parse_args(argv)
-    from mg_xdsl.backend.gpu_runtime import GpuError
-    from mg_xdsl.backend.native import LinkError
-    from mg_xdsl.backend.upstream import UpstreamToolMissing
-    from mg_xdsl.frontend import MgError
+def why_not_cached(args: argparse.Namespace) -> str | None:
+    """Why ``mgc run`` must neither read nor write the cache this time, if it must."""
+    from mg_xdsl.backend.cache import no_cache_requested
 
+    if args.no_cache:
+        return "--no-cache"
+    if no_cache_requested():
+        return "MGC_NO_CACHE"
+    if os.environ.get("MGC_KEEP"):
+        return "MGC_KEEP: the intermediate files need a full compilation"
+    return None
+
+
+def code_options(args: argparse.Namespace) -> dict[str, object]:
+    """The options of ``mgc run`` that change the compiled code, for the cache key."""
+    options: dict[str, object] = {"opt": args.opt, "optimise": not args.reference,
+                                  "backend": args.backend}
+    if args.backend == "mlir":
+        import shutil
+
+        from mg_xdsl.backend.cache import tool_identity
+
+        # The binaries mg_xdsl.backend.upstream.tool() would pick: a new version changes the code.
+        for name in ("mlir-opt", "mlir-translate"):
+            options[name] = tool_identity(shutil.which(f"{name}-22") or shutil.which(name))
+    return options
+
+
+def open_cache(args: argparse.Namespace, source: bytes):
+    """The cache this run uses and the program's key there; or None, with why not."""
+    why_not = why_not_cached(args)
+    if why_not:
+        return None, b"", f"off ({why_not})"
+    from mg_xdsl.backend import jit
+    from mg_xdsl.backend.cache import ObjectCache, default_directory, key
+
+    directory = default_directory()
+    if directory is None:
+        return None, b"", "off (no MGC_CACHE_DIR and no home directory)"
+    return ObjectCache(directory), key(source, code_options(args), jit.host()), ""
+
+
+def run(args: argparse.Namespace) -> int:
+    """``mgc run``: compile the program (or find it in the cache), load it and run its main.
+
+    Cached or not, the program runs the same way, from object code loaded into an MCJIT
+    engine (``jit.ObjectEngine``), so a hit behaves exactly as a miss does. ``--gpu`` runs
+    are never cached: they run through ``jit.Engine`` with the launcher's callbacks, and
+    their kernels are compiled for the device at every run."""
+    import time
+
+    if args.gpu:
+        return run_on_gpu(args)
+    from mg_xdsl.backend.jit import ObjectEngine
+
+    times: dict[str, float] = {}
+    source = read_source(args.file)
+    start = time.perf_counter()
+    cache, key, outcome = open_cache(args, source)
+    obj = None
+    if cache is not None:
+        obj, outcome = cache.load(key)
+        times["cache lookup"] = time.perf_counter() - start
+    if obj is None:
+        comp = compilation(args, source)
+        obj = comp.jit_object(args.opt)
+        times.update(comp.times)
+        if cache is not None:
+            start = time.perf_counter()
+            outcome += ", " + cache.store(key, obj)
+            times["cache store"] = time.perf_counter() - start
+    start = time.perf_counter()
+    program = ObjectEngine(obj)
+    times["load object code"] = time.perf_counter() - start
+    report_cache(args, outcome)
+    start = time.perf_counter()
+    program.run_main()
+    times["run"] = time.perf_counter() - start
+    program.close()
+    report_times(args, times)
+    return 0
+
+
+def run_on_gpu(args: argparse.Namespace) -> int:
+    """``mgc run --gpu`` / ``--gpu-emulated``: compile with the GPU pipeline and run."""
+    import time
+
+    if args.backend != "xdsl":
+        print("mgc: error: --gpu lowers with this project's passes; drop --backend mlir",
+              file=sys.stderr)
+        return 2
+    comp = compilation(args, read_source(args.file))
+    engine = comp.engine(args.opt)
+    report_cache(args, f"off (--gpu{'-emulated' if args.gpu == 'emulated' else ''})")
+    start = time.perf_counter()
+    engine.run_main()
+    comp.timed("run", time.perf_counter() - start)
+    report_times(args, comp.times)
+    return 0
+
+
+def report_cache(args: argparse.Namespace, outcome: str) -> None:
+    """With ``--time``: whether the code came from the cache. Said before the program runs,
+    so that it is said even when the program aborts (a failed run-time check)."""
+    if args.time:
+        print(f"mgc: cache: {outcome}", file=sys.stderr, flush=True)
+
+
+def report_times(args: argparse.Namespace, times: dict[str, float]) -> None:
+    """With ``--time``: how long each step took."""
+    if not args.time:
+        return
+    for name, seconds in times.items():
+        print(f"mgc: {name:<28} {seconds * 1000:8.1f} ms", file=sys.stderr)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """The ``mgc`` command. ``argv`` None means this process's own arguments: mgc is the
+    program, and the process ends when this returns.
+
+    Python's cyclic garbage collector is paused meanwhile. xDSL builds IR and its dialects
+    out of hundreds of thousands of objects, which the collector would walk again and again
+    while compiling -- a third of a small program's cold ``mgc run`` -- to free next to
+    nothing (the peak memory of every example is the same without it). When mgc is the
+    program, the objects are also frozen (``gc.freeze``) before returning, so that the
+    interpreter's last collections at exit skip them too (about 0.15 s more)."""
+    import gc
+
+    args = parser().parse_args(argv)
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        status = run_command(args)
+    finally:
+        if was_enabled:
+            gc.enable()
+    if argv is None:
+        gc.freeze()
+    return status
+
+
+def run_command(args: argparse.Namespace) -> int:
+    """Run the command, reporting what goes wrong on stderr; the exit status."""
     try:
         status = execute(args)
-    except MgError as e:
-        print(e.render(), file=sys.stderr)
-        status = 1
-    except (LinkError, UpstreamToolMissing) as e:
-        print(f"mgc: error: {e}", file=sys.stderr)
-        status = 1
-    except GpuError as e:
-        print(f"mgc: error: GPU: {e}", file=sys.stderr)
-        print("mgc: (--gpu-emulated runs the same kernels on the CPU instead)", file=sys.stderr)
-        status = 1
     except BrokenPipeError:  # e.g. `mgc mlir prog.mg | head`: the reader has gone
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
-    except Exception as e:  # a bug in the compiler, not in the program
-        if os.environ.get("MGC_DEBUG"):
-            raise
-        print(f"mgc: internal compiler error: {type(e).__name__}: {e}", file=sys.stderr)
-        print("mgc: (set MGC_DEBUG=1 for the Python traceback)", file=sys.stderr)
-        status = 3
+    except Exception as e:
+        # Imported only now: mg_xdsl.frontend imports xDSL, which a cached run never needs.
+        from mg_xdsl.backend.gpu_runtime import GpuError
+        from mg_xdsl.backend.native import LinkError
+        from mg_xdsl.backend.upstream import UpstreamToolMissing
+        from mg_xdsl.frontend import MgError
+
+        if isinstance(e, MgError):
+            print(e.render(), file=sys.stderr)
+            status = 1
+        elif isinstance(e, (LinkError, UpstreamToolMissing)):
+            print(f"mgc: error: {e}", file=sys.stderr)
+            status = 1
+        elif isinstance(e, GpuError):
+            print(f"mgc: error: GPU: {e}", file=sys.stderr)
+            print("mgc: (--gpu-emulated runs the same kernels on the CPU instead)", file=sys.stderr)
+            status = 1
+        else:  # a bug in the compiler, not in the program
+            if os.environ.get("MGC_DEBUG"):
+                raise
+            print(f"mgc: internal compiler error: {type(e).__name__}: {e}", file=sys.stderr)
+            print("mgc: (set MGC_DEBUG=1 for the Python traceback)", file=sys.stderr)
+            status = 3
     sys.stdout.flush()
     return status
 

@@ -137,6 +137,18 @@ class Compilation:
         self.keep("opt.ll", engine.module)
         return engine
 
+    def jit_object(self, level: int = 2) -> bytes:
+        """The program as object code for ``jit.ObjectEngine`` (what ``mgc run`` runs and
+        caches): run-time library and thread pool linked in, optimised."""
+        from mg_xdsl.backend.jit import jit_object_code
+
+        ir = self.llvm_ir()
+        start = time.perf_counter()
+        module, obj = jit_object_code(ir, level)
+        self.timed("LLVM optimise + JIT code", time.perf_counter() - start)
+        self.keep("opt.ll", module)
+        return obj
+
     def object_code(self, entry: str = "main", level: int = 2) -> bytes:
         from mg_xdsl.backend.native import object_code
 

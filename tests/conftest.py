@@ -16,6 +16,22 @@ ADDRESS = re.compile(r"base@ = 0x[0-9a-fA-F]+")
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 
+@pytest.fixture(scope="module", autouse=True)
+def compile_cache_dir(tmp_path_factory):
+    """Give `mgc run`'s on-disk cache of compiled programs a directory of each test module's
+    own, so that tests never read or fill ~/.cache, and no module finds programs another one
+    compiled (a test may expect `mgc run` to compile). The cache stays on, as users have it:
+    within a module, the programs it repeats run from the cache."""
+    path = tmp_path_factory.mktemp("mgc-cache")
+    previous = os.environ.get("MGC_CACHE_DIR")
+    os.environ["MGC_CACHE_DIR"] = str(path)
+    yield path
+    if previous is None:
+        del os.environ["MGC_CACHE_DIR"]
+    else:
+        os.environ["MGC_CACHE_DIR"] = previous
+
+
 def mask(text: str) -> str:
     """Memref addresses differ from run to run; the chapter's listings show them as 0x…."""
     return ADDRESS.sub("base@ = 0x…", text)

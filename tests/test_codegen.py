@@ -6,7 +6,6 @@ CPU: AVX-512 machines use zmm registers for ``vector<8xf64>``, AVX2 ones pairs o
 
 import re
 
-import llvmlite.binding as llvm
 import pytest
 
 from mg_xdsl.backend.jit import link, optimise, target_machine

@@ -3,17 +3,28 @@
 ``translate`` gives the LLVM IR text of a module in the LLVM dialect; ``Engine`` optimises
 it (O2 by default), JIT-compiles it with MCJIT and hands out the addresses of its
 functions, with the run-time library's symbols (``printMemrefF64``) already resolved.
+
+``mgc run`` goes through object code instead, so that it can keep it in its on-disk cache
+(``mg_xdsl.backend.cache``): ``jit_object_code`` compiles a whole program, run-time library
+and thread pool included, to the object code MCJIT would have made of it, and
+``ObjectEngine`` loads and runs such code. This module imports no xDSL (``translate`` does,
+when called), so that running cached code never pays for importing it.
 """
+
+from __future__ import annotations
 
 import ctypes
 from functools import cache
+from typing import TYPE_CHECKING
 
 import llvmlite.binding as llvm
-from xdsl.dialects.builtin import ModuleOp
 
 from mg_xdsl.backend import runtime
 from mg_xdsl.backend.runtime_ir import RUNTIME_IR
 from mg_xdsl.backend.threads_ir import THREADS_IR
+
+if TYPE_CHECKING:
+    from xdsl.dialects.builtin import ModuleOp
 
 
 @cache
@@ -24,14 +35,24 @@ def _initialise_llvm() -> None:
         llvm.add_symbol(name, address)
 
 
+@cache
+def host() -> tuple[str, str, str]:
+    """This host as LLVM sees it: target triple, CPU name and CPU features; the code is
+    compiled for exactly these (and the compile cache keys on them). LLVM's native target
+    must be initialised before asking."""
+    _initialise_llvm()
+    return (llvm.get_default_triple(), llvm.get_host_cpu_name(),
+            llvm.get_host_cpu_features().flatten())
+
+
 def target_machine() -> llvm.TargetMachine:
     """A target machine for this host. A fresh one each time: an MCJIT engine takes
     ownership of the one it is given and frees it with itself."""
-    _initialise_llvm()
-    target = llvm.Target.from_default_triple()
+    triple, cpu, features = host()
+    target = llvm.Target.from_triple(triple)
     return target.create_target_machine(
-        cpu=llvm.get_host_cpu_name(),
-        features=llvm.get_host_cpu_features().flatten(),
+        cpu=cpu,
+        features=features,
         opt=3,
         codemodel="jitdefault",
     )
@@ -86,7 +107,22 @@ def _process_thread_pool() -> llvm.ExecutionEngine:
     return engine
 
 
-class Engine:
+class _Loaded:
+    """Compiled code in an MCJIT engine (``self.engine``). Keep it alive while calling into it."""
+
+    engine: llvm.ExecutionEngine
+
+    def address(self, name: str) -> int:
+        address = self.engine.get_function_address(name)
+        if not address:
+            raise KeyError(f"no function {name!r} in the compiled module")
+        return address
+
+    def run_main(self) -> None:
+        ctypes.CFUNCTYPE(None)(self.address("main"))()
+
+
+class Engine(_Loaded):
     """A JIT-compiled module. Keep the engine alive while calling into it.
 
     ``symbols`` resolves the module's external functions that are not in the run-time
@@ -106,11 +142,40 @@ class Engine:
         self.engine.finalize_object()
         self.engine.run_static_constructors()
 
-    def address(self, name: str) -> int:
-        address = self.engine.get_function_address(name)
-        if not address:
-            raise KeyError(f"no function {name!r} in the compiled module")
-        return address
 
-    def run_main(self) -> None:
-        ctypes.CFUNCTYPE(None)(self.address("main"))()
+def jit_object_code(ir: str, level: int = 2) -> tuple[llvm.ModuleRef, bytes]:
+    """A whole program as object code for ``ObjectEngine``: its LLVM IR linked with the
+    run-time library and, where it runs loops on threads, the thread pool, optimised at
+    ``-O<level>`` and compiled with the JIT's target machine (so the code is what MCJIT
+    would make of the module). Returns the optimised module too (``MGC_KEEP`` writes it).
+
+    The pool is linked into the program rather than shared (``Engine`` shares one per
+    process) because one object is one process's only program under ``mgc run``."""
+    module = optimise(link(ir, thread_pool=True), level)
+    return module, target_machine().emit_object(module)
+
+
+class ObjectEngine(_Loaded):
+    """Object code from ``jit_object_code`` (compiled now or read from the cache), loaded
+    into an MCJIT engine with its references to the run-time library resolved.
+
+    Loading takes a few milliseconds and needs only llvmlite, ctypes and the run-time
+    printer (``runtime``). The engine itself compiles nothing: its module is empty, the
+    code arrives as an object file. (Static constructors, which MCJIT runs for modules
+    only, would not run; compiled programs have none.) ``close`` when done."""
+
+    def __init__(self, data: bytes):
+        # Registers printMemrefF64 process-wide: the engine resolves the object's external
+        # symbols when finalised, just below.
+        _initialise_llvm()
+        self.engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), target_machine())
+        self.engine.add_object_file(llvm.ObjectFileRef.from_data(data))
+        self.engine.finalize_object()
+
+    def close(self) -> None:
+        """Stop the thread pool's workers, if the program started any (they sleep in this
+        object's code, which freeing the engine unmaps), then free the engine."""
+        shutdown = self.engine.get_function_address("mgrt_pool_shutdown")
+        if shutdown:
+            ctypes.CFUNCTYPE(None)(shutdown)()
+        self.engine.close()

@@ -20,7 +20,7 @@ and step (as upstream MLIR's pass of this name does); nested parallel loops stay
 from xdsl.context import Context
 from xdsl.dialects import affine, builtin
 from xdsl.dialects.builtin import ArrayAttr, DenseArrayBase, DenseIntElementsAttr, IntegerAttr, i32, i64
-from xdsl.ir import Block, Operation, SSAValue
+from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 
@@ -69,13 +69,7 @@ def _perfect_child(loop: affine.ForOp | affine.ParallelOp) -> affine.ForOp | Non
 
 
 def _defined_outside(value: SSAValue, op: Operation) -> bool:
-    owner = value.owner
-    parent = owner.parent_op() if isinstance(owner, Block) else owner
-    while parent is not None:
-        if parent is op:
-            return False
-        parent = parent.parent_op()
-    return True
+    return not op.is_ancestor(value.owner)
 
 
 def interchange(outer: affine.ForOp, inner: affine.ForOp) -> None:

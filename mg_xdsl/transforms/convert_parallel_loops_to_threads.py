@@ -66,13 +66,8 @@ def to_for(par: scf.ParallelOp) -> scf.ForOp:
 
 
 def _inside(value: SSAValue, op: Operation) -> bool:
-    owner = value.owner
-    parent = owner.parent_op() if isinstance(owner, Block) else owner
-    while parent is not None:
-        if parent is op:
-            return True
-        parent = parent.parent_op()
-    return False
+    """Whether ``value`` is defined in ``op``'s regions (a result of ``op`` is not)."""
+    return value.owner is not op and op.is_ancestor(value.owner)
 
 
 def captured_values(loop: Operation) -> list[SSAValue]:

@@ -21,7 +21,8 @@ left-to-right order in the last bits (a maximum does not change).
 
 A column reduction walks the matrix row by row already (the inner loop runs along a row);
 its rows are cut into blocks of ``ROW_BLOCK`` that threads take in parallel, each folding
-its rows into a partial result row of its own, eight lanes at a time; the partial rows are
+its rows, ``ROWS_AT_ONCE`` at a time, into a partial result row of its own, eight lanes at
+a time; the partial rows are
 then folded into the result in order. A sum then adds up block by block: the same as the
 chapter's order for up to ``ROW_BLOCK`` rows, and otherwise different in the last bits,
 but never dependent on the number of threads. (Threads taking blocks of columns instead
@@ -32,7 +33,7 @@ from dataclasses import dataclass
 
 from xdsl.builder import Builder
 from xdsl.context import Context
-from xdsl.dialects import affine, arith, memref, scf, vector
+from xdsl.dialects import affine, arith, memref, vector
 from xdsl.dialects.builtin import DYNAMIC_INDEX, FloatAttr, MemRefType, ModuleOp, VectorType
 from xdsl.dialects.vector import CombiningKindAttr, CombiningKindFlag
 from xdsl.ir import Operation, SSAValue
@@ -40,18 +41,20 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from mg_xdsl.transforms.loop_builders import (
-    INDEX,
+    add,
     ceil_div,
     constant_value,
     for_loop,
     index,
     parallel_loop,
     round_down,
+    sub,
 )
 
 LANES = 8  # f64 lanes of a 512-bit vector
 ACCUMULATORS = 4  # independent chains, to hide the latency of each vector addition
 ROW_BLOCK = 256  # rows per parallel block of a column reduction
+ROWS_AT_ONCE = 4  # rows folded into the partial row per pass over it
 
 COMBINE = {arith.AddfOp: ("add", 0.0), arith.MaximumfOp: ("maximumf", float("-inf"))}
 
@@ -155,23 +158,28 @@ def row_reduction(b: Builder, nest: ReductionNest, rows: SSAValue, cols: SSAValu
 
     parallel_loop(b, rows, row)
 
-def fold_rows(b: Builder, combine, dst: SSAValue, dst_row: SSAValue, src: SSAValue, src_row: SSAValue,
-              cols: SSAValue) -> None:
-    """``dst[dst_row, j] = combine(dst[dst_row, j], src[src_row, j])`` for every ``j < cols``:
-    eight lanes at a time, then the rest one by one."""
+def fold_rows(b: Builder, combine, dst: SSAValue, dst_row: SSAValue, src: SSAValue,
+              src_rows: list[SSAValue], cols: SSAValue) -> None:
+    """``dst[dst_row, j] = combine(...combine(dst[dst_row, j], src[r0, j])..., src[rn, j])``
+    for every ``j < cols``, the rows ``src_rows`` in order: eight lanes at a time, then the
+    rest one by one. Folding several rows per pass loads and stores ``dst`` once for all."""
     vtype = VectorType(dst.type.element_type, [LANES])  # type: ignore[attr-defined]
     vector_end = round_down(b, cols, LANES)
 
     def lanes(b: Builder, j: SSAValue, _: list[SSAValue]) -> list[SSAValue]:
         acc = b.insert(vector.LoadOp(dst, [dst_row, j], vtype)).result
-        x = b.insert(vector.LoadOp(src, [src_row, j], vtype)).result
-        b.insert(vector.StoreOp(b.insert(combine(acc, x)).results[0], dst, [dst_row, j]))
+        for row in src_rows:
+            x = b.insert(vector.LoadOp(src, [row, j], vtype)).result
+            acc = b.insert(combine(acc, x)).results[0]
+        b.insert(vector.StoreOp(acc, dst, [dst_row, j]))
         return []
 
     def one(b: Builder, j: SSAValue, _: list[SSAValue]) -> list[SSAValue]:
         acc = b.insert(memref.LoadOp.get(dst, [dst_row, j])).res
-        x = b.insert(memref.LoadOp.get(src, [src_row, j])).res
-        b.insert(memref.StoreOp.get(b.insert(combine(acc, x)).results[0], dst, [dst_row, j]))
+        for row in src_rows:
+            x = b.insert(memref.LoadOp.get(src, [row, j])).res
+            acc = b.insert(combine(acc, x)).results[0]
+        b.insert(memref.StoreOp.get(acc, dst, [dst_row, j]))
         return []
 
     for_loop(b, index(b, 0), vector_end, index(b, LANES), lanes)
@@ -197,17 +205,23 @@ def column_reduction(b: Builder, nest: ReductionNest, rows: SSAValue, cols: SSAV
             b.insert(memref.StoreOp.get(start, partial, [k, j]))
             return []
 
-        def row(b: Builder, i: SSAValue, _: list[SSAValue]) -> list[SSAValue]:
-            fold_rows(b, combine, partial, k, nest.input, i, cols)
+        def rows_at(b: Builder, i: SSAValue, _: list[SSAValue]) -> list[SSAValue]:
+            fold_rows(b, combine, partial, k, nest.input, [add(b, i, index(b, r)) for r in range(ROWS_AT_ONCE)], cols)
             return []
 
+        def row(b: Builder, i: SSAValue, _: list[SSAValue]) -> list[SSAValue]:
+            fold_rows(b, combine, partial, k, nest.input, [i], cols)
+            return []
+
+        grouped_end = add(b, first, round_down(b, sub(b, end, first), ROWS_AT_ONCE))
         for_loop(b, index(b, 0), cols, index(b, 1), fill)
-        for_loop(b, first, end, index(b, 1), row)
+        for_loop(b, first, grouped_end, index(b, ROWS_AT_ONCE), rows_at)
+        for_loop(b, grouped_end, end, index(b, 1), row)
 
     parallel_loop(b, blocks, block)
 
     def total(b: Builder, k: SSAValue, _: list[SSAValue]) -> list[SSAValue]:
-        fold_rows(b, combine, nest.out, index(b, 0), partial, k, cols)
+        fold_rows(b, combine, nest.out, index(b, 0), partial, [k], cols)
         return []
 
     for_loop(b, index(b, 0), blocks, index(b, 1), total)
