@@ -120,12 +120,16 @@ def parser() -> argparse.ArgumentParser:
     build.add_argument("--backend", choices=("xdsl", "mlir"), default="xdsl", help=backend_help)
     build.add_argument("--opt", type=int, default=2, choices=range(4), metavar="N",
                        help="LLVM optimisation level 0-3 (default 2)")
+    cpu_help = ("the CPU to compile for, as LLVM names it (default: this machine's own); e.g. "
+                "x86-64-v3 for any AVX2 machine, and for valgrind, which cannot run AVX-512 code")
+    build.add_argument("--cpu", metavar="NAME", help=cpu_help)
     lib = command("lib", "compile the program's defs to DIR/NAME.o and a C++ header DIR/NAME.h")
     lib.add_argument("-o", dest="output", metavar="DIR", default=".",
                      help="the directory to write into (default: the current one)")
     lib.add_argument("--backend", choices=("xdsl", "mlir"), default="xdsl", help=backend_help)
     lib.add_argument("--opt", type=int, default=2, choices=range(4), metavar="N",
                      help="LLVM optimisation level 0-3 (default 2)")
+    lib.add_argument("--cpu", metavar="NAME", help=cpu_help)
     ptx = command("ptx", "print PTX for the program's kernels (one per parallel loop nest)")
     ptx.add_argument("--gpu-arch", default="sm_80", metavar="SM",
                      help="the NVIDIA architecture to compile for (default sm_80; e.g. sm_90)")
@@ -164,7 +168,15 @@ def print_module(module, generic: bool, debuginfo: bool) -> None:
 def compilation(args: argparse.Namespace, source: bytes):
     from mg_xdsl.driver import Compilation
 
-    return Compilation(source, args.file, lib=args.command == "lib",
+    cpu = getattr(args, "cpu", None)
+    if cpu is not None:
+        from mg_xdsl.backend.native import known_cpu
+
+        if not known_cpu(cpu):
+            print(f"mgc: error: LLVM does not know the CPU {cpu!r} (e.g. x86-64, x86-64-v3, "
+                  "skylake-avx512, znver4)", file=sys.stderr)
+            sys.exit(2)
+    return Compilation(source, args.file, lib=args.command == "lib", cpu=cpu,
                        backend=getattr(args, "backend", "xdsl"), gpu=getattr(args, "gpu", None),
                        optimise=not getattr(args, "reference", False))
 

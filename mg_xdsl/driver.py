@@ -37,6 +37,7 @@ class Compilation:
     backend: str = "xdsl"  # "mlir": upstream mlir-opt-22 lowers the affine-level IR
     gpu: str | None = None  # "cuda" or "emulated": parallel loop nests run as GPU kernels
     optimise: bool = True  # the optimised pipeline (False: the chapter's, pipeline.STAGES)
+    cpu: str | None = None  # the CPU objects are compiled for (None: this host's)
     times: dict[str, float] = field(default_factory=dict)
     signatures: dict = field(default_factory=dict)
     gpu_modules: ModuleOp | None = None  # the device code, with gpu
@@ -154,7 +155,7 @@ class Compilation:
 
         ir = self.llvm_ir(entry)
         start = time.perf_counter()
-        obj = object_code(ir, level)
+        obj = object_code(ir, level, self.cpu)
         self.timed("LLVM optimise + object code", time.perf_counter() - start)
         if self.keep_dir:
             os.makedirs(self.keep_dir, exist_ok=True)

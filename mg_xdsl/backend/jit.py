@@ -78,9 +78,11 @@ def link(ir: str, *extra: str, thread_pool: bool = True) -> llvm.ModuleRef:
     return mod
 
 
-def optimise(ir: str | llvm.ModuleRef, level: int = 2) -> llvm.ModuleRef:
-    """Parse, verify and optimise LLVM IR with LLVM's standard ``O<level>`` pipeline."""
-    tm = target_machine()
+def optimise(ir: str | llvm.ModuleRef, level: int = 2,
+             tm: llvm.TargetMachine | None = None) -> llvm.ModuleRef:
+    """Parse, verify and optimise LLVM IR with LLVM's standard ``O<level>`` pipeline, tuned
+    for ``tm`` (default: this host)."""
+    tm = tm or target_machine()
     mod = llvm.parse_assembly(ir) if isinstance(ir, str) else ir
     mod.verify()
     if level > 0:

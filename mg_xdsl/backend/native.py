@@ -26,18 +26,42 @@ class LinkError(Exception):
     """The system C compiler was missing or failed."""
 
 
-def object_code(ir: str, level: int = 2) -> bytes:
+def object_code(ir: str, level: int = 2, cpu: str | None = None) -> bytes:
+    """Position-independent object code for this host's CPU, or for ``cpu`` (an LLVM CPU
+    name such as ``x86-64-v3``: code that runs on every CPU of that level, with only the
+    instruction sets it names)."""
     _initialise_llvm()
-    module = optimise(link(ir), level)
     target = llvm.Target.from_default_triple()
-    tm = target.create_target_machine(
-        cpu=llvm.get_host_cpu_name(),
-        features=llvm.get_host_cpu_features().flatten(),
-        opt=3,
-        reloc="pic",
-        codemodel="small",
-    )
-    return tm.emit_object(module)
+
+    def machine() -> llvm.TargetMachine:
+        return target.create_target_machine(
+            cpu=cpu or llvm.get_host_cpu_name(),
+            features="" if cpu else llvm.get_host_cpu_features().flatten(),
+            opt=3,
+            reloc="pic",
+            codemodel="small",
+        )
+
+    module = optimise(link(ir), level, machine())
+    return machine().emit_object(module)
+
+
+def known_cpu(cpu: str) -> bool:
+    """Whether LLVM knows ``cpu`` for this host's target (it would otherwise warn and
+    fall back to a generic CPU)."""
+    _initialise_llvm()
+    target = llvm.Target.from_default_triple()
+    # LLVM writes its warning to file descriptor 2 itself: catch it there.
+    with tempfile.TemporaryFile() as err:
+        saved = os.dup(2)
+        os.dup2(err.fileno(), 2)
+        try:
+            target.create_target_machine(cpu=cpu, features="")
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+        err.seek(0)
+        return b"is not a recognized processor" not in err.read()
 
 
 def c_compiler() -> str:
