@@ -74,22 +74,10 @@ def needs_broadcast(shape: Sequence[Dim], target: Sequence[Dim]) -> bool:
 
 
 def broadcast_blocker(shape: Sequence[Dim], target: Sequence[Dim]) -> int | None:
-    """The rule of ``mg.broadcast``: the first dimension of ``target`` (after right-aligning
-    ``shape``) that ``shape`` cannot grow to, because it is neither equal nor 1; ``None`` if
-    ``shape`` broadcasts to ``target``. Both shapes must be static."""
-    if len(shape) > len(target):
-        return 0
-    padded = (1,) * (len(target) - len(shape)) + tuple(shape)
-    for d, (a, t) in enumerate(zip(padded, target)):
-        if a != t and a != 1:
-            return d
-    return None
-
-
-def input_blocker(shape: Sequence[Dim], target: Sequence[Dim]) -> int | None:
-    """The rule for an input of a fused elementwise op (``mg.elementwise``): the first
-    dimension of ``target`` (after right-aligning ``shape``) that ``shape`` can neither match
-    (equal, or ``?`` on either side) nor grow to from a static 1; ``None`` if it fits."""
+    """The rule of ``mg.broadcast`` (static shapes) and of an ``mg.elementwise`` input: the
+    first dimension of ``target`` (after right-aligning ``shape``) that ``shape`` can
+    neither match (equal, or ``?`` on either side) nor grow to from a static 1; ``None`` if
+    ``shape`` broadcasts to ``target``."""
     if len(shape) > len(target):
         return 0
     padded = (1,) * (len(target) - len(shape)) + tuple(shape)

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import llvmlite.binding as llvm
 
-from mg_xdsl.backend.jit import _initialise_llvm, link, optimise
+from mg_xdsl.backend.jit import _initialise_llvm, host, link, optimise
 
 RUNTIME_C = Path(__file__).with_name("runtime.c")
 
@@ -30,13 +30,13 @@ def object_code(ir: str, level: int = 2, cpu: str | None = None) -> bytes:
     """Position-independent object code for this host's CPU, or for ``cpu`` (an LLVM CPU
     name such as ``x86-64-v3``: code that runs on every CPU of that level, with only the
     instruction sets it names)."""
-    _initialise_llvm()
-    target = llvm.Target.from_default_triple()
+    triple, host_cpu, host_features = host()
+    target = llvm.Target.from_triple(triple)
 
     def machine() -> llvm.TargetMachine:
         return target.create_target_machine(
-            cpu=cpu or llvm.get_host_cpu_name(),
-            features="" if cpu else llvm.get_host_cpu_features().flatten(),
+            cpu=cpu or host_cpu,
+            features="" if cpu else host_features,
             opt=3,
             reloc="pic",
             codemodel="small",

@@ -22,7 +22,7 @@ from xdsl.dialects.builtin import (
     TensorType,
     i64,
 )
-from xdsl.ir import Attribute, Block, Dialect, Region, SSAValue
+from xdsl.ir import Attribute, Dialect, Region, SSAValue
 from xdsl.irdl import (
     AnyAttr,
     IRDLOperation,
@@ -390,7 +390,7 @@ class ElementwiseOp(MgOp):
         self.check_same_element_type(*self.inputs, self.result)
         target = shape_of(self.result.type)
         for k, v in enumerate(self.inputs):
-            d = shapes.input_blocker(shape_of(v.type), target)
+            d = shapes.broadcast_blocker(shape_of(v.type), target)
             if d is not None:
                 raise self.fail(f"input {k} ({v.type}) neither matches nor broadcasts to "
                                 f"{self.result.type} in dimension {d}")

@@ -24,15 +24,7 @@ from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 
-
-def _indices(op: affine.LoadOp | affine.StoreOp) -> tuple[SSAValue, ...] | None:
-    """The index values of an access whose map is the identity (``None`` otherwise)."""
-    indices = tuple(op.indices)
-    if op.map is not None:
-        m = op.map.data
-        if m.num_symbols or m != builtin.AffineMap.identity(m.num_dims) or m.num_dims != len(indices):
-            return None
-    return indices
+from mg_xdsl.transforms.affine_nests import identity_indices, perfect_child
 
 
 def is_parallel(loop: affine.ForOp) -> bool:
@@ -43,12 +35,12 @@ def is_parallel(loop: affine.ForOp) -> bool:
     loads: dict[SSAValue, list[tuple[SSAValue, ...] | None]] = {}
     for op in loop.body.walk():
         if isinstance(op, affine.StoreOp):
-            idx = _indices(op)
+            idx = identity_indices(op)
             if idx is None or iv not in idx:
                 return False
             stores.setdefault(op.memref, []).append(idx)
         elif isinstance(op, affine.LoadOp):
-            loads.setdefault(op.memref, []).append(_indices(op))
+            loads.setdefault(op.memref, []).append(identity_indices(op))
         elif any(isinstance(v.type, builtin.MemRefType | builtin.UnrankedMemRefType)
                  for v in op.operands):
             return False
@@ -58,14 +50,6 @@ def is_parallel(loop: affine.ForOp) -> bool:
         if any(r != written[0] for r in loads.get(memref, [])):
             return False
     return True
-
-
-def _perfect_child(loop: affine.ForOp | affine.ParallelOp) -> affine.ForOp | None:
-    """The loop that is the only op (besides the terminator) of ``loop``'s body."""
-    ops = list(loop.body.block.ops)
-    if len(ops) == 2 and isinstance(ops[0], affine.ForOp) and isinstance(ops[1], affine.YieldOp):
-        return ops[0]
-    return None
 
 
 def _defined_outside(value: SSAValue, op: Operation) -> bool:
@@ -98,12 +82,12 @@ def interchange(outer: affine.ForOp, inner: affine.ForOp) -> None:
 
 def sink_sequential(loop: affine.ForOp) -> None:
     """Interchange ``loop`` with a perfectly nested parallel child where that is legal."""
-    inner = _perfect_child(loop)
+    inner = perfect_child(loop)
     while inner is not None and not is_parallel(loop) and is_parallel(inner):
         if not all(_defined_outside(v, loop) for v in inner.operands):
             return
         interchange(loop, inner)
-        loop, inner = inner, _perfect_child(inner)
+        loop, inner = inner, perfect_child(inner)
 
 
 def to_parallel(loop: affine.ForOp) -> affine.ParallelOp:

@@ -37,19 +37,17 @@ from dataclasses import dataclass
 from xdsl.builder import Builder
 from xdsl.context import Context
 from xdsl.dialects import arith, cf, func, llvm, scf
-from xdsl.dialects.builtin import IndexType, IntegerAttr, ModuleOp, UnrealizedConversionCastOp, i64
+from xdsl.dialects.builtin import IntegerAttr, ModuleOp, UnrealizedConversionCastOp, i64
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from mg_xdsl.transforms.loop_builders import MIN_CHUNK_ATTR
+from mg_xdsl.transforms.loop_builders import INDEX, MIN_CHUNK_ATTR, constant_value, index
 from mg_xdsl.transforms.llvm_type_conversion import PTR, alloca, build_struct, convert_type, extract
 
 RUNTIME_FUNCTION = "mgrt_parallel_for"
 THRESHOLD = 1 << 15
 """Innermost iterations a thread should get at least (some tens of microseconds of work)."""
-
-INDEX = IndexType()
 
 
 def to_for(par: scf.ParallelOp) -> scf.ForOp:
@@ -80,13 +78,6 @@ def captured_values(loop: Operation) -> list[SSAValue]:
     return seen
 
 
-def _static(value: SSAValue) -> int | None:
-    owner = value.owner
-    if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr):
-        return owner.value.value.data
-    return None
-
-
 @dataclass
 class TripCount:
     """A loop's number of iterations: a number where the bounds are static, else SSA."""
@@ -98,24 +89,20 @@ class TripCount:
 
     @staticmethod
     def of(lb: SSAValue, ub: SSAValue, step: SSAValue) -> "TripCount":
-        values = [_static(v) for v in (lb, ub, step)]
+        values = [constant_value(v) for v in (lb, ub, step)]
         static = None if None in values else max(0, -(-(values[1] - values[0]) // values[2]))  # type: ignore[operator]
         return TripCount(static, lb, ub, step)
 
     def build(self, b: Builder) -> SSAValue:
         """The count as a value at ``b``'s insertion point; constant bounds made there."""
         if self.static is not None:
-            return _index(b, self.static)
-        lb, ub, step = (_index(b, c) if (c := _static(v)) is not None else v
+            return index(b, self.static)
+        lb, ub, step = (index(b, c) if (c := constant_value(v)) is not None else v
                         for v in (self.lb, self.ub, self.step))
-        span = ub if _static(self.lb) == 0 else b.insert(arith.SubiOp(ub, lb)).result
-        if _static(self.step) == 1:
+        span = ub if constant_value(self.lb) == 0 else b.insert(arith.SubiOp(ub, lb)).result
+        if constant_value(self.step) == 1:
             return span
         return b.insert(arith.CeilDivSIOp(span, step)).result
-
-
-def _index(b: Builder, value: int) -> SSAValue:
-    return b.insert(arith.ConstantOp.from_int_and_width(value, INDEX)).result
 
 
 def inner_trip_counts(par: scf.ParallelOp) -> list[TripCount]:
@@ -132,18 +119,23 @@ def inner_trip_counts(par: scf.ParallelOp) -> list[TripCount]:
             bounds = (loop.lb, loop.ub, loop.step)
         else:
             bounds = (loop.lowerBound[0], loop.upperBound[0], loop.step[0])
-        if any(_inside(v, par) and _static(v) is None for v in bounds):
+        if any(_inside(v, par) and constant_value(v) is None for v in bounds):
             return counts
         counts.append(TripCount.of(*bounds))
         block = loop.body.block
 
 
-def outline(par: scf.ParallelOp, name: str) -> llvm.FuncOp:
-    """The loop's body as ``@name(%ctx, %lo, %hi)``, iterating ``[lo, hi)`` of the loop's
-    iteration numbers; constants are re-made inside, other outside values read from ``%ctx``."""
+def split_captures(par: scf.ParallelOp) -> tuple[list[SSAValue], list[SSAValue]]:
+    """What the loop uses from outside: constants (made again inside the outlined function)
+    and the values passed to it in the context struct."""
     captured = captured_values(par)
     constants = [v for v in captured if isinstance(v.owner, arith.ConstantOp)]
-    passed = [v for v in captured if v not in constants]
+    return constants, [v for v in captured if v not in constants]
+
+
+def outline(par: scf.ParallelOp, name: str, constants: list[SSAValue], passed: list[SSAValue]) -> llvm.FuncOp:
+    """The loop's body as ``@name(%ctx, %lo, %hi)``, iterating ``[lo, hi)`` of the loop's
+    iteration numbers; ``constants`` are re-made inside, ``passed`` read from ``%ctx``."""
     block = Block(arg_types=[PTR, i64, i64])
     b = Builder(InsertPoint.at_end(block))
     ctx = block.args[0]
@@ -157,12 +149,12 @@ def outline(par: scf.ParallelOp, name: str) -> llvm.FuncOp:
             if field.type != v.type:
                 field = b.insert(UnrealizedConversionCastOp.get([field], [v.type])).results[0]
             mapping[v] = field
-    one = b.insert(arith.ConstantOp.from_int_and_width(1, INDEX)).result
+    one = index(b, 1)
     body = Block(arg_types=[INDEX])
     inner = Builder(InsertPoint.at_end(body))
     k = body.args[0]
     lb, step = (mapping.get(v, v) for v in (par.lowerBound[0], par.step[0]))
-    if _static(par.step[0]) == 1 and _static(par.lowerBound[0]) == 0:
+    if constant_value(par.step[0]) == 1 and constant_value(par.lowerBound[0]) == 0:
         iv = k
     else:
         iv = inner.insert(arith.AddiOp(lb, inner.insert(arith.MuliOp(k, step)).result)).result
@@ -176,10 +168,9 @@ def outline(par: scf.ParallelOp, name: str) -> llvm.FuncOp:
     return llvm.FuncOp(name, llvm.LLVMFunctionType([PTR, i64, i64]), body=Region(block))
 
 
-def call_runtime(par: scf.ParallelOp, name: str, min_chunk: int | SSAValue) -> None:
-    """Replace the loop by packing what it captures and calling the thread pool."""
+def call_runtime(par: scf.ParallelOp, name: str, passed: list[SSAValue], min_chunk: int | SSAValue) -> None:
+    """Replace the loop by packing ``passed`` into a stack struct and calling the thread pool."""
     b = Builder(InsertPoint.before(par))
-    passed = [v for v in captured_values(par) if not isinstance(v.owner, arith.ConstantOp)]
     if passed:
         fields = [v if convert_type(v.type) == v.type else
                   b.insert(UnrealizedConversionCastOp.get([v], [convert_type(v.type)])).results[0]
@@ -191,10 +182,10 @@ def call_runtime(par: scf.ParallelOp, name: str, min_chunk: int | SSAValue) -> N
     else:
         ctx = b.insert(llvm.ZeroOp(PTR)).res
     function = b.insert(llvm.AddressOfOp(name, PTR)).result
-    zero = _index(b, 0)
+    zero = index(b, 0)
     iterations = TripCount.of(par.lowerBound[0], par.upperBound[0], par.step[0]).build(b)
     if isinstance(min_chunk, int):
-        min_chunk = _index(b, min_chunk)
+        min_chunk = index(b, min_chunk)
     b.insert(func.CallOp(RUNTIME_FUNCTION, [function, ctx, zero, iterations, min_chunk], []))
     Rewriter.erase_op(par)
 
@@ -215,12 +206,12 @@ def min_chunk_of(par: scf.ParallelOp) -> int | SSAValue | None:
             return None
         return max(1, -(-THRESHOLD // max(inner, 1)))
     b = Builder(InsertPoint.before(par))
-    one = _index(b, 1)
+    one = index(b, 1)
     inner = one
     for c in counts[1:]:
         inner = b.insert(arith.MuliOp(inner, c.build(b))).result
     inner = b.insert(arith.MaxSIOp(inner, one)).result
-    return b.insert(arith.CeilDivSIOp(_index(b, THRESHOLD), inner)).result
+    return b.insert(arith.CeilDivSIOp(index(b, THRESHOLD), inner)).result
 
 
 def _declare_runtime(module: ModuleOp) -> None:
@@ -247,8 +238,9 @@ class ConvertParallelLoopsToThreadsPass(ModulePass):
                     to_for(par)
                     continue
                 name = f"{f.sym_name.data}_parallel_{k}"
-                Rewriter.insert_op(outline(par, name), InsertPoint.after(f))
-                call_runtime(par, name, min_chunk)
+                constants, passed = split_captures(par)
+                Rewriter.insert_op(outline(par, name, constants, passed), InsertPoint.after(f))
+                call_runtime(par, name, passed, min_chunk)
                 _declare_runtime(op)
 
 

@@ -1,5 +1,5 @@
 """Small builders for the scf loops and index arithmetic that the optimising passes emit
-(``vectorize-reductions``, ``tile-matmul``), so that each pass reads as the loop nest it
+(``vectorize-reductions``, ``tile-matmul``, ``convert-parallel-loops-to-threads``), so that each pass reads as the loop nest it
 makes. Index arithmetic on constants is folded here, so static sizes give static code."""
 
 from collections.abc import Callable, Sequence
@@ -56,6 +56,19 @@ def parallel_loop(b: Builder, ub: SSAValue, body: Callable[[Builder, SSAValue], 
 
 
 MIN_CHUNK_ATTR = "mg.min_chunk"
+
+
+def if_else(b: Builder, cond: SSAValue, then: Callable[[Builder], None],
+            otherwise: Callable[[Builder], None]) -> None:
+    """``scf.if cond { then } else { otherwise }``, each side built by a function."""
+    regions = []
+    for side in (then, otherwise):
+        block = Block()
+        inner = Builder(InsertPoint.at_end(block))
+        side(inner)
+        inner.insert(scf.YieldOp())
+        regions.append(Region(block))
+    b.insert(scf.IfOp(cond, [], regions[0], regions[1]))
 
 
 def _fold(b: Builder, op_type, fold, x: SSAValue, y: SSAValue) -> SSAValue:

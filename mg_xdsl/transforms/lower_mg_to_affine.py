@@ -397,9 +397,11 @@ class FusedElementwiseLowering(MgLowering):
         out_shape = shape_of(op.result.type)
         sizes: list[int | SSAValue] = list(out_shape)  # type: ignore[arg-type]
         for d, size in enumerate(out_shape):
-            if size is None:  # a `?`: every input has it too (inputs only broadcast static 1s)
-                full = next(v for v in op.inputs if shape_of(v.type)[d - len(out_shape)] is None)
-                sizes[d] = extents(full, shape_of(full.type))[d - len(out_shape)]
+            if size is None:  # a `?`: an input has it too (inputs only broadcast static 1s)
+                at = d - len(out_shape)  # right-aligned: inputs of a lower rank end together
+                full = next(v for v in op.inputs
+                            if len(shape_of(v.type)) >= -at and shape_of(v.type)[at] is None)
+                sizes[d] = memref.DimOp(full, index_constant(len(shape_of(full.type)) + at)).result
         in_place = [v for v in op.inputs if v.type == memref_type_of(op.result.type) and dead_after(v, op)]
         out = in_place[0] if in_place else alloc(op.result.type, sizes)
         repeated = [shapes.repeated_dims(shape_of(v.type), out_shape) for v in op.inputs]

@@ -70,8 +70,16 @@ class Tree:
     """The ops of one fused tree, and the inputs they read, in first-use order."""
 
     root: Operation
-    ops: list[Operation] = field(default_factory=list)  # in program order
+    ops: list[Operation] = field(default_factory=list)  # in program order, the root last
     inputs: list[SSAValue] = field(default_factory=list)
+
+    @staticmethod
+    def of(root: Operation, order: dict[Operation, int]) -> "Tree":
+        """The tree whose result ``root`` makes; ``order`` numbers the ops in program order."""
+        tree = Tree(root)
+        tree.collect(root)
+        tree.ops.sort(key=order.__getitem__)
+        return tree
 
     def collect(self, op: Operation) -> None:
         self.ops.append(op)
@@ -105,7 +113,7 @@ def build_body(tree: Tree) -> Region:
     block = Block(arg_types=[element] * len(tree.inputs))
     scalar: dict[SSAValue, SSAValue] = dict(zip(tree.inputs, block.args))
     with ImplicitBuilder(block):
-        for op in sorted(tree.ops, key=_position(tree.root)):
+        for op in tree.ops:
             if isinstance(op, mg.BroadcastOp):
                 scalar[op.result] = scalar[op.input]
             elif isinstance(op, mg.ElementwiseBinaryOp):
@@ -124,11 +132,6 @@ def build_body(tree: Tree) -> Region:
     return Region(block)
 
 
-def _position(root: Operation):
-    order = {op: i for i, op in enumerate(root.parent.ops)}  # type: ignore[union-attr]
-    return order.__getitem__
-
-
 def fuse(tree: Tree) -> None:
     for op in tree.ops:
         if isinstance(op, mg.ElementwiseBinaryOp) and (
@@ -142,7 +145,7 @@ def fuse(tree: Tree) -> None:
     fused = mg.ElementwiseOp(tree.inputs, tree.root.results[0].type, build_body(tree))
     fused.location = tree.root.location
     Rewriter.replace_op(tree.root, fused)
-    for op in sorted(tree.ops[1:], key=_position(fused), reverse=True):
+    for op in reversed(tree.ops[:-1]):  # users before the values they use
         Rewriter.erase_op(op)
 
 
@@ -153,7 +156,6 @@ class MgFuseElementwiseOpsPass(ModulePass):
         roots = [o for o in op.walk() if isinstance(o, FUSIBLE)
                  and not any(_producer(o.results[0], u.operation) for u in o.results[0].uses
                              if isinstance(u.operation, FUSIBLE))]
+        order = {o: i for i, o in enumerate(op.walk())}
         for root in roots:
-            tree = Tree(root)
-            tree.collect(root)
-            fuse(tree)
+            fuse(Tree.of(root, order))

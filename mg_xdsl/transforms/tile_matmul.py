@@ -35,17 +35,19 @@ from dataclasses import dataclass
 
 from xdsl.builder import Builder
 from xdsl.context import Context
-from xdsl.dialects import affine, arith, memref, scf, vector
+from xdsl.dialects import affine, arith, memref, vector
 from xdsl.dialects.builtin import DYNAMIC_INDEX, FloatAttr, IntegerAttr, MemRefType, ModuleOp, VectorType, i64
-from xdsl.ir import Operation, SSAValue
+from xdsl.ir import SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
+from mg_xdsl.transforms.affine_nests import bound_value, identity_indices, perfect_child, upper_bound
 from mg_xdsl.transforms.loop_builders import (
     add,
     ceil_div,
     constant_value,
     for_loop,
+    if_else,
     index,
     minimum,
     mul,
@@ -70,51 +72,20 @@ class MatmulNest:
     c: SSAValue
 
 
-def _upper(loop: affine.ForOp) -> tuple[int | None, SSAValue | None]:
-    """A loop's upper bound: a number, or the operand of a ``()[s0] -> (s0)`` map."""
-    m = loop.upperBoundMap.data
-    if m.num_dims == 0 and m.num_symbols == 0 and len(m.results) == 1:
-        return m.results[0].value, None  # type: ignore[attr-defined]
-    if m.num_dims == 0 and m.num_symbols == 1 and len(loop.upperBoundOperands) == 1:
-        return None, loop.upperBoundOperands[0]
-    return None, None
-
-
-def _only_loop(loop: affine.ForOp) -> affine.ForOp | None:
-    ops = list(loop.body.block.ops)
-    if len(ops) == 2 and isinstance(ops[0], affine.ForOp):
-        return ops[0]
-    return None
-
-
-def _access(op: Operation, memref_value: SSAValue | None = None) -> list[SSAValue] | None:
-    if not isinstance(op, affine.LoadOp | affine.StoreOp):
-        return None
-    m = op.map.data if op.map is not None else None
-    if m is not None and (m.num_symbols or m != affine.AffineMap.identity(m.num_dims)):
-        return None
-    return list(op.indices)
-
-
 def match(loop: affine.ForOp) -> MatmulNest | None:
     """``C[i, j] = C[i, j] + A[i, k] * B[k, j]`` over a perfect ``i, j, k`` nest from 0."""
-    j_loop = _only_loop(loop)
-    k_loop = _only_loop(j_loop) if j_loop else None
-    if k_loop is None:
+    j_loop = perfect_child(loop)
+    k_loop = perfect_child(j_loop) if j_loop else None
+    if k_loop is None or any(upper_bound(lp) is None for lp in (loop, j_loop, k_loop)):
         return None
-    for lp in (loop, j_loop, k_loop):
-        lower = lp.lowerBoundMap.data
-        if lp.step.value.data != 1 or lower.num_dims or lower.num_symbols or lower.results[0].value != 0:  # type: ignore[attr-defined]
-            return None
-        if _upper(lp) == (None, None):
-            return None
     body = [o for o in k_loop.body.block.ops if not isinstance(o, affine.YieldOp)]
     if len(body) != 6:
         return None
     load_a, load_b, product, load_c, total, store = body
     i, j, k = (lp.body.block.args[0] for lp in (loop, j_loop, k_loop))
-    if not (_access(load_a) == [i, k] and _access(load_b) == [k, j] and _access(load_c) == [i, j]
-            and _access(store) == [i, j] and isinstance(product, arith.MulfOp)
+    if not (identity_indices(load_a) == (i, k) and identity_indices(load_b) == (k, j)
+            and identity_indices(load_c) == (i, j) and identity_indices(store) == (i, j)
+            and isinstance(product, arith.MulfOp)
             and isinstance(total, arith.AddfOp) and isinstance(store, affine.StoreOp)
             and isinstance(load_c, affine.LoadOp)):
         return None
@@ -123,11 +94,6 @@ def match(loop: affine.ForOp) -> MatmulNest | None:
             or store.value is not total.results[0] or store.memref is not load_c.memref):
         return None
     return MatmulNest(loop, load_a.memref, load_b.memref, load_c.memref)  # type: ignore[union-attr]
-
-
-def _bound(b: Builder, loop: affine.ForOp) -> SSAValue:
-    number, value = _upper(loop)
-    return index(b, number) if number is not None else value  # type: ignore[return-value]
 
 
 def _alloc(b: Builder, element, shape: list[SSAValue]) -> SSAValue:
@@ -192,7 +158,7 @@ class Tiling:
                     for_loop(b, index(b, 0), width, 1, copy)
                     for_loop(b, width, index(b, NR), 1, pad)
 
-                _if(b, full, whole, edge)
+                if_else(b, full, whole, edge)
                 return []
 
             for_loop(b, index(b, 0), kc, 1, row)
@@ -246,12 +212,12 @@ class Tiling:
 
                         for_loop(b, index(b, 0), kc, 1, one)
 
-                    _if(b, inside, copy, pad)
+                    if_else(b, inside, copy, pad)
                     return []
 
                 for_loop(b, index(b, 0), index(b, MR), 1, row)
 
-            _if(b, whole_panel, whole, edge)
+            if_else(b, whole_panel, whole, edge)
             return []
 
         for_loop(b, index(b, 0), ceil_div(b, mc, MR), 1, panel)
@@ -316,7 +282,7 @@ class Tiling:
 
             for_loop(b, index(b, 0), rows, 1, row)
 
-        _if(b, full, whole, edge)
+        if_else(b, full, whole, edge)
 
     # ----------------------------------------------------------------------------- blocks
 
@@ -364,20 +330,6 @@ class Tiling:
         b.insert(memref.DeallocOp.get(tile))
 
 
-def _if(b: Builder, cond: SSAValue, then, otherwise) -> None:
-    """``scf.if cond { then } else { otherwise }``, each side built by a function."""
-    from xdsl.ir import Block, Region
-
-    regions = []
-    for side in (then, otherwise):
-        block = Block()
-        inner = Builder(InsertPoint.at_end(block))
-        side(inner)
-        inner.insert(scf.YieldOp())
-        regions.append(Region(block))
-    b.insert(scf.IfOp(cond, [], regions[0], regions[1]))
-
-
 class TileMatmulPass(ModulePass):
     name = "tile-matmul"
 
@@ -386,12 +338,12 @@ class TileMatmulPass(ModulePass):
             nest = match(loop)
             if nest is None:
                 continue
-            j_loop = _only_loop(loop)
-            k_loop = _only_loop(j_loop)  # type: ignore[arg-type]
-            sizes = [_upper(lp)[0] for lp in (loop, j_loop, k_loop)]  # type: ignore[arg-type]
-            if None not in sizes and sizes[0] * sizes[1] * sizes[2] < MIN_WORK:  # type: ignore[operator]
+            j_loop = perfect_child(loop)
+            k_loop = perfect_child(j_loop)  # type: ignore[arg-type]
+            sizes = [upper_bound(lp) for lp in (loop, j_loop, k_loop)]  # type: ignore[arg-type]
+            if all(isinstance(s, int) for s in sizes) and sizes[0] * sizes[1] * sizes[2] < MIN_WORK:  # type: ignore[operator]
                 continue
             b = Builder(InsertPoint.before(loop))
-            m, n, k = (_bound(b, lp) for lp in (loop, j_loop, k_loop))  # type: ignore[arg-type]
+            m, n, k = (bound_value(b, lp) for lp in (loop, j_loop, k_loop))  # type: ignore[arg-type]
             Tiling(nest, m, n, k).emit(b)
             Rewriter.erase_op(loop)

@@ -40,12 +40,15 @@ from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
+from mg_xdsl.transforms.affine_nests import bound_value, identity_indices, perfect_child, upper_bound
 from mg_xdsl.transforms.loop_builders import (
     add,
     ceil_div,
     constant_value,
     for_loop,
     index,
+    minimum,
+    mul,
     parallel_loop,
     round_down,
     sub,
@@ -58,6 +61,7 @@ ROWS_AT_ONCE = 4  # rows folded into the partial row per pass over it
 
 COMBINE = {arith.AddfOp: ("add", 0.0), arith.MaximumfOp: ("maximumf", float("-inf"))}
 
+
 @dataclass
 class ReductionNest:
     """A matched nest: ``out[dst] = combine(out[dst], in[%i, %j])`` for all ``i < M, j < N``."""
@@ -68,32 +72,12 @@ class ReductionNest:
     combine: type[Operation]
     axis: int  # 1: one cell per row, [%i, 0]; 0: one cell per column, [0, %j]
 
-    def bound(self, b: Builder, loop: affine.ForOp) -> SSAValue:
-        """A loop's upper bound as an index value (a constant, or its bound operand)."""
-        m = loop.upperBoundMap.data
-        if m.num_dims == 0 and m.num_symbols == 0:
-            return index(b, m.results[0].value)  # type: ignore[attr-defined]
-        return loop.upperBoundOperands[0]
-
-def _identity_access(op: affine.LoadOp | affine.StoreOp) -> list[SSAValue] | None:
-    m = op.map.data if op.map is not None else None
-    indices = list(op.indices)
-    if m is not None and (m.num_symbols or m != affine.AffineMap.identity(m.num_dims)):
-        return None
-    return indices
-
-def _zero_bounds(loop: affine.ForOp) -> bool:
-    lower = loop.lowerBoundMap.data
-    upper = loop.upperBoundMap.data
-    return (lower.num_dims == 0 and lower.num_symbols == 0 and lower.results[0].value == 0  # type: ignore[attr-defined]
-            and loop.step.value.data == 1 and upper.num_dims == 0 and len(upper.results) == 1
-            and upper.num_symbols <= 1)
 
 def match(outer: affine.ForOp) -> ReductionNest | None:
-    ops = list(outer.body.block.ops)
-    if len(ops) != 2 or not isinstance(inner := ops[0], affine.ForOp) or outer.inits or inner.inits:
+    inner = perfect_child(outer)
+    if inner is None or outer.inits or inner.inits:
         return None
-    if not (_zero_bounds(outer) and _zero_bounds(inner)):
+    if upper_bound(outer) is None or upper_bound(inner) is None:
         return None
     body = [o for o in inner.body.block.ops if not isinstance(o, arith.ConstantOp | affine.YieldOp)]
     if len(body) != 4:
@@ -103,8 +87,8 @@ def match(outer: affine.ForOp) -> ReductionNest | None:
             and type(combined) in COMBINE and isinstance(store, affine.StoreOp)):
         return None
     i, j = outer.body.block.args[0], inner.body.block.args[0]
-    dst, src, written = _identity_access(acc), _identity_access(x), _identity_access(store)
-    if dst is None or src != [i, j] or written != dst or store.memref is not acc.memref:
+    dst, src, written = identity_indices(acc), identity_indices(x), identity_indices(store)
+    if dst is None or src != (i, j) or written != dst or store.memref is not acc.memref:
         return None
     if list(combined.operands) != [acc.result, x.result] or store.value is not combined.results[0]:
         return None
@@ -115,6 +99,7 @@ def match(outer: affine.ForOp) -> ReductionNest | None:
     else:
         return None
     return ReductionNest(outer, acc.memref, x.memref, type(combined), axis)
+
 
 def _is_zero(v: SSAValue) -> bool:
     return constant_value(v) == 0
@@ -136,7 +121,7 @@ def row_reduction(b: Builder, nest: ReductionNest, rows: SSAValue, cols: SSAValu
         def chunk(b: Builder, j: SSAValue, accs: list[SSAValue]) -> list[SSAValue]:
             out = []
             for k, acc in enumerate(accs):
-                at = b.insert(arith.AddiOp(j, index(b, k * LANES))).result
+                at = add(b, j, index(b, k * LANES))
                 v = b.insert(vector.LoadOp(nest.input, [i, at], vtype)).result
                 out.append(b.insert(combine(acc, v)).results[0])
             return out
@@ -157,6 +142,7 @@ def row_reduction(b: Builder, nest: ReductionNest, rows: SSAValue, cols: SSAValu
         b.insert(memref.StoreOp.get(total, nest.out, [i, zero]))
 
     parallel_loop(b, rows, row)
+
 
 def fold_rows(b: Builder, combine, dst: SSAValue, dst_row: SSAValue, src: SSAValue,
               src_rows: list[SSAValue], cols: SSAValue) -> None:
@@ -197,8 +183,8 @@ def column_reduction(b: Builder, nest: ReductionNest, rows: SSAValue, cols: SSAV
                                       partial_type)).memref
 
     def block(b: Builder, k: SSAValue) -> None:
-        first = b.insert(arith.MuliOp(k, index(b, ROW_BLOCK))).result
-        end = b.insert(arith.MinSIOp(b.insert(arith.AddiOp(first, index(b, ROW_BLOCK))).result, rows)).result
+        first = mul(b, k, index(b, ROW_BLOCK))
+        end = minimum(b, add(b, first, index(b, ROW_BLOCK)), rows)
         start = b.insert(arith.ConstantOp(FloatAttr(neutral, element))).result
 
         def fill(b: Builder, j: SSAValue, _: list[SSAValue]) -> list[SSAValue]:
@@ -236,8 +222,6 @@ class VectorizeReductionsPass(ModulePass):
             if nest is None:
                 continue
             b = Builder(InsertPoint.before(loop))
-            inner = next(iter(loop.body.block.ops))
-            assert isinstance(inner, affine.ForOp)
-            rows, cols = nest.bound(b, loop), nest.bound(b, inner)
+            rows, cols = bound_value(b, loop), bound_value(b, perfect_child(loop))  # type: ignore[arg-type]
             (row_reduction if nest.axis == 1 else column_reduction)(b, nest, rows, cols)
             Rewriter.erase_op(loop)
