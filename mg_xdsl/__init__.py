@@ -8,7 +8,46 @@ The package is laid out in the order a program travels through it:
 - ``pipeline``            the ordered list of stages that ``mgc`` and the tests share
 - ``backend/``            LLVM dialect -> llvmlite -> native code, and the runtime it calls
 - ``cli`` / ``mg_opt``    the ``mgc`` and ``mg-opt`` command-line tools
+- ``api``                 the Python API: ``compile`` and the exceptions below
+
+``import mg_xdsl`` stays cheap (the command-line tools import it at every start): the
+exceptions (``MgError``, ``MgWarning``, ``RuntimeCheckFailed``, ``ShapeMismatch``,
+``GpuError``) and ``__version__`` are looked up when first used.
 """
+
+# name -> the module that defines it, imported on first use (PEP 562).
+_LAZY = {
+    "MgError": "mg_xdsl.frontend",
+    "MgWarning": "mg_xdsl.frontend",
+    "RuntimeCheckFailed": "mg_xdsl.api",
+    "ShapeMismatch": "mg_xdsl.api",
+    "Library": "mg_xdsl.api",
+    "GpuError": "mg_xdsl.backend.gpu_runtime",
+}
+
+__all__ = ["compile", "compile_file", "__version__", *_LAZY]
+
+
+def __getattr__(name: str):
+    if name == "__version__":
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            value = version("mg-xdsl")
+        except PackageNotFoundError:  # run from a source tree that was never installed
+            value = "0+unknown"
+    elif name in _LAZY:
+        import importlib
+
+        value = getattr(importlib.import_module(_LAZY[name]), name)
+    else:
+        raise AttributeError(f"module 'mg_xdsl' has no attribute {name!r}")
+    globals()[name] = value  # found once, then an ordinary attribute
+    return value
+
+
+def __dir__():
+    return sorted({*globals(), *__all__})
 
 
 def compile(source, path="<string>", gpu=False, optimise=True):

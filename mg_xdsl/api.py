@@ -3,28 +3,42 @@
     >>> import mg_xdsl, numpy as np
     >>> lib = mg_xdsl.compile("def layer(x: tensor[?x3], w: tensor[3x2]) = relu(x @ w)")
     >>> lib.layer(np.ones((4, 3)), np.eye(3, 2))          # a (4, 2) float64 array
+    >>> lib.layer(x=np.ones((4, 3)), w=np.eye(3, 2))      # the same, by parameter name
 
-Each ``def`` becomes a method of the returned ``Library``. Arguments are converted to
-C-contiguous float64 matrices; their sizes are checked against the parameters' static sizes
-before the call (``ShapeMismatch``, a ``ValueError``); a run-time check that fails inside
-the compiled code raises ``RuntimeCheckFailed`` with the message ``mgc run`` would print, and
-the interpreter carries on. With ``compile(..., gpu=True)`` the parallel loop nests run
-as kernels on an NVIDIA GPU (``gpu="emulated"``: on the CPU, through the same launch path).
-Results are NumPy arrays that own the buffer the compiled code
-allocated (it is freed when the array is). Compilation is cached per source text.
+Each ``def`` becomes a method of the returned ``Library``, taking its arguments by position
+or by parameter name. Arguments are converted to C-contiguous float64 matrices; before the
+call, each must be a 2-D array of real numbers (``TypeError`` for ``None``, a number or
+complex values; ``ShapeMismatch``, a ``ValueError``, for another number of dimensions or a
+size that differs from the parameter's static size).
+
+Failures inside the compiled code leave the interpreter running: a run-time check that fails
+raises ``RuntimeCheckFailed`` with the text ``mgc run`` would print (the chapter's line, then
+where it failed) and its parts as attributes; an allocation that fails raises
+``MemoryError``. (Buffers the call had allocated before it failed are not freed.)
+
+A program's compile-time warnings are issued as ``MgWarning``s (``warnings.warn``) when it is
+compiled. With ``compile(..., gpu=True)`` the parallel loop nests run as kernels on an NVIDIA
+GPU (``gpu="emulated"``: on the CPU, through the same launch path). Results are NumPy arrays
+that own the buffer the compiled code allocated (it is freed when the array is).
+Compilation is cached per source text.
 """
 
 import ctypes
+import numbers
+import threading
+import warnings
 import weakref
 from functools import lru_cache
 
 import numpy as np
 
 from mg_xdsl.backend.gpu_runtime import GpuError
-from mg_xdsl.frontend import MgError, Signature
+from mg_xdsl.backend.runtime_ir import CHECK_FAILED, FAILURE_TEXT_BYTES, OUT_OF_MEMORY
+from mg_xdsl.frontend import MgError, MgWarning, Signature
 from mg_xdsl.shapes import fmt_shape
 
-__all__ = ["compile", "compile_file", "Library", "ShapeMismatch", "RuntimeCheckFailed", "MgError", "GpuError"]
+__all__ = ["compile", "compile_file", "Library", "ShapeMismatch", "RuntimeCheckFailed", "MgError",
+           "MgWarning", "GpuError"]
 
 
 class ShapeMismatch(ValueError):
@@ -32,7 +46,24 @@ class ShapeMismatch(ValueError):
 
 
 class RuntimeCheckFailed(RuntimeError):
-    """A run-time shape check failed inside compiled code."""
+    """A run-time shape check failed inside compiled code.
+
+    ``str()`` is what ``mgc run`` prints, e.g.::
+
+        mg.add: operand shapes differ at runtime in dimension 0
+          at prog.mg:3: sizes 2 and 1
+
+    ``.message`` is the first line (the chapter's), ``.path`` and ``.line`` the source of the
+    failing expression (``None`` if unknown), ``.sizes`` the two sizes that differed
+    (``None`` for a check that compares no sizes)."""
+
+    def __init__(self, text: str, message: str, path: str | None = None, line: int | None = None,
+                 sizes: tuple[int, int] | None = None):
+        super().__init__(text)
+        self.message, self.path, self.line, self.sizes = message, path, line, sizes
+
+    def __reduce__(self):  # pickled with its parts (e.g. to another process)
+        return type(self), (str(self), self.message, self.path, self.line, self.sizes)
 
 
 class Descriptor(ctypes.Structure):
@@ -47,8 +78,50 @@ class Descriptor(ctypes.Structure):
     ]
 
 
+class Failure(ctypes.Structure):
+    """What a failure inside a guarded call reports (``%mgrt.failure`` of ``runtime_ir``)."""
+
+    _fields_ = [
+        ("jump", ctypes.c_void_p),
+        ("kind", ctypes.c_int64),
+        ("message", ctypes.c_char_p),
+        ("path", ctypes.c_char_p),
+        ("line", ctypes.c_int64),
+        ("size_a", ctypes.c_int64),
+        ("size_b", ctypes.c_int64),
+        ("bytes", ctypes.c_int64),
+        ("text", ctypes.c_char * FAILURE_TEXT_BYTES),
+    ]
+
+    def exception(self) -> Exception:
+        text = self.text.decode(errors="replace")
+        if self.kind == OUT_OF_MEMORY:
+            return MemoryError(text)
+        assert self.kind == CHECK_FAILED, f"unknown failure kind {self.kind}"
+        sizes = (self.size_a, self.size_b) if self.size_a >= 0 else None
+        path = self.path.decode(errors="replace") if self.path is not None else None
+        return RuntimeCheckFailed(text, self.message.decode(errors="replace"), path,
+                                  self.line if path is not None else None, sizes)
+
+
 _libc = ctypes.CDLL(None)
 _libc.free.argtypes = [ctypes.c_void_p]
+_guard_key_lock = threading.Lock()
+_guard_key_value: int | None = None
+
+
+def _guard_key() -> int:
+    """The process's one POSIX thread-specific key under which each thread's guarded call
+    keeps its failure record (see ``runtime_ir``). One for all compiled programs: a process
+    has only about a thousand keys."""
+    global _guard_key_value
+    with _guard_key_lock:
+        if _guard_key_value is None:
+            key = ctypes.c_uint()
+            if _libc.pthread_key_create(ctypes.byref(key), None) != 0:
+                raise OSError("pthread_key_create failed: no thread-specific key is left")
+            _guard_key_value = key.value
+        return _guard_key_value
 
 
 def _take(d: Descriptor) -> np.ndarray:
@@ -64,13 +137,31 @@ def _take(d: Descriptor) -> np.ndarray:
     return np.frombuffer(buffer, dtype=np.float64).reshape(rows, cols)
 
 
+def _described(value: "np.ndarray | numbers.Number | np.generic | None") -> str:
+    """What was given for a matrix (None, a number or an array), for an error message."""
+    if value is None:
+        return "None"
+    if isinstance(value, np.ndarray):
+        if value.ndim == 0:
+            return f"a 0-D array ({value.item()!r})"
+        return f"a {value.ndim}-D array of shape {value.shape}"
+    return f"the number {value!r}"
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" + ("" if n == 1 else "s")
+
+
 class Function:
-    """One compiled ``def``, called with NumPy arrays (or anything ``np.asarray`` takes)."""
+    """One compiled ``def``, called with NumPy arrays (or anything ``np.asarray`` takes), by
+    position or by parameter name."""
 
     def __init__(self, library: "Library", name: str, sig: Signature):
         self.name, self.signature, self._library = name, sig, library
+        self.parameters = [p for p, _ in sig.params]
         nargs = len(sig.params)
-        proto = ctypes.CFUNCTYPE(ctypes.c_int32, *([ctypes.POINTER(Descriptor)] * (nargs + 1)))
+        proto = ctypes.CFUNCTYPE(ctypes.c_int32, ctypes.POINTER(Failure),
+                                 *([ctypes.POINTER(Descriptor)] * (nargs + 1)))
         self._call = proto(library._engine.address(f"mgrt_guarded_{name}"))
         self.__doc__ = f"{name}(" + ", ".join(f"{p}: {fmt_shape(s)}" for p, s in sig.params) + \
             f") -> {fmt_shape(sig.result)}"
@@ -79,25 +170,59 @@ class Function:
         return f"<mg function {self.__doc__}>"
 
     def _argument(self, i: int, value, pname: str, pshape) -> tuple[np.ndarray, Descriptor]:
-        a = np.ascontiguousarray(value, dtype=np.float64)
-        if a.ndim != 2 or any(want is not None and got != want for got, want in zip(a.shape, pshape)):
-            got = "x".join(map(str, a.shape)) if a.ndim else "a scalar"
-            raise ShapeMismatch(f"{self.name}: argument {i} ({pname}) must be "
-                                f"{fmt_shape(pshape)}, got {got}")
+        where = f"{self.name}: argument {i} ({pname})"
+        expected = f"a 2-D array of shape {fmt_shape(pshape)}"
+        if value is None or isinstance(value, (numbers.Number, np.generic)):
+            raise TypeError(f"{where} must be {expected}, got {_described(value)}")
+        try:
+            a = np.asarray(value)
+        except (TypeError, ValueError) as e:  # e.g. rows of different lengths
+            raise TypeError(f"{where} must be {expected}, got a {type(value).__name__} that NumPy "
+                            f"cannot make an array of ({e})") from None
+        if a.dtype.kind == "c":
+            raise TypeError(f"{where} must be real, got complex values ({a.dtype}): "
+                            "pass .real or abs() of them")
+        if a.dtype.kind not in "biuf":
+            raise TypeError(f"{where} must be {expected} of numbers, got a {type(value).__name__} "
+                            f"that NumPy makes an array of {a.dtype}")
+        if a.ndim != 2:
+            raise ShapeMismatch(f"{where} must be {expected}, got {_described(a)}")
+        if any(want is not None and got != want for got, want in zip(a.shape, pshape)):
+            raise ShapeMismatch(f"{where} must be {fmt_shape(pshape)}, got {a.shape[0]}x{a.shape[1]}")
+        a = np.ascontiguousarray(a, dtype=np.float64)
         ptr = a.ctypes.data
         d = Descriptor(ptr, ptr, 0, (a.shape[0], a.shape[1]), (a.shape[1], 1))
         return a, d
 
-    def __call__(self, *args) -> np.ndarray:
-        params = self.signature.params
-        if len(args) != len(params):
-            raise TypeError(f"{self.name} takes {len(params)} arguments, got {len(args)}")
+    def _bind(self, args: tuple, kwargs: dict) -> list:
+        """The arguments in parameter order, as Python binds them (``TypeError`` for too
+        many, a missing one, an unknown name, or one given twice)."""
+        params = self.parameters
+        if len(args) > len(params):
+            raise TypeError(f"{self.name} takes {_plural(len(params), 'argument')}, got {len(args)}")
+        bound = dict(zip(params, args))
+        for key, value in kwargs.items():
+            if key not in params:
+                raise TypeError(f"{self.name} got an unexpected keyword argument {key!r} "
+                                f"(its parameters: {', '.join(params) or 'none'})")
+            if key in bound:
+                raise TypeError(f"{self.name} got multiple values for argument {key!r}")
+            bound[key] = value
+        missing = [p for p in params if p not in bound]
+        if missing:
+            names = " and ".join(", ".join(repr(p) for p in missing).rsplit(", ", 1))
+            raise TypeError(f"{self.name} is missing {_plural(len(missing), 'argument')}: {names}")
+        return [bound[p] for p in params]
+
+    def __call__(self, *args, **kwargs) -> np.ndarray:
+        values = self._bind(args, kwargs)
         # Keep the converted arrays alive for the duration of the call.
-        converted = [self._argument(i, v, p, s) for i, (v, (p, s)) in enumerate(zip(args, params), 1)]
-        result = Descriptor()
+        converted = [self._argument(i, v, p, s)
+                     for i, (v, (p, s)) in enumerate(zip(values, self.signature.params), 1)]
+        result, failure = Descriptor(), Failure()
         descriptors = [ctypes.byref(d) for _, d in converted]
-        if self._call(ctypes.byref(result), *descriptors):
-            raise RuntimeCheckFailed(self._library._failure_message())
+        if self._call(ctypes.byref(failure), ctypes.byref(result), *descriptors):
+            raise failure.exception()
         return _take(result)
 
 
@@ -112,14 +237,16 @@ class Library:
 
         comp = Compilation(source, path, lib=True, gpu=gpu, optimise=optimise)
         ir = comp.llvm_ir()
+        for text in getattr(comp, "warnings", []):
+            warnings.warn(text, MgWarning, stacklevel=4)
         guards = tuple(guarded_wrapper(n, len(s.params) + 1) for n, s in comp.signatures.items())
         launcher = comp.launcher()
         self._engine = Engine(ir, extra=guards, symbols=launcher and launcher.symbols(), owner=launcher)
+        if guards:
+            # Where this program's run-time library finds each thread's failure record.
+            slot = self._engine.engine.get_global_value_address("mgrt_guard_key")
+            ctypes.c_int64.from_address(slot).value = _guard_key()
         self._functions = {n: Function(self, n, s) for n, s in comp.signatures.items()}
-
-    def _failure_message(self) -> str:
-        slot = ctypes.c_void_p.from_address(self._engine.engine.get_global_value_address("mgrt_failure"))
-        return ctypes.string_at(slot.value).decode() if slot.value else "run-time check failed"
 
     def __getattr__(self, name: str) -> Function:
         try:
@@ -142,7 +269,9 @@ def _compile_cached(source: str | bytes, path: str, gpu: str | None, optimise: b
 
 def compile(source: str | bytes, path: str = "<string>", gpu: bool | str = False,
             optimise: bool = True) -> Library:
-    """Compile Mountain Goat source; raises ``MgError`` (with ``.render()``) if it is invalid.
+    """Compile Mountain Goat source; raises ``MgError`` (with ``.render()``) if it is invalid
+    and issues its warnings as ``MgWarning`` (once: a second compile of the same source is
+    served from a cache).
 
     ``gpu=True`` (or ``"cuda"``) runs every parallel loop nest as a kernel on the NVIDIA GPU,
     ``gpu="emulated"`` runs the same kernels on the CPU (``GpuError`` if there is no GPU).

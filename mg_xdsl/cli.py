@@ -8,8 +8,12 @@
     mgc mlir  prog.mg [--stage S]     print the IR after stage S (mg, affine, scf, cf, llvm)
     mgc llvm  prog.mg [--opt N]       print the LLVM IR (optimised at -ON if N > 0)
     mgc ptx   prog.mg [--check]       PTX for the program's kernels, one per parallel loop nest
+    mgc pipeline [--reference]        the passes mgc runs, as one ``mg-opt -p`` argument
 
-A compile error is printed as ``PATH:LINE: error: MESSAGE`` and exits with status 1.
+``-`` for the program reads it from standard input (``<stdin>`` in messages).
+A compile error is printed as ``PATH:LINE: error: MESSAGE`` and exits with status 1; the
+front end's warnings (``PATH:LINE: warning: MESSAGE``) go to stderr and change neither
+the output nor the exit status (``-w``/``--no-warnings`` silences them).
 ``MGC_KEEP=dir`` keeps every intermediate form of the compilation in ``dir``.
 
 ``mgc run`` keeps the code it compiles in an on-disk cache (``mg_xdsl.backend.cache``) and
@@ -24,39 +28,119 @@ import sys
 from collections.abc import Sequence
 
 
-def epilog() -> str:
-    """The end of every ``--help``: the pipeline's stages, the environment, examples."""
-    from mg_xdsl.pipeline import STAGES
+STDIN = "-"  # the program's path that means standard input
+STDIN_NAME = "<stdin>"  # ... and how messages name it
 
-    stages = "\n".join(
-        f"  {s.name:<7} {s.description}" + (f"  [{', '.join(s.passes)}]" if s.passes else "")
-        for s in STAGES
-    )
-    return f"""stages (for --stage), in pipeline order:
-{stages}
-
-environment:
+ENVIRONMENT = """environment:
   MGC_KEEP=dir       keep every intermediate file (IR after each stage, LLVM IR) in dir
   MGC_DEBUG=1        show Python tracebacks for internal compiler errors
   MGC_CACHE_DIR=dir  where `mgc run` keeps compiled programs to run them again without
                      compiling (default $XDG_CACHE_HOME/mg-xdsl, else ~/.cache/mg-xdsl)
   MGC_NO_CACHE=1     `mgc run` neither reads nor writes that cache (as --no-cache)
-
-examples:
-  mgc run examples/07_mlp_layer.mg
-  mgc run --gpu examples/07_mlp_layer.mg          (kernels on an NVIDIA GPU)
-  mgc run --gpu-emulated examples/07_mlp_layer.mg (the same kernels, run on the CPU)
-  mgc mlir examples/01_relu.mg --stage affine
-  mg-opt examples/01_relu.mg -p lower-mg-to-affine,lower-affine   (one pass at a time)
+  CC=compiler        the C compiler `mgc build` links with (default: cc, gcc or clang)
 """
 
 
+def version_text(tool: str) -> str:
+    """What ``--version`` prints: this project's version, xDSL's and LLVM's (the LLVM inside
+    llvmlite, which makes all native code). Shared with ``mg-opt``."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    import llvmlite
+    import llvmlite.binding as llvm
+
+    import mg_xdsl
+
+    def installed(name: str) -> str:
+        try:
+            return version(name)
+        except PackageNotFoundError:
+            return "(not installed)"
+
+    ours = getattr(mg_xdsl, "__version__", None) or installed("mg-xdsl")
+    llvm_version = ".".join(map(str, llvm.llvm_version_info))
+    return (f"{tool} (mg-xdsl, the Mountain Goat compiler) {ours}\n"
+            f"xDSL {installed('xdsl')}\n"
+            f"LLVM {llvm_version} (llvmlite {llvmlite.__version__})")
+
+
+class VersionAction(argparse.Action):
+    """``--version``, whose text is made only when asked for: it imports llvmlite, which a
+    cached ``mgc run`` would otherwise pay for before it needs to."""
+
+    def __init__(self, option_strings, dest=argparse.SUPPRESS, default=argparse.SUPPRESS,
+                 help="print the versions of mg-xdsl, xDSL and LLVM, and exit"):
+        super().__init__(option_strings, dest, nargs=0, default=default, help=help)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        print(version_text(parser.prog.split()[0]))
+        parser.exit()
+
+
+def stages_help() -> str:
+    """The stages ``mgc mlir --stage`` takes, with the passes of the default pipeline."""
+    from mg_xdsl.pipeline import OPTIMISED_STAGES
+
+    lines = "\n".join(f"  {s.name:<7} {s.description}" for s in OPTIMISED_STAGES)
+    return f"""stages (for --stage), in pipeline order (`mgc pipeline` lists their passes):
+{lines}
+"""
+
+
+def pipeline_help() -> str:
+    """The passes of the default (optimised) pipeline and of ``--reference``, per stage."""
+    import textwrap
+
+    from mg_xdsl.pipeline import OPTIMISED_STAGES, STAGES
+
+    def listing(stages) -> str:
+        return "\n".join(
+            textwrap.fill(", ".join(s.passes), width=88, initial_indent=f"    {s.name:<7} ",
+                          subsequent_indent=" " * 12, break_on_hyphens=False)
+            for s in stages if s.passes)
+
+    return f"""pipeline (after the front end; `mgc pipeline [--reference]` prints it for mg-opt -p):
+  by default, the optimised pipeline:
+{listing(OPTIMISED_STAGES)}
+  with --reference, the chapter's pipeline (one loop nest per op; no fusion, tiling,
+  vectors or threads):
+{listing(STAGES)}
+"""
+
+
+EXAMPLES = """examples:
+  mgc run examples/07_mlp_layer.mg
+  mgc run --gpu examples/07_mlp_layer.mg          (kernels on an NVIDIA GPU)
+  mgc run --gpu-emulated examples/07_mlp_layer.mg (the same kernels, run on the CPU)
+  echo 'print relu([[1, -2]])' | mgc run -        (the program from standard input)
+  mgc mlir examples/01_relu.mg --stage affine
+  mg-opt examples/01_relu.mg -p lower-mg-to-affine,lower-affine   (one pass at a time)
+  mg-opt examples/01_relu.mg -p "$(mgc pipeline)" -t llvm        (all of them)
+"""
+
+
+def epilog(command: str | None = None) -> str:
+    """The end of a ``--help``: what the command's options refer to, the environment and
+    examples. Only ``mgc mlir`` (and the overview) lists the stages: no other command takes
+    one."""
+    if command in ("run", "build", "lib", "llvm"):
+        return pipeline_help() + "\n" + ENVIRONMENT
+    if command in ("mlir", None):
+        return stages_help() + "\n" + ENVIRONMENT + "\n" + EXAMPLES
+    return ENVIRONMENT
+
+
 class HelpParser(argparse.ArgumentParser):
-    """An argument parser whose help ends with ``epilog()``, built only when help is
-    printed: it lists the pipeline's stages, and ``mg_xdsl.pipeline`` imports xDSL."""
+    """An argument parser whose help ends with ``epilog(command)``, built only when help is
+    printed: it lists the pipeline's stages or passes, and ``mg_xdsl.pipeline`` imports
+    xDSL."""
+
+    def __init__(self, *args, command: str | None = None, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.command = command
 
     def format_help(self) -> str:
-        self.epilog = epilog()
+        self.epilog = epilog(self.command)
         return super().format_help()
 
 
@@ -82,13 +166,16 @@ def parser() -> argparse.ArgumentParser:
         "scf -> cf -> LLVM dialect -> LLVM IR -> native code.",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+    p.add_argument("--version", action=VersionAction)
     sub = p.add_subparsers(dest="command", metavar="COMMAND")  # subparsers are HelpParsers too
     sub.required = True
 
     def command(name: str, help: str) -> argparse.ArgumentParser:
-        c = sub.add_parser(name, help=help, description=help,
+        c = sub.add_parser(name, help=help, description=help, command=name,
                            formatter_class=argparse.RawDescriptionHelpFormatter)
-        c.add_argument("file", help="the .mg program")
+        c.add_argument("file", help="the .mg program (- reads it from standard input)")
+        c.add_argument("-w", "--no-warnings", action="store_true",
+                       help="do not print the compiler's warnings (on stderr)")
         if name != "ptx":
             c.add_argument("--reference", action="store_true",
                            help="lower with the chapter's pipeline: one loop nest per op, no "
@@ -146,16 +233,38 @@ def parser() -> argparse.ArgumentParser:
     llvm.add_argument("--backend", choices=("xdsl", "mlir"), default="xdsl", help=backend_help)
     llvm.add_argument("--opt", type=int, default=0, choices=range(4), metavar="N",
                       help="optimise at -ON before printing (default 0: as translated)")
+    help = "print the passes mgc runs, as one argument for mg-opt -p"
+    passes = sub.add_parser("pipeline", help=help, command="pipeline",
+                            description=help + ': mg-opt prog.mg -p "$(mgc pipeline)" -t llvm',
+                            formatter_class=argparse.RawDescriptionHelpFormatter)
+    passes.add_argument("--reference", action="store_true",
+                        help="the chapter's pipeline instead of the optimised one (the default)")
     return p
 
 
 def read_source(path: str) -> bytes:
+    """The program's bytes; ``-`` is standard input."""
+    if path == STDIN:
+        return sys.stdin.buffer.read()
     try:
         with open(path, "rb") as f:
             return f.read()
     except OSError as e:
         print(f"mgc: error: cannot read {path}: {e.strerror}", file=sys.stderr)
         sys.exit(1)
+
+
+def source_name(args: argparse.Namespace) -> str:
+    """The program's path as messages show it."""
+    return STDIN_NAME if args.file == STDIN else args.file
+
+
+def print_warnings(args: argparse.Namespace, warnings) -> None:
+    """The front end's warnings, already rendered as ``PATH:LINE: warning: MESSAGE``, on
+    stderr (unless ``--no-warnings``). Flushed, so that they come before anything the
+    program itself writes to stderr (a failed run-time check)."""
+    if warnings and not args.no_warnings:
+        print("\n".join(warnings), file=sys.stderr, flush=True)
 
 
 def print_module(module, generic: bool, debuginfo: bool) -> None:
@@ -176,15 +285,42 @@ def compilation(args: argparse.Namespace, source: bytes):
             print(f"mgc: error: LLVM does not know the CPU {cpu!r} (e.g. x86-64, x86-64-v3, "
                   "skylake-avx512, znver4)", file=sys.stderr)
             sys.exit(2)
-    return Compilation(source, args.file, lib=args.command == "lib", cpu=cpu,
+    return Compilation(source, source_name(args), lib=args.command == "lib", cpu=cpu,
                        backend=getattr(args, "backend", "xdsl"), gpu=getattr(args, "gpu", None),
                        optimise=not getattr(args, "reference", False))
 
 
+def usage_error(message: str) -> int:
+    print(f"mgc: error: {message}", file=sys.stderr)
+    return 2
+
+
 def execute(args: argparse.Namespace) -> int:
+    if args.command == "pipeline":
+        from mg_xdsl.pipeline import pass_pipeline
+
+        print(pass_pipeline(optimise=not args.reference))
+        return 0
+    if args.file == STDIN and args.command == "build" and not args.output:
+        return usage_error("give -o EXE: a program read from standard input has no name to "
+                           "name the executable after")
+    if args.file == STDIN and args.command == "lib":
+        return usage_error("mgc lib names its files after the program (NAME.o, NAME.h): give "
+                           "it a file, not standard input")
     if args.command == "run":
         return run(args)
+    if args.command == "ptx":
+        return ptx(args)
     comp = compilation(args, read_source(args.file))
+    try:
+        return compile_and_write(args, comp)
+    finally:
+        # Said even if a later step (linking) fails; the front end ran by then, if at all.
+        print_warnings(args, comp.warnings)
+
+
+def compile_and_write(args: argparse.Namespace, comp) -> int:
+    """``mgc build``, ``lib``, ``mlir`` and ``llvm``: compile, and write the result."""
     if args.command == "build":
         out = args.output or os.path.splitext(os.path.basename(args.file))[0]
         comp.build(out, args.opt)
@@ -192,17 +328,6 @@ def execute(args: argparse.Namespace) -> int:
     if args.command == "lib":
         obj, header = comp.library(args.output, args.opt)
         print(f"wrote {obj} and {header}")
-        return 0
-    if args.command == "ptx":
-        from mg_xdsl.backend.ptx import compile_ptx, ptxas_check
-
-        text = compile_ptx(read_source(args.file), args.file, args.gpu_arch)
-        print(text, end="")
-        if args.check:
-            ok, message = ptxas_check(text, args.gpu_arch)
-            print(f"mgc: ptxas -arch={args.gpu_arch}: {'ok' if ok else 'FAILED'}"
-                  + (f"\n{message}" if message else ""), file=sys.stderr)
-            return 0 if ok else 1
         return 0
     if args.command == "mlir":
         print_module(comp.mlir(args.stage), args.generic, args.debuginfo)
@@ -214,6 +339,25 @@ def execute(args: argparse.Namespace) -> int:
         print(optimise(comp.llvm_ir(), args.opt), end="")
     else:
         print(comp.llvm_ir(), end="")
+    return 0
+
+
+def ptx(args: argparse.Namespace) -> int:
+    """``mgc ptx``: the program's kernels as PTX."""
+    from mg_xdsl.backend.ptx import compile_ptx, ptxas_check
+    from mg_xdsl.frontend import parse_program
+
+    source = read_source(args.file)
+    text = compile_ptx(source, source_name(args), args.gpu_arch)
+    # compile_ptx keeps only the module; the front end runs once more for its warnings
+    # (milliseconds, against the GPU passes' and LLVM's tenths of a second).
+    print_warnings(args, getattr(parse_program(source, source_name(args)), "warnings", []))
+    print(text, end="")
+    if args.check:
+        ok, message = ptxas_check(text, args.gpu_arch)
+        print(f"mgc: ptxas -arch={args.gpu_arch}: {'ok' if ok else 'FAILED'}"
+              + (f"\n{message}" if message else ""), file=sys.stderr)
+        return 0 if ok else 1
     return 0
 
 
@@ -232,8 +376,9 @@ def why_not_cached(args: argparse.Namespace) -> str | None:
 
 def code_options(args: argparse.Namespace) -> dict[str, object]:
     """The options of ``mgc run`` that change the compiled code, for the cache key."""
+    # The path as given: a failed run-time check's report names it ("  at PATH:LINE: ...").
     options: dict[str, object] = {"opt": args.opt, "optimise": not args.reference,
-                                  "backend": args.backend}
+                                  "backend": args.backend, "path": args.file}
     if args.backend == "mlir":
         import shutil
 
@@ -276,18 +421,21 @@ def run(args: argparse.Namespace) -> int:
     source = read_source(args.file)
     start = time.perf_counter()
     cache, key, outcome = open_cache(args, source)
-    obj = None
+    obj, warnings = None, []
     if cache is not None:
-        obj, outcome = cache.load(key)
+        # A hit does not run the front end: its warnings were stored with the code.
+        obj, warnings, outcome = cache.load_program(key, source_name(args))
         times["cache lookup"] = time.perf_counter() - start
     if obj is None:
         comp = compilation(args, source)
         obj = comp.jit_object(args.opt)
+        warnings = comp.warnings
         times.update(comp.times)
         if cache is not None:
             start = time.perf_counter()
-            outcome += ", " + cache.store(key, obj)
+            outcome += ", " + cache.store_program(key, obj, warnings, source_name(args))
             times["cache store"] = time.perf_counter() - start
+    print_warnings(args, warnings)
     start = time.perf_counter()
     program = ObjectEngine(obj)
     times["load object code"] = time.perf_counter() - start
@@ -310,6 +458,7 @@ def run_on_gpu(args: argparse.Namespace) -> int:
         return 2
     comp = compilation(args, read_source(args.file))
     engine = comp.engine(args.opt)
+    print_warnings(args, comp.warnings)
     report_cache(args, f"off (--gpu{'-emulated' if args.gpu == 'emulated' else ''})")
     start = time.perf_counter()
     engine.run_main()
@@ -368,6 +517,7 @@ def run_command(args: argparse.Namespace) -> int:
     except Exception as e:
         # Imported only now: mg_xdsl.frontend imports xDSL, which a cached run never needs.
         from mg_xdsl.backend.gpu_runtime import GpuError
+        from mg_xdsl.backend.ptx import UnknownGpuArch
         from mg_xdsl.backend.native import LinkError
         from mg_xdsl.backend.upstream import UpstreamToolMissing
         from mg_xdsl.frontend import MgError
@@ -378,6 +528,12 @@ def run_command(args: argparse.Namespace) -> int:
         elif isinstance(e, (LinkError, UpstreamToolMissing)):
             print(f"mgc: error: {e}", file=sys.stderr)
             status = 1
+        elif isinstance(e, OSError) and e.filename is not None:  # e.g. -o in a missing directory
+            print(f"mgc: error: {e.filename}: {e.strerror}", file=sys.stderr)
+            status = 1
+        elif isinstance(e, UnknownGpuArch):  # a wrong --gpu-arch: a usage error
+            print(f"mgc: error: {e}", file=sys.stderr)
+            status = 2
         elif isinstance(e, GpuError):
             print(f"mgc: error: GPU: {e}", file=sys.stderr)
             print("mgc: (--gpu-emulated runs the same kernels on the CPU instead)", file=sys.stderr)

@@ -42,6 +42,7 @@ class Compilation:
     signatures: dict = field(default_factory=dict)
     gpu_modules: ModuleOp | None = None  # the device code, with gpu
     kernels: list = field(default_factory=list)  # gpu_runtime.Kernel for each launched kernel
+    warnings: list[str] = field(default_factory=list)  # the front end's, rendered (PATH:LINE: warning: ...)
 
     def timed(self, name: str, seconds: float) -> None:
         self.times[name] = self.times.get(name, 0.0) + seconds
@@ -60,6 +61,7 @@ class Compilation:
         start = time.perf_counter()
         program = parse_program(self.source, self.path, with_main=not self.lib)
         module, self.signatures = program.module, program.functions
+        self.warnings = list(getattr(program, "warnings", []))
         self.timed("front end", time.perf_counter() - start)
         self.keep("mg.mlir", module)
         ctx = pipeline.context()

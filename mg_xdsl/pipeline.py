@@ -26,6 +26,7 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 
 from mg_xdsl.transforms import make_pass
+from mg_xdsl.xdsl_compat import verify
 
 
 @dataclass(frozen=True)
@@ -40,7 +41,9 @@ STAGES: tuple[Stage, ...] = (
     Stage("mg", (), (), "the mg dialect, as the front end produces it"),
     Stage("affine", ("lower-mg-to-affine", "buffer-deallocation"), ("mg",),
           "affine loop nests on memrefs, each buffer freed after its last use"),
-    Stage("scf", ("lower-affine",), ("mg", "affine"), "scf.for loops"),
+    # (a function of many loop nests is split, one function a nest: LLVM's time grows with
+    # the square of a function's size)
+    Stage("scf", ("lower-affine", "outline-loop-nests"), ("mg", "affine"), "scf.for loops"),
     Stage("cf", ("convert-scf-to-cf", "lower-assert-to-stderr"), ("mg", "affine", "scf", "cf.assert"),
           "blocks and branches; run-time checks call mgrt_check_failed"),
     Stage(
@@ -49,7 +52,9 @@ STAGES: tuple[Stage, ...] = (
             "convert-arith-to-llvm",
             "convert-func-to-llvm",
             "convert-cf-to-llvm",
-            "finalize-memref-to-llvm",
+            # allocations go through the run-time library's allocator, which reports a
+            # failed allocation (and gives large buffers huge pages)
+            "finalize-memref-to-llvm{use-generic-functions=true}",
             "reconcile-unrealized-casts",
         ),
         ("mg", "affine", "scf", "cf", "arith", "func", "memref", "builtin.unrealized_conversion_cast"),
@@ -75,16 +80,10 @@ OPTIMISED_STAGES: tuple[Stage, ...] = (
           "affine-parallelize"),  # loops whose iterations are independent, for threads
     _with(_SCF,
           "lower-affine",
-          "convert-parallel-loops-to-threads"),  # large parallel loops split across cores
+          "convert-parallel-loops-to-threads",  # large parallel loops split across cores
+          "outline-loop-nests"),
     _CF,
-    _with(_LLVM,
-          "convert-vector-to-llvm",
-          "convert-arith-to-llvm",
-          "convert-func-to-llvm",
-          "convert-cf-to-llvm",
-          # large buffers get huge pages (the run-time library's allocator)
-          "finalize-memref-to-llvm{use-generic-functions=true}",
-          "reconcile-unrealized-casts"),
+    _with(_LLVM, "convert-vector-to-llvm", *_LLVM.passes),
 )
 
 
@@ -142,7 +141,7 @@ def run_stage(
         if verify_each_pass or i == len(stage.passes) - 1:
             start = time.perf_counter()
             try:
-                module.verify()
+                verify(module)
             except Exception as e:
                 raise PipelineError(f"invalid IR after pass {name}: {e}") from e
             if timer:
@@ -159,3 +158,11 @@ def lower(
     for stage in stages_to(to, optimise):
         run_stage(module, stage, ctx, timer)
     return module
+
+
+def pass_pipeline(optimise: bool = True) -> str:
+    """Every pass from the mg dialect to the LLVM dialect, in order, as one ``mg-opt -p``
+    argument: ``mg-opt prog.mg -p "$(mgc pipeline)" -t llvm`` runs what ``mgc`` runs
+    (without the per-stage checks). ``mgc pipeline [--reference]`` prints it, and the
+    README's copy is checked against it, so the two cannot drift apart."""
+    return ",".join(p for stage in (OPTIMISED_STAGES if optimise else STAGES) for p in stage.passes)

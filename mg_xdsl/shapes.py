@@ -9,10 +9,19 @@ Each rule either returns the result shape or raises ``ShapeError`` with a messag
 which rule was broken, phrased for a user of the language.
 """
 
+import math
 from collections.abc import Sequence
 
 Dim = int | None
 Shape = tuple[Dim, ...]
+
+# Limits on static sizes. Every element is an f64 (8 bytes); the generated code computes
+# sizes, offsets and byte counts in signed 64-bit integers (MLIR's `index` on a 64-bit
+# target), so a tensor whose byte size does not fit in one could only be compiled into code
+# that overflows. One dimension is further capped at 2^40, far beyond any real matrix.
+MAX_DIMENSION = 2**40
+ELEMENT_BYTES = 8
+MAX_BYTES = 2**63 - 1
 
 
 class ShapeError(Exception):
@@ -26,6 +35,32 @@ def fmt_dim(d: Dim) -> str:
 def fmt_shape(shape: Sequence[Dim]) -> str:
     """``(2, None)`` -> ``"2x?"``, the way the language writes shapes."""
     return "x".join(fmt_dim(d) for d in shape)
+
+
+def check_dimension(d: int) -> None:
+    """A static dimension is at most ``MAX_DIMENSION``. (The language also requires it to
+    be positive; the IR allows 0, so that rule is the front end's.)"""
+    if d > MAX_DIMENSION:
+        raise ShapeError(f"dimension {d} is too large: at most 2^40 = {MAX_DIMENSION}")
+
+
+def check_size(shape: Sequence[Dim]) -> None:
+    """A tensor of ``shape`` must be addressable: its static dimensions are each at most
+    ``MAX_DIMENSION``, and their product times 8 bytes fits in a signed 64-bit integer.
+
+    A ``?`` dimension counts as 1 here (it is at least 1 at run time, and an allocation
+    too large for the machine is reported when the program runs).
+    """
+    for d in shape:
+        if d is not None:
+            check_dimension(d)
+    elements = math.prod(d for d in shape if d is not None)
+    if elements * ELEMENT_BYTES > MAX_BYTES:
+        raise ShapeError(
+            f"tensor[{fmt_shape(shape)}] is too large: {elements:.3g} elements of "
+            f"{ELEMENT_BYTES} bytes do not fit in 64-bit memory addresses "
+            f"(at most 2^63 - 1 bytes)"
+        )
 
 
 def dims_compatible(a: Dim, b: Dim) -> bool:
@@ -62,6 +97,19 @@ def broadcast_shapes(lhs: Sequence[Dim], rhs: Sequence[Dim], verb: str = "combin
                 f"dimensions {a} and {b} differ and neither is 1"
             )
     return tuple(out)
+
+
+def never_broadcast(lhs: Sequence[Dim], rhs: Sequence[Dim]) -> bool:
+    """Whether an elementwise ``lhs op rhs`` pairs a ``?`` dimension with a static 1.
+
+    The program compiles, but the ``?`` is not broadcast (NumPy would broadcast a size-1
+    array against it): the two sizes are checked to be equal at run time, so the program
+    aborts unless the ``?`` turns out to be 1. The front end warns about it.
+    """
+    rank = max(len(lhs), len(rhs))
+    a_dims = (1,) * (rank - len(lhs)) + tuple(lhs)
+    b_dims = (1,) * (rank - len(rhs)) + tuple(rhs)
+    return any((a is None and b == 1) or (a == 1 and b is None) for a, b in zip(a_dims, b_dims))
 
 
 def needs_broadcast(shape: Sequence[Dim], target: Sequence[Dim]) -> bool:

@@ -32,6 +32,18 @@ def compile_cache_dir(tmp_path_factory):
         os.environ["MGC_CACHE_DIR"] = previous
 
 
+@pytest.fixture(scope="module")
+def ctx():
+    """An xDSL context with every dialect xDSL has, for parsing hand-written IR."""
+    from xdsl.context import Context
+    from xdsl.dialects import get_all_dialects
+
+    context = Context()
+    for name, factory in get_all_dialects().items():
+        context.register_dialect(name, factory)
+    return context
+
+
 def mask(text: str) -> str:
     """Memref addresses differ from run to run; the chapter's listings show them as 0x…."""
     return ADDRESS.sub("base@ = 0x…", text)
@@ -49,14 +61,58 @@ def mgc(*args: str, cwd: Path | str = ROOT, input: bytes | None = None, env: dic
                           env=full_env, timeout=timeout)
 
 
-def run_in_process(source: str, path: str = "prog.mg") -> str:
-    """Compile and run a program in this process; what it printed."""
+def run_in_process(source: str, path: str = "prog.mg", optimise: bool = True) -> str:
+    """Compile and run a program in this process; what it printed. (A failed run-time check
+    would abort this process: run such programs with ``mgc``.)"""
     from mg_xdsl.backend import runtime
     from mg_xdsl.driver import Compilation
 
-    engine = Compilation(source, path, keep_dir=None).engine()
+    engine = Compilation(source, path, keep_dir=None, optimise=optimise).engine()
     with runtime.capture() as out:
         engine.run_main()
     return out.getvalue()
 
 
+
+
+class _FdWriter:
+    """A text stream that writes straight to a file descriptor (nothing is lost if the
+    process then aborts)."""
+
+    def __init__(self, fd: int):
+        self.fd = fd
+
+    def write(self, text: str) -> int:
+        os.write(self.fd, text.encode())
+        return len(text)
+
+    def flush(self) -> None:
+        pass
+
+
+def run_forked(source: str, path: str = "prog.mg", optimise: bool = True) -> tuple[str, str, int]:
+    """Compile a program in this process and run it in a forked child, as ``mgc run`` would:
+    (stdout, stderr, exit status). A failed run-time check aborts only the child."""
+    from mg_xdsl.backend import runtime
+    from mg_xdsl.driver import Compilation
+
+    engine = Compilation(source, path, keep_dir=None, optimise=optimise).engine()
+    (out_r, out_w), (err_r, err_w) = os.pipe(), os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: run, then leave without running the parent's clean-ups
+        status = 1
+        try:
+            os.close(out_r)
+            os.close(err_r)
+            os.dup2(err_w, 2)
+            runtime._output.append(_FdWriter(out_w))
+            engine.run_main()
+            status = 0
+        finally:
+            os._exit(status)
+    os.close(out_w)
+    os.close(err_w)
+    with os.fdopen(out_r, "rb") as out, os.fdopen(err_r, "rb") as err:
+        stdout, stderr = out.read(), err.read()  # small: the pipes cannot fill up first
+    _, status = os.waitpid(pid, 0)
+    return stdout.decode(), stderr.decode(), os.waitstatus_to_exitcode(status)

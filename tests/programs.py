@@ -11,6 +11,7 @@ reduced axis, ``k`` ascending), so the compiled code must agree to the last bit 
 from dataclasses import dataclass
 
 import numpy as np
+from hypothesis import assume
 from hypothesis import strategies as st
 
 Shape = tuple[int, int]
@@ -293,3 +294,175 @@ def dynamic_program(draw) -> tuple[str, Node]:
     right = draw(dynamic_expr(shape, draw(st.integers(0, 2)), "b"))
     body = Node("bin", draw(st.sampled_from("+-*")), (left, right))
     return f"def f(a: tensor[?x?], b: tensor[?x?]) = {body.source()}\n", body
+
+
+# ---------------------------------------------------------------------------------------
+# Elementwise trees mixing `?`-shaped call results, broadcast leaves and numbers
+# ---------------------------------------------------------------------------------------
+# A leaf of kind "dyn" is a literal passed through an identity def whose parameter has `?`
+# where ``value`` (a tuple of bools, one per dimension) says so: the value is the literal,
+# its type has `?` dimensions. Such trees are what the fusion pass fuses with run-time shape
+# checks; some of them must abort, because a `?` is never broadcast.
+
+BINARY_NAMES = {"+": "add", "-": "sub", "*": "mul", "/": "div"}
+
+
+class RuntimeAbort(Exception):
+    """The reference's verdict that the compiled program must stop with this message."""
+
+
+class NeedsDynamicBroadcast(Exception):
+    """An operand with a `?` dimension would have to grow along a static 1: Part A's front
+    end rejects that (``mg.broadcast`` needs static shapes)."""
+
+
+def dyn_name(pattern: tuple[bool, ...], shape: Shape) -> str:
+    return "id_" + "x".join("q" if q else str(s) for q, s in zip(pattern, shape))
+
+
+def dyn_type(pattern: tuple[bool, ...], shape: Shape) -> str:
+    return "x".join("?" if q else str(s) for q, s in zip(pattern, shape))
+
+
+def dyn_source(n: Node) -> str:
+    (lit,) = n.args
+    shape = (len(lit.value), len(lit.value[0]))
+    return f"{dyn_name(n.value, shape)}({lit.source()})"
+
+
+def static_type(n: Node):
+    """The type of a mixed tree as the front end infers it: a tuple of sizes with ``None``
+    for `?` (None for a number). Raises ``NeedsDynamicBroadcast`` where the front end
+    rejects the program."""
+    if n.kind == "lit":
+        return (len(n.value), len(n.value[0]))
+    if n.kind == "num":
+        return None
+    if n.kind == "dyn":
+        lit = n.args[0].value
+        return tuple(None if q else s for q, s in zip(n.value, (len(lit), len(lit[0]))))
+    if n.kind in ("neg", "call"):
+        return static_type(n.args[0])
+    ta, tb = static_type(n.args[0]), static_type(n.args[1])
+    if ta is None or tb is None:
+        return ta if tb is None else tb
+    for x, y in zip(ta, tb):
+        if x is not None and y is not None and x != y and None in (ta if x == 1 else tb):
+            raise NeedsDynamicBroadcast
+    # A `?` against a static size takes that size (checked at run time); a static 1 grows.
+    return tuple(y if x is None else x if y is None else max(x, y) for x, y in zip(ta, tb))
+
+
+def typed_eval(n: Node):
+    """The value of a mixed tree under the language's rules (the tree must type-check: see
+    ``static_type``). Raises ``RuntimeAbort`` with the message of the first run-time check
+    that fails, in evaluation order (left operand, right operand, then the operator;
+    dimension 0 before 1)."""
+    with np.errstate(all="ignore"):
+        return _typed_eval(n)
+
+
+def _typed_eval(n: Node):
+    if n.kind in ("lit", "dyn"):
+        return np.array((n.args[0] if n.kind == "dyn" else n).value, dtype=np.float64)
+    if n.kind == "num":
+        return np.float64(n.value)
+    if n.kind == "neg":
+        return -_typed_eval(n.args[0])
+    if n.kind == "call" and n.op == "relu":
+        v = _typed_eval(n.args[0])
+        return np.where(np.isnan(v), v, np.maximum(v, 0.0))
+    a, b = _typed_eval(n.args[0]), _typed_eval(n.args[1])
+    ta, tb = static_type(n.args[0]), static_type(n.args[1])
+    if ta is not None and tb is not None:
+        for d, (x, y) in enumerate(zip(ta, tb)):
+            if (x is None or y is None) and a.shape[d] != b.shape[d]:
+                raise RuntimeAbort(f"mg.{BINARY_NAMES[n.op]}: operand shapes differ at runtime "
+                                   f"in dimension {d}")
+    return {"+": np.add, "-": np.subtract, "*": np.multiply, "/": np.divide}[n.op](a, b)
+
+
+def mixed_source(n: Node) -> str:
+    """Source text of a mixed tree (``dyn`` leaves as calls), parenthesised as the
+    language's precedence needs."""
+    if n.kind == "dyn":
+        return dyn_source(n)
+    if n.kind in ("lit", "num", "param"):
+        return n.source()
+    args = [mixed_source(a) for a in n.args]
+    if n.kind == "neg":
+        return "-" + (f"({args[0]})" if n.args[0].prec() < 3 else args[0])
+    if n.kind == "call":
+        return f"{n.op}({args[0]})"
+    ls, rs = args
+    if n.args[0].prec() < n.prec():
+        ls = f"({ls})"
+    if n.args[1].prec() <= n.prec():
+        rs = f"({rs})"
+    return f"{ls} {n.op} {rs}"
+
+
+def defs_of(n: Node, into: dict[str, str]) -> dict[str, str]:
+    """The identity defs a mixed tree calls, by name."""
+    if n.kind == "dyn":
+        lit = n.args[0]
+        shape = (len(lit.value), len(lit.value[0]))
+        name = dyn_name(n.value, shape)
+        into[name] = f"def {name}(x: tensor[{dyn_type(n.value, shape)}]) = x"
+    for a in n.args:
+        defs_of(a, into)
+    return into
+
+
+@st.composite
+def mixed_leaf(draw, shape: Shape) -> Node:
+    lit = draw(literal(shape))
+    if draw(st.booleans()):
+        return lit
+    return Node("dyn", args=(lit,), value=tuple(draw(st.booleans()) for _ in shape))
+
+
+@st.composite
+def mixed_expr(draw, shape: Shape, depth: int) -> Node:
+    """An elementwise tree whose result has (at most) ``shape``: leaves are literals and
+    ``dyn`` leaves whose dimensions are each the target's or 1, combined by ``+ - * /``,
+    numbers, ``-`` and ``relu``."""
+    if depth == 0 or draw(st.integers(0, 4)) == 0:
+        return draw(mixed_leaf(draw(operand_shape(shape))))
+    kind = draw(st.sampled_from(["bin", "bin", "bin", "scalar", "neg", "relu"]))
+    sub = lambda s: mixed_expr(s, depth - 1)  # noqa: E731
+    if kind == "bin":
+        return Node("bin", draw(st.sampled_from("+-*/")), (draw(sub(shape)), draw(sub(shape))))
+    if kind == "scalar":
+        m, n = draw(sub(shape)), draw(number())
+        return Node("bin", draw(st.sampled_from("+-*/")), (m, n) if draw(st.booleans()) else (n, m))
+    operand = draw(sub(shape))
+    return Node("neg", args=(operand,)) if kind == "neg" else Node("call", "relu", (operand,))
+
+
+@st.composite
+def mixed_program(draw) -> tuple[str, list[np.ndarray], str | None]:
+    """A program of one to three ``print``s of mixed trees: its source, the matrices it must
+    print, and the message it must then stop with (None if it runs to the end)."""
+    trees = []
+    for _ in range(draw(st.integers(1, 3))):
+        shape = (draw(st.integers(1, 3)), draw(st.integers(1, 3)))
+        trees.append(draw(mixed_expr(shape, draw(st.integers(1, 3)))))
+    defs: dict[str, str] = {}
+    for t in trees:
+        defs_of(t, defs)
+    source = "".join(d + "\n" for d in sorted(defs.values()))
+    source += "".join(f"print {mixed_source(t)}\n" for t in trees)
+    try:
+        for t in trees:
+            static_type(t)
+    except NeedsDynamicBroadcast:
+        assume(False)
+    printed: list[np.ndarray] = []
+    for t in trees:
+        try:
+            value = typed_eval(t)
+        except RuntimeAbort as e:
+            return source, printed, str(e)
+        printed.append(value)
+    return source, printed, None

@@ -1,11 +1,15 @@
 """The command-line tools: help, stages, kept intermediate files, the stage checks."""
 
+import importlib.metadata
+
+import llvmlite
+import llvmlite.binding as llvm
 import pytest
 from xdsl.dialects import func, test
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Block, Region
 
-from conftest import EXAMPLES, mgc, tool
+from conftest import EXAMPLES, mask, mgc, tool
 from mg_xdsl import pipeline
 
 
@@ -20,9 +24,15 @@ def test_help_explains_every_command():
 
 
 def test_usage_errors_exit_2():
-    assert mgc().returncode == 2
-    assert mgc("frobnicate", "x.mg").returncode == 2
-    assert mgc("mlir", "x.mg", "--stage", "nope").returncode == 2
+    for args, message in [
+        ((), "mgc: error: the following arguments are required: COMMAND"),
+        (("frobnicate", "x.mg"), "mgc: error: argument COMMAND: invalid choice: 'frobnicate'"),
+        (("mlir", "x.mg", "--stage", "nope"), "mgc mlir: error: argument --stage: invalid choice: 'nope'"),
+        (("run", "--stage", "affine", "x.mg"), "mgc: error: unrecognized arguments: --stage"),
+    ]:
+        p = mgc(*args)
+        assert p.returncode == 2, args
+        assert message in p.stderr.decode(), (args, p.stderr.decode())
 
 
 @pytest.mark.parametrize("stage", pipeline.STAGE_NAMES)
@@ -76,3 +86,125 @@ def test_time_breakdown():
     err = p.stderr.decode()
     for step in ("front end", "lower-mg-to-affine", "finalize-memref-to-llvm", "LLVM optimise + JIT"):
         assert step in err
+
+
+WARNS = ("def bias(x: tensor[?x5], b: tensor[1x5]) = x + b\n"
+         "print bias([[1,2,3,4,5]], [[1,1,1,1,1]])\n")
+WARNING = ("warning: a '?' dimension is never broadcast: this aborts at run time unless the sizes "
+           "are equal; give the dimension a static size")
+
+
+def test_version_names_the_project_xdsl_and_llvm():
+    p = mgc("--version")
+    assert p.returncode == 0
+    assert p.stdout.decode().splitlines() == [
+        f"mgc (mg-xdsl, the Mountain Goat compiler) {importlib.metadata.version('mg-xdsl')}",
+        f"xDSL {importlib.metadata.version('xdsl')}",
+        f"LLVM {'.'.join(map(str, llvm.llvm_version_info))} (llvmlite {llvmlite.__version__})",
+    ]
+
+
+def test_run_help_shows_the_pipelines_and_no_stages():
+    text = mgc("run", "--help").stdout.decode()
+    assert "--stage" not in text and "stages (for --stage)" not in text
+    default, reference = text.index("by default, the optimised pipeline:"), text.index("with --reference")
+    assert default < text.index("mg-fuse-elementwise-ops") < reference
+    assert "tile-matmul" not in text[reference:]  # the chapter's pipeline does not tile
+    assert "lower-assert-to-stderr" in text[reference:]
+    assert "stages (for --stage)" in mgc("mlir", "--help").stdout.decode()
+
+
+def test_pipeline_prints_what_mgc_runs():
+    for args, optimise in ((), True), (("--reference",), False):
+        p = mgc("pipeline", *args)
+        assert p.returncode == 0
+        assert p.stdout.decode() == pipeline.pass_pipeline(optimise) + "\n"
+        stages = pipeline.OPTIMISED_STAGES if optimise else pipeline.STAGES
+        assert p.stdout.decode().strip().split(",") == [name for s in stages for name in s.passes]
+    assert "buffer-deallocation" in pipeline.pass_pipeline(False)
+    assert "lower-assert-to-stderr" in pipeline.pass_pipeline(True)
+
+
+def test_the_program_from_standard_input(tmp_path):
+    p = mgc("run", "-", input=b"print relu([[1, -2]])\n")
+    assert p.returncode == 0 and p.stdout.decode().endswith("[[1,   0]]\n")
+    p = mgc("mlir", "-", input=b"print relu([[1, -2]]\n")
+    assert p.returncode == 1
+    assert p.stderr.decode() == "<stdin>:1: error: expected ',' or ')' in the argument list, found the end of the line\n"
+    p = mgc("build", "-", input=b"print [[1]]\n")
+    assert p.returncode == 2 and p.stderr.decode() == (
+        "mgc: error: give -o EXE: a program read from standard input has no name to name the "
+        "executable after\n")
+    exe = tmp_path / "from_stdin"
+    p = mgc("build", "-", "-o", str(exe), input=b"print [[7]]\n")
+    assert p.returncode == 0, p.stderr
+    p = mgc("lib", "-", input=b"def f(a: tensor[1x1]) = a\n")
+    assert p.returncode == 2 and p.stderr.decode().startswith("mgc: error: mgc lib names its files after the program")
+
+
+def test_a_missing_c_compiler_is_named(tmp_path):
+    p = mgc("build", str(EXAMPLES / "01_relu.mg"), "-o", str(tmp_path / "e1"), env={"CC": "bogus-cc"})
+    assert p.returncode == 1
+    assert p.stderr.decode() == "mgc: error: C compiler 'bogus-cc' not found (set CC to a C compiler, e.g. CC=gcc)\n"
+    assert not (tmp_path / "e1").exists()
+
+
+def test_cc_may_carry_arguments(tmp_path):
+    import shutil
+
+    cc = shutil.which("cc") or shutil.which("gcc")
+    if cc is None:
+        pytest.skip("no C compiler")
+    p = mgc("build", str(EXAMPLES / "01_relu.mg"), "-o", str(tmp_path / "e1"), env={"CC": f"{cc} -O1"})
+    assert p.returncode == 0, p.stderr.decode()
+    assert (tmp_path / "e1").exists()
+
+
+def test_a_missing_program_file():
+    p = mgc("run", "/nonexistent.mg")
+    assert (p.returncode, p.stderr.decode()) == (1, "mgc: error: cannot read /nonexistent.mg: No such file or directory\n")
+
+
+@pytest.mark.parametrize("command", ["run", "mlir", "llvm", "ptx"])
+def test_warnings_go_to_stderr_and_change_nothing_else(command, tmp_path):
+    prog = tmp_path / "bias.mg"
+    prog.write_text(WARNS)
+    loud = mgc(command, str(prog), env={"MGC_CACHE_DIR": str(tmp_path / "cache")})
+    assert loud.returncode == 0, loud.stderr.decode()
+    assert loud.stderr.decode() == f"{prog}:1: {WARNING}\n"
+    for flag in ("--no-warnings", "-w"):
+        quiet = mgc(command, flag, str(prog), env={"MGC_CACHE_DIR": str(tmp_path / "cache")})
+        assert quiet.returncode == 0 and quiet.stderr == b""
+        if command != "llvm":  # (LLVM IR names its module after nothing that changes)
+            assert mask(quiet.stdout.decode()) == mask(loud.stdout.decode())
+    if command == "run":
+        assert loud.stdout.decode().endswith("[[2,   3,   4,   5,   6]]\n")
+
+
+def test_warnings_are_printed_again_from_the_cache(tmp_path):
+    prog = tmp_path / "bias.mg"
+    prog.write_text(WARNS)
+    env = {"MGC_CACHE_DIR": str(tmp_path / "cache")}
+    cold = mgc("run", "--time", str(prog), env=env)
+    warm = mgc("run", "--time", str(prog), env=env)
+    assert "mgc: cache: miss" in cold.stderr.decode() and "mgc: cache: hit" in warm.stderr.decode()
+    for p in (cold, warm):
+        assert p.returncode == 0
+        assert p.stderr.decode().splitlines()[0] == f"{prog}:1: {WARNING}"
+    quiet = mgc("run", "--time", "-w", str(prog), env=env)
+    assert "mgc: cache: hit" in quiet.stderr.decode() and WARNING not in quiet.stderr.decode()
+    # the same source under another name is another entry (a failed check's report names
+    # the path), and warns about itself, cold and from the cache
+    copy = tmp_path / "other.mg"
+    copy.write_text(WARNS)
+    for outcome in ("miss", "hit"):
+        p = mgc("run", "--time", str(copy), env=env)
+        assert f"mgc: cache: {outcome}" in p.stderr.decode()
+        assert p.stderr.decode().splitlines()[0] == f"{copy}:1: {WARNING}"
+
+
+def test_an_output_that_cannot_be_written_is_an_error(tmp_path):
+    blocker = tmp_path / "a_file"
+    blocker.write_text("")
+    p = mgc("lib", str(EXAMPLES / "01_relu.mg"), "-o", str(blocker / "out"))
+    assert (p.returncode, p.stderr.decode()) == (1, f"mgc: error: {blocker / 'out'}: Not a directory\n")

@@ -73,6 +73,19 @@ def test_a_failed_run_time_check_on_a_hit_exits_134_with_the_message(tmp_path):
     check_outcome(second, CHECK_FAILS)
 
 
+def test_the_same_program_at_another_path_reports_its_own_path(tmp_path):
+    """The report of a failed check names the program's path, which is compiled into the
+    code: a copy of the program elsewhere must not find the first one's code."""
+    source = (EXAMPLES / CHECK_FAILS).read_bytes()
+    for name in ("first.mg", "second.mg"):
+        (tmp_path / name).write_bytes(source)
+    for name in ("first.mg", "second.mg", "first.mg"):
+        p = mgc("run", "-w", name, cwd=tmp_path, env={"MGC_CACHE_DIR": str(tmp_path / "cache")})
+        assert p.returncode in (134, -6)
+        assert p.stderr.decode().splitlines()[1] == f"  at {name}:3: sizes 2 and 1", p.stderr
+    assert len(entries(tmp_path / "cache")) == 2
+
+
 @pytest.mark.parametrize("bypass", [{"env": {"MGC_NO_CACHE": "1"}}, {"args": ("--no-cache",)}],
                          ids=["MGC_NO_CACHE=1", "--no-cache"])
 def test_bypassing_compiles_and_neither_reads_nor_writes(bypass, tmp_path):
@@ -109,15 +122,6 @@ def test_a_changed_source_misses(tmp_path):
     assert outcome == "miss"
     assert "[[1,   0]]" in p.stdout.decode()
     assert len(entries(cache_dir)) == 2
-
-
-def test_the_path_is_not_part_of_the_key(tmp_path):
-    """The same source under another name is the same program."""
-    cache_dir = tmp_path / "cache"
-    assert run(RELU, cache_dir)[1] == "miss"
-    copy = tmp_path / "another_name.mg"
-    copy.write_bytes((EXAMPLES / RELU).read_bytes())
-    assert run(copy, cache_dir)[1] == "hit"
 
 
 def test_options_that_change_the_code_miss(tmp_path):
@@ -292,3 +296,43 @@ def test_pruning_deletes_the_least_recently_used_entries_only(tmp_path):
     assert foreign.exists()
     store.prune(max_bytes=250)  # entries of 180 bytes: down to 250 * 3/4 bytes, one entry
     assert [p.name for p in entries(tmp_path)] == [store.path(keys[0]).name]
+
+
+def test_an_entry_keeps_the_warnings_about_whichever_path_hits_it(tmp_path):
+    """A hit does not run the front end, so the entry holds its warnings; the key leaves the
+    path out, so a warning names the path of the run that hits."""
+    warnings = ["a/prog.mg:1: warning: first", "a/prog.mg:12: warning: second", "no path: odd"]
+    payload = cache.pack_program(b"OBJECT", warnings, "a/prog.mg")
+    assert b"a/prog.mg" not in payload
+    assert cache.unpack_program(payload, "a/prog.mg") == (b"OBJECT", warnings)
+    assert cache.unpack_program(payload, "<stdin>") == (
+        b"OBJECT", ["<stdin>:1: warning: first", "<stdin>:12: warning: second", "no path: odd"])
+    assert cache.unpack_program(cache.pack_program(b"", [], "p.mg"), "p.mg") == (b"", [])
+    store = cache.ObjectCache(tmp_path)
+    key = bytes(range(32))
+    assert store.store_program(key, b"OBJECT", warnings, "a/prog.mg").startswith("stored")
+    obj, again, outcome = store.load_program(key, "b.mg")
+    assert (obj, outcome.split()[0]) == (b"OBJECT", "hit")
+    assert again[0] == "b.mg:1: warning: first"
+
+
+@pytest.mark.parametrize("payload", [b"", b"\x05\x00", cache.WARNINGS_LENGTH.pack(100) + b"[]",
+                                     cache.WARNINGS_LENGTH.pack(2) + b"{}", cache.WARNINGS_LENGTH.pack(3) + b"[1]"],
+                         ids=["empty", "short", "too long", "not a list", "not pairs"])
+def test_a_malformed_payload_is_a_miss(payload, tmp_path):
+    store = cache.ObjectCache(tmp_path)
+    key = bytes(32)
+    store.store(key, payload)  # a valid header around a payload that is not a program
+    assert store.load_program(key, "p.mg") == (None, [], "miss: the entry was malformed")
+
+
+def test_an_entry_of_the_previous_format_is_a_miss(tmp_path):
+    """Format 1 held the object code alone: its entries must not be read as format 2."""
+    first, _ = run(RELU, tmp_path)
+    [entry] = entries(tmp_path)
+    data = bytearray(entry.read_bytes())
+    data[:len(cache.MAGIC)] = b"MGCOBJ\x00\x01"
+    entry.write_bytes(bytes(data))
+    p, outcome = run(RELU, tmp_path)
+    assert outcome == "miss" and "of another format" in p.report
+    same_behaviour(first, p)

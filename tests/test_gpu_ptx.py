@@ -5,7 +5,10 @@ import re
 
 import pytest
 
-from mg_xdsl.backend.ptx import compile_ptx, find_ptxas, ptxas_check
+from conftest import mgc
+
+from mg_xdsl.backend.ptx import (GPU_ARCHS, UnknownGpuArch, compile_ptx, find_ptxas, gpu_module, ptx,
+                                  ptxas_check)
 
 EXAMPLES = sorted(p for p in (pathlib.Path(__file__).parent.parent / "examples").glob("*.mg"))
 
@@ -57,3 +60,36 @@ def test_ptxas_assembles(path, arch, ptx_of):
         pytest.skip("ptxas not found: pip install 'mg-xdsl[gpu]' (nvidia-cuda-nvcc) or put ptxas on PATH")
     ok, message = ptxas_check(ptx_of(path, arch), arch)
     assert ok, message
+
+
+UNKNOWN_FOO = ("unknown GPU architecture 'foo' (known: sm_50, sm_52, sm_53, sm_60, sm_61, sm_62, "
+               "sm_70, sm_72, sm_75, sm_80, sm_86, sm_87, sm_88, sm_89, sm_90, sm_90a, sm_100, "
+               "sm_100a, sm_101, sm_101a, sm_103, sm_103a, sm_110, sm_110a, sm_120, sm_120a, "
+               "sm_121, sm_121a)")
+
+
+def test_unknown_arch_is_a_usage_error():
+    """LLVM only warns about a processor it does not know (six times) and emits PTX for it
+    anyway; mgc must refuse the name and say which ones it knows."""
+    p = mgc("ptx", "--gpu-arch", "foo", "examples/01_relu.mg")
+    assert (p.returncode, p.stdout) == (2, b"")
+    assert p.stderr.decode() == f"mgc: error: {UNKNOWN_FOO}\n"
+
+
+def test_unknown_arch_through_the_api():
+    source = "def f(a: tensor[2x2]) = relu(a)"
+    with pytest.raises(UnknownGpuArch) as e:
+        compile_ptx(source, arch="foo")
+    assert str(e.value) == UNKNOWN_FOO
+    with pytest.raises(UnknownGpuArch, match=r"^unknown GPU architecture 'sm_8' \(known: sm_50, "):
+        ptx(gpu_module(source), "sm_8")
+
+
+def test_every_known_arch_is_known_to_llvm(capfd):
+    """Each name in GPU_ARCHS gets PTX for itself, without LLVM's 'not a recognized
+    processor' warning (which it prints on the process's stderr, hence capfd)."""
+    module = gpu_module("def f(a: tensor[?x?]) = relu(a)")
+    capfd.readouterr()
+    for arch in GPU_ARCHS:
+        assert f"\n.target {arch}\n" in ptx(module, arch)
+    assert "not a recognized processor" not in capfd.readouterr().err

@@ -14,7 +14,6 @@ import numpy as np
 import pytest
 from xdsl.backend.llvm.convert import convert_module
 from xdsl.context import Context
-from xdsl.dialects import get_all_dialects
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.parser import Parser
 
@@ -72,12 +71,6 @@ _libc = ctypes.CDLL(None)
 _libc.free.argtypes = [ctypes.c_void_p]
 
 
-@pytest.fixture(scope="module")
-def ctx() -> Context:
-    ctx = Context()
-    for name, factory in get_all_dialects().items():
-        ctx.register_dialect(name, factory)
-    return ctx
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -409,3 +402,56 @@ def test_external_c_interface_function_gets_a_descriptor_pointer(ctx: Context):
     v = np.array([3.0, 4.0, 12.0])
     dv = describe(v)
     assert scaled_norm(ctypes.byref(dv)) == pytest.approx(26.0)
+
+
+SUBVIEWS = ROW_SUMS + """
+func.func @view_row_sums(%m: memref<?x?xf64>, %o0: index, %o1: index, %n0: index, %n1: index,
+                         %s0: index, %s1: index, %k: index, %out: memref<?xf64>) -> index
+    attributes {llvm.emit_c_interface} {
+  %v = memref.subview %m[%o0, %o1] [%n0, %n1] [%s0, %s1]
+      : memref<?x?xf64> to memref<?x?xf64, strided<[?, ?], offset: ?>>
+  %w = memref.subview %v[1, 1] [%k, %k] [1, 2]
+      : memref<?x?xf64, strided<[?, ?], offset: ?>> to memref<?x?xf64, strided<[?, ?], offset: ?>>
+  %cells = func.call @row_sums(%w, %out)
+      : (memref<?x?xf64, strided<[?, ?], offset: ?>>, memref<?xf64>) -> index
+  return %cells : index
+}
+"""
+
+
+def test_subview_of_a_subview_reads_the_right_elements(ctx: Context):
+    """Offsets add up through strides, steps multiply the strides, sizes are the view's."""
+    jit = Jit(ctx, SUBVIEWS)
+    i64 = ctypes.c_int64
+    view_row_sums = jit.function(
+        "_mlir_ciface_view_row_sums", i64, ctypes.POINTER(D2), *[i64] * 7, ctypes.POINTER(D1)
+    )
+    base = np.arange(54.0).reshape(6, 9)
+    expected = base[1:5, 0:8:2][1:3, 1:5:2].sum(axis=1)
+    out = np.zeros(2)
+    db, dout = describe(base), describe(out)
+    assert view_row_sums(ctypes.byref(db), 1, 0, 4, 4, 1, 2, 2, ctypes.byref(dout)) == 4
+    np.testing.assert_array_equal(out, expected)
+
+
+SWAP_LOOP = """
+func.func @swap(%a: i64, %b: i64, %n: index) -> i64 attributes {llvm.emit_c_interface} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  cf.br ^loop(%a, %b, %n : i64, i64, index)
+^loop(%x: i64, %y: i64, %k: index):
+  %more = arith.cmpi sgt, %k, %c0 : index
+  %k1 = arith.subi %k, %c1 : index
+  cf.cond_br %more, ^loop(%y, %x, %k1 : i64, i64, index), ^exit(%x : i64)
+^exit(%r: i64):
+  return %r : i64
+}
+"""
+
+
+def test_a_block_that_branches_to_itself_with_its_arguments_swapped(ctx: Context):
+    jit = Jit(ctx, SWAP_LOOP)  # kept alive while its code runs
+    swap = jit.function(
+        "_mlir_ciface_swap", ctypes.c_int64, ctypes.c_int64, ctypes.c_int64, ctypes.c_int64
+    )
+    assert [swap(10, 20, n) for n in range(5)] == [10, 20, 10, 20, 10]

@@ -10,8 +10,8 @@ import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conftest import run_in_process
-from programs import dynamic_program, parse_printed, program
+from conftest import mask, mgc, run_forked, run_in_process
+from programs import dynamic_program, mixed_program, parse_printed, program
 
 
 def agree(got: np.ndarray, want: np.ndarray) -> bool:
@@ -75,4 +75,74 @@ def test_mismatch_aborts_mgc_run_with_the_message(tmp_path):
     assert p.returncode in (134, -6)
     assert p.stdout.decode().endswith("[[11]]\n")
     assert p.stderr.decode() == ("mg.matmul: inner dimensions differ at runtime "
-                                 "(columns of the left operand, rows of the right)\n")
+                                 "(columns of the left operand, rows of the right)\n"
+                                 f"  at {prog}:1: sizes 2 and 1\n")
+
+
+# Elementwise trees mixing `?`-shaped call results, broadcast literals on either side and
+# numbers: what the fusion pass turns into one loop nest with run-time shape checks. They
+# found a correct program that the optimised pipeline stopped with a false check failure
+# (a fused check read the sizes of a broadcast 1x1 leaf instead of its operand's).
+
+
+def agree_all(printed: str, want: list[np.ndarray]) -> bool:
+    got = parse_printed(printed)
+    return len(got) == len(want) and all(agree(g, w) for g, w in zip(got, want))
+
+
+@settings(max_examples=min(200, EXAMPLES), deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@given(mixed_program())
+def test_mixed_trees_agree_in_both_pipelines(case):
+    """Both pipelines print what NumPy computes and, where a `?` size meets a different one,
+    stop after the same prints with the check's message (run in a forked child)."""
+    source, want, message = case
+    for optimise in (True, False):
+        out, err, status = run_forked(source, optimise=optimise)
+        where = f"optimise={optimise}\n{source}\nprinted:\n{out}\nstderr: {err}\n" \
+                f"NumPy:\n{want}, then {message}"
+        assert agree_all(out, want), where
+        if message is None:
+            assert status == 0 and err == "", where
+        else:
+            assert status == -6 and err.splitlines()[:1] == [message], where
+
+
+def errors(stderr: bytes) -> list[str]:
+    """stderr without compile-time warnings."""
+    return [line for line in stderr.decode().splitlines() if ": warning: " not in line]
+
+
+@settings(max_examples=min(20, EXAMPLES), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(mixed_program())
+def test_mixed_trees_stop_where_the_reference_stops(tmp_path_factory, case):
+    """``mgc run`` and ``mgc run --reference`` print the same matrices as NumPy, and where a
+    `?` size meets a different one, stop after the same prints with the check's message."""
+    source, want, message = case
+    prog = tmp_path_factory.mktemp("mixed") / "p.mg"
+    prog.write_text(source)
+    for flags in ((), ("--reference",)):
+        p = mgc("run", *flags, str(prog))
+        where = f"mgc run {' '.join(flags)}\n{source}\nstdout:\n{p.stdout.decode()}\n" \
+                f"stderr:\n{p.stderr.decode()}\nwant: {want}, then {message}"
+        assert agree_all(p.stdout.decode(), want), where
+        if message is None:
+            assert p.returncode == 0 and errors(p.stderr) == [], where
+        else:
+            assert p.returncode in (134, -6) and errors(p.stderr)[:1] == [message], where
+
+
+def test_the_broadcast_leaf_that_aborted_falsely(tmp_path):
+    """The smallest case found: the right operand of ``-`` is 1x3, its leftmost leaf 1x1."""
+    prog = tmp_path / "p.mg"
+    prog.write_text("def c(x: tensor[?x?]) = x\n"
+                    "print c([[1, 2, 3]]) - ([[4]] + [[1, 2, 3]])\n"
+                    "print c([[1, 2, 3], [4, 5, 6]]) / ([[1], [2]] * [[1, 2, 3]])\n"
+                    "print c([[1, 2, 3, 4]]) - ([[4]] + [[1, 2, 3]])\n")
+    for flags in ((), ("--reference",)):
+        p = mgc("run", *flags, str(prog))
+        out = mask(p.stdout.decode())
+        assert out.count("Unranked Memref") == 2, out
+        assert "[[-4,   -4,   -4]]" in out and "[[1,   1,   1], \n [2,   1.25,   1]]" in out, out
+        assert p.returncode in (134, -6)
+        assert errors(p.stderr)[0] == "mg.sub: operand shapes differ at runtime in dimension 1"

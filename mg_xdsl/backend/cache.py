@@ -8,7 +8,7 @@ and takes about a tenth of a second in all.
 
 The key. An entry is found by the SHA-256 of everything that decides the code:
 
-- the source bytes (not the path: the compiled code never mentions it);
+- the source bytes;
 - the compiler: a hash of every ``.py`` and ``.c`` file of the ``mg_xdsl`` package actually
   imported, so editing any compiler file (or running a mutated copy of the compiler, as the
   mutation tests do) never finds code that an older compiler made;
@@ -16,12 +16,15 @@ The key. An entry is found by the SHA-256 of everything that decides the code:
 - the host: LLVM's target triple, CPU name and CPU features, since the code is compiled for
   exactly this processor;
 - the options that change the code (``--opt``, ``--reference``, ``--backend``; for
-  ``--backend mlir`` also which ``mlir-opt``/``mlir-translate`` binaries ran).
+  ``--backend mlir`` also which ``mlir-opt``/``mlir-translate`` binaries ran), and the
+  program's path as given, which a failed run-time check's report names.
 
 An entry. One file, ``KEY.mgo`` (KEY in hex), holding a header -- a magic string with the
 format version, the key again, the length and the SHA-256 of the payload -- and then the
-payload: the object code, the program with the run-time library and the thread pool linked
-in, exactly as ``jit.ObjectEngine`` loads it. An entry whose header does not check out (a
+payload: the front end's warnings (their length, then a JSON list, each with its path taken
+out: see ``pack_program``), which a hit prints again since the front end does not run then,
+and the object code, the program with the run-time library and the thread pool linked in,
+exactly as ``jit.ObjectEngine`` loads it. An entry whose header does not check out (a
 truncated or otherwise damaged file, a file from another format version) counts as a miss;
 the recompiled program then replaces it.
 
@@ -41,16 +44,20 @@ Bypass: ``MGC_NO_CACHE=1`` or ``mgc run --no-cache`` neither read nor write the 
 """
 
 import hashlib
+import json
 import os
 import struct
 import time
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
-# The first bytes of every entry; the last two are the entry format's version.
-MAGIC = b"MGCOBJ\x00\x01"
+# The first bytes of every entry; the last two are the entry format's version
+# (2: the payload starts with the program's warnings).
+MAGIC = b"MGCOBJ\x00\x02"
 # magic, key (32 bytes), payload length, payload SHA-256 (32 bytes)
 HEADER = struct.Struct("<8s32sQ32s")
+# The payload's first field: the length of the warnings' text.
+WARNINGS_LENGTH = struct.Struct("<Q")
 SUFFIX = ".mgo"
 TEMP_SUFFIX = ".tmp"
 
@@ -165,6 +172,34 @@ def tool_identity(path: str | None) -> str:
     return f"{os.path.realpath(path)}:{st.st_size}:{st.st_mtime_ns}"
 
 
+def pack_program(obj: bytes, warnings: Iterable[str], path: str) -> bytes:
+    """An entry's payload: the warnings, then the object code. The key leaves out the path,
+    so the same source under another name finds the entry: a warning's leading ``PATH:`` is
+    stored as a mark, and ``unpack_program`` puts the path of the run that hits in its place."""
+    prefix = path + ":"
+    stored = [[True, w[len(prefix):]] if w.startswith(prefix) else [False, w] for w in warnings]
+    text = json.dumps(stored).encode()
+    return WARNINGS_LENGTH.pack(len(text)) + text + obj
+
+
+def unpack_program(payload: bytes, path: str) -> tuple[bytes, list[str]]:
+    """The object code and the warnings (about ``path``) of a payload made by
+    ``pack_program`` (ValueError if it is not one)."""
+    if len(payload) < WARNINGS_LENGTH.size:
+        raise ValueError("too short")
+    (length,) = WARNINGS_LENGTH.unpack_from(payload)
+    end = WARNINGS_LENGTH.size + length
+    if end > len(payload):
+        raise ValueError("the warnings run past the end")
+    stored = json.loads(bytes(payload[WARNINGS_LENGTH.size:end]))
+    if not isinstance(stored, list) or not all(
+            isinstance(w, list) and len(w) == 2 and isinstance(w[0], bool) and isinstance(w[1], str)
+            for w in stored):
+        raise ValueError("the warnings are not a list of [bool, text]")
+    warnings = [f"{path}:{text}" if relative else text for relative, text in stored]
+    return bytes(payload[end:]), warnings
+
+
 class ObjectCache:
     """The cache in one directory. No method raises for a problem with the directory or an
     entry: ``load`` treats it as a miss and ``store`` returns what went wrong."""
@@ -211,6 +246,23 @@ class ObjectCache:
         if hashlib.sha256(payload).digest() != digest:
             return "corrupt (bad checksum)"
         return None
+
+    def load_program(self, key: bytes, path: str) -> tuple[bytes | None, list[str], str]:
+        """``load`` for an entry made by ``store_program``: the object code (or None), the
+        warnings to print again (about the program at ``path``), and how it went."""
+        payload, outcome = self.load(key)
+        if payload is None:
+            return None, [], outcome
+        try:
+            obj, warnings = unpack_program(payload, path)
+        except ValueError:  # json's errors are ValueErrors too
+            return None, [], "miss: the entry was malformed"
+        return obj, warnings, outcome
+
+    def store_program(self, key: bytes, obj: bytes, warnings: Iterable[str], path: str) -> str:
+        """``store`` the object code with the front end's warnings about the program at
+        ``path``."""
+        return self.store(key, pack_program(obj, warnings, path))
 
     def store(self, key: bytes, data: bytes) -> str:
         """Write ``data`` as ``key``'s entry, atomically, then prune; what happened, for

@@ -5,7 +5,9 @@ before any compiled code runs), passes the matrices' data to the compiled code a
 MLIR memref descriptors through the ``_mlir_ciface_NAME`` wrapper, and returns the result as
 a ``Matrix`` that owns a copy of it; the buffer the compiled code allocated is freed. A
 run-time check that fails inside compiled code (a ``?`` size that does not match) prints
-its message on stderr and aborts the process, so memory is never read out of bounds.
+its report on stderr (the message, then ``  at PATH:LINE: sizes A and B``) and aborts the
+process, so memory is never read out of bounds; so does an allocation that fails
+(``mg: out of memory allocating N bytes``).
 """
 
 from collections.abc import Iterable

@@ -11,11 +11,16 @@ small functions that read globals, which ``launch`` sets before it calls the ker
 every thread of every block. "Device memory" is host memory the emulator allocates itself,
 so a kernel that touched a host pointer instead of the copy it was given would be caught by
 the tests (the result would not be copied back).
+
+Those globals are the emulated GPU's only "threads", so one launch runs at a time: ``context``,
+which ``Launcher`` enters around each launch (where a real GPU makes its context current),
+holds a lock, and programs called from several Python threads take turns.
 """
 
 import ctypes
 import itertools
 import re
+import threading
 
 from xdsl.dialects import builtin
 
@@ -51,6 +56,10 @@ class EmulatedDevice:
     def __init__(self):
         self._buffers: dict[int, ctypes.Array] = {}
         self._engines = []
+        self._turn = threading.RLock()
+
+    def context(self):
+        return self._turn
 
     def load(self, gpu_modules: builtin.ModuleOp, names: list[str]) -> dict[str, int]:
         import llvmlite.binding as llvm

@@ -13,21 +13,28 @@ code calls it,
    constant global, which may live in read-only memory) and frees the device buffers.
 
 A failure (no device, a bad launch) is reported on stderr and the callback returns 1, which
-the host code's ``cf.assert`` turns into the usual run-time check failure. Copying every
+the host code's ``cf.assert`` turns into the usual run-time check failure. The device buffers
+are freed whatever happens, and the first failure is the one reported.
+
+The callbacks run in whichever Python thread calls the compiled code, which need not be the
+thread that created the device: a CUDA context is current per thread, so every launch makes
+the device's context current around its own work (``device.context()``). Copying every
 buffer in and out around every launch is the simplest correct protocol; keeping buffers on
 the device between launches is a speed-up left for later.
 
-Two devices implement the same small interface (``load``, ``alloc``, ``free``, ``to_device``,
-``to_host``, ``launch``): ``CudaDevice`` drives an NVIDIA GPU through cuda-python's driver API
-(PTX compiled for the GPU's own architecture), and ``mg_xdsl.backend.gpu_emulator``'s
+Two devices implement the same small interface (``context``, ``load``, ``alloc``, ``free``,
+``to_device``, ``to_host``, ``launch``): ``CudaDevice`` drives an NVIDIA GPU through
+cuda-python's driver API (PTX compiled for the GPU's own architecture), and
+``mg_xdsl.backend.gpu_emulator``'s
 ``EmulatedDevice`` runs the same kernels compiled for the CPU, one thread at a time, so that
 this protocol is tested on machines without a GPU.
 """
 
+import contextlib
 import ctypes
 import sys
+import threading
 from dataclasses import dataclass
-from functools import cache
 
 from xdsl.dialects import builtin
 from xdsl.dialects.builtin import MemRefType
@@ -116,7 +123,8 @@ class Launcher:
                 self.launch(kernel, slots)
                 return 0
             except Exception as e:  # it must not unwind through compiled code
-                print(f"mgc: error: GPU: kernel {kernel.name}: {e}", file=sys.stderr, flush=True)
+                also = "".join(f"\nmgc: (also: {n})" for n in getattr(e, "__notes__", ()))
+                print(f"mgc: error: GPU: kernel {kernel.name}: {e}{also}", file=sys.stderr, flush=True)
                 return 1
 
         return launch
@@ -146,7 +154,14 @@ class Launcher:
             refs.append((len(args), aligned))
             args.extend([(ctypes.c_void_p, 0), (ctypes.c_void_p, 0), (ctypes.c_int64, offset),
                          *[(ctypes.c_int64, v) for v in (*sizes, *strides)]])
+        with dev.context():
+            self._run(kernel, grid, block, args, refs, buffers)
+
+    def _run(self, kernel: Kernel, grid, block, args, refs, buffers: dict[int, list]) -> None:
+        """Copy in, launch, copy back; then free every device buffer, even after a failure."""
+        dev = self.device
         device_ptr: dict[int, int] = {}
+        errors: list[Exception] = []
         try:
             for host, (nbytes, _) in buffers.items():
                 device_ptr[host] = dev.alloc(nbytes) if nbytes and host else 0
@@ -158,32 +173,52 @@ class Launcher:
             for host, (nbytes, written) in buffers.items():
                 if written and device_ptr[host]:
                     dev.to_host(host, device_ptr[host], nbytes)
+        except Exception as e:
+            errors.append(e)
         finally:
+            # One failed free must not leak the other buffers, nor hide why the launch failed.
             for d in device_ptr.values():
                 if d:
-                    dev.free(d)
+                    try:
+                        dev.free(d)
+                    except Exception as e:
+                        errors.append(e)
+        if errors:
+            first = errors[0]
+            for later in errors[1:]:
+                first.add_note(str(later))
+            raise first
 
 
 class CudaDevice:
-    """GPU 0 through cuda-python's driver API (``cuda.bindings.driver``), in its primary context."""
+    """GPU 0 through cuda-python's driver API (``cuda.bindings.driver``), in its primary context.
 
-    def __init__(self):
-        try:
-            from cuda.bindings import driver
-        except ImportError as e:
-            raise GpuError("cuda-python is not installed (pip install 'mg-xdsl[gpu]')") from e
+    ``driver`` is that module; tests pass a stand-in with the same functions."""
+
+    def __init__(self, driver=None):
+        if driver is None:
+            try:
+                from cuda.bindings import driver
+            except ImportError as e:
+                raise GpuError("cuda-python is not installed (pip install 'mg-xdsl[gpu]')") from e
         self.cu = driver
         try:
             self._check("cuInit", driver.cuInit(0))
-        except GpuError:
-            raise
-        except Exception as e:  # no libcuda.so: the driver is not installed
+        except Exception as e:
+            # cuda-python 13 cannot even start on a driver older than 580 (it needs
+            # cuGetProcAddress_v2): say so, rather than let it look like there is no GPU.
+            too_old = driver_too_old()
+            if too_old:
+                raise GpuError(too_old) from e
+            if isinstance(e, GpuError):
+                raise
             raise GpuError(f"the NVIDIA driver cannot be loaded: {e}") from e
         if not self._check("cuDeviceGetCount", driver.cuDeviceGetCount()):
             raise GpuError("the NVIDIA driver sees no GPU")
         self.dev = self._check("cuDeviceGet", driver.cuDeviceGet(0))
+        # Retained, not made current: a context is current per thread, and the thread that
+        # launches may be another one (see ``context``).
         self.ctx = self._check("cuDevicePrimaryCtxRetain", driver.cuDevicePrimaryCtxRetain(self.dev))
-        self._check("cuCtxSetCurrent", driver.cuCtxSetCurrent(self.ctx))
         attr = driver.CUdevice_attribute
         major = self._check("cuDeviceGetAttribute", driver.cuDeviceGetAttribute(
             attr.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, self.dev))
@@ -199,14 +234,32 @@ class CudaDevice:
             raise GpuError(f"{what} failed: {text.decode() if text else err}")
         return values[0] if len(values) == 1 else None
 
+    @contextlib.contextmanager
+    def context(self):
+        """The device's context, current in this thread while the block runs.
+
+        Pushed and popped rather than set, so that whatever context the calling thread had
+        current (another library's, say) is current again afterwards."""
+        self._check("cuCtxPushCurrent", self.cu.cuCtxPushCurrent(self.ctx))
+        try:
+            yield
+        except BaseException:
+            self.cu.cuCtxPopCurrent()  # the block's error is the one to report
+            raise
+        self._check("cuCtxPopCurrent", self.cu.cuCtxPopCurrent())
+
     def load(self, gpu_modules: builtin.ModuleOp, names: list[str]) -> dict[str, object]:
         from mg_xdsl.backend.ptx import ptx
 
         text = ptx(gpu_modules, self.arch)
-        module = self._check("cuModuleLoadData", self.cu.cuModuleLoadData(text.encode() + b"\0"))
-        self._modules.append(module)
-        return {n: self._check(f"cuModuleGetFunction({n})", self.cu.cuModuleGetFunction(module, n.encode()))
-                for n in names}
+        with self.context():
+            module = self._check("cuModuleLoadData", self.cu.cuModuleLoadData(text.encode() + b"\0"))
+            self._modules.append(module)
+            return {n: self._check(f"cuModuleGetFunction({n})",
+                                   self.cu.cuModuleGetFunction(module, n.encode()))
+                    for n in names}
+
+    # The rest run inside ``context()`` (``Launcher.launch`` enters it around each launch).
 
     def alloc(self, nbytes: int) -> int:
         return int(self._check("cuMemAlloc", self.cu.cuMemAlloc(nbytes)))
@@ -229,19 +282,86 @@ class CudaDevice:
         self._check("cuCtxSynchronize", self.cu.cuCtxSynchronize())
 
 
+# The oldest NVIDIA driver each major version of cuda-python runs on (the CUDA version it
+# must report, and its own version number, which is what users see in nvidia-smi).
+_DRIVER_FOR_BINDINGS = {12: (12000, "525"), 13: (13000, "580")}
+
+
+def bindings_version() -> str | None:
+    """The installed cuda-python bindings' version (``cuda.bindings.__version__``), if any."""
+    try:
+        from cuda import bindings
+    except ImportError:
+        return None
+    return getattr(bindings, "__version__", None)
+
+
+def installed_driver() -> tuple[int, str | None] | None:
+    """The NVIDIA driver's CUDA version (``cuDriverGetVersion``: 12040 is CUDA 12.4) and its
+    own version (``550.54.15``, if the kernel module says), asked without cuda-python, which
+    may be the thing that cannot start; ``None`` if no driver can be loaded."""
+    try:
+        lib = ctypes.CDLL("libcuda.so.1")
+    except OSError:
+        return None
+    version = ctypes.c_int(0)
+    if lib.cuDriverGetVersion(ctypes.byref(version)) != 0:
+        return None
+    try:
+        with open("/sys/module/nvidia/version") as f:
+            own = f.read().strip() or None
+    except OSError:
+        own = None
+    return version.value, own
+
+
+def driver_too_old() -> str | None:
+    """Why the installed driver is too old for the installed cuda-python, or ``None``."""
+    bindings, driver = bindings_version(), installed_driver()
+    if bindings is None or driver is None:
+        return None
+    major = int(bindings.split(".")[0])
+    if major not in _DRIVER_FOR_BINDINGS:
+        return None
+    needs_cuda, needs = _DRIVER_FOR_BINDINGS[major]
+    cuda, own = driver
+    if cuda >= needs_cuda:
+        return None
+    cuda_text = f"CUDA {cuda // 1000}.{cuda % 1000 // 10}"
+    which = f"version {own}, {cuda_text}" if own else cuda_text
+    advice = f"install 'cuda-python<{major}' or update the driver" if major > min(_DRIVER_FOR_BINDINGS) \
+        else "update the driver"
+    return (f"the NVIDIA driver ({which}) is too old for cuda-python {major} "
+            f"(needs {needs} or newer); {advice}")
+
+
 # The architectures llvmlite's NVPTX back end knows up to; newer GPUs JIT-compile its PTX.
 _NEWEST_ARCH = (9, 0)
 
 
 def ptx_arch(major: int, minor: int) -> str:
-    major, minor = min((major, minor), _NEWEST_ARCH)
-    return f"sm_{major}{minor}"
+    """The architecture to compile for, for a GPU of compute capability ``major.minor``."""
+    from mg_xdsl.backend.ptx import GPU_ARCHS
+
+    arch = "sm_{}{}".format(*min((major, minor), _NEWEST_ARCH))
+    if arch not in GPU_ARCHS:
+        raise GpuError(f"this GPU (compute capability {major}.{minor}) is older than the oldest "
+                       f"architecture PTX is made for ({GPU_ARCHS[0]})")
+    return arch
 
 
-@cache
+_cuda_device: CudaDevice | None = None
+_cuda_device_lock = threading.Lock()
+
+
 def cuda_device() -> CudaDevice:
-    """The process's one CUDA device (raises ``GpuError`` if there is none)."""
-    return CudaDevice()
+    """The process's one CUDA device (raises ``GpuError`` if there is none), made by the
+    first thread that asks; a failure is not remembered, so a later call tries again."""
+    global _cuda_device
+    with _cuda_device_lock:
+        if _cuda_device is None:
+            _cuda_device = CudaDevice()
+        return _cuda_device
 
 
 def device(kind: str):

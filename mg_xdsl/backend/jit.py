@@ -59,10 +59,17 @@ def target_machine() -> llvm.TargetMachine:
 
 
 def translate(module: ModuleOp) -> str:
-    """LLVM IR text of a module that contains only LLVM-dialect ops."""
+    """LLVM IR text of a module that contains only LLVM-dialect ops. (xDSL's translation
+    drops function attributes; ``passthrough = ["noinline"]`` is carried over here.)"""
     from xdsl.backend.llvm.convert import convert_module
+    from xdsl.dialects import llvm as llvm_dialect
 
-    return str(convert_module(module, fallback_target_triple=None))
+    translated = convert_module(module, fallback_target_triple=None)
+    for op in module.body.block.ops:
+        passthrough = op.attributes.get("passthrough") if isinstance(op, llvm_dialect.FuncOp) else None
+        if passthrough is not None and "noinline" in [a.data for a in passthrough]:  # type: ignore[attr-defined]
+            translated.get_global(op.sym_name.data).attributes.add("noinline")
+    return str(translated)
 
 
 def link(ir: str, *extra: str, thread_pool: bool = True) -> llvm.ModuleRef:
@@ -72,7 +79,9 @@ def link(ir: str, *extra: str, thread_pool: bool = True) -> llvm.ModuleRef:
     _initialise_llvm()
     mod = llvm.parse_assembly(ir)
     threads = (THREADS_IR,) if thread_pool and "mgrt_parallel_for" in ir else ()
-    for text in (RUNTIME_IR, *threads, *extra):
+    # The run-time library last: LLVM links its linkonce_odr definitions only where
+    # something already linked uses them (the guards of ``extra`` use ``mgrt_set_guard``).
+    for text in (*extra, *threads, RUNTIME_IR):
         mod.link_in(llvm.parse_assembly(text))
     mod.verify()
     return mod

@@ -64,18 +64,38 @@ def known_cpu(cpu: str) -> bool:
         return b"is not a recognized processor" not in err.read()
 
 
-def c_compiler() -> str:
-    cc = os.environ.get("CC") or shutil.which("cc") or shutil.which("gcc") or shutil.which("clang")
+def c_compiler() -> list[str]:
+    """The command that runs the C compiler: ``$CC`` (split as the shell would, so that
+    ``CC="ccache gcc"`` works), else the first of cc, gcc and clang on ``PATH``. A ``CC``
+    that names no program is reported as such, rather than failing inside ``subprocess``."""
+    import shlex
+
+    cc = os.environ.get("CC", "").strip()
     if not cc:
-        raise LinkError("no C compiler found to link with (install gcc or set CC)")
-    return cc
+        found = shutil.which("cc") or shutil.which("gcc") or shutil.which("clang")
+        if not found:
+            raise LinkError("no C compiler found to link with (install gcc, or set CC to a C "
+                            "compiler, e.g. CC=gcc)")
+        return [found]
+    try:
+        cmd = shlex.split(cc)
+    except ValueError as e:
+        raise LinkError(f"cannot read CC={cc!r}: {e}") from None
+    if not cmd or shutil.which(cmd[0]) is None:
+        raise LinkError(f"C compiler {cmd[0] if cmd else cc!r} not found "
+                        "(set CC to a C compiler, e.g. CC=gcc)")
+    return cmd
 
 
 def link_executable(obj: bytes, out: str) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         obj_path = Path(tmp, "prog.o")
         obj_path.write_bytes(obj)
-        cmd = [c_compiler(), "-O2", str(obj_path), str(RUNTIME_C), "-o", out, "-lm", "-pthread"]
-        p = subprocess.run(cmd, capture_output=True, text=True)
+        cmd = [*c_compiler(), "-O2", str(obj_path), str(RUNTIME_C), "-o", out, "-lm", "-pthread"]
+        try:
+            p = subprocess.run(cmd, capture_output=True, text=True)
+        except OSError as e:  # found on PATH, but cannot be run (not executable, wrong format)
+            raise LinkError(f"cannot run the C compiler {cmd[0]!r}: {e.strerror or e} "
+                            "(set CC to a C compiler, e.g. CC=gcc)") from None
         if p.returncode != 0:
             raise LinkError(f"linking failed: {' '.join(cmd)}\n{p.stderr.strip()}")

@@ -23,6 +23,27 @@ from xdsl.ir import Block, Region
 TRIPLE = "nvptx64-nvidia-cuda"
 DATA_LAYOUT = "e-p:64:64:64-i64:64-i128:128-v16:16-v32:32-n16:32:64"
 
+# The architectures ``ptx`` compiles for: those LLVM's NVPTX back end (llvmlite's LLVM 22)
+# knows, from Maxwell on. LLVM only warns about a name it does not know, and then emits PTX
+# for that name anyway, so the name is checked here first. (ptxas from CUDA 13 assembles
+# sm_75 and newer, and knows sm_101 as sm_110.)
+GPU_ARCHS = (
+    "sm_50", "sm_52", "sm_53", "sm_60", "sm_61", "sm_62", "sm_70", "sm_72", "sm_75",
+    "sm_80", "sm_86", "sm_87", "sm_88", "sm_89", "sm_90", "sm_90a",
+    "sm_100", "sm_100a", "sm_101", "sm_101a", "sm_103", "sm_103a", "sm_110", "sm_110a",
+    "sm_120", "sm_120a", "sm_121", "sm_121a",
+)
+
+
+class UnknownGpuArch(ValueError):
+    """An architecture name that is not in ``GPU_ARCHS``."""
+
+
+def check_arch(arch: str) -> None:
+    """Raise ``UnknownGpuArch`` unless ``arch`` is one of ``GPU_ARCHS``."""
+    if arch not in GPU_ARCHS:
+        raise UnknownGpuArch(f"unknown GPU architecture {arch!r} (known: {', '.join(GPU_ARCHS)})")
+
 GPU_PASSES = (
     "lower-mg-to-affine",
     "buffer-deallocation",
@@ -79,9 +100,11 @@ def _init() -> None:
 
 
 def ptx(module: builtin.ModuleOp | gpu.ModuleOp | str, arch: str = "sm_80") -> str:
-    """PTX for the kernels of ``module`` (an op, or its text in the LLVM/gpu dialects)."""
+    """PTX for the kernels of ``module`` (an op, or its text in the LLVM/gpu dialects);
+    ``UnknownGpuArch`` if ``arch`` is not one of ``GPU_ARCHS``."""
     import llvmlite.binding as llvm
 
+    check_arch(arch)
     _init()
     mod = llvm.parse_assembly(kernel_ir(module))
     mod.verify()
@@ -129,7 +152,9 @@ def gpu_module(source: str, path: str = "<input>") -> builtin.ModuleOp:
 
 
 def compile_ptx(source: str, path: str = "<input>", arch: str = "sm_80") -> str:
-    """PTX for every kernel of an mg program (empty module text if it has no loops)."""
+    """PTX for every kernel of an mg program (empty module text if it has no loops);
+    ``UnknownGpuArch`` if ``arch`` is not one of ``GPU_ARCHS``."""
+    check_arch(arch)  # before the pipeline runs: the name is wrong whatever the program
     return ptx(gpu_module(source, path), arch)
 
 

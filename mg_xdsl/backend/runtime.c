@@ -2,8 +2,10 @@
  *
  * printMemrefF64 prints exactly as MLIR's runner library (and mg_xdsl/backend/runtime.py,
  * its in-process twin for the JIT) does. main() runs the program's top-level statements,
- * compiled as mg_main. Failed run-time checks are handled by mgrt_check_failed, which is
- * compiled into the program's object from LLVM IR (mg_xdsl/backend/runtime_ir.py).
+ * compiled as mg_main. Failed run-time checks (mgrt_check_failed) and failed allocations
+ * (mgrt_out_of_memory, called by the allocator _mlir_memref_to_llvm_alloc) report on stderr
+ * and abort; they are compiled into the program's object from LLVM IR
+ * (mg_xdsl/backend/runtime_ir.py), as they are for the JIT and for `mgc lib` objects.
  */
 #include <math.h>
 #include <stdint.h>

@@ -22,7 +22,7 @@ UPSTREAM_PIPELINE = [
     "--convert-vector-to-llvm",  # the optimised pipeline's vector loads, stores, reductions
     "--convert-scf-to-cf",
     "--convert-arith-to-llvm",
-    "--finalize-memref-to-llvm",
+    "--finalize-memref-to-llvm=use-generic-functions=true",  # the run-time library's allocator
     "--convert-func-to-llvm",
     "--convert-cf-to-llvm",
     "--reconcile-unrealized-casts",

@@ -420,20 +420,43 @@ class YieldOp(MgOp):
 class CheckSameShapeOp(MgOp):
     """The run-time check of an elementwise op whose operands have a ``?`` dimension, kept
     where that op was when ``mg-fuse-elementwise-ops`` fused it away. ``op`` names the fused
-    op, for the message: ``mg.add: operand shapes differ at runtime in dimension 0``."""
+    op, for the message: ``mg.add: operand shapes differ at runtime in dimension 0``.
+
+    The fused op's operands no longer exist as values, so the check names their types
+    (``lhs_type``, ``rhs_type``) and, for each, a *witness*: a value that has that operand's
+    run-time size in each of its ``?`` dimensions. Static dimensions are read from the type,
+    never from the witness, which may be smaller there (a broadcast input)::
+
+        mg.check_same_shape %x, %c as tensor<?x?xf64>, tensor<1x3xf64> {op = "mg.sub"}
+            : tensor<?x?xf64>, tensor<1x1xf64>
+    """
 
     name = "mg.check_same_shape"
     lhs = operand_def(TensorType)
     rhs = operand_def(TensorType)
+    lhs_type = prop_def(TensorType)
+    rhs_type = prop_def(TensorType)
     op = prop_def(StringAttr)
     irdl_options = (ParsePropInAttrDict(),)
-    assembly_format = "$lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs)"
+    assembly_format = ("$lhs `,` $rhs `as` $lhs_type `,` $rhs_type attr-dict "
+                       "`:` type($lhs) `,` type($rhs)")
 
-    def __init__(self, lhs: SSAValue, rhs: SSAValue, op: str):
-        super().__init__(operands=[lhs, rhs], properties={"op": StringAttr(op)})
+    def __init__(self, lhs: SSAValue, rhs: SSAValue, lhs_type: Attribute, rhs_type: Attribute,
+                 op: str):
+        super().__init__(operands=[lhs, rhs], properties={
+            "lhs_type": lhs_type, "rhs_type": rhs_type, "op": StringAttr(op)})
 
     def verify_(self) -> None:
-        self.check_elementwise(self.lhs, self.rhs)
+        checked = (shape_of(self.lhs_type), shape_of(self.rhs_type))
+        if not shapes.shapes_compatible(*checked):
+            raise self.fail("the checked shapes must agree (a '?' dimension matches any size), "
+                            f"got {fmt_shape(checked[0])}, {fmt_shape(checked[1])}")
+        for side, witness, shape in (("lhs", self.lhs, checked[0]), ("rhs", self.rhs, checked[1])):
+            has = shape_of(_tensor(witness))
+            if len(has) != len(shape) or any(d is None and w is not None
+                                             for d, w in zip(shape, has)):
+                raise self.fail(f"the {side} witness ({witness.type}) must have a '?' in every "
+                                f"'?' dimension of {self.lhs_type if side == 'lhs' else self.rhs_type}")
 
 
 Mg = Dialect(

@@ -10,6 +10,8 @@ from importlib import import_module
 
 from xdsl.passes import ModulePass
 
+import mg_xdsl.xdsl_compat  # noqa: F401  (linear-time verification and block splitting)
+
 # pass name -> (module under mg_xdsl.transforms, class name)
 _PROJECT_PASSES: dict[str, tuple[str, str]] = {
     "mg-fuse-elementwise-ops": ("mg_fuse_elementwise_ops", "MgFuseElementwiseOpsPass"),
@@ -18,6 +20,8 @@ _PROJECT_PASSES: dict[str, tuple[str, str]] = {
     "vectorize-reductions": ("vectorize_reductions", "VectorizeReductionsPass"),
     "buffer-deallocation": ("buffer_deallocation", "BufferDeallocationPass"),
     "lower-affine": ("lower_affine", "LowerAffinePass"),
+    "outline-loop-nests": ("outline_loop_nests", "OutlineLoopNestsPass"),
+    "convert-scf-to-cf": ("convert_scf_to_cf", "ConvertScfToCfPass"),
     "lower-assert-to-stderr": ("lower_assert_to_stderr", "LowerAssertToStderrPass"),
     "convert-arith-to-llvm": ("convert_arith_to_llvm", "ConvertArithToLLVMPass"),
     "convert-func-to-llvm": ("convert_func_to_llvm", "ConvertFuncToLLVMPass"),
@@ -34,7 +38,6 @@ _PROJECT_PASSES: dict[str, tuple[str, str]] = {
 
 # Passes that xDSL already provides and the pipeline uses as they are.
 _XDSL_PASSES: dict[str, tuple[str, str]] = {
-    "convert-scf-to-cf": ("xdsl.transforms.convert_scf_to_cf", "ConvertScfToCf"),
     "reconcile-unrealized-casts": (
         "xdsl.transforms.reconcile_unrealized_casts",
         "ReconcileUnrealizedCastsPass",

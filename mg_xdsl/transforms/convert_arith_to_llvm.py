@@ -24,6 +24,11 @@ users not converted yet. The float ops above also take 1-D vectors (``vector<8xf
 LLVM's ``<8 x double>`` already; the intrinsics get a vector suffix, ``llvm.maximum.v8f64``),
 as the optimised pipeline's vector code needs. Other vector and tensor operands are left
 alone.
+
+An arith op on a float type LLVM has no type for (``tf32``, ``f4E2M1FN``, the 6- and 8-bit
+formats, also inside a vector) is declined before anything changes, with a
+``PassFailedException``: ``convert-arith-to-llvm: arith.cmpf on f4E2M1FN is not supported: LLVM
+has no f4E2M1FN type``.
 """
 
 from dataclasses import dataclass
@@ -32,9 +37,12 @@ from xdsl.context import Context
 from xdsl.dialects import arith, llvm
 from xdsl.dialects.builtin import (
     AnyFloat,
+    BFloat16Type,
     Float16Type,
     Float32Type,
     Float64Type,
+    Float80Type,
+    Float128Type,
     FloatAttr,
     IntegerAttr,
     IntegerType,
@@ -54,6 +62,7 @@ from xdsl.pattern_rewriter import (
 )
 
 from mg_xdsl.transforms.llvm_type_conversion import (
+    check_convertible,
     constant,
     convert_type,
     erase_dead_casts,
@@ -84,7 +93,14 @@ def _float_ops(op: Operation) -> bool:
 
 
 def _float_suffix(t: Attribute) -> str:
-    names = {Float16Type: "f16", Float32Type: "f32", Float64Type: "f64"}
+    names = {
+        Float16Type: "f16",
+        BFloat16Type: "bf16",
+        Float32Type: "f32",
+        Float64Type: "f64",
+        Float80Type: "f80",
+        Float128Type: "f128",
+    }
     if isinstance(t, VectorType):
         return f"v{t.get_shape()[0]}{names[type(t.get_element_type())]}"
     return names[type(t)]
@@ -402,6 +418,9 @@ class ConvertArithToLLVMPass(ModulePass):
     name = "convert-arith-to-llvm"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        for inner in op.walk():
+            if inner.name.startswith("arith."):
+                check_convertible(self.name, inner)
         PatternRewriteWalker(
             GreedyRewritePatternApplier(
                 [

@@ -5,6 +5,27 @@
 - the blocks they branch to get converted argument types (``index`` -> ``i64``, memref ->
   descriptor struct), with a cast back at the top of the block for users not converted yet.
   Entry blocks are left to ``convert-func-to-llvm``: nothing branches to them.
+
+Before and after, for a loop that carries an ``index``::
+
+    ^head(%i: index):                         ^head(%i64: i64):
+      %c = arith.cmpi slt, %i, %n : index       %i = builtin.unrealized_conversion_cast %i64 : i64 to index
+      cf.cond_br %c, ^body, ^exit               %c = arith.cmpi slt, %i, %n : index
+    ^body:                                      llvm.cond_br %c, ^body, ^exit
+      %next = arith.addi %i, %one : index     ^body:
+      cf.br ^head(%next : index)                %next = arith.addi %i, %one : index
+                                                %n64 = builtin.unrealized_conversion_cast %next : index to i64
+                                                llvm.br ^head(%n64 : i64)
+
+The pass works in two phases. First every block that a ``cf`` branch targets gets its new
+signature; only then are the branches rewritten. Doing both at once goes wrong when a branch
+passes a block argument that the signature change replaces (a block that branches to itself
+with its own argument, ``cf.br ^bb1(%arg0 : index)`` inside ``^bb1(%arg0: index)``): operands
+read before the change still name the old, erased argument.
+
+A block that some other terminator also branches to (``cf.switch``, which xDSL's LLVM dialect
+cannot express) keeps its signature, and the branches to it pass their operands unconverted, so
+the result stays valid IR.
 """
 
 from collections.abc import Sequence
@@ -22,47 +43,78 @@ from xdsl.pattern_rewriter import (
     RewritePattern,
     op_type_rewrite_pattern,
 )
-from xdsl.rewriter import InsertPoint
+from xdsl.rewriter import InsertPoint, Rewriter
 
 from mg_xdsl.transforms.llvm_type_conversion import (
+    check_convertible,
     convert_type,
     erase_dead_casts,
     to_llvm,
 )
 
+_CONVERTED_BRANCHES = (cf.BranchOp, cf.ConditionalBranchOp)
 
-def convert_block_signature(rewriter: PatternRewriter, block: Block) -> None:
-    """Give ``block`` converted argument types; done once, by whichever branch comes first."""
+
+def _only_converted_branches_reach(block: Block) -> bool:
+    return all(isinstance(use.operation, _CONVERTED_BRANCHES) for use in block.uses)
+
+
+def convert_block_signature(block: Block) -> None:
+    """Give ``block`` converted argument types, cast back for its users at its top."""
     for arg in block.args:
         original = arg.type
         converted = convert_type(original)
         if converted == original:
             continue
-        new_arg = rewriter.replace_value_with_new_type(arg, converted)
+        new_arg = Rewriter.replace_value_with_new_type(arg, converted)
         cast, back = UnrealizedConversionCastOp.cast_one(new_arg, original)
-        rewriter.insert(cast, InsertPoint.at_start(block))
-        rewriter.replace_uses_with_if(new_arg, back, lambda use: use.operation is not cast)
+        Rewriter.insert_op(cast, InsertPoint.at_start(block))
+        new_arg.replace_uses_with_if(back, lambda use: use.operation is not cast)
 
 
-def _successor_operands(
-    rewriter: PatternRewriter, block: Block, operands: Sequence[SSAValue]
-) -> list[SSAValue]:
-    convert_block_signature(rewriter, block)
-    return [to_llvm(rewriter, v) for v in operands]
+def convert_branch_targets(module: ModuleOp) -> set[Block]:
+    """Phase one: the new signatures of every block a ``cf`` branch targets, each once.
+
+    Returns the blocks whose signature changed to converted types (all but those that some
+    other terminator also reaches).
+    """
+    targets: dict[Block, None] = {}  # a dict keeps the order deterministic
+    for op in module.walk():
+        if isinstance(op, _CONVERTED_BRANCHES):
+            targets.update(dict.fromkeys(op.successors))
+    converted = {block for block in targets if _only_converted_branches_reach(block)}
+    for block in targets:
+        if block in converted:
+            convert_block_signature(block)
+    return converted
 
 
-class BranchLowering(RewritePattern):
+@dataclass
+class _BranchPattern(RewritePattern):
+    converted_blocks: set[Block]
+    """Decided before any branch is rewritten: the rewrite changes who reaches a block."""
+
+    def successor_operands(
+        self, rewriter: PatternRewriter, block: Block, operands: Sequence[SSAValue]
+    ) -> list[SSAValue]:
+        """``operands`` in the types ``block`` now takes (its signature is final already)."""
+        if block not in self.converted_blocks:
+            return list(operands)
+        return [to_llvm(rewriter, v) for v in operands]
+
+
+class BranchLowering(_BranchPattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: cf.BranchOp, rewriter: PatternRewriter):
-        args = _successor_operands(rewriter, op.successor, op.arguments)
+        args = self.successor_operands(rewriter, op.successor, op.arguments)
         rewriter.replace(op, llvm.BrOp(op.successor, *args))
 
 
-class CondBranchLowering(RewritePattern):
+class CondBranchLowering(_BranchPattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: cf.ConditionalBranchOp, rewriter: PatternRewriter):
-        then_args = _successor_operands(rewriter, op.then_block, op.then_arguments)
-        else_args = _successor_operands(rewriter, op.else_block, op.else_arguments)
+        then_args = self.successor_operands(rewriter, op.then_block, op.then_arguments)
+        else_args = self.successor_operands(rewriter, op.else_block, op.else_arguments)
         rewriter.replace(
             op,
             llvm.CondBrOp(op.cond, op.then_block, then_args, op.else_block, else_args),
@@ -74,9 +126,14 @@ class ConvertCfToLLVMPass(ModulePass):
     name = "convert-cf-to-llvm"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        for inner in op.walk():
+            if isinstance(inner, _CONVERTED_BRANCHES):
+                check_convertible(self.name, inner)
+        converted = convert_branch_targets(op)
         PatternRewriteWalker(
             GreedyRewritePatternApplier(
-                [BranchLowering(), CondBranchLowering()], dce_enabled=False
+                [BranchLowering(converted), CondBranchLowering(converted)],
+                dce_enabled=False,
             ),
             apply_recursively=False,
         ).rewrite_module(op)

@@ -17,6 +17,9 @@
 
 Blocks other than the entry block keep their argument types: ``convert-cf-to-llvm`` converts
 them together with the branches that feed them.
+A signature, call or return using a type with no LLVM form here (a memref in a memory space or
+with a non-strided layout, a float type LLVM lacks) is declined before anything changes, with a
+``PassFailedException`` naming the op, the type and the reason.
 """
 
 from collections.abc import Sequence
@@ -41,6 +44,7 @@ from mg_xdsl.transforms.llvm_type_conversion import (
     PTR,
     alloca,
     build_struct,
+    check_convertible,
     constant,
     convert_type,
     erase_dead_casts,
@@ -265,6 +269,12 @@ class ConvertFuncToLLVMPass(ModulePass):
     name = "convert-func-to-llvm"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        for inner in op.walk():
+            if isinstance(inner, func.FuncOp):
+                signature = inner.function_type
+                check_convertible(self.name, inner, [*signature.inputs, *signature.outputs])
+            elif isinstance(inner, func.CallOp | func.ReturnOp):
+                check_convertible(self.name, inner)
         PatternRewriteWalker(
             GreedyRewritePatternApplier(
                 [FuncOpLowering(), CallOpLowering(), ReturnOpLowering()],

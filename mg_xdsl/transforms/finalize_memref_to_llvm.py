@@ -23,9 +23,23 @@
   global and whose allocated pointer is upstream's ``0xdeadbeef`` sentinel (freeing a global is
   an error, and the sentinel makes it show).
 
-Only the identity layout (or a strided one, for loads, stores and dims) is handled.
+- ``memref.subview`` (same rank) -> a descriptor on the same buffer with the offset, sizes
+  and strides of the view (upstream gets the same from ``expand-strided-metadata`` first).
+
+Layouts: the identity (no layout, or an identity ``affine_map``) everywhere, a strided one for
+loads, stores, dims and subviews. Before changing anything the pass declines, with a
+``PassFailedException`` naming the op, the type and the reason, a memref op whose types have no
+LLVM form here (a memory space, a non-strided layout, an element type LLVM lacks, a static
+shape whose byte size does not fit in i64) or a rank-reducing subview::
+
+    finalize-memref-to-llvm: memref.alloc on memref<4000000000x4000000000xf64> is not
+    supported: its size in bytes does not fit in i64
+
+Other memref ops (``view``, ``reinterpret_cast``, ``expand_shape``, ...) are left as they are,
+as upstream leaves ``subview``: the casts around them keep the IR valid.
 """
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from math import prod
 
@@ -45,7 +59,7 @@ from xdsl.dialects.builtin import (
     i1,
     i64,
 )
-from xdsl.ir import Attribute, SSAValue
+from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     GreedyRewritePatternApplier,
@@ -54,6 +68,7 @@ from xdsl.pattern_rewriter import (
     RewritePattern,
     op_type_rewrite_pattern,
 )
+from xdsl.utils.exceptions import PassFailedException
 
 from mg_xdsl.transforms.llvm_type_conversion import (
     PTR,
@@ -61,6 +76,8 @@ from mg_xdsl.transforms.llvm_type_conversion import (
     MemRefDescriptor,
     UnrankedDescriptor,
     alloca,
+    byte_size,
+    check_convertible,
     constant,
     constant_int_value,
     convert_type,
@@ -80,12 +97,9 @@ FREE_TYPE = llvm.LLVMFunctionType([PTR])
 
 
 def _byte_size(t: Attribute) -> int:
-    t = convert_type(t)
-    if isinstance(t, IntegerType):
-        return max(1, (t.width.data + 7) // 8)
-    if isinstance(t, AnyFloat):
-        return t.bitwidth // 8
-    raise NotImplementedError(f"no byte size for memref element type {t}")
+    size = byte_size(t)
+    assert size is not None, f"{t} was not declined by check_convertible"
+    return size
 
 
 def _mul(rewriter: PatternRewriter, a: SSAValue, b: SSAValue) -> SSAValue:
@@ -327,6 +341,96 @@ class CopyLowering(RewritePattern):
         rewriter.erase(op)
 
 
+Index = int | SSAValue
+"""A quantity known at compile time (an int) or only at run time (an i64 value)."""
+
+
+def _as_value(const: I64Constants, x: Index) -> SSAValue:
+    return const(x) if isinstance(x, int) else x
+
+
+def _mul_index(rewriter: PatternRewriter, const: I64Constants, a: Index, b: Index) -> Index:
+    if isinstance(a, int) and isinstance(b, int):
+        return a * b
+    if a == 1 or b == 1:
+        return b if a == 1 else a
+    return _mul(rewriter, _as_value(const, a), _as_value(const, b))
+
+
+def _add_index(rewriter: PatternRewriter, const: I64Constants, a: Index, b: Index) -> Index:
+    if isinstance(a, int) and isinstance(b, int):
+        return a + b
+    if a == 0 or b == 0:
+        return b if a == 0 else a
+    return _add(rewriter, _as_value(const, a), _as_value(const, b))
+
+
+def _mixed(
+    rewriter: PatternRewriter, static: Sequence[int], dynamic: Sequence[SSAValue]
+) -> list[Index]:
+    """An op's static list with its ``?`` entries taken, in order, from its operands."""
+    operands = iter(to_llvm(rewriter, v) for v in dynamic)
+    return [next(operands) if s == DYNAMIC_INDEX else s for s in static]
+
+
+class SubviewLowering(RewritePattern):
+    """``memref.subview`` -> a descriptor of the same buffer, as upstream gets it from
+    ``expand-strided-metadata`` followed by this pass::
+
+        offset'   = offset + sum(offsets[k] * strides[k])
+        sizes'[k] = sizes[k] of the subview
+        strides'[k] = strides[k] * subview strides[k]
+
+    What is static in the source type and the subview is folded. A rank-reducing subview is
+    declined before the pass starts (see ``_check_supported``).
+    """
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: memref.SubviewOp, rewriter: PatternRewriter):
+        source = op.source.type
+        assert isinstance(source, MemRefType)
+        rank = source.get_num_dims()
+        const = I64Constants(rewriter)
+        desc = MemRefDescriptor(to_llvm(rewriter, op.source), rank)
+        static_strides, static_offset = static_strides_and_offset(source)
+        strides: list[Index] = [
+            desc.stride(rewriter, k) if s is None else s for k, s in enumerate(static_strides)
+        ]
+        offset: Index = desc.offset(rewriter) if static_offset is None else static_offset
+        offsets = _mixed(rewriter, op.static_offsets.get_values(), op.offsets)
+        sizes = _mixed(rewriter, op.static_sizes.get_values(), op.sizes)
+        steps = _mixed(rewriter, op.static_strides.get_values(), op.strides)
+        for k in range(rank):
+            offset = _add_index(rewriter, const, offset, _mul_index(rewriter, const, offsets[k], strides[k]))
+        new_strides = [_mul_index(rewriter, const, strides[k], steps[k]) for k in range(rank)]
+        result = MemRefDescriptor.pack(
+            rewriter,
+            desc.allocated_ptr(rewriter),
+            desc.aligned_ptr(rewriter),
+            _as_value(const, offset),
+            [_as_value(const, x) for x in sizes],
+            [_as_value(const, x) for x in new_strides],
+        )
+        replace_with_llvm(rewriter, op, [result.value])
+
+
+def _check_supported(pass_name: str, op: Operation) -> None:
+    """Decline, before anything changes, a memref op this pass cannot lower correctly."""
+    if isinstance(op, memref.GlobalOp):
+        check_convertible(pass_name, op, [op.type])
+        return
+    check_convertible(pass_name, op)
+    if isinstance(op, memref.SubviewOp):
+        source, result = op.source.type, op.result.type
+        if isinstance(source, MemRefType) and isinstance(result, MemRefType) and (
+            source.get_num_dims() != result.get_num_dims()
+        ):
+            raise PassFailedException(
+                f"{pass_name}: memref.subview from {source} to {result} is not supported: "
+                "rank-reducing subviews are not"
+            )
+
+
 def _flat_initializer(op: memref.GlobalOp) -> Attribute:
     t = op.type
     elem = element_type(t)
@@ -382,6 +486,9 @@ class FinalizeMemRefToLLVMPass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         allocator = GENERIC_ALLOCATOR if self.use_generic_functions else Allocator()
+        for inner in op.walk():
+            if inner.name.startswith("memref."):
+                _check_supported(self.name, inner)
         PatternRewriteWalker(
             GreedyRewritePatternApplier(
                 [
@@ -395,6 +502,7 @@ class FinalizeMemRefToLLVMPass(ModulePass):
                     CopyLowering(),
                     GlobalLowering(),
                     GetGlobalLowering(),
+                    SubviewLowering(),
                 ],
                 dce_enabled=False,
             ),

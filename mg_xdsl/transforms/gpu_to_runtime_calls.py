@@ -72,7 +72,8 @@ class GpuToRuntimeCallsPass(ModulePass):
             zero = b.insert(arith.ConstantOp.from_int_and_width(0, 32))
             ok = b.insert(arith.CmpiOp(call.results[0], zero.result, "eq"))
             kernel = launch.kernel.nested_references.data[-1].data
-            b.insert(cf.AssertOp(ok.result, f"gpu: launching kernel {kernel} failed"))
+            check = b.insert(cf.AssertOp(ok.result, f"gpu: launching kernel {kernel} failed"))
+            check.location = launch.location  # the report names the source line
             Rewriter.erase_op(launch)
         for g in [o for o in op.body.block.ops if isinstance(o, gpu.ModuleOp)]:
             Rewriter.erase_op(g)

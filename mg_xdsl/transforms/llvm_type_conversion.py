@@ -19,26 +19,38 @@ every pass has run.
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from math import prod
 
 from xdsl.builder import Builder
 from xdsl.dialects import arith, llvm
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
+    AffineMapAttr,
+    AnyFloat,
+    BFloat16Type,
     DenseArrayBase,
+    Float16Type,
+    Float32Type,
+    Float64Type,
+    Float80Type,
+    Float128Type,
     IndexType,
     IntegerAttr,
+    IntegerType,
     MemRefType,
     ModuleOp,
     NoneAttr,
     StridedLayoutAttr,
     UnrankedMemRefType,
     UnrealizedConversionCastOp,
+    VectorType,
     i64,
 )
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter
 from xdsl.traits import SymbolTable
 from xdsl.rewriter import InsertPoint, Rewriter
+from xdsl.utils.exceptions import PassFailedException
 
 PTR = llvm.LLVMPointerType()
 INDEX_TYPE = i64
@@ -69,6 +81,92 @@ def convert_type(t: Attribute) -> Attribute:
     if isinstance(t, UnrankedMemRefType):
         return UNRANKED_DESCRIPTOR
     return t
+
+
+LLVM_FLOAT_TYPES = (Float16Type, BFloat16Type, Float32Type, Float64Type, Float80Type, Float128Type)
+"""The builtin float types LLVM has a type for; ``tf32``, the 8-, 6- and 4-bit formats it has not."""
+
+I64_MAX = 2**63 - 1
+
+
+def _next_power_of_two(n: int) -> int:
+    return 1 << max(0, n - 1).bit_length()
+
+
+def _bits(t: Attribute) -> int | None:
+    if isinstance(t, IntegerType):
+        return t.width.data
+    if isinstance(t, LLVM_FLOAT_TYPES):
+        return t.bitwidth
+    return None
+
+
+def byte_size(t: Attribute) -> int | None:
+    """The bytes one element of type ``t`` takes in memory (LLVM's alloc size on x86-64 and
+    AArch64), or ``None`` if the project has no LLVM type for it.
+
+    LLVM aligns an integer or float to its size rounded up to a power of two, at most 16 bytes,
+    and pads it to that alignment: ``i24`` takes 4 bytes, ``f80`` 16. A vector is aligned to
+    its whole size rounded up to a power of two: ``vector<3xf32>`` takes 16 bytes.
+    """
+    t = convert_type(t)
+    if isinstance(t, VectorType):
+        element_bits = _bits(convert_type(t.get_element_type()))
+        if t.get_num_dims() != 1 or t.get_num_scalable_dims() or element_bits is None:
+            return None
+        return _next_power_of_two(max(1, (t.get_shape()[0] * element_bits + 7) // 8))
+    bits = _bits(t)
+    if bits is None:
+        return None
+    stored = max(1, (bits + 7) // 8)
+    align = min(_next_power_of_two(stored), 16)
+    return -(-stored // align) * align
+
+
+def _is_identity_layout(layout: Attribute) -> bool:
+    return isinstance(layout, NoneAttr) or (
+        isinstance(layout, AffineMapAttr)
+        and layout.data == layout.data.identity(layout.data.num_dims)
+    )
+
+
+def why_not_convertible(t: Attribute) -> str | None:
+    """Why values of type ``t`` have no LLVM form in the project's conversions; ``None`` if
+    they have one (or are not converted at all, as tensors)."""
+    if isinstance(t, AnyFloat) and not isinstance(t, LLVM_FLOAT_TYPES):
+        return f"LLVM has no {t} type"
+    if isinstance(t, VectorType):
+        return why_not_convertible(t.get_element_type())
+    if not isinstance(t, MemRefType | UnrankedMemRefType):
+        return None
+    space = t.memory_space
+    if not (isinstance(space, NoneAttr) or space == IntegerAttr(0, 64)):
+        return "memory spaces (LLVM address spaces) are not supported"
+    element = t.get_element_type()
+    if byte_size(element) is None:
+        return f"element type {element} has no LLVM form here"
+    if isinstance(t, UnrankedMemRefType):
+        return None
+    if not isinstance(t.layout, StridedLayoutAttr) and not _is_identity_layout(t.layout):
+        return f"layout {t.layout} is not supported (only identity and strided layouts are)"
+    # Dynamic sizes aside, the static ones alone fix the strides, which must fit too.
+    static_sizes = [s for s in t.get_shape() if s != DYNAMIC_INDEX]
+    if prod(static_sizes) * byte_size(element) > I64_MAX:
+        return "its size in bytes does not fit in i64"
+    return None
+
+
+def check_convertible(pass_name: str, op: Operation, extra_types: Sequence[Attribute] = ()) -> None:
+    """Decline ``op`` with a clear error if a type it uses has no LLVM form.
+
+    The passes call this on every op they would convert before changing anything, so a
+    declined module is left as it was.
+    """
+    for t in (*(v.type for v in (*op.operands, *op.results)), *extra_types):
+        if (why := why_not_convertible(t)) is not None:
+            raise PassFailedException(
+                f"{pass_name}: {op.name} on {t} is not supported: {why}"
+            )
 
 
 def is_memref(t: Attribute) -> bool:
@@ -106,7 +204,9 @@ def static_strides_and_offset(t: MemRefType) -> tuple[list[int | None], int | No
         ]
         offset = t.layout.get_offset()
         return strides, None if offset is None or offset == DYNAMIC_INDEX else offset
-    assert isinstance(t.layout, NoneAttr), f"unsupported memref layout {t.layout}"
+    # An identity affine map is the default layout spelled out. Other layouts are declined
+    # by ``check_convertible`` before a pass gets here.
+    assert _is_identity_layout(t.layout), f"unsupported memref layout {t.layout}"
     strides: list[int | None] = []
     running: int | None = 1
     for size in reversed(t.get_shape()):

@@ -2,25 +2,43 @@
 
 ::
 
-    cf.assert %ok, "mg.add: operand shapes differ at runtime in dimension 0"
+    %ok = arith.cmpi eq, %a, %b : index
+    cf.assert %ok, "mg.add: operand shapes differ at runtime in dimension 0" loc("prog.mg":3:35)
 
 becomes
 
 ::
 
+    %ok = arith.cmpi eq, %a, %b : index
     cf.cond_br %ok, ^continue, ^failed
   ^failed:
     %msg = llvm.mlir.addressof @mgrt_message_0 : !llvm.ptr
-    func.call @mgrt_check_failed(%msg) : (!llvm.ptr) -> ()
+    %path = llvm.mlir.addressof @mgrt_path_0 : !llvm.ptr
+    %line = arith.constant 3 : i64
+    %sa = arith.index_cast %a : index to i64
+    %sb = arith.index_cast %b : index to i64
+    func.call @mgrt_check_failed(%msg, %path, %line, %sa, %sb)
+        : (!llvm.ptr, !llvm.ptr, i64, i64, i64) -> ()
     llvm.unreachable
   ^continue:
     ...
 
-``mgrt_check_failed`` (``mg_xdsl/backend/runtime_ir.py``) writes the message and a newline
-on stderr and aborts, or, when the Python API called the compiled function, returns control
-to Python, which raises an exception with the message. Upstream's ``convert-cf-to-llvm``
-would lower ``cf.assert`` with ``puts``, which writes on stdout; the chapter's programs
-report run-time errors on stderr, hence this pass (the chapter's
+with one private constant string per distinct message and per distinct source file. The
+failing program then reports the chapter's line and where it failed, with the two sizes::
+
+    mg.add: operand shapes differ at runtime in dimension 0
+      at prog.mg:3: sizes 2 and 1
+
+The sizes are passed only where the condition is an ``arith.cmpi eq`` of two ``index``
+values (the shape checks of ``lower-mg-to-affine``); otherwise both are -1 and the report
+has no sizes. Where the assert has no file location, the path is a null pointer
+(``llvm.mlir.zero``) and the report has no ``at`` part.
+
+``mgrt_check_failed`` (``mg_xdsl/backend/runtime_ir.py``) writes the report on stderr and
+aborts, or, when the Python API called the compiled function, returns control to Python,
+which raises an exception carrying the same text and its parts. Upstream's
+``convert-cf-to-llvm`` would lower ``cf.assert`` with ``puts``, which writes on stdout; the
+chapter's programs report run-time errors on stderr, hence this pass (the chapter's
 ``mg-lower-assert-to-stderr``).
 """
 
@@ -28,9 +46,9 @@ from dataclasses import dataclass, field
 
 from xdsl.builder import Builder
 from xdsl.context import Context
-from xdsl.dialects import cf, func, llvm
-from xdsl.dialects.builtin import ModuleOp, StringAttr, i8
-from xdsl.ir import Block, Region
+from xdsl.dialects import arith, cf, func, llvm
+from xdsl.dialects.builtin import FileLineColLoc, IndexType, ModuleOp, StringAttr, i8, i64
+from xdsl.ir import Block, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     PatternRewriter,
@@ -42,18 +60,30 @@ from xdsl.rewriter import InsertPoint
 
 CHECK_FAILED = "mgrt_check_failed"
 PTR = llvm.LLVMPointerType()
+# mgrt_check_failed(message, path or null, line, size_a, size_b)
+CHECK_FAILED_INPUTS = (PTR, PTR, i64, i64, i64)
+
+
+def compared_sizes(condition: SSAValue) -> tuple[SSAValue, SSAValue] | None:
+    """The two index values whose equality ``condition`` is, if it is such a comparison."""
+    cmp = condition.owner
+    if (isinstance(cmp, arith.CmpiOp) and cmp.predicate.value.data == 0  # eq
+            and isinstance(cmp.lhs.type, IndexType) and isinstance(cmp.rhs.type, IndexType)):
+        return cmp.lhs, cmp.rhs
+    return None
 
 
 @dataclass
 class AssertLowering(RewritePattern):
     module: ModuleOp
-    messages: dict[str, str] = field(default_factory=dict)
+    strings: dict[tuple[str, str], str] = field(default_factory=dict)
 
-    def message_global(self, text: str) -> str:
-        """One private constant, NUL-terminated string per distinct message."""
-        if text not in self.messages:
-            name = f"mgrt_message_{len(self.messages)}"
-            self.messages[text] = name
+    def string_global(self, kind: str, text: str) -> str:
+        """One private constant, NUL-terminated string per distinct text of each kind
+        (``mgrt_message_N``, ``mgrt_path_N``)."""
+        if (kind, text) not in self.strings:
+            name = f"mgrt_{kind}_{sum(k == kind for k, _ in self.strings)}"
+            self.strings[(kind, text)] = name
             data = text.encode() + b"\0"
             self.module.body.block.insert_op_before(
                 llvm.GlobalOp(
@@ -65,7 +95,7 @@ class AssertLowering(RewritePattern):
                 ),
                 self.module.body.block.first_op,
             )
-        return self.messages[text]
+        return self.strings[(kind, text)]
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: cf.AssertOp, rewriter: PatternRewriter) -> None:
@@ -75,9 +105,27 @@ class AssertLowering(RewritePattern):
         failed = Block()
         block.parent.insert_block_before(failed, rest)
         b = Builder(InsertPoint.at_end(failed))
-        message = b.insert(llvm.AddressOfOp(self.message_global(op.msg.data), PTR))
-        b.insert(func.CallOp(CHECK_FAILED, [message.result], []))
+
+        def i64_constant(value: int) -> SSAValue:
+            return b.insert(arith.ConstantOp.from_int_and_width(value, i64)).result
+
+        message = b.insert(llvm.AddressOfOp(self.string_global("message", op.msg.data), PTR)).result
+        loc = op.location
+        if isinstance(loc, FileLineColLoc):
+            path = b.insert(llvm.AddressOfOp(self.string_global("path", loc.filename.data), PTR)).result
+            line = i64_constant(loc.line.data)
+        else:
+            path = b.insert(llvm.ZeroOp(result_types=[PTR])).res
+            line = i64_constant(0)
+        sizes = compared_sizes(op.arg)
+        if sizes is None:
+            size_a = size_b = i64_constant(-1)
+        else:
+            size_a, size_b = (b.insert(arith.IndexCastOp(s, i64)).result for s in sizes)
+        b.insert(func.CallOp(CHECK_FAILED, [message, path, line, size_a, size_b], []))
         b.insert(llvm.UnreachableOp())
+        for new in failed.ops:
+            new.location = loc
         Builder(InsertPoint.at_end(block)).insert(cf.ConditionalBranchOp(op.arg, rest, [], failed, []))
         rewriter.erase(op)
 
@@ -88,7 +136,7 @@ class LowerAssertToStderrPass(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         pattern = AssertLowering(op)
         PatternRewriteWalker(pattern, apply_recursively=False).rewrite_module(op)
-        if pattern.messages:
+        if pattern.strings:
             op.body.block.add_op(
-                func.FuncOp(CHECK_FAILED, ((PTR,), ()), Region(), visibility="private")
+                func.FuncOp(CHECK_FAILED, (CHECK_FAILED_INPUTS, ()), Region(), visibility="private")
             )

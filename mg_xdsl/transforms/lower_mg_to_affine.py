@@ -192,10 +192,14 @@ ARITH_BINARY = {
 }
 
 
-def check_same_shape(lhs: SSAValue, rhs: SSAValue, op_name: str) -> list[int | SSAValue]:
-    """The run-time checks of an elementwise op's operand sizes; the left operand's sizes."""
-    lhs_sizes = extents(lhs, shape_of(lhs.type))
-    rhs_sizes = extents(rhs, shape_of(rhs.type))
+def check_same_shape(lhs: SSAValue, rhs: SSAValue, op_name: str,
+                     lhs_type: Attribute | None = None, rhs_type: Attribute | None = None,
+                     ) -> list[int | SSAValue]:
+    """The run-time checks of an elementwise op's operand sizes; the left operand's sizes.
+    An operand's sizes are those of ``lhs_type`` (default: the operand's own type), with each
+    ``?`` read from the operand at run time."""
+    lhs_sizes = extents(lhs, shape_of(lhs_type or lhs.type))
+    rhs_sizes = extents(rhs, shape_of(rhs_type or rhs.type))
     for d, (a, b) in enumerate(zip(lhs_sizes, rhs_sizes)):
         check_same_size(a, b, f"{op_name}: operand shapes differ at runtime in dimension {d}")
     return lhs_sizes
@@ -366,7 +370,7 @@ class CheckSameShapeLowering(MgLowering):
     op_type = mg.CheckSameShapeOp
 
     def build(self, op: mg.CheckSameShapeOp) -> None:
-        check_same_shape(op.lhs, op.rhs, op.op.data)
+        check_same_shape(op.lhs, op.rhs, op.op.data, op.lhs_type, op.rhs_type)
         return None
 
 

@@ -16,8 +16,9 @@ input, so that ``lower-mg-to-affine`` gives one nest and no intermediate buffer.
   the fused result into the buffer of such an input where that buffer dies there, so
   ``relu(x @ w + b)`` applies its bias and relu in place in the matmul's result.
 - A binary op with a ``?`` dimension had a run-time size check; it becomes an
-  ``mg.check_same_shape`` at the op's old place, comparing the leftmost inputs of its two
-  operand trees (which have the operands' sizes, as the earlier checks have passed).
+  ``mg.check_same_shape`` at the op's old place, comparing its operands' types, with each
+  ``?`` size read from the leftmost input of that operand's tree (which has it, as the
+  earlier checks have passed).
 
 Before::
 
@@ -81,15 +82,24 @@ class Tree:
         tree.ops.sort(key=order.__getitem__)
         return tree
 
-    def collect(self, op: Operation) -> None:
-        self.ops.append(op)
-        for v in op.operands:
+    def collect(self, root: Operation) -> None:
+        """Depth first, operands left to right, so the inputs are in first-use order. An
+        explicit stack, not recursion: a chain of 10^4 additions is a tree 10^4 deep."""
+        self.ops.append(root)
+        stack = [(root, 0)]  # an op, and the next of its operands to look at
+        while stack:
+            op, i = stack.pop()
+            if i == len(op.operands):
+                continue
+            stack.append((op, i + 1))
+            v = op.operands[i]
             producer = _producer(v, op)
             if isinstance(producer, mg.BroadcastOp):
                 self.ops.append(producer)
                 self.add_input(producer.input)
             elif producer is not None:
-                self.collect(producer)
+                self.ops.append(producer)
+                stack.append((producer, 0))
             else:
                 self.add_input(v)
 
@@ -99,7 +109,13 @@ class Tree:
 
 
 def leftmost_input(value: SSAValue, tree: Tree) -> SSAValue:
-    """The tree input whose sizes ``value`` has (a result takes its left operand's sizes)."""
+    """A tree input that has ``value``'s size in each of its ``?`` dimensions.
+
+    An elementwise result is ``?`` in a dimension only where both operands are (against a
+    static size it takes that size), and a broadcast's result is static; so the left operand
+    has every ``?`` of the result, down to an input. Only the ``?`` sizes carry over: where
+    ``value`` is static the input may be a broadcast 1, so the check reads those sizes from
+    ``value``'s type instead."""
     op = value.owner
     while isinstance(op, Operation) and op in tree.ops and value not in tree.inputs:
         value = op.operands[0]
@@ -137,9 +153,9 @@ def fuse(tree: Tree) -> None:
         if isinstance(op, mg.ElementwiseBinaryOp) and (
                 None in shape_of(op.lhs.type) or None in shape_of(op.rhs.type)):
             lhs, rhs = leftmost_input(op.lhs, tree), leftmost_input(op.rhs, tree)
-            if lhs is rhs:
+            if lhs is rhs and op.lhs.type == op.rhs.type:
                 continue
-            check = mg.CheckSameShapeOp(lhs, rhs, op.name)
+            check = mg.CheckSameShapeOp(lhs, rhs, op.lhs.type, op.rhs.type, op.name)
             check.location = op.location
             Rewriter.insert_op(check, InsertPoint.before(op))
     fused = mg.ElementwiseOp(tree.inputs, tree.root.results[0].type, build_body(tree))

@@ -1,9 +1,12 @@
 """`mgc run --gpu` and ``compile(..., gpu=True)`` on a real NVIDIA GPU.
 
 These need the hardware: on a machine without a GPU (or without its driver, or without
-cuda-python) every test here is skipped, and the reason says which. The same host side runs
+cuda-python, or with a driver too old for the installed cuda-python) every test here is
+skipped, and the reason says which. The same host side runs
 on every machine in ``test_gpu_launch_emulated.py``.
 """
+
+import threading
 
 import numpy as np
 import pytest
@@ -18,7 +21,7 @@ from mg_xdsl.backend import gpu_runtime
 from mg_xdsl.backend.ptx import compile_ptx, find_ptxas, ptxas_check
 
 _ok, _why = gpu_runtime.cuda_available()
-pytestmark = pytest.mark.skipif(not _ok, reason=f"needs an NVIDIA GPU: {_why}")
+pytestmark = pytest.mark.skipif(not _ok, reason=f"no usable NVIDIA GPU: {_why}")
 
 
 @pytest.mark.parametrize("rel", CASES, ids=[str(c) for c in CASES])
@@ -49,6 +52,21 @@ def test_runtime_check_on_gpu_then_good_call():
     with pytest.raises(RuntimeCheckFailed, match="mg.sub: operand shapes differ at runtime"):
         lib.diff(a, np.ones((5, 2)))
     np.testing.assert_array_equal(lib.diff(a, 2 * a), [[-2.0, -2.0]])
+
+
+def test_call_from_another_thread():
+    """The CUDA context is current per thread: a launch from a thread other than the one
+    that set the device up must make it current itself (else CUDA_ERROR_INVALID_CONTEXT)."""
+    lib = mg_xdsl.compile(SOURCE, gpu=True)
+    rng = np.random.default_rng(9)
+    args = list(cases(rng))
+    out = {}
+    t = threading.Thread(target=lambda: out.update(got=[getattr(lib, n)(*a) for n, a in args]))
+    t.start()
+    t.join()
+    assert "got" in out, "the call in the second thread raised (see the thread's traceback above)"
+    for (name, a), got in zip(args, out["got"]):
+        np.testing.assert_allclose(got, reference(name, *a), rtol=1e-12, atol=1e-12)
 
 
 def test_relu_propagates_nan_on_gpu():

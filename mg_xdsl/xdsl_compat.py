@@ -1,0 +1,121 @@
+"""Work-arounds for the pinned xDSL (0.75), each with why it exists and when it can go.
+
+Verification in linear time
+---------------------------
+``Operation.verify`` asks ``len(region.blocks)`` for the last op of every block (a block's
+last op must be a terminator when its region has several blocks), and xDSL 0.75 answers by
+walking the region's list of blocks: verifying a region of B blocks costs O(B^2). After
+``convert-scf-to-cf`` a program of a few hundred statements has thousands of blocks in
+``main``, and verification took longer than all the passes together.
+
+Likewise each ``func.call`` looks its callee up by walking the module's ops: O(calls x
+functions), which matters once ``outline-loop-nests`` has made a function per loop nest.
+
+``verify(op)`` verifies exactly as ``op.verify()`` does, but while it runs, the current
+thread's ``len(region.blocks)`` counts each region's blocks once and remembers the count,
+and symbol look-ups index each symbol table once (verification does not change the IR).
+Other threads, and code outside ``verify``, see xDSL's own functions. It can go when xDSL's ``RegionBlocks.__len__`` stops walking the
+list (check ``xdsl/ir/core.py`` when the pin moves; ``tests/test_xdsl_compat.py`` says
+whether it is still needed).
+
+Splitting a block in constant time
+----------------------------------
+``Block.split_before`` (what every lowering of a loop or a check to branches calls) finds
+its block's index by walking the region's blocks, then walks them again to insert the new
+block at that index: O(B) per split, O(B^2) for a function. The replacement inserts the new
+block right after the old one, as the original's docstring promises, without counting.
+It can go when xDSL's ``split_before`` uses ``insert_block_after``.
+"""
+
+import threading
+
+from collections.abc import Iterable
+
+from xdsl.dialects.builtin import StringAttr, SymbolRefAttr
+from xdsl.ir import Attribute, Block, Operation
+from xdsl.ir.core import RegionBlocks
+from xdsl.traits import SymbolOpInterface, SymbolTable
+
+_walking_len = RegionBlocks.__len__
+_verifying = threading.local()
+
+
+def _len_of_blocks(self: RegionBlocks) -> int:
+    counts: dict[int, tuple[object, int]] | None = getattr(_verifying, "counts", None)
+    if counts is None:
+        return _walking_len(self)
+    region = self._region
+    known = counts.get(id(region))
+    if known is None:
+        # The region is kept in the entry, so its id cannot be reused while we remember it.
+        known = counts[id(region)] = (region, _walking_len(self))
+    return known[1]
+
+
+RegionBlocks.__len__ = _len_of_blocks  # type: ignore[method-assign]
+
+
+_walking_lookup = SymbolTable.lookup_symbol
+
+
+def _lookup_symbol(op: Operation, name: str | StringAttr | SymbolRefAttr) -> Operation | None:
+    tables: dict[int, tuple[Operation, dict[StringAttr, Operation]]] | None = getattr(
+        _verifying, "symbols", None)
+    ref = SymbolRefAttr(name) if isinstance(name, str | StringAttr) else name
+    if tables is None or ref.nested_references.data:
+        return _walking_lookup(op, name)
+    anchor: Operation | None = op
+    while anchor is not None and not anchor.has_trait(SymbolTable):
+        anchor = anchor.parent_op()
+    if anchor is None:
+        return _walking_lookup(op, name)  # which raises xDSL's error
+    known = tables.get(id(anchor))
+    if known is None:
+        symbols: dict[StringAttr, Operation] = {}
+        for o in anchor.regions[0].block.ops:
+            if (interface := o.get_trait(SymbolOpInterface)) is not None:
+                symbols.setdefault(interface.get_sym_attr_name(o), o)  # the first, as xDSL's walk
+        known = tables[id(anchor)] = (anchor, symbols)
+    return known[1].get(ref.root_reference)
+
+
+SymbolTable.lookup_symbol = staticmethod(_lookup_symbol)  # type: ignore[method-assign]
+
+
+def verify(op: Operation) -> None:
+    """``op.verify()``, in time linear in the size of the IR."""
+    outer = getattr(_verifying, "counts", None), getattr(_verifying, "symbols", None)
+    _verifying.counts = {} if outer[0] is None else outer[0]
+    _verifying.symbols = {} if outer[1] is None else outer[1]
+    try:
+        op.verify()
+    finally:
+        _verifying.counts, _verifying.symbols = outer
+
+
+def _split_before(self: Block, b_first: Operation, *, arg_types: Iterable[Attribute] = ()) -> Block:
+    """xDSL 0.75's ``Block.split_before``, with the new block placed after ``self`` directly."""
+    if b_first.parent is not self:
+        raise ValueError("Cannot split block on operation outside of the block.")
+    parent = self.parent
+    if parent is None:
+        raise ValueError("Cannot split block with no parent.")
+    a_last = b_first.prev_op
+    b_last = self._last_op
+    self._first_op = None if a_last is None else self._first_op
+    self._last_op = a_last
+    b = Block(arg_types=arg_types)
+    parent.insert_block_after(b, self)
+    b._first_op = b_first
+    b._last_op = b_last
+    moved: Operation | None = b_first
+    while moved is not None:
+        moved.parent = b
+        moved = moved.next_op
+    if a_last is not None:
+        a_last._next_op = None
+    b_first._prev_op = None
+    return b
+
+
+Block.split_before = _split_before  # type: ignore[method-assign]

@@ -1,0 +1,67 @@
+// RUN: mg-opt %s -p finalize-memref-to-llvm | filecheck %s
+
+// An identity affine map is the default layout written out: lowered like no layout at all.
+// CHECK-LABEL: func.func @identity_map
+// CHECK:         %[[P:.*]] = llvm.extractvalue %{{.*}}[1]
+// CHECK:         %[[E:.*]] = llvm.getelementptr inbounds %[[P]][%{{.*}}] : (!llvm.ptr, i64) -> !llvm.ptr, f32
+// CHECK-NEXT:    %{{.*}} = llvm.load %[[E]] : !llvm.ptr -> f32
+func.func @identity_map(%m: memref<32xf32, affine_map<(d0) -> (d0)>>, %i: index) -> f32 {
+  %v = memref.load %m[%i] : memref<32xf32, affine_map<(d0) -> (d0)>>
+  return %v : f32
+}
+
+// A subview is a new descriptor on the same buffer: what is static is folded
+// (offset 2 * 8 + 2 = 18, strides 8 * 1 and 1 * 2), the sizes are the view's.
+// CHECK-LABEL: func.func @static_subview
+// CHECK:         %[[ALLOC:.*]] = llvm.extractvalue %[[D:.*]][0]
+// CHECK-NEXT:    %[[ALIGN:.*]] = llvm.extractvalue %[[D]][1]
+// CHECK-DAG:     %[[C18:.*]] = llvm.mlir.constant(18) : i64
+// CHECK-DAG:     %[[C4:.*]] = llvm.mlir.constant(4) : i64
+// CHECK-DAG:     %[[C8:.*]] = llvm.mlir.constant(8) : i64
+// CHECK-DAG:     %[[C2:.*]] = llvm.mlir.constant(2) : i64
+// CHECK:         llvm.insertvalue %[[ALLOC]], %{{.*}}[0]
+// CHECK-NEXT:    llvm.insertvalue %[[ALIGN]], %{{.*}}[1]
+// CHECK-NEXT:    llvm.insertvalue %[[C18]], %{{.*}}[2]
+// CHECK-NEXT:    llvm.insertvalue %[[C4]], %{{.*}}[3, 0]
+// CHECK-NEXT:    llvm.insertvalue %[[C4]], %{{.*}}[3, 1]
+// CHECK-NEXT:    llvm.insertvalue %[[C8]], %{{.*}}[4, 0]
+// CHECK-NEXT:    llvm.insertvalue %[[C2]], %{{.*}}[4, 1]
+// CHECK-NOT:     memref.subview
+func.func @static_subview(%m: memref<8x8xf32>) -> memref<4x4xf32, strided<[8, 2], offset: 18>> {
+  %s = memref.subview %m[2, 2] [4, 4] [1, 2] : memref<8x8xf32> to memref<4x4xf32, strided<[8, 2], offset: 18>>
+  return %s : memref<4x4xf32, strided<[8, 2], offset: 18>>
+}
+
+// With a dynamic offset and step, the arithmetic happens at run time on the source's
+// descriptor: offset' = offset + o * stride0 + 1 * stride1, stride0' = stride0 * s.
+// CHECK-LABEL: func.func @dynamic_subview
+// CHECK-SAME:    (%[[M:.*]]: memref<?x?xf32, strided<[?, ?], offset: ?>>, %[[O:.*]]: index, %[[S:.*]]: index)
+// CHECK:         %[[D:.*]] = builtin.unrealized_conversion_cast %[[M]]
+// CHECK-NEXT:    %[[ST0:.*]] = llvm.extractvalue %[[D]][4, 0]
+// CHECK-NEXT:    %[[ST1:.*]] = llvm.extractvalue %[[D]][4, 1]
+// CHECK-NEXT:    %[[OFF:.*]] = llvm.extractvalue %[[D]][2]
+// CHECK-NEXT:    %[[O64:.*]] = builtin.unrealized_conversion_cast %[[O]] : index to i64
+// CHECK-NEXT:    %[[S64:.*]] = builtin.unrealized_conversion_cast %[[S]] : index to i64
+// CHECK-NEXT:    %[[T0:.*]] = llvm.mul %[[O64]], %[[ST0]] : i64
+// CHECK-NEXT:    %[[OFF1:.*]] = llvm.add %[[OFF]], %[[T0]] : i64
+// CHECK-NEXT:    %[[OFF2:.*]] = llvm.add %[[OFF1]], %[[ST1]] : i64
+// CHECK-NEXT:    %[[NST0:.*]] = llvm.mul %[[ST0]], %[[S64]] : i64
+// CHECK:         llvm.insertvalue %[[OFF2]], %{{.*}}[2]
+// CHECK:         llvm.insertvalue %[[NST0]], %{{.*}}[4, 0]
+// CHECK-NEXT:    llvm.insertvalue %[[ST1]], %{{.*}}[4, 1]
+func.func @dynamic_subview(%m: memref<?x?xf32, strided<[?, ?], offset: ?>>, %o: index, %s: index) -> memref<2x2xf32, strided<[?, ?], offset: ?>> {
+  %v = memref.subview %m[%o, 1] [2, 2] [%s, 1] : memref<?x?xf32, strided<[?, ?], offset: ?>> to memref<2x2xf32, strided<[?, ?], offset: ?>>
+  return %v : memref<2x2xf32, strided<[?, ?], offset: ?>>
+}
+
+// Element sizes are LLVM's: an i24 takes 4 bytes, a vector<3xf32> 16.
+// CHECK-LABEL: func.func @element_sizes
+// CHECK:         %[[B1:.*]] = llvm.mlir.constant(40) : i64
+// CHECK-NEXT:    llvm.call @malloc(%[[B1]])
+// CHECK:         %[[B2:.*]] = llvm.mlir.constant(160) : i64
+// CHECK-NEXT:    llvm.call @malloc(%[[B2]])
+func.func @element_sizes() {
+  %a = memref.alloc() : memref<10xi24>
+  %b = memref.alloc() : memref<10xvector<3xf32>>
+  return
+}

@@ -1,0 +1,96 @@
+"""The work-arounds for the pinned xDSL (mg_xdsl/xdsl_compat.py): same results as xDSL's own
+code, in linear time. When the pin moves, the tests marked "still needed" say whether xDSL
+has fixed the cost itself (then the work-around can go)."""
+
+import pytest
+from xdsl.dialects import func, test
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Block, Region
+from xdsl.ir.core import RegionBlocks
+from xdsl.utils.exceptions import VerifyException
+
+from mg_xdsl import xdsl_compat
+
+
+def chain_of_blocks(n: int) -> ModuleOp:
+    """A function of ``n`` blocks, each branching to the next (a test op in each)."""
+    from xdsl.dialects import cf
+
+    blocks = [Block() for _ in range(n)]
+    for i, b in enumerate(blocks):
+        b.add_op(test.TestOp())
+        b.add_op(cf.BranchOp(blocks[i + 1]) if i + 1 < n else func.ReturnOp())
+    return ModuleOp([func.FuncOp("f", ((), ()), Region(blocks))])
+
+
+def count_block_walks(monkeypatch) -> list[int]:
+    walks = [0]
+    original = xdsl_compat._walking_len
+
+    def counting(self):
+        walks[0] += 1
+        return original(self)
+
+    monkeypatch.setattr(xdsl_compat, "_walking_len", counting)
+    return walks
+
+
+def test_verification_counts_the_blocks_of_a_region_once(monkeypatch):
+    module = chain_of_blocks(500)
+    walks = count_block_walks(monkeypatch)
+    xdsl_compat.verify(module)
+    # One walk for the function's region (the module's single-block region is one more).
+    assert walks[0] <= 2, walks[0]
+
+
+def test_still_needed_xdsl_verify_walks_the_blocks_once_per_block(monkeypatch):
+    module = chain_of_blocks(200)
+    walks = count_block_walks(monkeypatch)
+    module.verify()  # xDSL's own: every block's last op asks for the region's length
+    assert walks[0] >= 200
+
+
+def test_verify_reports_what_xdsl_reports():
+    module = chain_of_blocks(3)
+    region = module.body.block.first_op.body  # type: ignore[union-attr]
+    middle = list(region.blocks)[1]
+    middle.erase_op(middle.last_op)  # now a block of a multi-block region ends in a non-terminator
+    with pytest.raises(VerifyException) as ours:
+        xdsl_compat.verify(module)
+    with pytest.raises(VerifyException) as theirs:
+        module.verify()
+    assert str(ours.value) == str(theirs.value)
+    assert "terminates block in multi-block region but is not a terminator" in str(ours.value)
+
+
+def test_len_outside_verification_sees_changes():
+    module = chain_of_blocks(3)
+    region = module.body.block.first_op.body  # type: ignore[union-attr]
+    xdsl_compat.verify(module)
+    region.add_block(Block())
+    assert len(region.blocks) == 4
+    assert RegionBlocks.__len__ is xdsl_compat._len_of_blocks
+
+
+def test_split_before_places_the_new_block_after_its_block():
+    module = chain_of_blocks(3)
+    region = module.body.block.first_op.body  # type: ignore[union-attr]
+    first, second, third = region.blocks
+    ops = list(second.ops)
+    new = second.split_before(ops[1], arg_types=())
+    assert list(region.blocks) == [first, second, new, third]
+    assert list(second.ops) == ops[:1] and list(new.ops) == ops[1:]
+    assert all(op.parent is new for op in new.ops) and ops[0].parent is second
+    assert ops[0].next_op is None and ops[1].prev_op is None
+
+
+def test_split_before_the_first_op_moves_them_all():
+    module = chain_of_blocks(2)
+    region = module.body.block.first_op.body  # type: ignore[union-attr]
+    first, last = region.blocks
+    ops = list(first.ops)
+    new = first.split_before(ops[0])
+    assert list(first.ops) == [] and list(new.ops) == ops
+    assert list(region.blocks) == [first, new, last]
+    with pytest.raises(ValueError, match="outside of the block"):
+        first.split_before(ops[0])
