@@ -73,6 +73,7 @@ class Tree:
     root: Operation
     ops: list[Operation] = field(default_factory=list)  # in program order, the root last
     inputs: list[SSAValue] = field(default_factory=list)
+    _known_inputs: set[SSAValue] = field(default_factory=set)
 
     @staticmethod
     def of(root: Operation, order: dict[Operation, int]) -> "Tree":
@@ -104,23 +105,25 @@ class Tree:
                 self.add_input(v)
 
     def add_input(self, v: SSAValue) -> None:
-        if v not in self.inputs:
+        if v not in self._known_inputs:
+            self._known_inputs.add(v)
             self.inputs.append(v)
 
 
-def leftmost_input(value: SSAValue, tree: Tree) -> SSAValue:
-    """A tree input that has ``value``'s size in each of its ``?`` dimensions.
+def witnesses(tree: Tree) -> dict[SSAValue, SSAValue]:
+    """For each value of the tree, a tree input that has that value's size in each of its
+    ``?`` dimensions: the leftmost input below it.
 
     An elementwise result is ``?`` in a dimension only where both operands are (against a
     static size it takes that size), and a broadcast's result is static; so the left operand
     has every ``?`` of the result, down to an input. Only the ``?`` sizes carry over: where
-    ``value`` is static the input may be a broadcast 1, so the check reads those sizes from
-    ``value``'s type instead."""
-    op = value.owner
-    while isinstance(op, Operation) and op in tree.ops and value not in tree.inputs:
-        value = op.operands[0]
-        op = value.owner
-    return value
+    a value is static its witness may be a broadcast 1, so a check reads those sizes from the
+    value's type instead. (One pass in program order: a chain of 10^4 ops is 10^4 steps.)"""
+    witness = {v: v for v in tree.inputs}
+    for op in tree.ops:  # in program order: operands before the results they make
+        left = op.operands[0]
+        witness[op.results[0]] = witness.get(left, left)
+    return witness
 
 
 def build_body(tree: Tree) -> Region:
@@ -149,10 +152,11 @@ def build_body(tree: Tree) -> Region:
 
 
 def fuse(tree: Tree) -> None:
+    witness = witnesses(tree)
     for op in tree.ops:
         if isinstance(op, mg.ElementwiseBinaryOp) and (
                 None in shape_of(op.lhs.type) or None in shape_of(op.rhs.type)):
-            lhs, rhs = leftmost_input(op.lhs, tree), leftmost_input(op.rhs, tree)
+            lhs, rhs = witness[op.lhs], witness[op.rhs]
             if lhs is rhs and op.lhs.type == op.rhs.type:
                 continue
             check = mg.CheckSameShapeOp(lhs, rhs, op.lhs.type, op.rhs.type, op.name)
