@@ -45,6 +45,13 @@ threads with ``threadpoolctl.threadpool_limits``. Each child writes JSON; this p
 merges them, prints a markdown report with the machine's context and writes the JSON
 (``--json``, default ``benchmarks/results.json``).
 
+Compile time (``benchmarks/compile_time.py``, also alone): cold ``mgc run --no-cache`` of
+generated programs of 10, 30, 100 and 300 statements in both pipelines, medians of three
+processes, with the per-pass split of the largest and the ratio of the project's lowering
+from the affine stage to the LLVM dialect to mlir-opt-22's on the same IR. Part of a full
+run; ``--quick`` leaves it out unless ``--compile-time`` is given (then at 3 and 6
+statements), ``--no-compile-time`` leaves it out of a full run.
+
 Exit status: 0 when every check passed, 1 when any result was wrong or any measurement
 failed (``--self-test-wrong`` deliberately corrupts every expected result, to prove it),
 2 for bad arguments.
@@ -463,6 +470,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     ap.add_argument("--seed", type=int, default=20261202, help="seed of the input arrays")
     ap.add_argument("--json", default=str(ROOT / "benchmarks" / "results.json"), metavar="PATH",
                     help="where to write the JSON (default benchmarks/results.json)")
+    ap.add_argument("--compile-time", action=argparse.BooleanOptionalAction, default=None,
+                    help="measure compile time too (default: yes, except with --quick)")
     ap.add_argument("--child", type=int, help=argparse.SUPPRESS)
     ap.add_argument("--child-out", help=argparse.SUPPRESS)
     ap.add_argument("--skip-mgc", action="store_true", help=argparse.SUPPRESS)
@@ -522,6 +531,18 @@ def main(argv: list[str] | None = None) -> int:
         all(r["check"]["passed"] for r in report["kernels"] + report["mgc_run"])
 
     report["markdown"] = markdown(report)
+    if args.compile_time if args.compile_time is not None else not args.quick:
+        from benchmarks import compile_time
+
+        print("run.py: measuring compile time...", file=sys.stderr, flush=True)
+        sizes, reps = ([3, 6], 1) if args.quick else ([10, 30, 100, 300], 3)
+        try:
+            report["compile_time"] = compile_time.measure(
+                sizes, reps, log=lambda m: print(m, file=sys.stderr, flush=True))
+            report["markdown"] += "\n\n## Compile time\n\n" + compile_time.markdown(report["compile_time"])
+        except RuntimeError as e:
+            report["ok"] = False
+            report["markdown"] += f"\n\n## Compile time\n\n**FAILED: {e}**"
     print(report["markdown"])
     path = Path(args.json)
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -4,6 +4,7 @@ timing is asserted: the quick sizes are tiny and CI machines are noisy."""
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -112,3 +113,16 @@ def test_bad_arguments():
     p = run("--only", "no-such-workload")
     assert p.returncode == 2 and "no workload matches" in p.stderr
     assert run("--threads", "0").returncode == 2
+
+
+def test_compile_time_section_measures_and_checks(tmp_path):
+    """The compile-time benchmark at tiny sizes: every program compiles cold, prints what
+    NumPy computes, and the table has a row per size and pipeline (times mean nothing)."""
+    p = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "compile_time.py"),
+                        "--sizes", "3,6", "--reps", "1"], capture_output=True, text=True, timeout=600)
+    assert p.returncode == 0, p.stderr[-3000:]
+    rows = [r for r in table_rows(p.stdout) if r[0] in ("3", "6")]
+    assert {(r[0], r[1]) for r in rows} == {(n, k) for n in ("3", "6") for k in ("optimised", "reference")}
+    if shutil.which("mlir-opt-22"):
+        assert all("x" in r[-1] and "mlir-opt" not in r[-1] for r in rows), rows
+    assert "Where the time goes for 6 statements (optimised)" in p.stdout

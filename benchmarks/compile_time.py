@@ -1,0 +1,156 @@
+"""Compile time: how long ``mgc run --no-cache`` takes as programs grow, where the time goes,
+and how the project's lowering from the affine stage to the LLVM dialect compares with
+upstream mlir-opt-22 doing the same work on the same IR.
+
+The programs are the compile-time issue's generated chain: N statements cycling through
+``relu(x @ w + b)``, ``x * 0.5 - b``, ``x + row_sum(x) / 3`` and ``x / (col_max(x) + 10)``
+on 2x3 and 3x3 matrices, then one ``print``; the result of every run is checked against
+NumPy. Every figure is a median of ``reps`` separate processes (cold: ``--no-cache``, so
+each compiles everything). This is a benchmark, not a test: nothing here asserts a time.
+
+    python benchmarks/compile_time.py                    # 10, 30, 100, 300 statements
+    python benchmarks/compile_time.py --sizes 10,30 --reps 1
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+MGC = Path(sys.executable).parent / "mgc"
+KINDS = ["let x{k} = relu(x{p} @ w + b)", "let x{k} = x{p} * 0.5 - b",
+         "let x{k} = x{p} + row_sum(x{p}) / 3", "let x{k} = x{p} / (col_max(x{p}) + 10)"]
+W = np.array([[0.5, -1, 2], [1, 0.25, -0.5], [0, 1, 1]])
+B = np.array([[1.0, 2, 3]])
+X0 = np.array([[1.0, 2, 3], [4, 5, 6]])
+
+
+def chain(n: int) -> str:
+    lines = ["let w = [[0.5, -1, 2], [1, 0.25, -0.5], [0, 1, 1]]", "let b = [[1, 2, 3]]",
+             "let x0 = [[1, 2, 3], [4, 5, 6]]"]
+    lines += [KINDS[(k - 1) % 4].format(k=k, p=k - 1) for k in range(1, n + 1)]
+    return "\n".join(lines + [f"print x{n}"]) + "\n"
+
+
+def chain_value(n: int) -> np.ndarray:
+    x = X0
+    for k in range(1, n + 1):
+        x = [lambda x: np.maximum(x @ W + B, 0), lambda x: x * 0.5 - B,
+             lambda x: x + x.sum(axis=1, keepdims=True) / 3,
+             lambda x: x / (x.max(axis=0, keepdims=True) + 10)][(k - 1) % 4](x)
+    return x
+
+
+def printed_matrix(stdout: str) -> np.ndarray:
+    sizes = [int(s) for s in re.search(r"sizes = \[([^\]]*)\]", stdout).group(1).split(",")]
+    data = stdout.split("data = \n", 1)[1]
+    nums = re.findall(r"-?nan|-?inf|-?[0-9.]+(?:e[+-]?[0-9]+)?", data)
+    return np.array([float(v) for v in nums]).reshape(sizes)
+
+
+def cold_run(path: Path, flags: tuple[str, ...]) -> tuple[float, dict[str, float], str]:
+    """Wall time of one ``mgc run --no-cache --time``, its per-pass split, its stdout."""
+    start = time.perf_counter()
+    p = subprocess.run([str(MGC), "run", "--no-cache", "--time", *flags, str(path)],
+                       capture_output=True, text=True, timeout=3600)
+    wall = time.perf_counter() - start
+    if p.returncode != 0:
+        raise RuntimeError(f"mgc run {' '.join(flags)} {path}: exit {p.returncode}: {p.stderr[-500:]}")
+    split = {m.group(1).strip(): float(m.group(2)) / 1000
+             for m in re.finditer(r"^mgc: (.+?)\s+([0-9.]+) ms$", p.stderr, re.MULTILINE)}
+    return wall, split, p.stdout
+
+
+def lowering_ratio(source: str, optimise: bool) -> dict | None:
+    """Seconds for the project's passes from the affine stage to the LLVM dialect (with the
+    verification after each stage) and for mlir-opt-22's equivalent pipeline on the same IR
+    (process included); None where mlir-opt-22 is not installed."""
+    from mg_xdsl import pipeline
+    from mg_xdsl.backend.upstream import UPSTREAM_PIPELINE
+    from mg_xdsl.driver import Compilation
+
+    tool = shutil.which("mlir-opt-22")
+    if tool is None:
+        return None
+    comp = Compilation(source, "chain.mg", keep_dir=None, optimise=optimise)
+    module = comp.mlir("affine")
+    with tempfile.NamedTemporaryFile("w", suffix=".mlir", delete=False) as f:
+        f.write(str(module))
+    start = time.perf_counter()
+    subprocess.run([tool, *UPSTREAM_PIPELINE, f.name, "-o", "/dev/null"], check=True, timeout=3600)
+    upstream = time.perf_counter() - start
+    Path(f.name).unlink()
+    ctx = pipeline.context()
+    start = time.perf_counter()
+    for stage in pipeline.stages_to("llvm", optimise)[1:]:  # scf, cf, llvm
+        pipeline.run_stage(module, stage, ctx)
+    ours = time.perf_counter() - start
+    return {"ours_s": ours, "mlir_opt_s": upstream, "ratio": ours / upstream}
+
+
+def measure(sizes: list[int], reps: int, log=print) -> list[dict]:
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for n in sizes:
+            path = Path(tmp) / f"chain{n}.mg"
+            path.write_text(chain(n))
+            want = chain_value(n)
+            for flags in ((), ("--reference",)):
+                walls, splits = [], []
+                for _ in range(reps):
+                    wall, split, out = cold_run(path, flags)
+                    if not np.allclose(printed_matrix(out), want, rtol=1e-5):
+                        raise RuntimeError(f"chain {n} {flags}: wrong result")
+                    walls.append(wall)
+                    splits.append(split)
+                median = statistics.median(walls)
+                split = splits[walls.index(sorted(walls)[len(walls) // 2])]
+                rows.append({"statements": n, "pipeline": "reference" if flags else "optimised",
+                             "wall_s": median, "split_s": split,
+                             "lowering": lowering_ratio(chain(n), not flags)})
+                log(f"compile_time: {n} statements, {rows[-1]['pipeline']}: {median:.2f} s")
+    return rows
+
+
+def markdown(rows: list[dict]) -> str:
+    lines = ["| statements | pipeline | cold `mgc run --no-cache` | per statement | verify | "
+             "LLVM optimise + JIT | affine -> llvm: ours / mlir-opt-22 |",
+             "| --- | --- | --- | --- | --- | --- | --- |"]
+    for r in rows:
+        low = r["lowering"]
+        ratio = "-" if low is None else f"{low['ours_s']:.2f} s / {low['mlir_opt_s']:.2f} s = {low['ratio']:.1f}x"
+        lines.append(f"| {r['statements']} | {r['pipeline']} | {r['wall_s']:.2f} s | "
+                     f"{1000 * r['wall_s'] / r['statements']:.0f} ms | "
+                     f"{r['split_s'].get('verify', 0):.2f} s | "
+                     f"{r['split_s'].get('LLVM optimise + JIT code', 0):.2f} s | {ratio} |")
+    largest = max(rows, key=lambda r: (r["statements"], r["pipeline"] == "optimised"))
+    lines += ["", f"Where the time goes for {largest['statements']} statements ({largest['pipeline']}):", "",
+              "| step | seconds |", "| --- | --- |"]
+    lines += [f"| {name} | {s:.3f} |" for name, s in
+              sorted(largest["split_s"].items(), key=lambda kv: -kv[1])]
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--sizes", default="10,30,100,300", help="statement counts (default 10,30,100,300)")
+    ap.add_argument("--reps", type=int, default=3, help="cold runs per size and pipeline (median)")
+    args = ap.parse_args(argv)
+    rows = measure([int(s) for s in args.sizes.split(",")], args.reps,
+                   log=lambda m: print(m, file=sys.stderr, flush=True))
+    print(markdown(rows))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
