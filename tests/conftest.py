@@ -102,6 +102,9 @@ def run_forked(source: str, path: str = "prog.mg", optimise: bool = True) -> tup
     if pid == 0:  # the child: run, then leave without running the parent's clean-ups
         status = 1
         try:
+            import faulthandler
+
+            faulthandler.disable()  # an expected abort is not a crash to report
             os.close(out_r)
             os.close(err_r)
             os.dup2(err_w, 2)
