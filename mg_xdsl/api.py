@@ -237,7 +237,7 @@ class Library:
 
         comp = Compilation(source, path, lib=True, gpu=gpu, optimise=optimise)
         ir = comp.llvm_ir()
-        for text in getattr(comp, "warnings", []):
+        for text in comp.warnings:
             warnings.warn(text, MgWarning, stacklevel=4)
         guards = tuple(guarded_wrapper(n, len(s.params) + 1) for n, s in comp.signatures.items())
         launcher = comp.launcher()

@@ -351,7 +351,7 @@ def ptx(args: argparse.Namespace) -> int:
     text = compile_ptx(source, source_name(args), args.gpu_arch)
     # compile_ptx keeps only the module; the front end runs once more for its warnings
     # (milliseconds, against the GPU passes' and LLVM's tenths of a second).
-    print_warnings(args, getattr(parse_program(source, source_name(args)), "warnings", []))
+    print_warnings(args, parse_program(source, source_name(args)).warnings)
     print(text, end="")
     if args.check:
         ok, message = ptxas_check(text, args.gpu_arch)
@@ -424,7 +424,7 @@ def run(args: argparse.Namespace) -> int:
     obj, warnings = None, []
     if cache is not None:
         # A hit does not run the front end: its warnings were stored with the code.
-        obj, warnings, outcome = cache.load_program(key, source_name(args))
+        obj, warnings, outcome = cache.load_program(key)
         times["cache lookup"] = time.perf_counter() - start
     if obj is None:
         comp = compilation(args, source)
@@ -433,7 +433,7 @@ def run(args: argparse.Namespace) -> int:
         times.update(comp.times)
         if cache is not None:
             start = time.perf_counter()
-            outcome += ", " + cache.store_program(key, obj, warnings, source_name(args))
+            outcome += ", " + cache.store_program(key, obj, warnings)
             times["cache store"] = time.perf_counter() - start
     print_warnings(args, warnings)
     start = time.perf_counter()

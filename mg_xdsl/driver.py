@@ -61,7 +61,7 @@ class Compilation:
         start = time.perf_counter()
         program = parse_program(self.source, self.path, with_main=not self.lib)
         module, self.signatures = program.module, program.functions
-        self.warnings = list(getattr(program, "warnings", []))
+        self.warnings = list(program.warnings)
         self.timed("front end", time.perf_counter() - start)
         self.keep("mg.mlir", module)
         ctx = pipeline.context()

@@ -136,7 +136,7 @@ class MgOptMain(xDSLOptMain):
         except MgError as e:
             print(e.render(), file=sys.stderr)
             sys.exit(1)
-        warnings = getattr(program, "warnings", [])
+        warnings = program.warnings
         if warnings and not self.args.no_warnings:
             print("\n".join(warnings), file=sys.stderr, flush=True)
         return program.module

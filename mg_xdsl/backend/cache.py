@@ -21,8 +21,8 @@ The key. An entry is found by the SHA-256 of everything that decides the code:
 
 An entry. One file, ``KEY.mgo`` (KEY in hex), holding a header -- a magic string with the
 format version, the key again, the length and the SHA-256 of the payload -- and then the
-payload: the front end's warnings (their length, then a JSON list, each with its path taken
-out: see ``pack_program``), which a hit prints again since the front end does not run then,
+payload: the front end's warnings (their length, then a JSON list of the lines), which a hit
+prints again since the front end does not run then,
 and the object code, the program with the run-time library and the thread pool linked in,
 exactly as ``jit.ObjectEngine`` loads it. An entry whose header does not check out (a
 truncated or otherwise damaged file, a file from another format version) counts as a miss;
@@ -172,31 +172,25 @@ def tool_identity(path: str | None) -> str:
     return f"{os.path.realpath(path)}:{st.st_size}:{st.st_mtime_ns}"
 
 
-def pack_program(obj: bytes, warnings: Iterable[str], path: str) -> bytes:
-    """An entry's payload: the warnings, then the object code. The key leaves out the path,
-    so the same source under another name finds the entry: a warning's leading ``PATH:`` is
-    stored as a mark, and ``unpack_program`` puts the path of the run that hits in its place."""
-    prefix = path + ":"
-    stored = [[True, w[len(prefix):]] if w.startswith(prefix) else [False, w] for w in warnings]
-    text = json.dumps(stored).encode()
+def pack_program(obj: bytes, warnings: Iterable[str]) -> bytes:
+    """An entry's payload: the warnings, then the object code. (The path is part of the key,
+    so the warnings, which name it, are stored as they are.)"""
+    text = json.dumps(list(warnings)).encode()
     return WARNINGS_LENGTH.pack(len(text)) + text + obj
 
 
-def unpack_program(payload: bytes, path: str) -> tuple[bytes, list[str]]:
-    """The object code and the warnings (about ``path``) of a payload made by
-    ``pack_program`` (ValueError if it is not one)."""
+def unpack_program(payload: bytes) -> tuple[bytes, list[str]]:
+    """The object code and the warnings of a payload made by ``pack_program`` (ValueError if
+    it is not one)."""
     if len(payload) < WARNINGS_LENGTH.size:
         raise ValueError("too short")
     (length,) = WARNINGS_LENGTH.unpack_from(payload)
     end = WARNINGS_LENGTH.size + length
     if end > len(payload):
         raise ValueError("the warnings run past the end")
-    stored = json.loads(bytes(payload[WARNINGS_LENGTH.size:end]))
-    if not isinstance(stored, list) or not all(
-            isinstance(w, list) and len(w) == 2 and isinstance(w[0], bool) and isinstance(w[1], str)
-            for w in stored):
-        raise ValueError("the warnings are not a list of [bool, text]")
-    warnings = [f"{path}:{text}" if relative else text for relative, text in stored]
+    warnings = json.loads(bytes(payload[WARNINGS_LENGTH.size:end]))
+    if not isinstance(warnings, list) or not all(isinstance(w, str) for w in warnings):
+        raise ValueError("the warnings are not a list of lines")
     return bytes(payload[end:]), warnings
 
 
@@ -247,22 +241,21 @@ class ObjectCache:
             return "corrupt (bad checksum)"
         return None
 
-    def load_program(self, key: bytes, path: str) -> tuple[bytes | None, list[str], str]:
+    def load_program(self, key: bytes) -> tuple[bytes | None, list[str], str]:
         """``load`` for an entry made by ``store_program``: the object code (or None), the
-        warnings to print again (about the program at ``path``), and how it went."""
+        warnings to print again, and how it went."""
         payload, outcome = self.load(key)
         if payload is None:
             return None, [], outcome
         try:
-            obj, warnings = unpack_program(payload, path)
+            obj, warnings = unpack_program(payload)
         except ValueError:  # json's errors are ValueErrors too
             return None, [], "miss: the entry was malformed"
         return obj, warnings, outcome
 
-    def store_program(self, key: bytes, obj: bytes, warnings: Iterable[str], path: str) -> str:
-        """``store`` the object code with the front end's warnings about the program at
-        ``path``."""
-        return self.store(key, pack_program(obj, warnings, path))
+    def store_program(self, key: bytes, obj: bytes, warnings: Iterable[str]) -> str:
+        """``store`` the object code with the front end's warnings."""
+        return self.store(key, pack_program(obj, warnings))
 
     def store(self, key: bytes, data: bytes) -> str:
         """Write ``data`` as ``key``'s entry, atomically, then prune; what happened, for

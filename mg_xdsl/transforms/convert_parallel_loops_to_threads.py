@@ -42,7 +42,14 @@ from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from mg_xdsl.transforms.loop_builders import INDEX, MIN_CHUNK_ATTR, constant_value, index
+from mg_xdsl.transforms.loop_builders import (
+    INDEX,
+    MIN_CHUNK_ATTR,
+    captured_values,
+    constant_value,
+    index,
+    split_captures,
+)
 from mg_xdsl.transforms.llvm_type_conversion import PTR, alloca, build_struct, convert_type, extract
 
 RUNTIME_FUNCTION = "mgrt_parallel_for"
@@ -66,16 +73,6 @@ def to_for(par: scf.ParallelOp) -> scf.ForOp:
 def _inside(value: SSAValue, op: Operation) -> bool:
     """Whether ``value`` is defined in ``op``'s regions (a result of ``op`` is not)."""
     return value.owner is not op and op.is_ancestor(value.owner)
-
-
-def captured_values(loop: Operation) -> list[SSAValue]:
-    """Values the loop uses that are defined outside it, in order of first use."""
-    seen: list[SSAValue] = []
-    for op in loop.walk():
-        for v in op.operands:
-            if op is not loop and not _inside(v, loop) and v not in seen:
-                seen.append(v)
-    return seen
 
 
 @dataclass
@@ -123,14 +120,6 @@ def inner_trip_counts(par: scf.ParallelOp) -> list[TripCount]:
             return counts
         counts.append(TripCount.of(*bounds))
         block = loop.body.block
-
-
-def split_captures(par: scf.ParallelOp) -> tuple[list[SSAValue], list[SSAValue]]:
-    """What the loop uses from outside: constants (made again inside the outlined function)
-    and the values passed to it in the context struct."""
-    captured = captured_values(par)
-    constants = [v for v in captured if isinstance(v.owner, arith.ConstantOp)]
-    return constants, [v for v in captured if v not in constants]
 
 
 def outline(par: scf.ParallelOp, name: str, constants: list[SSAValue], passed: list[SSAValue]) -> llvm.FuncOp:
@@ -238,7 +227,7 @@ class ConvertParallelLoopsToThreadsPass(ModulePass):
                     to_for(par)
                     continue
                 name = f"{f.sym_name.data}_parallel_{k}"
-                constants, passed = split_captures(par)
+                constants, passed = split_captures(captured_values(par, own_operands=False))
                 Rewriter.insert_op(outline(par, name, constants, passed), InsertPoint.after(f))
                 call_runtime(par, name, passed, min_chunk)
                 _declare_runtime(op)

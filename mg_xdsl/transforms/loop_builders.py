@@ -7,7 +7,7 @@ from collections.abc import Callable, Sequence
 from xdsl.builder import Builder
 from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import IndexType, IntegerAttr
-from xdsl.ir import Block, Region, SSAValue
+from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.rewriter import InsertPoint
 
 INDEX = IndexType()
@@ -25,6 +25,31 @@ def constant_value(v: SSAValue) -> int | None:
     if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr):
         return owner.value.value.data
     return None
+
+
+def captured_values(op: Operation, own_operands: bool = True) -> list[SSAValue]:
+    """The values ``op`` uses from outside it (its own operands too, unless not
+    ``own_operands``), in order of first use: what an outlined copy of ``op`` must be given."""
+    inside: set[SSAValue] = set()
+    seen: dict[SSAValue, None] = {}
+    for inner in op.walk():
+        for region in inner.regions:
+            for block in region.blocks:
+                inside.update(block.args)
+        if inner is not op or own_operands:
+            for v in inner.operands:
+                if v not in inside:
+                    seen.setdefault(v)
+        if inner is not op:
+            inside.update(inner.results)
+    return list(seen)
+
+
+def split_captures(captured: Sequence[SSAValue]) -> tuple[list[SSAValue], list[SSAValue]]:
+    """Captured values as (constants, to make again inside the outlined code, so that it
+    still sees them as numbers; the others, to pass)."""
+    constants = [v for v in captured if isinstance(v.owner, arith.ConstantOp)]
+    return constants, [v for v in captured if not isinstance(v.owner, arith.ConstantOp)]
 
 
 def for_loop(b: Builder, lb: SSAValue, ub: SSAValue, step: SSAValue | int,

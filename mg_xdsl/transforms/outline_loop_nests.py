@@ -48,45 +48,28 @@ After::
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects import arith, func, scf
+from xdsl.dialects import func, scf
 from xdsl.dialects.builtin import ArrayAttr, ModuleOp, StringAttr
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
+from mg_xdsl.transforms.loop_builders import captured_values, split_captures
+
 NO_INLINE = ArrayAttr([StringAttr("noinline")])
-
-
-def captured_values(loop: Operation) -> list[SSAValue]:
-    """The values ``loop`` (its own operands included) uses from outside it, in order of
-    first use."""
-    inside: set[SSAValue] = set()
-    seen: dict[SSAValue, None] = {}
-    for op in loop.walk():
-        for region in op.regions:
-            for block in region.blocks:
-                inside.update(block.args)
-        for v in op.operands:
-            if v not in inside:
-                seen.setdefault(v)
-        if op is not loop:
-            inside.update(op.results)
-    return list(seen)
 
 
 def outline(loop: scf.ForOp, name: str) -> func.FuncOp:
     """Move ``loop`` into a new function ``@name`` and call it where the loop was."""
-    captured = captured_values(loop)
-    passed = [v for v in captured if not isinstance(v.owner, arith.ConstantOp)]
+    constants, passed = split_captures(captured_values(loop))
     block = Block(arg_types=[v.type for v in passed])
     mapping = dict(zip(passed, block.args))
     for v, arg in mapping.items():
         arg.name_hint = v.name_hint
-    for v in captured:
-        if v not in mapping:
-            constant = v.owner.clone()  # type: ignore[union-attr]
-            block.add_op(constant)
-            mapping[v] = constant.results[0]
+    for v in constants:
+        constant = v.owner.clone()  # type: ignore[union-attr]
+        block.add_op(constant)
+        mapping[v] = constant.results[0]
     Rewriter.insert_op(func.CallOp(name, passed, []), InsertPoint.before(loop))
     loop.detach()
     block.add_op(loop)
