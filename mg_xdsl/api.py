@@ -236,7 +236,7 @@ class Library:
         from mg_xdsl.driver import Compilation
 
         comp = Compilation(source, path, lib=True, gpu=gpu, optimise=optimise)
-        ir = comp.llvm_ir()
+        ir = comp.llvm_ir(verify=False)  # LLVM's verifier checks it
         for text in comp.warnings:
             warnings.warn(text, MgWarning, stacklevel=4)
         guards = tuple(guarded_wrapper(n, len(s.params) + 1) for n, s in comp.signatures.items())

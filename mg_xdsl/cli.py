@@ -37,6 +37,7 @@ ENVIRONMENT = """environment:
   MGC_CACHE_DIR=dir  where `mgc run` keeps compiled programs to run them again without
                      compiling (default $XDG_CACHE_HOME/mg-xdsl, else ~/.cache/mg-xdsl)
   MGC_NO_CACHE=1     `mgc run` neither reads nor writes that cache (as --no-cache)
+  MGC_VERIFY_EACH=1  verify the IR after every stage (as --verify-each)
   CC=compiler        the C compiler `mgc build` links with (default: cc, gcc or clang)
 """
 
@@ -176,6 +177,9 @@ def parser() -> argparse.ArgumentParser:
         c.add_argument("file", help="the .mg program (- reads it from standard input)")
         c.add_argument("-w", "--no-warnings", action="store_true",
                        help="do not print the compiler's warnings (on stderr)")
+        c.add_argument("--verify-each", action="store_true",
+                       help="verify the IR after every stage, not only the last (slower; says "
+                       "which stage made invalid IR)")
         if name != "ptx":
             c.add_argument("--reference", action="store_true",
                            help="lower with the chapter's pipeline: one loop nest per op, no "
@@ -287,7 +291,8 @@ def compilation(args: argparse.Namespace, source: bytes):
             sys.exit(2)
     return Compilation(source, source_name(args), lib=args.command == "lib", cpu=cpu,
                        backend=getattr(args, "backend", "xdsl"), gpu=getattr(args, "gpu", None),
-                       optimise=not getattr(args, "reference", False))
+                       optimise=not getattr(args, "reference", False),
+                       **({"verify_each": True} if args.verify_each else {}))
 
 
 def usage_error(message: str) -> int:

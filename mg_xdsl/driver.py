@@ -43,6 +43,8 @@ class Compilation:
     gpu_modules: ModuleOp | None = None  # the device code, with gpu
     kernels: list = field(default_factory=list)  # gpu_runtime.Kernel for each launched kernel
     warnings: list[str] = field(default_factory=list)  # the front end's, rendered (PATH:LINE: warning: ...)
+    # verify after every stage, not only the last one asked for (see mg_xdsl.pipeline)
+    verify_each: bool = field(default_factory=lambda: os.environ.get("MGC_VERIFY_EACH", "") not in ("", "0"))
 
     def timed(self, name: str, seconds: float) -> None:
         self.times[name] = self.times.get(name, 0.0) + seconds
@@ -54,8 +56,9 @@ class Compilation:
             stem = Path(self.path).stem or "prog"
             Path(self.keep_dir, f"{stem}.{suffix}").write_text(str(content))
 
-    def mlir(self, stage: str = "mg") -> ModuleOp:
-        """The module after ``stage`` (raises ``MgError`` for a bad program)."""
+    def mlir(self, stage: str = "mg", verify: bool = True) -> ModuleOp:
+        """The module after ``stage`` (raises ``MgError`` for a bad program), verified unless
+        not ``verify`` (and then only with ``verify_each``)."""
         from mg_xdsl.frontend import parse_program
 
         start = time.perf_counter()
@@ -69,7 +72,8 @@ class Compilation:
         if self.gpu:
             stages = self._gpu_stages(module, ctx, stage)
         for s in stages:
-            pipeline.run_stage(module, s, ctx, self.timed)
+            pipeline.run_stage(module, s, ctx, self.timed,
+                               verify_result=self.verify_each or (verify and s is stages[-1]))
             self.keep(f"{s.name}.mlir", module)
         return module
 
@@ -106,14 +110,16 @@ class Compilation:
         self.timed(f"kernels for the {self.gpu} device", time.perf_counter() - start)
         return launcher
 
-    def llvm_ir(self, entry: str = "main") -> str:
-        """The program's LLVM IR; its top-level statements become the function ``entry``."""
+    def llvm_ir(self, entry: str = "main", verify: bool = True) -> str:
+        """The program's LLVM IR; its top-level statements become the function ``entry``.
+        Not ``verify``: the LLVM dialect it comes from is not verified (for IR that LLVM
+        compiles next: LLVM's verifier checks it, in ``jit.link`` and ``jit.optimise``)."""
         if self.backend == "mlir":
             if self.gpu:
                 raise ValueError("the GPU path lowers with this project's passes only (--backend xdsl)")
             from mg_xdsl.backend.upstream import lower_with_mlir_opt
 
-            module = self.mlir("affine")
+            module = self.mlir("affine", verify)  # (mlir-opt-22 verifies its input itself)
             rename_entry(module, entry)
             start = time.perf_counter()
             ir = lower_with_mlir_opt(module, self.keep)
@@ -121,7 +127,7 @@ class Compilation:
         else:
             from mg_xdsl.backend.jit import translate
 
-            module = self.mlir("llvm")
+            module = self.mlir("llvm", verify)
             rename_entry(module, entry)
             start = time.perf_counter()
             ir = translate(module)
@@ -132,7 +138,7 @@ class Compilation:
     def engine(self, level: int = 2):
         from mg_xdsl.backend.jit import Engine
 
-        ir = self.llvm_ir()
+        ir = self.llvm_ir(verify=False)
         launcher = self.launcher()
         start = time.perf_counter()
         engine = Engine(ir, level, symbols=launcher and launcher.symbols(), owner=launcher)
@@ -145,7 +151,7 @@ class Compilation:
         caches): run-time library and thread pool linked in, optimised."""
         from mg_xdsl.backend.jit import jit_object_code
 
-        ir = self.llvm_ir()
+        ir = self.llvm_ir(verify=False)
         start = time.perf_counter()
         module, obj = jit_object_code(ir, level)
         self.timed("LLVM optimise + JIT code", time.perf_counter() - start)
@@ -155,7 +161,7 @@ class Compilation:
     def object_code(self, entry: str = "main", level: int = 2) -> bytes:
         from mg_xdsl.backend.native import object_code
 
-        ir = self.llvm_ir(entry)
+        ir = self.llvm_ir(entry, verify=False)
         start = time.perf_counter()
         obj = object_code(ir, level, self.cpu)
         self.timed("LLVM optimise + object code", time.perf_counter() - start)

@@ -15,6 +15,11 @@ ADDRESS = re.compile(r"base@ = 0x[0-9a-fA-F]+")
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+# Every compilation in the tests (in this process and in the `mgc` runs it starts) verifies
+# the IR after every stage, so that a pass that breaks the IR fails at its own stage. Users'
+# compilations verify only the last stage; tests/test_cli.py checks that default.
+os.environ.setdefault("MGC_VERIFY_EACH", "1")
+
 
 @pytest.fixture(scope="module", autouse=True)
 def compile_cache_dir(tmp_path_factory):

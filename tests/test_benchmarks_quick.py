@@ -125,4 +125,5 @@ def test_compile_time_section_measures_and_checks(tmp_path):
     assert {(r[0], r[1]) for r in rows} == {(n, k) for n in ("3", "6") for k in ("optimised", "reference")}
     if shutil.which("mlir-opt-22"):
         assert all("x" in r[-1] and "mlir-opt" not in r[-1] for r in rows), rows
-    assert "Where the time goes for 6 statements (optimised)" in p.stdout
+    assert "Where the time goes (optimised, seconds)" in p.stdout
+    assert "| step | 3 statements | 6 statements |" in p.stdout

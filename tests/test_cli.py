@@ -81,6 +81,44 @@ def test_an_op_left_behind_is_an_error_naming_op_and_stage():
         pipeline.check_stage(module, stage)
 
 
+@pytest.mark.parametrize(("each", "step", "verified"), [
+    (False, "mlir", 1), (True, "mlir", 3), (False, "llvm_ir", 1), (False, "jit_object", 0),
+    (True, "jit_object", 4)])
+def test_what_is_verified(each, step, verified, monkeypatch):
+    """A compilation verifies the IR it hands on as text (``mgc mlir``, ``mgc llvm``), not
+    the LLVM dialect it compiles (LLVM verifies the LLVM IR made of it: a fifth of a long
+    program's compile time is verification); with verify_each (``mgc --verify-each``, the
+    test suite's setting) every stage's result, so that invalid IR is caught at the stage
+    that made it."""
+    from mg_xdsl.driver import Compilation
+
+    calls = []
+    real = pipeline.verify
+    monkeypatch.setattr(pipeline, "verify", lambda m: calls.append(m) or real(m))
+    stages = []
+    real_run = pipeline.run_stage
+    monkeypatch.setattr(pipeline, "run_stage", lambda m, s, *a, **k: stages.append(s.name) or real_run(m, s, *a, **k))
+    comp = Compilation((EXAMPLES / "01_relu.mg").read_text(), "01_relu.mg", keep_dir=None, verify_each=each)
+    if step == "mlir":
+        comp.mlir("cf")
+        assert stages == ["affine", "scf", "cf"]
+    else:
+        getattr(comp, step)()
+        assert stages == ["affine", "scf", "cf", "llvm"]
+    assert len(calls) == verified
+
+
+def test_verify_each_flag_and_environment(tmp_path):
+    from mg_xdsl.cli import parser
+
+    assert parser().parse_args(["run", "--verify-each", "x.mg"]).verify_each
+    help_text = mgc("run", "--help").stdout.decode()
+    assert "--verify-each" in help_text
+    for env in ({"MGC_VERIFY_EACH": "0"}, {"MGC_VERIFY_EACH": "1"}):
+        p = mgc("run", "--no-cache", "--verify-each", str(EXAMPLES / "01_relu.mg"), env=env)
+        assert p.returncode == 0, p.stderr
+
+
 def test_time_breakdown():
     p = mgc("run", str(EXAMPLES / "01_relu.mg"), "--time")
     err = p.stderr.decode()

@@ -34,3 +34,16 @@ def test_ops_per_statement_stay_bounded(optimise):
     for stage in STAGE_NAMES:
         first, second = ops[1][stage] - ops[0][stage], ops[2][stage] - ops[1][stage]
         assert first > 0 and second <= 1.05 * first, (stage, [o[stage] for o in ops])
+
+
+def test_matrix_products_share_one_kernel():
+    """Every tiled matrix product calls one kernel function: a further `?x?` product adds a
+    call, not another copy of the kernel (some 1,200 LLVM-dialect ops)."""
+    def program(n: int) -> str:
+        defs = [f"def f{k}(a: tensor[?x?], b: tensor[?x?]) = a @ b + {k}" for k in range(n)]
+        return "\n".join(defs) + "\n"
+
+    ops = [sum(1 for _ in Compilation(program(n), "mm.mg", lib=True, keep_dir=None).mlir("llvm").walk())
+           for n in (1, 2, 6)]
+    per_def = (ops[2] - ops[1]) / 4
+    assert per_def == ops[1] - ops[0] and per_def < 300, ops

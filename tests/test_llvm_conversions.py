@@ -455,3 +455,38 @@ def test_a_block_that_branches_to_itself_with_its_arguments_swapped(ctx: Context
         "_mlir_ciface_swap", ctypes.c_int64, ctypes.c_int64, ctypes.c_int64, ctypes.c_int64
     )
     assert [swap(10, 20, n) for n in range(5)] == [10, 20, 10, 20, 10]
+
+
+def test_rewrite_each_offers_each_op_once_and_skips_the_erased(ctx: Context):
+    """The conversions' driver: ops in the order given, one offer each; an op that an earlier
+    rewrite erased (here, with the op whose region holds it) is not offered."""
+    from xdsl.dialects import arith, scf
+    from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
+
+    from mg_xdsl.transforms.rewrite_each import rewrite_each
+
+    module = Parser(ctx, """
+    func.func @f(%c: i1) {
+      %x = arith.constant 1 : i64
+      scf.if %c {
+        %y = arith.constant 2 : i64
+      }
+      %z = arith.constant 3 : i64
+      func.return
+    }""").parse_module()
+    offered = []
+
+    class EraseIfs(RewritePattern):
+        def match_and_rewrite(self, op, rewriter: PatternRewriter):
+            offered.append(op.name if not isinstance(op, arith.ConstantOp) else op.value.value.data)
+            if isinstance(op, scf.IfOp):
+                rewriter.erase(op)
+
+    class Nothing(RewritePattern):
+        def match_and_rewrite(self, op, rewriter: PatternRewriter):
+            pass
+
+    ops = [op for op in module.walk() if isinstance(op, arith.ConstantOp | scf.IfOp)]
+    assert rewrite_each(ops, EraseIfs())
+    assert offered == [1, "scf.if", 3]
+    assert not rewrite_each([op for op in module.walk() if isinstance(op, arith.ConstantOp)], Nothing())

@@ -28,6 +28,7 @@ _PROJECT_PASSES: dict[str, tuple[str, str]] = {
     "convert-cf-to-llvm": ("convert_cf_to_llvm", "ConvertCfToLLVMPass"),
     "convert-vector-to-llvm": ("convert_vector_to_llvm", "ConvertVectorToLLVMPass"),
     "finalize-memref-to-llvm": ("finalize_memref_to_llvm", "FinalizeMemRefToLLVMPass"),
+    "reconcile-unrealized-casts": ("reconcile_unrealized_casts", "ReconcileUnrealizedCastsPass"),
     "affine-parallelize": ("affine_parallelize", "AffineParallelizePass"),
     "convert-parallel-loops-to-threads": ("convert_parallel_loops_to_threads", "ConvertParallelLoopsToThreadsPass"),
     "convert-parallel-loops-to-gpu": ("convert_parallel_loops_to_gpu", "ConvertParallelLoopsToGpuPass"),
@@ -38,10 +39,6 @@ _PROJECT_PASSES: dict[str, tuple[str, str]] = {
 
 # Passes that xDSL already provides and the pipeline uses as they are.
 _XDSL_PASSES: dict[str, tuple[str, str]] = {
-    "reconcile-unrealized-casts": (
-        "xdsl.transforms.reconcile_unrealized_casts",
-        "ReconcileUnrealizedCastsPass",
-    ),
     "canonicalize": ("xdsl.transforms.canonicalize", "CanonicalizePass"),
     "cse": ("xdsl.transforms.common_subexpression_elimination", "CommonSubexpressionElimination"),
     "dce": ("xdsl.transforms.dead_code_elimination", "DeadCodeElimination"),

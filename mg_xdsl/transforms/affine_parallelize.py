@@ -15,7 +15,15 @@ loop moved inwards is the sequential one and the parallel one carries no depende
 
 Each parallel loop becomes a one-dimensional ``affine.parallel`` with the loop's bound maps
 and step (as upstream MLIR's pass of this name does); nested parallel loops stay nested.
+
+With ``min-iterations=N`` a nest that does fewer than N iterations in all (its loop and the
+chain of first loops nested in it, all of static sizes) is left as it is: the CPU pipeline
+gives the size below which ``convert-parallel-loops-to-threads`` would make the loop
+sequential again anyway, so that the small loops of a long program are not converted there
+and back (the GPU pipeline keeps the default, 0: every parallel loop is a kernel).
 """
+
+from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import affine, builtin
@@ -24,7 +32,7 @@ from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 
-from mg_xdsl.transforms.affine_nests import identity_indices, perfect_child
+from mg_xdsl.transforms.affine_nests import identity_indices, perfect_child, upper_bound
 
 
 def is_parallel(loop: affine.ForOp) -> bool:
@@ -110,14 +118,34 @@ def to_parallel(loop: affine.ForOp) -> affine.ParallelOp:
     return par
 
 
+def static_iterations(loop: affine.ForOp) -> int | None:
+    """The iterations of ``loop`` and of the chain of first loops nested in it (as
+    ``convert-parallel-loops-to-threads`` measures a nest's work); None if one is not static."""
+    total = 1
+    current: affine.ForOp | None = loop
+    while current is not None:
+        size = upper_bound(current)
+        if not isinstance(size, int):
+            return None
+        total *= size
+        current = next((o for o in current.body.block.ops if isinstance(o, affine.ForOp)), None)
+    return total
+
+
+@dataclass(frozen=True)
 class AffineParallelizePass(ModulePass):
     name = "affine-parallelize"
 
+    min_iterations: int = 0
+
     def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
         loops = [o for o in op.walk() if isinstance(o, affine.ForOp)]
+        small = {loop for loop in loops
+                 if (n := static_iterations(loop)) is not None and n < self.min_iterations}
         # Outermost first, so that a sequential loop sinks below the parallel ones.
         for loop in loops:
-            sink_sequential(loop)
+            if loop not in small:
+                sink_sequential(loop)
         for loop in reversed([o for o in op.walk() if isinstance(o, affine.ForOp)]):
-            if is_parallel(loop):
+            if loop not in small and is_parallel(loop):
                 Rewriter.replace_op(loop, to_parallel(loop))

@@ -56,7 +56,6 @@ from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     GreedyRewritePatternApplier,
     PatternRewriter,
-    PatternRewriteWalker,
     RewritePattern,
     op_type_rewrite_pattern,
 )
@@ -69,6 +68,7 @@ from mg_xdsl.transforms.llvm_type_conversion import (
     replace_with_llvm,
     to_llvm,
 )
+from mg_xdsl.transforms.rewrite_each import rewrite_each
 
 
 def _scalar(op: Operation) -> bool:
@@ -418,10 +418,11 @@ class ConvertArithToLLVMPass(ModulePass):
     name = "convert-arith-to-llvm"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        for inner in op.walk():
-            if inner.name.startswith("arith."):
-                check_convertible(self.name, inner)
-        PatternRewriteWalker(
+        ops = [inner for inner in op.walk() if inner.name.startswith("arith.")]
+        for inner in ops:
+            check_convertible(self.name, inner)
+        rewrite_each(
+            ops,
             GreedyRewritePatternApplier(
                 [
                     ConstantLowering(),
@@ -445,6 +446,5 @@ class ConvertArithToLLVMPass(ModulePass):
                 # A conversion keeps dead code, as upstream's does.
                 dce_enabled=False,
             ),
-            apply_recursively=False,
-        ).rewrite_module(op)
+        )
         erase_dead_casts(op)

@@ -34,12 +34,11 @@ from dataclasses import dataclass
 from xdsl.context import Context
 from xdsl.dialects import cf, llvm
 from xdsl.dialects.builtin import ModuleOp, UnrealizedConversionCastOp
-from xdsl.ir import Block, SSAValue
+from xdsl.ir import Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     GreedyRewritePatternApplier,
     PatternRewriter,
-    PatternRewriteWalker,
     RewritePattern,
     op_type_rewrite_pattern,
 )
@@ -51,6 +50,7 @@ from mg_xdsl.transforms.llvm_type_conversion import (
     erase_dead_casts,
     to_llvm,
 )
+from mg_xdsl.transforms.rewrite_each import rewrite_each
 
 _CONVERTED_BRANCHES = (cf.BranchOp, cf.ConditionalBranchOp)
 
@@ -72,16 +72,15 @@ def convert_block_signature(block: Block) -> None:
         new_arg.replace_uses_with_if(back, lambda use: use.operation is not cast)
 
 
-def convert_branch_targets(module: ModuleOp) -> set[Block]:
-    """Phase one: the new signatures of every block a ``cf`` branch targets, each once.
+def convert_branch_targets(branches: Sequence[Operation]) -> set[Block]:
+    """Phase one: the new signatures of every block the ``cf`` ``branches`` target, each once.
 
     Returns the blocks whose signature changed to converted types (all but those that some
     other terminator also reaches).
     """
     targets: dict[Block, None] = {}  # a dict keeps the order deterministic
-    for op in module.walk():
-        if isinstance(op, _CONVERTED_BRANCHES):
-            targets.update(dict.fromkeys(op.successors))
+    for op in branches:
+        targets.update(dict.fromkeys(op.successors))
     converted = {block for block in targets if _only_converted_branches_reach(block)}
     for block in targets:
         if block in converted:
@@ -126,15 +125,15 @@ class ConvertCfToLLVMPass(ModulePass):
     name = "convert-cf-to-llvm"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        for inner in op.walk():
-            if isinstance(inner, _CONVERTED_BRANCHES):
-                check_convertible(self.name, inner)
-        converted = convert_branch_targets(op)
-        PatternRewriteWalker(
+        ops = [inner for inner in op.walk() if isinstance(inner, _CONVERTED_BRANCHES)]
+        for inner in ops:
+            check_convertible(self.name, inner)
+        converted = convert_branch_targets(ops)
+        rewrite_each(
+            ops,
             GreedyRewritePatternApplier(
                 [BranchLowering(converted), CondBranchLowering(converted)],
                 dce_enabled=False,
             ),
-            apply_recursively=False,
-        ).rewrite_module(op)
+        )
         erase_dead_casts(op)

@@ -34,7 +34,6 @@ from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     GreedyRewritePatternApplier,
     PatternRewriter,
-    PatternRewriteWalker,
     RewritePattern,
     op_type_rewrite_pattern,
 )
@@ -57,6 +56,7 @@ from mg_xdsl.transforms.llvm_type_conversion import (
     to_llvm,
     unpack_value,
 )
+from mg_xdsl.transforms.rewrite_each import rewrite_each
 
 C_INTERFACE = "llvm.emit_c_interface"
 C_INTERFACE_PREFIX = "_mlir_ciface_"
@@ -269,17 +269,18 @@ class ConvertFuncToLLVMPass(ModulePass):
     name = "convert-func-to-llvm"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        for inner in op.walk():
+        ops = [inner for inner in op.walk() if isinstance(inner, func.FuncOp | func.CallOp | func.ReturnOp)]
+        for inner in ops:
             if isinstance(inner, func.FuncOp):
                 signature = inner.function_type
                 check_convertible(self.name, inner, [*signature.inputs, *signature.outputs])
-            elif isinstance(inner, func.CallOp | func.ReturnOp):
+            else:
                 check_convertible(self.name, inner)
-        PatternRewriteWalker(
+        rewrite_each(
+            ops,
             GreedyRewritePatternApplier(
                 [FuncOpLowering(), CallOpLowering(), ReturnOpLowering()],
                 dce_enabled=False,
             ),
-            apply_recursively=False,
-        ).rewrite_module(op)
+        )
         erase_dead_casts(op)

@@ -55,6 +55,8 @@ from mg_xdsl.transforms.llvm_type_conversion import PTR, alloca, build_struct, c
 RUNTIME_FUNCTION = "mgrt_parallel_for"
 THRESHOLD = 1 << 15
 """Innermost iterations a thread should get at least (some tens of microseconds of work)."""
+MIN_WORK = 2 * THRESHOLD
+"""A loop nest of fewer iterations, all static, is not worth splitting: it stays one loop."""
 
 
 def to_for(par: scf.ParallelOp) -> scf.ForOp:
@@ -191,7 +193,7 @@ def min_chunk_of(par: scf.ParallelOp) -> int | SSAValue | None:
         inner = 1
         for c in counts[1:]:
             inner *= c.static  # type: ignore[operator]
-        if counts[0].static * inner < 2 * THRESHOLD:  # type: ignore[operator]
+        if counts[0].static * inner < MIN_WORK:  # type: ignore[operator]
             return None
         return max(1, -(-THRESHOLD // max(inner, 1)))
     b = Builder(InsertPoint.before(par))

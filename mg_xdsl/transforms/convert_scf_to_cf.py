@@ -17,20 +17,32 @@ up to the next, already lowered, loop: each op moves once. The result is the sam
                                                 cf.br ^cond(%next : index)
                                               ^after:
                                                 "after"() : () -> ()
+
+One walk lowers every op: a loop's body moves into its parent's region with its ops, which
+are still on the walk's list. Nothing else is cleaned up on the way (a conversion keeps dead
+code, as upstream's does); each of these would cost a further walk of the whole module.
 """
 
 from xdsl.context import Context
+from xdsl.dialects import scf
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
-from xdsl.pattern_rewriter import GreedyRewritePatternApplier, PatternRewriteWalker
+from xdsl.pattern_rewriter import GreedyRewritePatternApplier
 from xdsl.transforms.convert_scf_to_cf import ForLowering, IfLowering, SwitchLowering
+
+from mg_xdsl.transforms.rewrite_each import rewrite_each
+
+
+LOWERED = (scf.ForOp, scf.IfOp, scf.IndexSwitchOp)
 
 
 class ConvertScfToCfPass(ModulePass):
     name = "convert-scf-to-cf"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        PatternRewriteWalker(
-            GreedyRewritePatternApplier([SwitchLowering(), IfLowering(), ForLowering()]),
-            walk_reverse=True,
-        ).rewrite_module(op)
+        # Backward, and each op before the ops nested in it.
+        ops = [inner for inner in op.walk(region_first=True) if isinstance(inner, LOWERED)]
+        rewrite_each(
+            reversed(ops),
+            GreedyRewritePatternApplier([SwitchLowering(), IfLowering(), ForLowering()], dce_enabled=False),
+        )

@@ -24,7 +24,6 @@ from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     GreedyRewritePatternApplier,
     PatternRewriter,
-    PatternRewriteWalker,
     RewritePattern,
     op_type_rewrite_pattern,
 )
@@ -36,6 +35,7 @@ from mg_xdsl.transforms.llvm_type_conversion import (
     replace_with_llvm,
     to_llvm,
 )
+from mg_xdsl.transforms.rewrite_each import rewrite_each
 
 
 def _element_bytes(t: VectorType) -> int:
@@ -127,12 +127,12 @@ class ConvertVectorToLLVMPass(ModulePass):
     name = "convert-vector-to-llvm"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        PatternRewriteWalker(
+        rewrite_each(
+            [inner for inner in op.walk() if inner.name.startswith("vector.")],
             GreedyRewritePatternApplier(
                 [LoadLowering(), StoreLowering(), BroadcastLowering(), InsertLowering(), FMALowering(),
                  ReductionLowering()],
                 dce_enabled=False,
             ),
-            apply_recursively=False,
-        ).rewrite_module(op)
+        )
         erase_dead_casts(op)

@@ -64,7 +64,6 @@ from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     GreedyRewritePatternApplier,
     PatternRewriter,
-    PatternRewriteWalker,
     RewritePattern,
     op_type_rewrite_pattern,
 )
@@ -88,6 +87,7 @@ from mg_xdsl.transforms.llvm_type_conversion import (
     static_strides_and_offset,
     to_llvm,
 )
+from mg_xdsl.transforms.rewrite_each import rewrite_each
 
 DEADBEEF = 0xDEADBEEF
 """The allocated pointer of a global's descriptor: never allocated, so never to be freed."""
@@ -486,10 +486,11 @@ class FinalizeMemRefToLLVMPass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         allocator = GENERIC_ALLOCATOR if self.use_generic_functions else Allocator()
-        for inner in op.walk():
-            if inner.name.startswith("memref."):
-                _check_supported(self.name, inner)
-        PatternRewriteWalker(
+        ops = [inner for inner in op.walk() if inner.name.startswith("memref.")]
+        for inner in ops:
+            _check_supported(self.name, inner)
+        rewrite_each(
+            ops,
             GreedyRewritePatternApplier(
                 [
                     AllocLowering(allocator),
@@ -506,6 +507,5 @@ class FinalizeMemRefToLLVMPass(ModulePass):
                 ],
                 dce_enabled=False,
             ),
-            apply_recursively=False,
-        ).rewrite_module(op)
+        )
         erase_dead_casts(op)

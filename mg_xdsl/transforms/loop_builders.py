@@ -27,20 +27,21 @@ def constant_value(v: SSAValue) -> int | None:
     return None
 
 
-def captured_values(op: Operation, own_operands: bool = True) -> list[SSAValue]:
-    """The values ``op`` uses from outside it (its own operands too, unless not
-    ``own_operands``), in order of first use: what an outlined copy of ``op`` must be given."""
+def captured_values(ops: Operation | Sequence[Operation], own_operands: bool = True) -> list[SSAValue]:
+    """The values ``ops`` (one op, or a run of ops of one block, in order) use from outside
+    them (their own operands too, unless not ``own_operands``), in order of first use: what
+    an outlined copy of them must be given."""
     inside: set[SSAValue] = set()
     seen: dict[SSAValue, None] = {}
-    for inner in op.walk():
-        for region in inner.regions:
-            for block in region.blocks:
-                inside.update(block.args)
-        if inner is not op or own_operands:
-            for v in inner.operands:
-                if v not in inside:
-                    seen.setdefault(v)
-        if inner is not op:
+    for top in [ops] if isinstance(ops, Operation) else ops:
+        for inner in top.walk():
+            for region in inner.regions:
+                for block in region.blocks:
+                    inside.update(block.args)
+            if inner is not top or own_operands:
+                for v in inner.operands:
+                    if v not in inside:
+                        seen.setdefault(v)
             inside.update(inner.results)
     return list(seen)
 

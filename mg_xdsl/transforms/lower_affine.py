@@ -26,11 +26,12 @@ from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     GreedyRewritePatternApplier,
     PatternRewriter,
-    PatternRewriteWalker,
     RewritePattern,
     op_type_rewrite_pattern,
 )
 from xdsl.transforms.lower_affine import LowerAffineYield, affine_expr_ops
+
+from mg_xdsl.transforms.rewrite_each import rewrite_each
 
 
 def apply_map(
@@ -113,10 +114,11 @@ class LowerAffinePass(ModulePass):
     name = "lower-affine"
 
     def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
-        PatternRewriteWalker(
+        rewrite_each(
+            [inner for inner in op.walk() if inner.name.startswith("affine.")],
             GreedyRewritePatternApplier(
                 [LowerAffineFor(), LowerAffineParallel(), LowerAffineLoad(), LowerAffineStore(),
-                 LowerAffineApply(), LowerAffineYield()]
+                 LowerAffineApply(), LowerAffineYield()],
+                dce_enabled=False,  # a conversion keeps dead code, as upstream's does
             ),
-            apply_recursively=False,
-        ).rewrite_module(op)
+        )

@@ -1,21 +1,27 @@
-"""``outline-loop-nests``: in a function of many loop nests, each nest -> a call to a function
-of its own.
+"""``outline-loop-nests``: in a function of many loop nests, each run of ``loops-per-function``
+nests (with the ops between them) -> a call to a function of its own.
 
 A program of N statements becomes one ``main`` with N loop nests, and LLVM's loop passes
 (full unrolling above all) redo work over the whole function for each loop they change:
 their time grows with the square of the function's size (1,000 statements of ``let a = a +
-1``: 10 s in LLVM; 3,000: over 2 minutes). Moved into functions of their own, the nests are
-optimised one small function at a time, and ``main`` keeps only the calls. Upstream LLVM's
-``loop-extract`` does the same on LLVM IR, but itself takes quadratic time there.
+1``: 10 s in LLVM; 3,000: over 2 minutes). Moved into functions of a bounded size, the nests
+are optimised a few at a time, and ``main`` keeps only the calls. Upstream LLVM's
+``loop-extract`` does the same on LLVM IR, one loop a function, but itself takes quadratic
+time there. Runs of nests rather than single nests, because every memref crossing a call
+is unpacked into its descriptor's fields and packed again on the other side: a function a
+nest made the LLVM dialect of a 100-statement program 70% larger.
 
 Only functions with at least ``min-loops`` top-level ``scf.for`` nests are split, so that
-the IR of ordinary programs, and the code LLVM makes of them, are unchanged. A nest's
-constants (its bounds, above all, so that LLVM still sees its trip counts) are made again
-inside the new function; every other value it uses from outside becomes a parameter. The new
-functions carry ``passthrough = ["noinline"]`` (as upstream's ``llvm.func`` does), so that
-LLVM's inliner does not put the giant function back together.
+the IR of ordinary programs, and the code LLVM makes of them, are unchanged. A run's
+constants (the loops' bounds, above all, so that LLVM still sees their trip counts) are made
+again inside the new function; every other value it uses from outside becomes a parameter,
+and every value it defines that is used after it is returned (a constant is made again
+after it instead). The new functions carry
+``passthrough = ["noinline"]`` (as upstream's ``llvm.func`` does), so that LLVM's inliner
+does not put the giant function back together. A run that would return a ``memref.alloca``
+(stack memory, gone when the new function returns) stays where it is.
 
-Before (``min-loops=1``)::
+Before (``min-loops=1``, ``loops-per-function=1``)::
 
     func.func @main() {
       %c0 = arith.constant 0 : index
@@ -31,24 +37,24 @@ After::
 
     func.func @main() {
       ...
-      %a = memref.alloc() : memref<2xf64>
-      func.call @main_loop_0(%a) : (memref<2xf64>) -> ()
+      %a = func.call @main_loops_0() : () -> memref<2xf64>
       ...
-    func.func private @main_loop_0(%a: memref<2xf64>) attributes {passthrough = ["noinline"]} {
+    func.func private @main_loops_0() -> memref<2xf64> attributes {passthrough = ["noinline"]} {
       %c0 = arith.constant 0 : index
       %c2 = arith.constant 2 : index
       %c1 = arith.constant 1 : index
+      %a = memref.alloc() : memref<2xf64>
       scf.for %i = %c0 to %c2 step %c1 {
         "use"(%a, %i) : (memref<2xf64>, index) -> ()
       }
-      func.return
+      func.return %a : memref<2xf64>
     }
 """
 
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects import func, scf
+from xdsl.dialects import arith, func, memref, scf
 from xdsl.dialects.builtin import ArrayAttr, ModuleOp, StringAttr
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
@@ -59,9 +65,22 @@ from mg_xdsl.transforms.loop_builders import captured_values, split_captures
 NO_INLINE = ArrayAttr([StringAttr("noinline")])
 
 
-def outline(loop: scf.ForOp, name: str) -> func.FuncOp:
-    """Move ``loop`` into a new function ``@name`` and call it where the loop was."""
-    constants, passed = split_captures(captured_values(loop))
+def outline(ops: list[Operation], name: str) -> func.FuncOp | None:
+    """Move the run ``ops`` (consecutive ops of one block) into a new function ``@name`` and
+    call it where they were; ``None`` (nothing changed) where that cannot be done."""
+    moved = {inner for op in ops for inner in op.walk()}
+    returned = [r for op in ops for r in op.results
+                if any(use.operation not in moved for use in r.uses)]
+    if any(isinstance(v.owner, memref.AllocaOp) for v in returned):
+        return None
+    for v in [v for v in returned if isinstance(v.owner, arith.ConstantOp)]:
+        # A constant used after the run is made again before the call, not returned.
+        copy = v.owner.clone()
+        Rewriter.insert_op(copy, InsertPoint.before(ops[0]))
+        copy.results[0].name_hint = v.name_hint
+        _redirect_uses_outside(v, copy.results[0], moved)
+        returned.remove(v)
+    constants, passed = split_captures(captured_values(ops))
     block = Block(arg_types=[v.type for v in passed])
     mapping = dict(zip(passed, block.args))
     for v, arg in mapping.items():
@@ -70,17 +89,42 @@ def outline(loop: scf.ForOp, name: str) -> func.FuncOp:
         constant = v.owner.clone()  # type: ignore[union-attr]
         block.add_op(constant)
         mapping[v] = constant.results[0]
-    Rewriter.insert_op(func.CallOp(name, passed, []), InsertPoint.before(loop))
-    loop.detach()
-    block.add_op(loop)
-    block.add_op(func.ReturnOp())
-    for op in loop.walk():
+    call = func.CallOp(name, passed, [v.type for v in returned])
+    Rewriter.insert_op(call, InsertPoint.before(ops[0]))
+    for v, result in zip(returned, call.results):
+        result.name_hint = v.name_hint
+        _redirect_uses_outside(v, result, moved)
+    for op in ops:
+        op.detach()
+        block.add_op(op)
+    block.add_op(func.ReturnOp(*returned))
+    for op in moved:
         for i, v in enumerate(op.operands):
             if v in mapping:
                 op.operands[i] = mapping[v]
-    outlined = func.FuncOp(name, ([v.type for v in passed], []), Region(block), visibility="private")
+    outlined = func.FuncOp(name, ([v.type for v in passed], [v.type for v in returned]),
+                           Region(block), visibility="private")
     outlined.attributes["passthrough"] = NO_INLINE
     return outlined
+
+
+def _redirect_uses_outside(value: SSAValue, to: SSAValue, moved: set[Operation]) -> None:
+    for use in list(value.uses):
+        if use.operation not in moved:
+            use.operation.operands[use.index] = to
+
+
+def runs(block: Block, loops_per_run: int) -> list[list[Operation]]:
+    """The block's ops (but its terminator) cut after every ``loops_per_run``-th loop nest."""
+    cut: list[list[Operation]] = [[]]
+    loops = 0
+    for op in list(block.ops)[:-1]:
+        cut[-1].append(op)
+        if isinstance(op, scf.ForOp):
+            loops += 1
+            if loops % loops_per_run == 0:
+                cut.append([])
+    return [run for run in cut if any(isinstance(op, scf.ForOp) for op in run)]
 
 
 @dataclass(frozen=True)
@@ -88,16 +132,20 @@ class OutlineLoopNestsPass(ModulePass):
     name = "outline-loop-nests"
 
     min_loops: int = 32
+    loops_per_function: int = 32  # as large as the largest function left whole
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         for f in [o for o in op.body.block.ops if isinstance(o, func.FuncOp) and o.body.blocks]:
             if len(f.body.blocks) != 1:
                 continue
-            loops = [o for o in f.body.block.ops if isinstance(o, scf.ForOp) and not o.results]
-            if len(loops) < self.min_loops:
+            if sum(isinstance(o, scf.ForOp) for o in f.body.block.ops) < self.min_loops:
                 continue
             after: Operation = f
-            for k, loop in enumerate(loops):
-                outlined = outline(loop, f"{f.sym_name.data}_loop_{k}")
-                Rewriter.insert_op(outlined, InsertPoint.after(after))
-                after = outlined
+            for k, run in enumerate(runs(f.body.block, self.loops_per_function)):
+                outlined = outline(run, f"{f.sym_name.data}_loops_{k}")
+                if outlined is not None:
+                    Rewriter.insert_op(outlined, InsertPoint.after(after))
+                    after = outlined
+            for constant in [o for o in f.body.block.ops if isinstance(o, arith.ConstantOp)]:
+                if not constant.result.uses:  # all its users were moved
+                    Rewriter.erase_op(constant)

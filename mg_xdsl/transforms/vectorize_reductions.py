@@ -27,6 +27,12 @@ then folded into the result in order. A sum then adds up block by block: the sam
 chapter's order for up to ``ROW_BLOCK`` rows, and otherwise different in the last bits,
 but never dependent on the number of threads. (Threads taking blocks of columns instead
 would keep the order, but walking a matrix in narrow column stripes is slow here.)
+
+Small nests are left as they are: a nest of static sizes with fewer than ``min-elements``
+elements (a reduction of a few thousand numbers takes a microsecond either way, and its vector
+form is ten times as much IR for every later pass to lower), and a row reduction whose rows
+are statically shorter than one vector step (``LANES * ACCUMULATORS``), whose vector loop
+would never run.
 """
 
 from dataclasses import dataclass
@@ -58,6 +64,7 @@ LANES = 8  # f64 lanes of a 512-bit vector
 ACCUMULATORS = 4  # independent chains, to hide the latency of each vector addition
 ROW_BLOCK = 256  # rows per parallel block of a column reduction
 ROWS_AT_ONCE = 4  # rows folded into the partial row per pass over it
+MIN_ELEMENTS = 4096  # smaller static nests stay scalar (see the module's docstring)
 
 COMBINE = {arith.AddfOp: ("add", 0.0), arith.MaximumfOp: ("maximumf", float("-inf"))}
 
@@ -213,13 +220,23 @@ def column_reduction(b: Builder, nest: ReductionNest, rows: SSAValue, cols: SSAV
     for_loop(b, index(b, 0), blocks, index(b, 1), total)
 
 
+def worth_vectorizing(nest: ReductionNest, min_elements: int) -> bool:
+    rows, cols = upper_bound(nest.outer), upper_bound(perfect_child(nest.outer))  # type: ignore[arg-type]
+    if nest.axis == 1 and isinstance(cols, int) and cols < LANES * ACCUMULATORS:
+        return False
+    return not (isinstance(rows, int) and isinstance(cols, int) and rows * cols < min_elements)
+
+
+@dataclass(frozen=True)
 class VectorizeReductionsPass(ModulePass):
     name = "vectorize-reductions"
+
+    min_elements: int = MIN_ELEMENTS
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         for loop in [o for o in op.walk() if isinstance(o, affine.ForOp)]:
             nest = match(loop)
-            if nest is None:
+            if nest is None or not worth_vectorizing(nest, self.min_elements):
                 continue
             b = Builder(InsertPoint.before(loop))
             rows, cols = bound_value(b, loop), bound_value(b, perfect_child(loop))  # type: ignore[arg-type]

@@ -161,4 +161,13 @@ MUTATIONS = [
              "  br i1 false, label %no_memory, label %done", "a failed allocation hands the compiled code a null pointer"),
     Mutation("mg_xdsl/cli.py", '"backend": args.backend, "path": args.file}', '"backend": args.backend}',
              "a cached program reports a failed check at the path of another copy"),
+    # -- issue 13: compile time ---------------------------------------------------------------------
+    Mutation("mg_xdsl/transforms/outline_loop_nests.py", "    returned = [r for op in ops for r in op.results\n                if any(use.operation not in moved for use in r.uses)]",
+             "    returned: list[SSAValue] = []", "an outlined run of loop nests does not return the buffers used after it"),
+    Mutation("mg_xdsl/transforms/vectorize_reductions.py", "    if nest.axis == 1 and isinstance(cols, int) and cols < LANES * ACCUMULATORS:",
+             "    if False:", "a row reduction with rows shorter than one vector step is vectorised"),
+    Mutation("mg_xdsl/driver.py", "verify_result=self.verify_each or (verify and s is stages[-1]))",
+             "verify_result=self.verify_each)", "the IR that mgc mlir prints is not verified unless asked to verify every stage"),
+    Mutation("mg_xdsl/transforms/tile_matmul.py", "for v, d in ((a, zero), (a, one), (b_, one)))",
+             "for v, d in ((a, zero), (a, one), (a, one)))", "the shared matmul kernel takes C's columns from A's"),
 ]

@@ -1,5 +1,6 @@
-// tile-matmul: the i, j, k nest of a matrix product becomes packing loops, a parallel loop
-// over blocks of 128 rows, and an 8 x 16 register-blocked micro-kernel of vector FMAs.
+// tile-matmul: the i, j, k nest of a matrix product becomes a call to one tiled kernel per
+// module and element type: packing loops, a parallel loop over blocks of 128 rows, and an
+// 8 x 16 register-blocked micro-kernel of vector FMAs.
 // RUN: mg-opt %s -p lower-mg-to-affine,tile-matmul | filecheck %s
 
 func.func @mm(%a: tensor<?x?xf64>, %b: tensor<?x?xf64>) -> tensor<?x?xf64> {
@@ -15,6 +16,38 @@ func.func @mm(%a: tensor<?x?xf64>, %b: tensor<?x?xf64>) -> tensor<?x?xf64> {
 // CHECK:       cf.assert
 // CHECK:       %[[C:[0-9a-z_]+]] = memref.alloc(%[[M]], %[[N]]) : memref<?x?xf64>
 // CHECK:       affine.store %{{.*}}, %[[C]]
+// CHECK:       func.call @mg_matmul_f64(%a, %b, %[[C]]) : (memref<?x?xf64>, memref<?x?xf64>, memref<?x?xf64>) -> ()
+// CHECK-NOT:   affine.for
+// CHECK:       func.return %[[C]]
+
+// Products of static sizes call the same kernel, their operands cast.
+func.func @static(%a: tensor<64x32xf64>, %b: tensor<32x64xf64>) -> tensor<64x64xf64> {
+  %c = mg.matmul %a, %b : tensor<64x32xf64>, tensor<32x64xf64> -> tensor<64x64xf64>
+  func.return %c : tensor<64x64xf64>
+}
+// CHECK-LABEL: func.func @static(
+// CHECK:       %[[SA:[0-9a-z_]+]] = "memref.cast"(%a) : (memref<64x32xf64>) -> memref<?x?xf64>
+// CHECK-NEXT:  %[[SB:[0-9a-z_]+]] = "memref.cast"(%b) : (memref<32x64xf64>) -> memref<?x?xf64>
+// CHECK-NEXT:  %[[SC:[0-9a-z_]+]] = "memref.cast"(%{{.*}}) : (memref<64x64xf64>) -> memref<?x?xf64>
+// CHECK-NEXT:  func.call @mg_matmul_f64(%[[SA]], %[[SB]], %[[SC]])
+
+// A small product with static sizes keeps the simple nest.
+func.func @small(%a: tensor<4x3xf64>, %b: tensor<3x5xf64>) -> tensor<4x5xf64> {
+  %c = mg.matmul %a, %b : tensor<4x3xf64>, tensor<3x5xf64> -> tensor<4x5xf64>
+  func.return %c : tensor<4x5xf64>
+}
+// CHECK-LABEL: func.func @small(
+// CHECK:       affine.store %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}] : memref<4x5xf64>
+// CHECK:       affine.for %{{.*}} = 0 to 4 {
+// CHECK-NEXT:    affine.for %{{.*}} = 0 to 5 {
+// CHECK-NEXT:      affine.for %{{.*}} = 0 to 3 {
+// CHECK-NOT:   vector.fma
+
+// The kernel, once, at the end of the module.
+// CHECK-LABEL: func.func private @mg_matmul_f64(%a: memref<?x?xf64>, %b: memref<?x?xf64>, %c: memref<?x?xf64>) {
+// CHECK:       %[[M:[0-9a-z_]+]] = memref.dim %a, %{{.*}}
+// CHECK-NEXT:  %[[K:[0-9a-z_]+]] = memref.dim %a, %{{.*}}
+// CHECK-NEXT:  %[[N:[0-9a-z_]+]] = memref.dim %b, %{{.*}}
 // Bp: panels of 16 columns of a 256-row slice of B, on a cache line.
 // CHECK:       %[[BP:[0-9a-z_]+]] = memref.alloc(%{{.*}}) {alignment = 64 : i64} : memref<?x256x16xf64>
 // CHECK:       scf.for %[[JC:[0-9a-z_]+]] = %{{.*}} to %[[N]] step %{{.*}} {
@@ -47,7 +80,7 @@ func.func @mm(%a: tensor<?x?xf64>, %b: tensor<?x?xf64>) -> tensor<?x?xf64> {
 // CHECK:                   scf.yield
 // A whole block is added into C a vector at a time; an edge block goes through the tile.
 // CHECK:                 scf.if
-// CHECK-COUNT-16:          vector.load %[[C]]
+// CHECK-COUNT-16:          vector.load %c
 // CHECK:                 } else {
 // CHECK-COUNT-16:          vector.store %{{.*}}, %[[TILE]]
 // CHECK:             memref.dealloc %[[AP]]
@@ -55,16 +88,5 @@ func.func @mm(%a: tensor<?x?xf64>, %b: tensor<?x?xf64>) -> tensor<?x?xf64> {
 // CHECK:             scf.reduce
 // CHECK:           }) {mg.min_chunk = 1 : index}
 // CHECK:       memref.dealloc %[[BP]]
-// CHECK-NOT:   affine.for
-
-// A small product with static sizes keeps the simple nest.
-func.func @small(%a: tensor<4x3xf64>, %b: tensor<3x5xf64>) -> tensor<4x5xf64> {
-  %c = mg.matmul %a, %b : tensor<4x3xf64>, tensor<3x5xf64> -> tensor<4x5xf64>
-  func.return %c : tensor<4x5xf64>
-}
-// CHECK-LABEL: func.func @small(
-// CHECK:       affine.store %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}] : memref<4x5xf64>
-// CHECK:       affine.for %{{.*}} = 0 to 4 {
-// CHECK-NEXT:    affine.for %{{.*}} = 0 to 5 {
-// CHECK-NEXT:      affine.for %{{.*}} = 0 to 3 {
-// CHECK-NOT:   vector.fma
+// CHECK-NEXT:  func.return
+// CHECK-NOT:   func.func private @mg_matmul_f64

@@ -1,0 +1,28 @@
+"""``reconcile-unrealized-casts``: chains of ``builtin.unrealized_conversion_cast`` that
+cancel out -> nothing; their users take the value the chain started from.
+
+The conversions to the LLVM dialect leave a cast wherever a converted value meets a user not
+converted yet; once everything is converted, each such chain leads from a type back to the
+same type. The pattern is xDSL's (``ReconcileUnrealizedCastsPattern``, upstream's semantics,
+warning about a chain that does not cancel out); xDSL's pass walks the whole module at least
+twice and offers every op to it, where only the casts need to be offered, once each::
+
+    %c = builtin.unrealized_conversion_cast %x : i64 to index
+    %d = builtin.unrealized_conversion_cast %c : index to i64      (%d's users now use %x)
+    llvm.store %d, %p : i64, !llvm.ptr
+"""
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp, UnrealizedConversionCastOp
+from xdsl.passes import ModulePass
+from xdsl.transforms.reconcile_unrealized_casts import ReconcileUnrealizedCastsPattern
+
+from mg_xdsl.transforms.rewrite_each import rewrite_each
+
+
+class ReconcileUnrealizedCastsPass(ModulePass):
+    name = "reconcile-unrealized-casts"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        casts = [inner for inner in op.walk() if isinstance(inner, UnrealizedConversionCastOp)]
+        rewrite_each(casts, ReconcileUnrealizedCastsPattern(warn_on_failure=True))
