@@ -16,10 +16,10 @@ the IR of ordinary programs, and the code LLVM makes of them, are unchanged. A r
 constants (the loops' bounds, above all, so that LLVM still sees their trip counts) are made
 again inside the new function; every other value it uses from outside becomes a parameter,
 and every value it defines that is used after it is returned (a constant is made again
-after it instead). The new functions carry
-``passthrough = ["noinline"]`` (as upstream's ``llvm.func`` does), so that LLVM's inliner
-does not put the giant function back together. A run that would return a ``memref.alloca``
-(stack memory, gone when the new function returns) stays where it is.
+before the call instead). The new functions carry ``passthrough = ["noinline"]`` (as
+upstream's ``llvm.func`` does), so that LLVM's inliner does not put the giant function back
+together. A run that would return a ``memref.alloca`` (stack memory, gone when the new
+function returns) stays where it is.
 
 Before (``min-loops=1``, ``loops-per-function=1``)::
 

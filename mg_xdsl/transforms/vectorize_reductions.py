@@ -29,7 +29,7 @@ but never dependent on the number of threads. (Threads taking blocks of columns 
 would keep the order, but walking a matrix in narrow column stripes is slow here.)
 
 Small nests are left as they are: a nest of static sizes with fewer than ``min-elements``
-elements (a reduction of a few thousand numbers takes a microsecond either way, and its vector
+elements (a reduction of a few thousand numbers takes microseconds either way, and its vector
 form is ten times as much IR for every later pass to lower), and a row reduction whose rows
 are statically shorter than one vector step (``LANES * ACCUMULATORS``), whose vector loop
 would never run.

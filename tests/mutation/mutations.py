@@ -170,4 +170,6 @@ MUTATIONS = [
              "verify_result=self.verify_each)", "the IR that mgc mlir prints is not verified unless asked to verify every stage"),
     Mutation("mg_xdsl/transforms/tile_matmul.py", "for v, d in ((a, zero), (a, one), (b_, one)))",
              "for v, d in ((a, zero), (a, one), (a, one)))", "the shared matmul kernel takes C's columns from A's"),
+    Mutation("mg_xdsl/transforms/affine_parallelize.py", "if (n := static_iterations(loop)) is not None and n < self.min_iterations}",
+             "if (n := static_iterations(loop)) is not None and n < 0}", "affine-parallelize ignores min-iterations"),
 ]
