@@ -178,8 +178,9 @@ def parser() -> argparse.ArgumentParser:
         c.add_argument("-w", "--no-warnings", action="store_true",
                        help="do not print the compiler's warnings (on stderr)")
         c.add_argument("--verify-each", action="store_true",
-                       help="verify the IR after every stage, not only the last (slower; says "
-                       "which stage made invalid IR)")
+                       help="verify the IR after every stage (slower; says which stage made "
+                       "invalid IR). Without it only IR that is printed is verified: LLVM "
+                       "verifies what is compiled")
         if name != "ptx":
             c.add_argument("--reference", action="store_true",
                            help="lower with the chapter's pipeline: one loop nest per op, no "
