@@ -36,6 +36,7 @@ from xdsl.utils.exceptions import (
 from xdsl.xdsl_opt_main import xDSLOptMain
 
 from mg_xdsl.transforms import project_passes
+from mg_xdsl.xdsl_compat import verifying
 
 
 class MgOptError(Exception):
@@ -201,7 +202,8 @@ class MgOptMain(xDSLOptMain):
 
         def callback(previous, module, following):
             try:
-                verify_between(previous, module, following)
+                with verifying():  # in linear time (see mg_xdsl.xdsl_compat)
+                    verify_between(previous, module, following)
             except VerifyException as e:
                 e.mg_opt_where = f"after pass {previous.name}" if previous else "in the input"
                 raise

