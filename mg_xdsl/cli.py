@@ -280,7 +280,7 @@ def print_module(module, generic: bool, debuginfo: bool) -> None:
 
 
 def compilation(args: argparse.Namespace, source: bytes):
-    from mg_xdsl.driver import Compilation
+    from mg_xdsl.driver import Compilation, verify_each_requested
 
     cpu = getattr(args, "cpu", None)
     if cpu is not None:
@@ -293,7 +293,7 @@ def compilation(args: argparse.Namespace, source: bytes):
     return Compilation(source, source_name(args), lib=args.command == "lib", cpu=cpu,
                        backend=getattr(args, "backend", "xdsl"), gpu=getattr(args, "gpu", None),
                        optimise=not getattr(args, "reference", False),
-                       **({"verify_each": True} if args.verify_each else {}))
+                       verify_each=args.verify_each or verify_each_requested())
 
 
 def usage_error(message: str) -> int:

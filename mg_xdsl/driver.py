@@ -28,6 +28,11 @@ def rename_entry(module: ModuleOp, entry: str) -> None:
             op.sym_name = StringAttr(entry)  # type: ignore[attr-defined]
 
 
+def verify_each_requested() -> bool:
+    """Whether ``MGC_VERIFY_EACH`` asks every compilation to verify after every stage."""
+    return os.environ.get("MGC_VERIFY_EACH", "") not in ("", "0")
+
+
 @dataclass
 class Compilation:
     source: bytes | str
@@ -44,7 +49,7 @@ class Compilation:
     kernels: list = field(default_factory=list)  # gpu_runtime.Kernel for each launched kernel
     warnings: list[str] = field(default_factory=list)  # the front end's, rendered (PATH:LINE: warning: ...)
     # verify after every stage, not only the last one asked for (see mg_xdsl.pipeline)
-    verify_each: bool = field(default_factory=lambda: os.environ.get("MGC_VERIFY_EACH", "") not in ("", "0"))
+    verify_each: bool = field(default_factory=verify_each_requested)
 
     def timed(self, name: str, seconds: float) -> None:
         self.times[name] = self.times.get(name, 0.0) + seconds

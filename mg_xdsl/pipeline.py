@@ -30,7 +30,7 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 
 from mg_xdsl.transforms import make_pass
-from mg_xdsl.transforms.convert_parallel_loops_to_threads import MIN_WORK
+from mg_xdsl.transforms.thread_work import MIN_WORK
 from mg_xdsl.xdsl_compat import verify
 
 

@@ -51,12 +51,9 @@ from mg_xdsl.transforms.loop_builders import (
     split_captures,
 )
 from mg_xdsl.transforms.llvm_type_conversion import PTR, alloca, build_struct, convert_type, extract
+from mg_xdsl.transforms.thread_work import MIN_WORK, THRESHOLD
 
 RUNTIME_FUNCTION = "mgrt_parallel_for"
-THRESHOLD = 1 << 15
-"""Innermost iterations a thread should get at least (some tens of microseconds of work)."""
-MIN_WORK = 2 * THRESHOLD
-"""A loop nest of fewer iterations, all static, is not worth splitting: it stays one loop."""
 
 
 def to_for(par: scf.ParallelOp) -> scf.ForOp:

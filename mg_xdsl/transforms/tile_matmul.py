@@ -72,7 +72,8 @@ ALIGNMENT = 64  # bytes: packed buffers start on a cache line
 
 @dataclass
 class MatmulNest:
-    loop: affine.ForOp | None  # the i loop (None in the shared kernel)
+    """``C += A @ B``: the operands of a matched nest, or of the shared kernel."""
+
     a: SSAValue
     b: SSAValue
     c: SSAValue
@@ -99,7 +100,7 @@ def match(loop: affine.ForOp) -> MatmulNest | None:
             or list(total.operands) != [load_c.results[0], product.results[0]]
             or store.value is not total.results[0] or store.memref is not load_c.memref):
         return None
-    return MatmulNest(loop, load_a.memref, load_b.memref, load_c.memref)  # type: ignore[union-attr]
+    return MatmulNest(load_a.memref, load_b.memref, load_c.memref)  # type: ignore[union-attr]
 
 
 def _alloc(b: Builder, element, shape: list[SSAValue]) -> SSAValue:
@@ -338,11 +339,8 @@ class Tiling:
 
 def kernel(module: ModuleOp, element: Attribute) -> func.FuncOp:
     """``@mg_matmul_<element>(A, B, C)``: ``C += A @ B`` on ``memref<?x?x<element>>``, the
-    tiled code; made on first use, at the end of ``module``."""
+    tiled code, added at the end of ``module``."""
     name = f"mg_matmul_{element}"
-    for op in module.body.block.ops:
-        if isinstance(op, func.FuncOp) and op.sym_name.data == name:
-            return op
     t = MemRefType(element, [DYNAMIC_INDEX, DYNAMIC_INDEX])
     block = Block(arg_types=[t, t, t])
     for arg, hint in zip(block.args, "abc"):
@@ -352,7 +350,7 @@ def kernel(module: ModuleOp, element: Attribute) -> func.FuncOp:
     zero, one = index(b, 0), index(b, 1)
     m, k, n = (b.insert(memref.DimOp(v, d)).result
                for v, d in ((a, zero), (a, one), (b_, one)))
-    Tiling(MatmulNest(None, a, b_, c), m, n, k).emit(b)
+    Tiling(MatmulNest(a, b_, c), m, n, k).emit(b)
     b.insert(func.ReturnOp())
     f = func.FuncOp(name, ([t, t, t], []), Region(block), visibility="private")
     module.body.block.add_op(f)
@@ -370,6 +368,7 @@ class TileMatmulPass(ModulePass):
     name = "tile-matmul"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        kernels: dict[Attribute, func.FuncOp] = {}  # by element type, made on first use
         for loop in [o for o in op.walk() if isinstance(o, affine.ForOp)]:
             nest = match(loop)
             if nest is None:
@@ -379,5 +378,8 @@ class TileMatmulPass(ModulePass):
             sizes = [upper_bound(lp) for lp in (loop, j_loop, k_loop)]  # type: ignore[arg-type]
             if all(isinstance(s, int) for s in sizes) and sizes[0] * sizes[1] * sizes[2] < MIN_WORK:  # type: ignore[operator]
                 continue
-            call_kernel(Builder(InsertPoint.before(loop)), kernel(op, nest.c.type.element_type), nest)  # type: ignore[attr-defined]
+            element = nest.c.type.element_type  # type: ignore[attr-defined]
+            if element not in kernels:
+                kernels[element] = kernel(op, element)
+            call_kernel(Builder(InsertPoint.before(loop)), kernels[element], nest)
             Rewriter.erase_op(loop)

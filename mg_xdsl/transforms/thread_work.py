@@ -1,0 +1,9 @@
+"""How much work a thread should get: shared by ``convert-parallel-loops-to-threads``, which
+splits loops by it, and the optimised pipeline, which tells ``affine-parallelize`` not to
+make loops parallel that would get no thread. Nothing is imported here, so that loading the
+pipeline's definition (``mgc pipeline``, ``mgc --help``) does not load xDSL's dialects."""
+
+THRESHOLD = 1 << 15
+"""Innermost iterations a thread should get at least (some tens of microseconds of work)."""
+MIN_WORK = 2 * THRESHOLD
+"""A loop nest of fewer iterations, all static, is not worth splitting: it stays one loop."""
