@@ -54,7 +54,6 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
-    GreedyRewritePatternApplier,
     PatternRewriter,
     RewritePattern,
     op_type_rewrite_pattern,
@@ -64,11 +63,10 @@ from mg_xdsl.transforms.llvm_type_conversion import (
     check_convertible,
     constant,
     convert_type,
-    erase_dead_casts,
+    convert_each,
     replace_with_llvm,
     to_llvm,
 )
-from mg_xdsl.transforms.rewrite_each import rewrite_each
 
 
 def _scalar(op: Operation) -> bool:
@@ -421,30 +419,25 @@ class ConvertArithToLLVMPass(ModulePass):
         ops = [inner for inner in op.walk() if inner.name.startswith("arith.")]
         for inner in ops:
             check_convertible(self.name, inner)
-        rewrite_each(
+        convert_each(
             ops,
-            GreedyRewritePatternApplier(
-                [
-                    ConstantLowering(),
-                    FloatBinaryLowering(),
-                    NegfLowering(),
-                    FloatIntrinsicLowering(),
-                    IntBinaryLowering(),
-                    FloorDivSILowering(),
-                    CeilDivSILowering(),
-                    CeilDivUILowering(),
-                    IntMinMaxLowering(),
-                    CmpiLowering(),
-                    CmpfLowering(),
-                    SelectLowering(),
-                    IndexCastLowering(),
-                    IntResizeLowering(),
-                    CastLowering(),
-                    UIToFPLowering(),
-                    FPToIntLowering(),
-                ],
-                # A conversion keeps dead code, as upstream's does.
-                dce_enabled=False,
-            ),
+            [
+                ConstantLowering(),
+                FloatBinaryLowering(),
+                NegfLowering(),
+                FloatIntrinsicLowering(),
+                IntBinaryLowering(),
+                FloorDivSILowering(),
+                CeilDivSILowering(),
+                CeilDivUILowering(),
+                IntMinMaxLowering(),
+                CmpiLowering(),
+                CmpfLowering(),
+                SelectLowering(),
+                IndexCastLowering(),
+                IntResizeLowering(),
+                CastLowering(),
+                UIToFPLowering(),
+                FPToIntLowering(),
+            ],
         )
-        erase_dead_casts(op)

@@ -37,7 +37,6 @@ from xdsl.dialects.builtin import ModuleOp, UnrealizedConversionCastOp
 from xdsl.ir import Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
-    GreedyRewritePatternApplier,
     PatternRewriter,
     RewritePattern,
     op_type_rewrite_pattern,
@@ -47,10 +46,9 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from mg_xdsl.transforms.llvm_type_conversion import (
     check_convertible,
     convert_type,
-    erase_dead_casts,
+    convert_each,
     to_llvm,
 )
-from mg_xdsl.transforms.rewrite_each import rewrite_each
 
 _CONVERTED_BRANCHES = (cf.BranchOp, cf.ConditionalBranchOp)
 
@@ -59,8 +57,10 @@ def _only_converted_branches_reach(block: Block) -> bool:
     return all(isinstance(use.operation, _CONVERTED_BRANCHES) for use in block.uses)
 
 
-def convert_block_signature(block: Block) -> None:
-    """Give ``block`` converted argument types, cast back for its users at its top."""
+def convert_block_signature(block: Block) -> list[Operation]:
+    """Give ``block`` converted argument types, cast back for its users at its top; returns
+    the casts."""
+    casts: list[Operation] = []
     for arg in block.args:
         original = arg.type
         converted = convert_type(original)
@@ -70,22 +70,23 @@ def convert_block_signature(block: Block) -> None:
         cast, back = UnrealizedConversionCastOp.cast_one(new_arg, original)
         Rewriter.insert_op(cast, InsertPoint.at_start(block))
         new_arg.replace_uses_with_if(back, lambda use: use.operation is not cast)
+        casts.append(cast)
+    return casts
 
 
-def convert_branch_targets(branches: Sequence[Operation]) -> set[Block]:
+def convert_branch_targets(branches: Sequence[Operation]) -> tuple[set[Block], list[Operation]]:
     """Phase one: the new signatures of every block the ``cf`` ``branches`` target, each once.
 
     Returns the blocks whose signature changed to converted types (all but those that some
-    other terminator also reaches).
+    other terminator also reaches), and the casts back made for the blocks' ops.
     """
     targets: dict[Block, None] = {}  # a dict keeps the order deterministic
     for op in branches:
         targets.update(dict.fromkeys(op.successors))
     converted = {block for block in targets if _only_converted_branches_reach(block)}
-    for block in targets:
-        if block in converted:
-            convert_block_signature(block)
-    return converted
+    casts = [cast for block in targets if block in converted
+             for cast in convert_block_signature(block)]
+    return converted, casts
 
 
 @dataclass
@@ -128,12 +129,5 @@ class ConvertCfToLLVMPass(ModulePass):
         ops = [inner for inner in op.walk() if isinstance(inner, _CONVERTED_BRANCHES)]
         for inner in ops:
             check_convertible(self.name, inner)
-        converted = convert_branch_targets(ops)
-        rewrite_each(
-            ops,
-            GreedyRewritePatternApplier(
-                [BranchLowering(converted), CondBranchLowering(converted)],
-                dce_enabled=False,
-            ),
-        )
-        erase_dead_casts(op)
+        converted, casts = convert_branch_targets(ops)
+        convert_each(ops, [BranchLowering(converted), CondBranchLowering(converted)], casts)

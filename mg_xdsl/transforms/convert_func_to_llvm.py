@@ -25,14 +25,13 @@ with a non-strided layout, a float type LLVM lacks) is declined before anything 
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from xdsl.builder import Builder
+from xdsl.builder import Builder, BuilderListener
 from xdsl.context import Context
 from xdsl.dialects import func, llvm
 from xdsl.dialects.builtin import FunctionType, ModuleOp
 from xdsl.ir import Attribute, Block, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
-    GreedyRewritePatternApplier,
     PatternRewriter,
     RewritePattern,
     op_type_rewrite_pattern,
@@ -46,7 +45,7 @@ from mg_xdsl.transforms.llvm_type_conversion import (
     check_convertible,
     constant,
     convert_type,
-    erase_dead_casts,
+    convert_each,
     expanded_types,
     extract,
     from_llvm,
@@ -56,7 +55,6 @@ from mg_xdsl.transforms.llvm_type_conversion import (
     to_llvm,
     unpack_value,
 )
-from mg_xdsl.transforms.rewrite_each import rewrite_each
 
 C_INTERFACE = "llvm.emit_c_interface"
 C_INTERFACE_PREFIX = "_mlir_ciface_"
@@ -116,8 +114,11 @@ def _new_function(
     )
 
 
-def convert_entry_block(region: Region, t: FunctionType) -> None:
-    """Give the entry block the expanded signature, repacking memrefs for the body."""
+def convert_entry_block(
+    region: Region, t: FunctionType, listener: BuilderListener | None = None
+) -> None:
+    """Give the entry block the expanded signature, repacking memrefs for the body.
+    ``listener`` (a pass's rewriter) is told of the ops this inserts."""
     old = region.blocks[0]
     new = Block(arg_types=llvm_function_type(t).inputs.data)
     region.insert_block_before(new, old)
@@ -127,6 +128,8 @@ def convert_entry_block(region: Region, t: FunctionType) -> None:
         if len(group) == 1:
             group[0].name_hint = arg.name_hint
     b = Builder(InsertPoint.at_end(new))
+    if listener is not None:
+        b.extend_from_listener(listener)
     packed = _pack_all(b, new.args, t.inputs.data)
     originals = [from_llvm(b, v, arg.type) for v, arg in zip(packed, old.args)]
     for arg, value in zip(old.args, originals):
@@ -222,7 +225,7 @@ class FuncOpLowering(RewritePattern):
                 rewriter.replace(op, [declaration], [])
             return
         body = rewriter.move_region_contents_to_new_regions(op.body)
-        convert_entry_block(body, t)
+        convert_entry_block(body, t, rewriter)
         new_ops = [_new_function(op, name, llvm_function_type(t), "external", body)]
         if c_interface:
             new_ops.append(_c_wrapper_of_definition(op))
@@ -276,11 +279,7 @@ class ConvertFuncToLLVMPass(ModulePass):
                 check_convertible(self.name, inner, [*signature.inputs, *signature.outputs])
             else:
                 check_convertible(self.name, inner)
-        rewrite_each(
+        convert_each(
             ops,
-            GreedyRewritePatternApplier(
-                [FuncOpLowering(), CallOpLowering(), ReturnOpLowering()],
-                dce_enabled=False,
-            ),
+            [FuncOpLowering(), CallOpLowering(), ReturnOpLowering()],
         )
-        erase_dead_casts(op)

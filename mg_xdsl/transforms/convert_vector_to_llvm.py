@@ -22,7 +22,6 @@ from xdsl.dialects import llvm, vector
 from xdsl.dialects.builtin import DenseArrayBase, FloatAttr, IntegerAttr, MemRefType, ModuleOp, VectorType, i32
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
-    GreedyRewritePatternApplier,
     PatternRewriter,
     RewritePattern,
     op_type_rewrite_pattern,
@@ -31,11 +30,10 @@ from xdsl.pattern_rewriter import (
 from mg_xdsl.transforms.finalize_memref_to_llvm import element_ptr
 from mg_xdsl.transforms.llvm_type_conversion import (
     MemRefDescriptor,
-    erase_dead_casts,
+    convert_each,
     replace_with_llvm,
     to_llvm,
 )
-from mg_xdsl.transforms.rewrite_each import rewrite_each
 
 
 def _element_bytes(t: VectorType) -> int:
@@ -127,12 +125,8 @@ class ConvertVectorToLLVMPass(ModulePass):
     name = "convert-vector-to-llvm"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        rewrite_each(
+        convert_each(
             [inner for inner in op.walk() if inner.name.startswith("vector.")],
-            GreedyRewritePatternApplier(
-                [LoadLowering(), StoreLowering(), BroadcastLowering(), InsertLowering(), FMALowering(),
-                 ReductionLowering()],
-                dce_enabled=False,
-            ),
+            [LoadLowering(), StoreLowering(), BroadcastLowering(), InsertLowering(), FMALowering(),
+            ReductionLowering()],
         )
-        erase_dead_casts(op)

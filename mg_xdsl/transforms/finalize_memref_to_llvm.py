@@ -62,7 +62,6 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
-    GreedyRewritePatternApplier,
     PatternRewriter,
     RewritePattern,
     op_type_rewrite_pattern,
@@ -82,12 +81,11 @@ from mg_xdsl.transforms.llvm_type_conversion import (
     convert_type,
     element_type,
     ensure_declared,
-    erase_dead_casts,
+    convert_each,
     replace_with_llvm,
     static_strides_and_offset,
     to_llvm,
 )
-from mg_xdsl.transforms.rewrite_each import rewrite_each
 
 DEADBEEF = 0xDEADBEEF
 """The allocated pointer of a global's descriptor: never allocated, so never to be freed."""
@@ -489,23 +487,19 @@ class FinalizeMemRefToLLVMPass(ModulePass):
         ops = [inner for inner in op.walk() if inner.name.startswith("memref.")]
         for inner in ops:
             _check_supported(self.name, inner)
-        rewrite_each(
+        convert_each(
             ops,
-            GreedyRewritePatternApplier(
-                [
-                    AllocLowering(allocator),
-                    AllocaLowering(),
-                    DeallocLowering(allocator),
-                    LoadLowering(),
-                    StoreLowering(),
-                    DimLowering(),
-                    CastLowering(),
-                    CopyLowering(),
-                    GlobalLowering(),
-                    GetGlobalLowering(),
-                    SubviewLowering(),
-                ],
-                dce_enabled=False,
-            ),
+            [
+                AllocLowering(allocator),
+                AllocaLowering(),
+                DeallocLowering(allocator),
+                LoadLowering(),
+                StoreLowering(),
+                DimLowering(),
+                CastLowering(),
+                CopyLowering(),
+                GlobalLowering(),
+                GetGlobalLowering(),
+                SubviewLowering(),
+            ],
         )
-        erase_dead_casts(op)

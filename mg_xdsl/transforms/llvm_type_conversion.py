@@ -17,8 +17,9 @@ not converted yet (``replace_with_llvm``). ``reconcile-unrealized-casts`` remove
 every pass has run.
 """
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from functools import cache
 from math import prod
 
 from xdsl.builder import Builder
@@ -47,10 +48,12 @@ from xdsl.dialects.builtin import (
     i64,
 )
 from xdsl.ir import Attribute, Operation, SSAValue
-from xdsl.pattern_rewriter import PatternRewriter
+from xdsl.pattern_rewriter import GreedyRewritePatternApplier, PatternRewriter, RewritePattern
 from xdsl.traits import SymbolTable
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.utils.exceptions import PassFailedException
+
+from mg_xdsl.transforms.rewrite_each import rewrite_each
 
 PTR = llvm.LLVMPointerType()
 INDEX_TYPE = i64
@@ -65,6 +68,7 @@ ALLOCATED_PTR, ALIGNED_PTR, OFFSET, SIZES, STRIDES = range(5)
 # ----------------------------------------------------------------------------- types
 
 
+@cache  # a struct type takes longer to build than a dict takes to look up
 def memref_descriptor_type(rank: int) -> llvm.LLVMStructType:
     if rank == 0:
         return llvm.LLVMStructType.from_type_list([PTR, PTR, i64])
@@ -130,6 +134,7 @@ def _is_identity_layout(layout: Attribute) -> bool:
     )
 
 
+@cache  # asked of every operand and result; a module has few distinct types
 def why_not_convertible(t: Attribute) -> str | None:
     """Why values of type ``t`` have no LLVM form in the project's conversions; ``None`` if
     they have one (or are not converted at all, as tensors)."""
@@ -261,15 +266,40 @@ def replace_with_llvm(
     rewriter.replace(op, [], results)
 
 
-def erase_dead_casts(module: ModuleOp) -> None:
-    """Erase casts nobody uses, as upstream's driver never leaves them behind."""
+def convert_each(
+    ops: Sequence[Operation],
+    patterns: Sequence[RewritePattern],
+    made_before: Sequence[Operation] = (),
+) -> None:
+    """Rewrite each of ``ops`` once, with the first of ``patterns`` that matches it, then erase
+    the casts the pass left unused, as upstream's driver never leaves them behind.
 
-    def dead(op: Operation) -> bool:
-        return isinstance(op, UnrealizedConversionCastOp) and all(
-            not r.uses for r in op.results
-        )
+    A cast can only become unused here if it fed one of ``ops`` (whose rewrite looked through
+    it), was made by a rewrite, or was made by the pass before (``made_before``), so only
+    those are looked at, not the whole module.
+    """
+    candidates = [*made_before, *(
+        v.owner for op in ops for v in op.operands
+        if isinstance(v.owner, UnrealizedConversionCastOp)
+    )]
 
-    worklist = [op for op in module.walk() if dead(op)]
+    def inserted(op: Operation) -> None:
+        if isinstance(op, UnrealizedConversionCastOp):
+            candidates.append(op)
+
+    # A conversion keeps dead code, as upstream's does.
+    rewrite_each(ops, GreedyRewritePatternApplier(patterns, dce_enabled=False), inserted)
+    erase_dead_casts(candidates)
+
+
+def _unused_cast(op: Operation) -> bool:
+    return isinstance(op, UnrealizedConversionCastOp) and all(not r.uses for r in op.results)
+
+
+def erase_dead_casts(candidates: Iterable[Operation]) -> None:
+    """Erase those of ``candidates`` that are casts nobody uses, and the casts feeding them
+    that this leaves unused."""
+    worklist = [op for op in candidates if _unused_cast(op)]
     while worklist:
         op = worklist.pop()
         if op.parent is None:
@@ -277,7 +307,7 @@ def erase_dead_casts(module: ModuleOp) -> None:
         inputs = [v.owner for v in op.operands]
         Rewriter.erase_op(op)
         # Erasing a cast can leave the cast feeding it unused.
-        worklist.extend(o for o in inputs if isinstance(o, Operation) and dead(o))
+        worklist.extend(o for o in inputs if isinstance(o, Operation) and _unused_cast(o))
 
 
 def constant_int_value(value: SSAValue) -> int | None:

@@ -12,20 +12,28 @@ changing anything) and offers only those to its patterns, in the same order as t
 would, skipping any that an earlier rewrite erased.
 """
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from xdsl.ir import Operation
 from xdsl.pattern_rewriter import PatternRewriter, PatternRewriterListener, RewritePattern
 
 
-def rewrite_each(ops: Iterable[Operation], pattern: RewritePattern) -> bool:
-    """Offer each of ``ops`` (in order) to ``pattern`` once; True if anything changed."""
+def rewrite_each(
+    ops: Iterable[Operation],
+    pattern: RewritePattern,
+    inserted: Callable[[Operation], None] | None = None,
+) -> bool:
+    """Offer each of ``ops`` (in order) to ``pattern`` once; True if anything changed.
+    ``inserted``, if given, is told of every op the rewrites insert."""
     erased: set[Operation] = set()
 
     def removed(op: Operation) -> None:
         erased.update(op.walk())
 
-    listener = PatternRewriterListener(operation_removal_handler=[removed])
+    listener = PatternRewriterListener(
+        operation_removal_handler=[removed],
+        operation_insertion_handler=[inserted] if inserted else [],
+    )
     changed = False
     for op in ops:
         if op in erased:

@@ -53,3 +53,15 @@ func.func @choose(%c: i1, %a: memref<?xf64>, %b: memref<?xf64>) -> memref<?xf64>
 ^join(%m: memref<?xf64>):
   return %m : memref<?xf64>
 }
+
+// A block argument nobody uses keeps no cast back (the pass erases the casts it leaves
+// unused, as upstream's driver does).
+// CHECK-LABEL: func.func @unused_argument
+// CHECK:         llvm.br ^[[B:.*]](%{{.*}} : i64)
+// CHECK-NEXT:  ^[[B]](%{{.*}}: i64):
+// CHECK-NEXT:    func.return
+func.func @unused_argument(%n: index) {
+  cf.br ^next(%n : index)
+^next(%unused: index):
+  return
+}

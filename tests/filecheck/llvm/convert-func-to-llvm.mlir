@@ -87,3 +87,10 @@ func.func @main(%u: memref<*xf64>, %c: index, %f: f64) {
   return
 }
 // CHECK-NOT: func.
+
+// An argument nobody uses keeps no cast back.
+// CHECK-LABEL: llvm.func @unused_argument(%{{.*}}: i64) {
+// CHECK-NEXT:    llvm.return
+func.func @unused_argument(%n: index) {
+  return
+}
