@@ -5,6 +5,7 @@
     python benchmarks/run.py --quick          # tiny sizes, one repetition: a correctness run (CI)
     python benchmarks/run.py --only matmul --threads 1 --reps 10 --json /tmp/mm.json
     python benchmarks/run.py --list           # the workload ids --only matches against
+    python benchmarks/run.py --cpu x86-64-v3  # mg's code for another CPU this host can run
 
 Method
 ------
@@ -37,6 +38,14 @@ target is 0.5 s.
 ``--quick`` (CI) uses tiny, uneven sizes (64x64, 100x37, matmuls n = 24, 32, 37), one timed
 pair, one ``mgc run`` per example and mode at the first thread count only, and no warm-up
 run: its times mean nothing, it proves that every workload compiles, runs and is right.
+
+Target: mg compiles for this host unless ``--cpu NAME`` names another CPU (as LLVM names
+it) that the host can run: on an AVX-512 machine ``x86-64-v3`` runs the AVX2 code and
+``x86-64``/``x86-64-v2`` the SSE code, with the kernels shaped for that CPU
+(``mg_xdsl.target``). The report names the CPU, its vector unit and the kernel each figure
+used; NumPy runs whatever kernel OpenBLAS picks (set ``OPENBLAS_CORETYPE``, e.g. ``Haswell``,
+to match; the report shows which ran). ``mgc run`` on the examples always compiles for the
+host.
 
 Threads: the measuring is done in a child process per thread count T (this script run
 again with ``--child T``), with ``MG_NUM_THREADS=T`` (read by the mg runtime),
@@ -178,10 +187,11 @@ def measure_workload(w: Workload, args, threads: int, log) -> dict:
     import mg_xdsl
 
     rec = {"kind": "kernel", "name": w.name, "size": w.size, "id": w.id, "threads": threads,
-           "unit": w.unit, "work_per_call": w.work(), "source": w.source}
+           "unit": w.unit, "work_per_call": w.work(), "source": w.source,
+           "mg_kernel": kernel_of(w.name, args.cpu)}
     try:
         t0 = time.perf_counter()
-        f = mg_xdsl.compile(w.source).f
+        f = mg_xdsl.compile(w.source, cpu=args.cpu).f
         rec["compile_s"] = time.perf_counter() - t0
         inputs = w.inputs([args.seed, zlib.crc32(w.id.encode())])
         expected = w.reference(*inputs)
@@ -202,6 +212,29 @@ def measure_workload(w: Workload, args, threads: int, log) -> dict:
         gc.collect()
     log(rec)
     return rec
+
+
+def target_info(cpu: str | None) -> dict:
+    """The CPU mg compiles for and the kernel shapes it gets there (``mg_xdsl.target``)."""
+    from mg_xdsl import target
+    from mg_xdsl.backend.jit import host
+
+    unit = target.vector_unit(cpu)
+    mm, red = target.matmul_blocks(unit, 64), target.reduction_vectors(unit, 64)
+    return {"cpu": cpu or f"{host()[1]} (this host)", "vector_bits": unit.bits,
+            "vector_registers": unit.registers, "fma": unit.fma,
+            "matmul": f"{mm.mr}x{mm.nr} f64 block, {mm.lanes} lanes" + ("" if mm.fma else ", no FMA"),
+            "reduction": f"{red.accumulators} x vector<{red.lanes}xf64>"}
+
+
+def kernel_of(workload: str, cpu: str | None) -> str:
+    """The kernel shape a workload's mg code uses on ``cpu``, for the report."""
+    info = target_info(cpu)
+    if workload in ("matmul", "layer", "two_layers"):
+        return info["matmul"]
+    if workload.startswith(("row_", "col_")):
+        return info["reduction"]
+    return "LLVM's loop vectoriser"
 
 
 def reps_of(args) -> tuple[int, int]:
@@ -346,6 +379,7 @@ def run_child(args, threads: int, with_mgc: bool) -> dict:
                "--child-out", str(out_path), "--seed", str(args.seed), "--budget", str(args.budget),
                "--min-reps", str(args.min_reps), "--max-reps", str(args.max_reps),
                "--mgc-reps", str(args.mgc_reps)]
+        cmd += ["--cpu", args.cpu] if args.cpu else []
         cmd += ["--reps", str(args.reps)] if args.reps else []
         cmd += ["--quick"] if args.quick else []
         cmd += ["--self-test-wrong"] if args.self_test_wrong else []
@@ -400,6 +434,10 @@ def markdown(report: dict) -> str:
         "first thread count only)"
     lines = ["# mg-xdsl benchmarks" + (quick if report["settings"]["quick"] else ""), ""]
     lines += machine.describe(report["context"])
+    t = report["target"]
+    lines.append(f"- mg compiled for: {t['cpu']}: {t['vector_bits']}-bit vectors, "
+                 f"{t['vector_registers']} registers, {'FMA' if t['fma'] else 'no FMA'}; "
+                 f"matmul kernel {t['matmul']}; row reductions {t['reduction']}")
     for child in report["children"]:
         blas = ", ".join(f"{b['internal_api']} {b['num_threads']} threads"
                          for b in child.get("blas", []))
@@ -415,15 +453,16 @@ def markdown(report: dict) -> str:
     if kernels:
         lines += ["", "## Kernels through the Python API (ratio = NumPy / mg; > 1: mg faster)", "",
                   "| workload | size | threads | mg median | NumPy median | ratio | mg rate "
-                  "| NumPy rate | reps | check |",
-                  "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |"]
+                  "| NumPy rate | reps | mg kernel | check |",
+                  "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- |"]
         for r in kernels:
             mg, npy = r.get("mg"), r.get("numpy")
             lines.append(
                 f"| {r['name']} | {r['size']} | {r['threads']} | "
                 f"{fmt_time(mg and mg['median_s'])} | {fmt_time(npy and npy['median_s'])} | "
                 f"{format(r['ratio'], '.2f') if 'ratio' in r else '-'} | {fmt_rate(mg)} | "
-                f"{fmt_rate(npy)} | {r.get('reps', '-')} | {check_cell(r)} |")
+                f"{fmt_rate(npy)} | {r.get('reps', '-')} | {r.get('mg_kernel', '-')} | "
+                f"{check_cell(r)} |")
     runs = sorted(report["mgc_run"], key=lambda r: (r["example"], r["threads"]))
     if runs:
         def target(r, key):
@@ -467,6 +506,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                     help="adaptive: stop once the slower side has run S seconds in all (default 2)")
     ap.add_argument("--mgc-reps", type=int, default=None, metavar="N",
                     help="mgc runs per example and mode (default 5; 1 with --quick)")
+    ap.add_argument("--cpu", metavar="NAME",
+                    help="compile mg's code for this CPU (as LLVM names it, e.g. x86-64-v3) "
+                         "instead of this host's; the host must be able to run it")
     ap.add_argument("--seed", type=int, default=20261202, help="seed of the input arrays")
     ap.add_argument("--json", default=str(ROOT / "benchmarks" / "results.json"), metavar="PATH",
                     help="where to write the JSON (default benchmarks/results.json)")
@@ -495,6 +537,11 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
             re.compile(pattern)
         except re.error as e:
             ap.error(f"--only {pattern!r}: {e}")
+    if args.cpu is not None:
+        from mg_xdsl.backend.native import known_cpu
+
+        if not known_cpu(args.cpu):
+            ap.error(f"--cpu: LLVM does not know the CPU {args.cpu!r} (e.g. x86-64-v3)")
     return args
 
 
@@ -513,7 +560,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"run.py: {MGC} not found (pip install -e .)", file=sys.stderr)
         return 2
 
-    report = {"context": machine.context(args.thread_counts), "notes": NOTES,
+    report = {"context": machine.context(args.thread_counts), "target": target_info(args.cpu),
+              "notes": NOTES,
               "settings": {"quick": args.quick, "only": args.only, "reps": args.reps or None,
                            "min_reps": args.min_reps, "max_reps": args.max_reps,
                            "budget_s": args.budget, "mgc_reps": args.mgc_reps, "seed": args.seed,

@@ -230,18 +230,19 @@ class Library:
     """The compiled ``def``s of one program, as attributes."""
 
     def __init__(self, source: str | bytes, path: str = "<string>", gpu: str | None = None,
-                 optimise: bool = True):
+                 optimise: bool = True, cpu: str | None = None):
         from mg_xdsl.backend.jit import Engine
         from mg_xdsl.backend.runtime_ir import guarded_wrapper
         from mg_xdsl.driver import Compilation
 
-        comp = Compilation(source, path, lib=True, gpu=gpu, optimise=optimise)
+        comp = Compilation(source, path, lib=True, gpu=gpu, optimise=optimise, cpu=cpu)
         ir = comp.llvm_ir(verify=False)  # LLVM's verifier checks it
         for text in comp.warnings:
             warnings.warn(text, MgWarning, stacklevel=4)
         guards = tuple(guarded_wrapper(n, len(s.params) + 1) for n, s in comp.signatures.items())
         launcher = comp.launcher()
-        self._engine = Engine(ir, extra=guards, symbols=launcher and launcher.symbols(), owner=launcher)
+        self._engine = Engine(ir, extra=guards, symbols=launcher and launcher.symbols(), owner=launcher,
+                              cpu=cpu)
         if guards:
             # Where this program's run-time library finds each thread's failure record.
             slot = self._engine.engine.get_global_value_address("mgrt_guard_key")
@@ -263,22 +264,30 @@ class Library:
 
 
 @lru_cache(maxsize=64)
-def _compile_cached(source: str | bytes, path: str, gpu: str | None, optimise: bool) -> Library:
-    return Library(source, path, gpu, optimise)
+def _compile_cached(source: str | bytes, path: str, gpu: str | None, optimise: bool,
+                    cpu: str | None) -> Library:
+    return Library(source, path, gpu, optimise, cpu)
 
 
 def compile(source: str | bytes, path: str = "<string>", gpu: bool | str = False,
-            optimise: bool = True) -> Library:
+            optimise: bool = True, cpu: str | None = None) -> Library:
     """Compile Mountain Goat source; raises ``MgError`` (with ``.render()``) if it is invalid
     and issues its warnings as ``MgWarning`` (once: a second compile of the same source is
     served from a cache).
 
     ``gpu=True`` (or ``"cuda"``) runs every parallel loop nest as a kernel on the NVIDIA GPU,
     ``gpu="emulated"`` runs the same kernels on the CPU (``GpuError`` if there is no GPU).
-    ``optimise=False`` compiles with the chapter's reference pipeline (one nest per op)."""
+    ``optimise=False`` compiles with the chapter's reference pipeline (one nest per op).
+    ``cpu`` (an LLVM CPU name such as ``"x86-64-v3"``) compiles for that CPU instead of this
+    host: its instruction sets only, its kernels (this host must be able to run them)."""
     if gpu not in (False, True, None, "cuda", "emulated"):
         raise ValueError(f"gpu must be True, False, 'cuda' or 'emulated', not {gpu!r}")
-    return _compile_cached(source, path, "cuda" if gpu is True else gpu or None, optimise)
+    if cpu is not None:
+        from mg_xdsl.backend.native import known_cpu
+
+        if not known_cpu(cpu):
+            raise ValueError(f"LLVM does not know the CPU {cpu!r}")
+    return _compile_cached(source, path, "cuda" if gpu is True else gpu or None, optimise, cpu)
 
 
 def compile_file(path: str, gpu: bool | str = False, optimise: bool = True) -> Library:

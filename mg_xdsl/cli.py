@@ -8,7 +8,7 @@
     mgc mlir  prog.mg [--stage S]     print the IR after stage S (mg, affine, scf, cf, llvm)
     mgc llvm  prog.mg [--opt N]       print the LLVM IR (optimised at -ON if N > 0)
     mgc ptx   prog.mg [--check]       PTX for the program's kernels, one per parallel loop nest
-    mgc pipeline [--reference]        the passes mgc runs, as one ``mg-opt -p`` argument
+    mgc pipeline [--reference] [--cpu NAME]   the passes mgc runs, as one ``mg-opt -p`` argument
 
 ``-`` for the program reads it from standard input (``<stdin>`` in messages).
 A compile error is printed as ``PATH:LINE: error: MESSAGE`` and exits with status 1; the
@@ -106,6 +106,8 @@ def pipeline_help() -> str:
   with --reference, the chapter's pipeline (one loop nest per op; no fusion, tiling,
   vectors or threads):
 {listing(STAGES)}
+  vectorize-reductions and tile-matmul shape their kernels for the CPU (this machine's, or
+  --cpu NAME's): `mgc pipeline [--cpu NAME]` shows their options.
 """
 
 
@@ -212,8 +214,9 @@ def parser() -> argparse.ArgumentParser:
     build.add_argument("--backend", choices=("xdsl", "mlir"), default="xdsl", help=backend_help)
     build.add_argument("--opt", type=int, default=2, choices=range(4), metavar="N",
                        help="LLVM optimisation level 0-3 (default 2)")
-    cpu_help = ("the CPU to compile for, as LLVM names it (default: this machine's own); e.g. "
-                "x86-64-v3 for any AVX2 machine, and for valgrind, which cannot run AVX-512 code")
+    cpu_help = ("the CPU to compile for, as LLVM names it (default: this machine's own): its "
+                "instruction sets, and kernels shaped for its vector registers; e.g. x86-64-v3 "
+                "for any AVX2 machine, and for valgrind, which cannot run AVX-512 code")
     build.add_argument("--cpu", metavar="NAME", help=cpu_help)
     lib = command("lib", "compile the program's defs to DIR/NAME.o and a C++ header DIR/NAME.h")
     lib.add_argument("-o", dest="output", metavar="DIR", default=".",
@@ -244,6 +247,9 @@ def parser() -> argparse.ArgumentParser:
                             formatter_class=argparse.RawDescriptionHelpFormatter)
     passes.add_argument("--reference", action="store_true",
                         help="the chapter's pipeline instead of the optimised one (the default)")
+    passes.add_argument("--cpu", metavar="NAME",
+                        help="the pipeline for that CPU (as LLVM names it) instead of this "
+                        "machine's: the options of the passes that shape kernels for it")
     return p
 
 
@@ -279,9 +285,8 @@ def print_module(module, generic: bool, debuginfo: bool) -> None:
     print()
 
 
-def compilation(args: argparse.Namespace, source: bytes):
-    from mg_xdsl.driver import Compilation, verify_each_requested
-
+def checked_cpu(args: argparse.Namespace) -> str | None:
+    """``--cpu``, if given and known to LLVM (otherwise a usage error, exit 2)."""
     cpu = getattr(args, "cpu", None)
     if cpu is not None:
         from mg_xdsl.backend.native import known_cpu
@@ -290,6 +295,13 @@ def compilation(args: argparse.Namespace, source: bytes):
             print(f"mgc: error: LLVM does not know the CPU {cpu!r} (e.g. x86-64, x86-64-v3, "
                   "skylake-avx512, znver4)", file=sys.stderr)
             sys.exit(2)
+    return cpu
+
+
+def compilation(args: argparse.Namespace, source: bytes):
+    from mg_xdsl.driver import Compilation, verify_each_requested
+
+    cpu = checked_cpu(args)
     return Compilation(source, source_name(args), lib=args.command == "lib", cpu=cpu,
                        backend=getattr(args, "backend", "xdsl"), gpu=getattr(args, "gpu", None),
                        optimise=not getattr(args, "reference", False),
@@ -304,8 +316,10 @@ def usage_error(message: str) -> int:
 def execute(args: argparse.Namespace) -> int:
     if args.command == "pipeline":
         from mg_xdsl.pipeline import pass_pipeline
+        from mg_xdsl.target import vector_unit
 
-        print(pass_pipeline(optimise=not args.reference))
+        cpu = checked_cpu(args)
+        print(pass_pipeline(optimise=not args.reference, unit=vector_unit(cpu) if cpu else None))
         return 0
     if args.file == STDIN and args.command == "build" and not args.output:
         return usage_error("give -o EXE: a program read from standard input has no name to "

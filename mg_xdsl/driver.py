@@ -78,7 +78,8 @@ class Compilation:
             stages = self._gpu_stages(module, ctx, stage)
         for s in stages:
             pipeline.run_stage(module, s, ctx, self.timed,
-                               verify_result=self.verify_each or (verify and s is stages[-1]))
+                               verify_result=self.verify_each or (verify and s is stages[-1]),
+                               unit=self.vector_unit())
             self.keep(f"{s.name}.mlir", module)
         return module
 
@@ -102,6 +103,15 @@ class Compilation:
         self.kernels = gpu_runtime.kernels(module)
         self.keep("host.mlir", module)
         return tuple(s for s in pipeline.stages_to(stage) if s.name in ("cf", "llvm"))
+
+    def vector_unit(self):
+        """The vector unit the kernels are shaped for: ``cpu``'s, or ``None`` for this
+        host's (found only if a pass asks)."""
+        if self.cpu is None:
+            return None
+        from mg_xdsl.target import vector_unit
+
+        return vector_unit(self.cpu)
 
     def launcher(self):
         """The launch callbacks of the compiled kernels, on ``self.gpu``'s device (after
@@ -146,7 +156,8 @@ class Compilation:
         ir = self.llvm_ir(verify=False)
         launcher = self.launcher()
         start = time.perf_counter()
-        engine = Engine(ir, level, symbols=launcher and launcher.symbols(), owner=launcher)
+        engine = Engine(ir, level, symbols=launcher and launcher.symbols(), owner=launcher,
+                        cpu=self.cpu)
         self.timed("LLVM optimise + JIT", time.perf_counter() - start)
         self.keep("opt.ll", engine.module)
         return engine
@@ -158,7 +169,7 @@ class Compilation:
 
         ir = self.llvm_ir(verify=False)
         start = time.perf_counter()
-        module, obj = jit_object_code(ir, level)
+        module, obj = jit_object_code(ir, level, self.cpu)
         self.timed("LLVM optimise + JIT code", time.perf_counter() - start)
         self.keep("opt.ll", module)
         return obj

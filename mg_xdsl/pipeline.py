@@ -20,6 +20,11 @@ compiler runs ``OPTIMISED_STAGES`` unless asked for the reference (``mgc --refer
 ``compile(..., optimise=False)``): the same stages with passes added that make the code fast
 (``OPTIMISED_STAGES`` lists them, each with what it is for). Both give the same results, up to
 the summation order of reductions and matrix products.
+
+Two optimisations shape their code for the CPU: ``vectorize-reductions`` and
+``tile-matmul`` take its vector unit as options (``mg_xdsl.target``), filled in here for
+this host or for ``mgc build/lib --cpu NAME`` (``for_target``). The stage lists name them
+without options.
 """
 
 import time
@@ -29,6 +34,7 @@ from dataclasses import dataclass
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 
+from mg_xdsl.target import VectorUnit, pass_options
 from mg_xdsl.transforms import make_pass
 from mg_xdsl.transforms.thread_work import MIN_WORK
 from mg_xdsl.xdsl_compat import verify
@@ -136,14 +142,32 @@ def stages_to(to: str, optimise: bool = False) -> tuple[Stage, ...]:
     return (OPTIMISED_STAGES if optimise else STAGES)[1:STAGE_NAMES.index(to) + 1]
 
 
+TARGETED_PASSES = ("vectorize-reductions", "tile-matmul")
+"""The passes whose code depends on the CPU's vector unit (their options describe it)."""
+
+
+def for_target(name: str, unit: VectorUnit | None = None) -> str:
+    """``name`` with the options that describe ``unit`` (this host's when ``None``) if the
+    pass shapes its code for a CPU; otherwise ``name`` itself."""
+    if name not in TARGETED_PASSES:
+        return name
+    if unit is None:
+        from mg_xdsl.target import vector_unit
+
+        unit = vector_unit()
+    return f"{name}{{{pass_options(unit, fma=name == 'tile-matmul')}}}"
+
+
 def run_stage(
     module: ModuleOp, stage: Stage, ctx: Context, timer: Timer | None = None,
-    verify_each_pass: bool = False, verify_result: bool = True,
+    verify_each_pass: bool = False, verify_result: bool = True, unit: VectorUnit | None = None,
 ) -> None:
     """Run one stage's passes in place, verify the result (unless not ``verify_result``),
     then check what must be gone. (``mg-opt`` verifies after every single pass; so does this
-    with ``verify_each_pass``.)"""
+    with ``verify_each_pass``.) The kernels are shaped for ``unit`` (this host's when
+    ``None``)."""
     for i, name in enumerate(stage.passes):
+        name = for_target(name, unit)
         start = time.perf_counter()
         make_pass(name).apply(ctx, module)
         if timer:
@@ -161,18 +185,20 @@ def run_stage(
 
 def lower(
     module: ModuleOp, to: str = "llvm", ctx: Context | None = None, timer: Timer | None = None,
-    optimise: bool = False,
+    optimise: bool = False, unit: VectorUnit | None = None,
 ) -> ModuleOp:
     """Lower an mg-dialect module in place to stage ``to``; returns ``module``."""
     ctx = ctx or context()
     for stage in stages_to(to, optimise):
-        run_stage(module, stage, ctx, timer)
+        run_stage(module, stage, ctx, timer, unit=unit)
     return module
 
 
-def pass_pipeline(optimise: bool = True) -> str:
+def pass_pipeline(optimise: bool = True, unit: VectorUnit | None = None) -> str:
     """Every pass from the mg dialect to the LLVM dialect, in order, as one ``mg-opt -p``
-    argument: ``mg-opt prog.mg -p "$(mgc pipeline)" -t llvm`` runs what ``mgc`` runs
-    (without the per-stage checks). ``mgc pipeline [--reference]`` prints it, and the
-    README's copy is checked against it, so the two cannot drift apart."""
-    return ",".join(p for stage in (OPTIMISED_STAGES if optimise else STAGES) for p in stage.passes)
+    argument, for ``unit`` (this host's when ``None``): ``mg-opt prog.mg -p "$(mgc
+    pipeline)" -t llvm`` runs what ``mgc`` runs (without the per-stage checks). ``mgc
+    pipeline [--reference] [--cpu NAME]`` prints it, and the README's copy is checked
+    against it, so the two cannot drift apart."""
+    stages = OPTIMISED_STAGES if optimise else STAGES
+    return ",".join(for_target(p, unit) for stage in stages for p in stage.passes)

@@ -158,9 +158,22 @@ def test_pipeline_prints_what_mgc_runs():
         assert p.returncode == 0
         assert p.stdout.decode() == pipeline.pass_pipeline(optimise) + "\n"
         stages = pipeline.OPTIMISED_STAGES if optimise else pipeline.STAGES
-        assert p.stdout.decode().strip().split(",") == [name for s in stages for name in s.passes]
+        assert p.stdout.decode().strip().split(",") == [
+            pipeline.for_target(name) for s in stages for name in s.passes]
     assert "buffer-deallocation" in pipeline.pass_pipeline(False)
     assert "lower-assert-to-stderr" in pipeline.pass_pipeline(True)
+
+
+def test_pipeline_for_another_cpu():
+    """The kernels' passes carry the CPU's vector unit; an unknown CPU is a usage error."""
+    passes = mgc("pipeline", "--cpu", "x86-64").stdout.decode().strip().split(",")
+    assert "vectorize-reductions{vector-bits=128 vector-registers=16}" in passes
+    assert "tile-matmul{vector-bits=128 vector-registers=16 fma=false}" in passes
+    avx2 = mgc("pipeline", "--cpu", "x86-64-v3").stdout.decode()
+    assert "tile-matmul{vector-bits=256 vector-registers=16 fma=true}" in avx2
+    p = mgc("pipeline", "--cpu", "no-such-cpu")
+    assert p.returncode == 2 and p.stdout == b""
+    assert p.stderr.decode().startswith("mgc: error: LLVM does not know the CPU 'no-such-cpu'")
 
 
 def test_the_program_from_standard_input(tmp_path):

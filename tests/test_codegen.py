@@ -52,3 +52,48 @@ def test_fused_elementwise_loop_is_vectorised():
     asm = assembly("def f(a: tensor[1000x1000], b: tensor[1000x1000]) = relu(a + b)")
     assert count(rf"vaddpd\s+[^\n]*{VECTOR_REG}", asm) >= 1
     assert count(rf"vmaxpd\s+[^\n]*{VECTOR_REG}", asm) >= 1
+
+
+# --- kernels shaped for the target ------------------------------------------------------
+#
+# The micro-kernel's loop is the basic block with the most multiply-adds; on each target
+# it must hold the table's register block (MR x NR / lanes multiply-adds, in the target's
+# widest registers) and touch no stack (no sums spilled).
+
+MATMUL = "def f(a: tensor[?x?], b: tensor[?x?]) = a @ b"
+TARGETS = {  # LLVM CPU name: (register class, multiply-adds per k step, fused)
+    "skylake-avx512": ("zmm", 8 * 16 // 8, True),
+    "haswell": ("ymm", 6 * 8 // 4, True),
+    "x86-64": ("xmm", 4 * 4 // 2, False),
+}
+
+
+def assembly_for(cpu: str, source: str = MATMUL) -> str:
+    comp = Compilation(source, "prog.mg", lib=True, keep_dir=None, cpu=cpu)
+    module = optimise(link(comp.llvm_ir()), 2, target_machine(cpu))
+    return target_machine(cpu).emit_assembly(module)
+
+
+def blocks_of(asm: str) -> list[str]:
+    """The assembly cut at every label: functions and basic blocks."""
+    return re.split(r"\n(?=[.\w$]+:)", asm)
+
+
+def multiply_adds(block: str) -> int:
+    return count(r"\n\s*vfmadd\d+pd\s", block) + count(r"\n\s*v?mulpd\s", block)
+
+
+@pytest.mark.skipif(not __import__("platform").machine() in ("x86_64", "AMD64"),
+                    reason="the targets named are x86-64 CPUs")
+@pytest.mark.parametrize("cpu", sorted(TARGETS))
+def test_micro_kernel_fits_the_targets_registers(cpu):
+    register, per_step, fused = TARGETS[cpu]
+    loop = max(blocks_of(assembly_for(cpu)), key=multiply_adds)
+    instructions = [line.strip() for line in loop.splitlines()[1:] if line.startswith("\t")
+                    and not line.startswith("\t.")]
+    products = [i for i in instructions if re.match(r"vfmadd\d+pd|v?mulpd", i)]
+    assert len(products) == per_step, "\n".join(instructions)
+    assert all(f"%{register}" in i for i in products), "\n".join(instructions)
+    assert all(i.startswith("vfmadd") for i in products) == fused
+    spills = [i for i in instructions if "(%rsp)" in i]
+    assert not spills, f"the micro-kernel spills on {cpu}:\n" + "\n".join(instructions)

@@ -45,14 +45,15 @@ def host() -> tuple[str, str, str]:
             llvm.get_host_cpu_features().flatten())
 
 
-def target_machine() -> llvm.TargetMachine:
-    """A target machine for this host. A fresh one each time: an MCJIT engine takes
-    ownership of the one it is given and frees it with itself."""
-    triple, cpu, features = host()
+def target_machine(cpu: str | None = None) -> llvm.TargetMachine:
+    """A target machine for this host, or for ``cpu`` (an LLVM CPU name: its features only,
+    for code that runs on every CPU of that kind). A fresh one each time: an MCJIT engine
+    takes ownership of the one it is given and frees it with itself."""
+    triple, host_cpu, host_features = host()
     target = llvm.Target.from_triple(triple)
     return target.create_target_machine(
-        cpu=cpu,
-        features=features,
+        cpu=cpu or host_cpu,
+        features="" if cpu else host_features,
         opt=3,
         codemodel="jitdefault",
     )
@@ -141,20 +142,21 @@ class Engine(_Loaded):
     owns those callbacks)."""
 
     def __init__(self, ir: str, level: int = 2, extra: tuple[str, ...] = (),
-                 symbols: dict[str, int] | None = None, owner: object = None):
+                 symbols: dict[str, int] | None = None, owner: object = None,
+                 cpu: str | None = None):
         self.owner = owner
         for name, address in (symbols or {}).items():
             # Process-wide, but read only when an engine is finalised, just below.
             llvm.add_symbol(name, address)
         if "mgrt_parallel_for" in ir:
             _process_thread_pool()
-        self.module = optimise(link(ir, *extra, thread_pool=False), level)
-        self.engine = llvm.create_mcjit_compiler(self.module, target_machine())
+        self.module = optimise(link(ir, *extra, thread_pool=False), level, target_machine(cpu))
+        self.engine = llvm.create_mcjit_compiler(self.module, target_machine(cpu))
         self.engine.finalize_object()
         self.engine.run_static_constructors()
 
 
-def jit_object_code(ir: str, level: int = 2) -> tuple[llvm.ModuleRef, bytes]:
+def jit_object_code(ir: str, level: int = 2, cpu: str | None = None) -> tuple[llvm.ModuleRef, bytes]:
     """A whole program as object code for ``ObjectEngine``: its LLVM IR linked with the
     run-time library and, where it runs loops on threads, the thread pool, optimised at
     ``-O<level>`` and compiled with the JIT's target machine (so the code is what MCJIT
@@ -162,8 +164,8 @@ def jit_object_code(ir: str, level: int = 2) -> tuple[llvm.ModuleRef, bytes]:
 
     The pool is linked into the program rather than shared (``Engine`` shares one per
     process) because one object is one process's only program under ``mgc run``."""
-    module = optimise(link(ir, thread_pool=True), level)
-    return module, target_machine().emit_object(module)
+    module = optimise(link(ir, thread_pool=True), level, target_machine(cpu))
+    return module, target_machine(cpu).emit_object(module)
 
 
 class ObjectEngine(_Loaded):

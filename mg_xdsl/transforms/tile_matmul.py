@@ -16,14 +16,20 @@ This pass replaces that nest (C is still zero-filled by the nest before it) with
         scf.parallel over row blocks ic of MC rows:       (threads take row blocks)
           pack A[ic:ic+MC, pc:pc+KC] into Ap   -- panels of MR rows, k-major, zero-padded
           for each NR-column panel jr, for each MR-row panel ir:
-            micro-kernel: MR x NR sums in MR * NR/8 vector<8xf64> registers,
+            micro-kernel: MR x NR sums in MR * NR/L vector<Lxf64> registers,
               for k < KC: load NR values of Bp's row k, and for each of the MR rows
               broadcast Ap's value and vector.fma it into the row's registers
             C[ir block, jr block] += the registers  (via a small buffer at the edges)
 
+The register block (MR x NR), the vector length L and the cache blocks (KC, MC, NC) are
+the target's (``mg_xdsl.target.matmul_blocks``): the pass options name the target's vector
+unit, and default to AVX-512's, where the block is 8 x 16 and L = 8 for f64. Without
+fused multiply-add in hardware the kernel multiplies and adds (``llvm.fma`` would become a
+call to the C library's ``fma``).
+
 Packing makes the micro-kernel's loads contiguous and the blocks fit the caches (an Ap
 block of MC x KC in L2, a panel of Bp in L1), and the register block reuses each loaded
-value MR or NR/8 times, so the FMA units, not memory, set the pace.
+value MR or NR/L times, so the FMA units, not memory, set the pace.
 
 The products are summed in blocks of KC with fused multiply-adds, so the result may differ
 from the chapter's order (k from 0 up, rounding after each multiplication and each
@@ -47,6 +53,7 @@ from xdsl.ir import Attribute, Block, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
+from mg_xdsl.target import DEFAULT, MatmulBlocks, VectorUnit, matmul_blocks
 from mg_xdsl.transforms.affine_nests import identity_indices, perfect_child, upper_bound
 from mg_xdsl.transforms.loop_builders import (
     add,
@@ -61,11 +68,6 @@ from mg_xdsl.transforms.loop_builders import (
     sub,
 )
 
-LANES = 8  # f64 lanes of a vector register
-MR, NR = 8, 16  # the register block: 8 rows x 16 columns = 16 vector<8xf64> sums
-KC = 256  # products per pass over C: an MR x KC panel of Ap and a KC x NR one of Bp in L1
-MC = 128  # rows per block (Ap: MC x KC = 256 KiB, in L2); also what a thread takes
-NC = 1024  # columns per block of Bp (KC x NC = 2 MiB)
 MIN_WORK = 32 * 32 * 32
 ALIGNMENT = 64  # bytes: packed buffers start on a cache line
 
@@ -113,12 +115,14 @@ def _alloc(b: Builder, element, shape: list[SSAValue]) -> SSAValue:
 
 @dataclass
 class Tiling:
-    """What the emitted loops share: the operands, their sizes, the element type."""
+    """What the emitted loops share: the operands, their sizes, the element type, the
+    target's blocking."""
 
     nest: MatmulNest
     m: SSAValue
     n: SSAValue
     k: SSAValue
+    blocks: MatmulBlocks
 
     @property
     def element(self):
@@ -126,7 +130,7 @@ class Tiling:
 
     @property
     def vtype(self) -> VectorType:
-        return VectorType(self.element, [LANES])
+        return VectorType(self.element, [self.blocks.lanes])
 
     def zero(self, b: Builder) -> SSAValue:
         return b.insert(arith.ConstantOp(FloatAttr(0.0, self.element))).result
@@ -136,6 +140,7 @@ class Tiling:
     def pack_b(self, b: Builder, bp: SSAValue, jc: SSAValue, nc: SSAValue, pc: SSAValue, kc: SSAValue) -> None:
         """``Bp[p, k, c] = B[pc + k, jc + p * NR + c]``, zero past column ``nc``."""
         src = self.nest.b
+        NR, LANES = self.blocks.nr, self.blocks.lanes
 
         def panel(b: Builder, p: SSAValue, _) -> list:
             first = mul(b, p, index(b, NR))
@@ -180,6 +185,7 @@ class Tiling:
         vectoriser, which costs a tenth of the product's time); a panel at the bottom edge
         row by row, padded with zeros."""
         src = self.nest.a
+        MR = self.blocks.mr
 
         def panel(b: Builder, p: SSAValue, _) -> list:
             top = mul(b, p, index(b, MR))
@@ -234,7 +240,8 @@ class Tiling:
     def micro_kernel(self, b: Builder, ap: SSAValue, ip: SSAValue, bp: SSAValue, jp: SSAValue,
                      kc: SSAValue) -> list[SSAValue]:
         """The MR x NR sums over ``k < kc`` of ``Ap[ip, k, r] * Bp[jp, k, c]``, as MR rows of
-        NR/8 vectors (row-major)."""
+        NR/L vectors (row-major)."""
+        MR, NR, LANES = self.blocks.mr, self.blocks.nr, self.blocks.lanes
         zeros = b.insert(vector.BroadcastOp(self.zero(b), self.vtype)).vector
 
         def step(b: Builder, kk: SSAValue, acc: list[SSAValue]) -> list[SSAValue]:
@@ -245,16 +252,23 @@ class Tiling:
                 a = b.insert(memref.LoadOp.get(ap, [ip, kk, index(b, r)])).res
                 splat = b.insert(vector.BroadcastOp(a, self.vtype)).vector
                 for q, col in enumerate(columns):
-                    out.append(b.insert(vector.FMAOp(splat, col, acc[r * len(columns) + q])).res)
+                    out.append(self.multiply_add(b, splat, col, acc[r * len(columns) + q]))
             return out
 
         return for_loop(b, index(b, 0), kc, 1, step, [zeros] * (MR * NR // LANES))
+
+    def multiply_add(self, b: Builder, x: SSAValue, y: SSAValue, acc: SSAValue) -> SSAValue:
+        if self.blocks.fma:
+            return b.insert(vector.FMAOp(x, y, acc)).res
+        product = b.insert(arith.MulfOp(x, y)).result
+        return b.insert(arith.AddfOp(acc, product)).result
 
     def accumulate(self, b: Builder, sums: list[SSAValue], row0: SSAValue, col0: SSAValue,
                    tile: SSAValue) -> None:
         """``C[row0 + r, col0 + c] += sums[r][c]``: straight into C for a whole block; at the
         bottom and right edges through ``tile`` (MR x NR), for the part inside C."""
         c_buf = self.nest.c
+        MR, NR, LANES = self.blocks.mr, self.blocks.nr, self.blocks.lanes
         per_row = NR // LANES
         rows = minimum(b, index(b, MR), sub(b, self.m, row0))
         cols = minimum(b, index(b, NR), sub(b, self.n, col0))
@@ -294,6 +308,7 @@ class Tiling:
     # ----------------------------------------------------------------------------- blocks
 
     def emit(self, b: Builder) -> None:
+        NR, KC, MC, NC = self.blocks.nr, self.blocks.kc, self.blocks.mc, self.blocks.nc
         bp = _alloc(b, self.element, [ceil_div(b, minimum(b, self.n, index(b, NC)), NR), index(b, KC), index(b, NR)])
 
         def column_block(b: Builder, jc: SSAValue, _) -> list:
@@ -314,6 +329,7 @@ class Tiling:
 
     def row_block(self, b: Builder, blk: SSAValue, bp: SSAValue, jc: SSAValue, nc: SSAValue,
                   pc: SSAValue, kc: SSAValue) -> None:
+        MR, NR, KC, MC = self.blocks.mr, self.blocks.nr, self.blocks.kc, self.blocks.mc
         ic = mul(b, blk, index(b, MC))
         mc = minimum(b, index(b, MC), sub(b, self.m, ic))
         # Each thread packs into buffers of its own (freed here: they live inside a loop).
@@ -337,9 +353,9 @@ class Tiling:
         b.insert(memref.DeallocOp.get(tile))
 
 
-def kernel(module: ModuleOp, element: Attribute) -> func.FuncOp:
+def kernel(module: ModuleOp, element: Attribute, unit: VectorUnit) -> func.FuncOp:
     """``@mg_matmul_<element>(A, B, C)``: ``C += A @ B`` on ``memref<?x?x<element>>``, the
-    tiled code, added at the end of ``module``."""
+    tiled code for ``unit``, added at the end of ``module``."""
     name = f"mg_matmul_{element}"
     t = MemRefType(element, [DYNAMIC_INDEX, DYNAMIC_INDEX])
     block = Block(arg_types=[t, t, t])
@@ -350,7 +366,8 @@ def kernel(module: ModuleOp, element: Attribute) -> func.FuncOp:
     zero, one = index(b, 0), index(b, 1)
     m, k, n = (b.insert(memref.DimOp(v, d)).result
                for v, d in ((a, zero), (a, one), (b_, one)))
-    Tiling(MatmulNest(a, b_, c), m, n, k).emit(b)
+    blocks = matmul_blocks(unit, element.bitwidth)  # type: ignore[attr-defined]
+    Tiling(MatmulNest(a, b_, c), m, n, k, blocks).emit(b)
     b.insert(func.ReturnOp())
     f = func.FuncOp(name, ([t, t, t], []), Region(block), visibility="private")
     module.body.block.add_op(f)
@@ -364,8 +381,15 @@ def call_kernel(b: Builder, f: func.FuncOp, nest: MatmulNest) -> None:
     b.insert(func.CallOp(f.sym_name.data, operands, []))
 
 
+@dataclass(frozen=True)
 class TileMatmulPass(ModulePass):
     name = "tile-matmul"
+
+    # The target's vector unit (see mg_xdsl.target); the pipeline passes the host's or
+    # ``--cpu``'s.
+    vector_bits: int = DEFAULT.bits
+    vector_registers: int = DEFAULT.registers
+    fma: bool = DEFAULT.fma
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         kernels: dict[Attribute, func.FuncOp] = {}  # by element type, made on first use
@@ -380,6 +404,7 @@ class TileMatmulPass(ModulePass):
                 continue
             element = nest.c.type.element_type  # type: ignore[attr-defined]
             if element not in kernels:
-                kernels[element] = kernel(op, element)
+                unit = VectorUnit(self.vector_bits, self.vector_registers, self.fma)
+                kernels[element] = kernel(op, element, unit)
             call_kernel(Builder(InsertPoint.before(loop)), kernels[element], nest)
             Rewriter.erase_op(loop)

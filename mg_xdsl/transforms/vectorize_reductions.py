@@ -13,15 +13,16 @@ that run at memory speed, their independent part an ``scf.parallel`` (for thread
     }
 
 A row reduction is a chain of dependent additions (each waits for the one before: 3 cycles
-apiece), a third of what memory delivers. Here it becomes, for each row in parallel, four
-``vector<8xf64>`` accumulators over 32 elements at a time, combined at the end with
-``vector.reduction`` starting from the cell's value, then the last ``N mod 32`` elements one
-at a time. That reassociates the sum: the result may differ from the chapter's
+apiece), a third of what memory delivers. Here it becomes, for each row in parallel, A
+``vector<Lxf64>`` accumulators over S = A * L elements at a time, combined at the end with
+``vector.reduction`` starting from the cell's value, then the last ``N mod S`` elements one
+at a time. L and A are the target's (``mg_xdsl.target.reduction_vectors``; the pass options
+name its vector unit, by default AVX-512's: four ``vector<8xf64>``, S = 32). That reassociates the sum: the result may differ from the chapter's
 left-to-right order in the last bits (a maximum does not change).
 
 A column reduction walks the matrix row by row already (the inner loop runs along a row);
 its rows are cut into blocks of ``ROW_BLOCK`` that threads take in parallel, each folding
-its rows, ``ROWS_AT_ONCE`` at a time, into a partial result row of its own, eight lanes at
+its rows, ``ROWS_AT_ONCE`` at a time, into a partial result row of its own, L lanes at
 a time; the partial rows are
 then folded into the result in order. A sum then adds up block by block: the same as the
 chapter's order for up to ``ROW_BLOCK`` rows, and otherwise different in the last bits,
@@ -31,7 +32,7 @@ would keep the order, but walking a matrix in narrow column stripes is slow here
 Small nests are left as they are: a nest of static sizes with fewer than ``min-elements``
 elements (a reduction of a few thousand numbers takes microseconds either way, and its vector
 form is ten times as much IR for every later pass to lower), and a row reduction whose rows
-are statically shorter than one vector step (``LANES * ACCUMULATORS``), whose vector loop
+are statically shorter than one vector step (S), whose vector loop
 would never run.
 """
 
@@ -46,6 +47,7 @@ from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
+from mg_xdsl.target import DEFAULT, ReductionVectors, VectorUnit, reduction_vectors
 from mg_xdsl.transforms.affine_nests import bound_value, identity_indices, perfect_child, upper_bound
 from mg_xdsl.transforms.loop_builders import (
     add,
@@ -60,8 +62,6 @@ from mg_xdsl.transforms.loop_builders import (
     sub,
 )
 
-LANES = 8  # f64 lanes of a 512-bit vector
-ACCUMULATORS = 4  # independent chains, to hide the latency of each vector addition
 ROW_BLOCK = 256  # rows per parallel block of a column reduction
 ROWS_AT_ONCE = 4  # rows folded into the partial row per pass over it
 MIN_ELEMENTS = 4096  # smaller static nests stay scalar (see the module's docstring)
@@ -112,28 +112,30 @@ def _is_zero(v: SSAValue) -> bool:
     return constant_value(v) == 0
 
 
-def row_reduction(b: Builder, nest: ReductionNest, rows: SSAValue, cols: SSAValue) -> None:
+def row_reduction(b: Builder, nest: ReductionNest, rows: SSAValue, cols: SSAValue,
+                  vectors: ReductionVectors) -> None:
     kind, neutral = COMBINE[nest.combine]
     element = nest.out.type.element_type  # type: ignore[attr-defined]
-    vtype = VectorType(element, [LANES])
+    lanes = vectors.lanes
+    vtype = VectorType(element, [lanes])
     combine = nest.combine
 
     def row(b: Builder, i: SSAValue) -> None:
         zero = index(b, 0)
         start = b.insert(memref.LoadOp.get(nest.out, [i, zero])).res
         splat = b.insert(vector.BroadcastOp(b.insert(arith.ConstantOp(FloatAttr(neutral, element))).result, vtype)).vector
-        width = LANES * ACCUMULATORS
+        width = vectors.step
         vector_end = round_down(b, cols, width)
 
         def chunk(b: Builder, j: SSAValue, accs: list[SSAValue]) -> list[SSAValue]:
             out = []
             for k, acc in enumerate(accs):
-                at = add(b, j, index(b, k * LANES))
+                at = add(b, j, index(b, k * lanes))
                 v = b.insert(vector.LoadOp(nest.input, [i, at], vtype)).result
                 out.append(b.insert(combine(acc, v)).results[0])
             return out
 
-        accs = for_loop(b, zero, vector_end, index(b, width), chunk, [splat] * ACCUMULATORS)
+        accs = for_loop(b, zero, vector_end, index(b, width), chunk, [splat] * vectors.accumulators)
         while len(accs) > 1:  # a balanced tree: (a0 + a1) + (a2 + a3)
             accs = [b.insert(combine(accs[k], accs[k + 1])).results[0] for k in range(0, len(accs), 2)]
         reduced = b.insert(vector.ReductionOp.create(
@@ -152,14 +154,14 @@ def row_reduction(b: Builder, nest: ReductionNest, rows: SSAValue, cols: SSAValu
 
 
 def fold_rows(b: Builder, combine, dst: SSAValue, dst_row: SSAValue, src: SSAValue,
-              src_rows: list[SSAValue], cols: SSAValue) -> None:
+              src_rows: list[SSAValue], cols: SSAValue, lanes: int) -> None:
     """``dst[dst_row, j] = combine(...combine(dst[dst_row, j], src[r0, j])..., src[rn, j])``
-    for every ``j < cols``, the rows ``src_rows`` in order: eight lanes at a time, then the
+    for every ``j < cols``, the rows ``src_rows`` in order: ``lanes`` at a time, then the
     rest one by one. Folding several rows per pass loads and stores ``dst`` once for all."""
-    vtype = VectorType(dst.type.element_type, [LANES])  # type: ignore[attr-defined]
-    vector_end = round_down(b, cols, LANES)
+    vtype = VectorType(dst.type.element_type, [lanes])  # type: ignore[attr-defined]
+    vector_end = round_down(b, cols, lanes)
 
-    def lanes(b: Builder, j: SSAValue, _: list[SSAValue]) -> list[SSAValue]:
+    def vector_step(b: Builder, j: SSAValue, _: list[SSAValue]) -> list[SSAValue]:
         acc = b.insert(vector.LoadOp(dst, [dst_row, j], vtype)).result
         for row in src_rows:
             x = b.insert(vector.LoadOp(src, [row, j], vtype)).result
@@ -175,11 +177,12 @@ def fold_rows(b: Builder, combine, dst: SSAValue, dst_row: SSAValue, src: SSAVal
         b.insert(memref.StoreOp.get(acc, dst, [dst_row, j]))
         return []
 
-    for_loop(b, index(b, 0), vector_end, index(b, LANES), lanes)
+    for_loop(b, index(b, 0), vector_end, index(b, lanes), vector_step)
     for_loop(b, vector_end, cols, index(b, 1), one)
 
 
-def column_reduction(b: Builder, nest: ReductionNest, rows: SSAValue, cols: SSAValue) -> None:
+def column_reduction(b: Builder, nest: ReductionNest, rows: SSAValue, cols: SSAValue,
+                     vectors: ReductionVectors) -> None:
     _, neutral = COMBINE[nest.combine]
     element = nest.out.type.element_type  # type: ignore[attr-defined]
     combine = nest.combine
@@ -199,11 +202,12 @@ def column_reduction(b: Builder, nest: ReductionNest, rows: SSAValue, cols: SSAV
             return []
 
         def rows_at(b: Builder, i: SSAValue, _: list[SSAValue]) -> list[SSAValue]:
-            fold_rows(b, combine, partial, k, nest.input, [add(b, i, index(b, r)) for r in range(ROWS_AT_ONCE)], cols)
+            fold_rows(b, combine, partial, k, nest.input, [add(b, i, index(b, r)) for r in range(ROWS_AT_ONCE)], cols,
+                      vectors.lanes)
             return []
 
         def row(b: Builder, i: SSAValue, _: list[SSAValue]) -> list[SSAValue]:
-            fold_rows(b, combine, partial, k, nest.input, [i], cols)
+            fold_rows(b, combine, partial, k, nest.input, [i], cols, vectors.lanes)
             return []
 
         grouped_end = add(b, first, round_down(b, sub(b, end, first), ROWS_AT_ONCE))
@@ -214,15 +218,15 @@ def column_reduction(b: Builder, nest: ReductionNest, rows: SSAValue, cols: SSAV
     parallel_loop(b, blocks, block)
 
     def total(b: Builder, k: SSAValue, _: list[SSAValue]) -> list[SSAValue]:
-        fold_rows(b, combine, nest.out, index(b, 0), partial, [k], cols)
+        fold_rows(b, combine, nest.out, index(b, 0), partial, [k], cols, vectors.lanes)
         return []
 
     for_loop(b, index(b, 0), blocks, index(b, 1), total)
 
 
-def worth_vectorizing(nest: ReductionNest, min_elements: int) -> bool:
+def worth_vectorizing(nest: ReductionNest, min_elements: int, vectors: ReductionVectors) -> bool:
     rows, cols = upper_bound(nest.outer), upper_bound(perfect_child(nest.outer))  # type: ignore[arg-type]
-    if nest.axis == 1 and isinstance(cols, int) and cols < LANES * ACCUMULATORS:
+    if nest.axis == 1 and isinstance(cols, int) and cols < vectors.step:
         return False
     return not (isinstance(rows, int) and isinstance(cols, int) and rows * cols < min_elements)
 
@@ -232,13 +236,22 @@ class VectorizeReductionsPass(ModulePass):
     name = "vectorize-reductions"
 
     min_elements: int = MIN_ELEMENTS
+    # The target's vector unit (see mg_xdsl.target); the pipeline passes the host's or
+    # ``--cpu``'s.
+    vector_bits: int = DEFAULT.bits
+    vector_registers: int = DEFAULT.registers
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        unit = VectorUnit(self.vector_bits, self.vector_registers, fma=False)  # no products here
         for loop in [o for o in op.walk() if isinstance(o, affine.ForOp)]:
             nest = match(loop)
-            if nest is None or not worth_vectorizing(nest, self.min_elements):
+            if nest is None:
+                continue
+            element = nest.out.type.element_type  # type: ignore[attr-defined]
+            vectors = reduction_vectors(unit, element.bitwidth)
+            if not worth_vectorizing(nest, self.min_elements, vectors):
                 continue
             b = Builder(InsertPoint.before(loop))
             rows, cols = bound_value(b, loop), bound_value(b, perfect_child(loop))  # type: ignore[arg-type]
-            (row_reduction if nest.axis == 1 else column_reduction)(b, nest, rows, cols)
+            (row_reduction if nest.axis == 1 else column_reduction)(b, nest, rows, cols, vectors)
             Rewriter.erase_op(loop)

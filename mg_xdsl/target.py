@@ -1,0 +1,187 @@
+"""What the generated kernels need to know of the CPU they run on, and the shapes they take
+there: the one place where register blocks, vector widths and cache blocks are decided.
+
+A CPU is described by its vector unit (``VectorUnit``): how wide a vector register is, how
+many of them the instruction set names, and whether it has fused multiply-add. The unit is
+read from LLVM itself (``vector_unit``): a small probe function is compiled for the CPU
+and the registers and instructions in its assembly say what LLVM will use. That works the
+same for this host (its CPU name and feature string) and for any CPU named with ``--cpu``,
+with no list of CPU names to keep up to date.
+
+From the unit and an element type follow:
+
+- ``matmul_blocks``: the register block of ``tile-matmul``'s micro-kernel (MR rows x NR
+  columns of sums held in registers) and its cache blocks (KC, MC, NC);
+- ``reduction_vectors``: the vector width and the number of accumulators of
+  ``vectorize-reductions``.
+
+Elementwise loops are left to LLVM's loop vectoriser, which reads the same target.
+
+Sizes are in elements per register (``lanes``), never constants written for ``f64``: an
+``f32`` kernel on the same unit has twice the lanes and the same register block.
+"""
+
+from dataclasses import dataclass
+from functools import cache
+
+
+@dataclass(frozen=True)
+class VectorUnit:
+    """A CPU's vector registers as the kernels see them."""
+
+    bits: int  # width of one vector register
+    registers: int  # vector registers the instruction set names
+    fma: bool  # fused multiply-add in hardware (without it, a multiply and an add)
+
+    def lanes(self, element_bits: int) -> int:
+        """Elements of ``element_bits`` in one register (at least one)."""
+        return max(1, self.bits // element_bits)
+
+
+AVX512 = VectorUnit(512, 32, True)  # x86-64-v4: Skylake-SP and later, Zen 4, Zen 5
+AVX2 = VectorUnit(256, 16, True)  # x86-64-v3: Haswell and later, Zen 1-3
+SSE2 = VectorUnit(128, 16, False)  # x86-64 (and -v2): every 64-bit x86 CPU
+NEON = VectorUnit(128, 32, True)  # AArch64 (Advanced SIMD)
+
+DEFAULT = AVX512
+"""The unit that pass options default to: the one the kernels were first written for."""
+
+
+# ----------------------------------------------------------------------------- matmul
+
+# The micro-kernel keeps MR x NR sums in registers: MR rows of NR_REGISTERS registers each.
+# Each step over k loads one row of NR values of B (NR_REGISTERS registers) and broadcasts
+# MR values of A, one at a time (one register), so MR * NR_REGISTERS + NR_REGISTERS + 1
+# registers must fit or the kernel spills its sums to the stack on every step. Within that,
+# a larger block loads less per multiply-add: each loaded value of B is used MR times, each
+# value of A NR times.
+REGISTER_BLOCKS: dict[tuple[int, int], tuple[int, int]] = {
+    # (register bits, registers): (MR, NR_REGISTERS)
+    #
+    # AVX-512: 8 x 2 = 16 sums + 2 + 1 = 19 of 32 registers. 8x16 f64 measured best of the
+    # blocks tried on Zen 4/5 and on this project's Xeon (the README's table).
+    (512, 32): (8, 2),
+    # AVX2: 6 x 2 = 12 sums + 2 + 1 = 15 of 16 (BLIS's Haswell block for f64, 6x8). The
+    # AVX-512 block here would need 35 registers: its kernel spilled on every step.
+    (256, 16): (6, 2),
+    # SSE2: 4 x 2 = 8 sums + 2 + 1 = 11 of 16. Without FMA a multiply and an add need a
+    # temporary each, so the block leaves room.
+    (128, 16): (4, 2),
+    # NEON: 6 x 4 = 24 sums + 4 + 1 = 29 of 32 (BLIS's ARMv8 block for f64, 6x8).
+    (128, 32): (6, 4),
+}
+
+
+def _register_block(unit: VectorUnit) -> tuple[int, int]:
+    if (unit.bits, unit.registers) in REGISTER_BLOCKS:
+        return REGISTER_BLOCKS[unit.bits, unit.registers]
+    # A unit not in the table: two registers per row, as many rows as fit.
+    return max(1, (unit.registers - 3) // 2), 2
+
+
+@dataclass(frozen=True)
+class MatmulBlocks:
+    """The blocking of ``tile-matmul``'s kernel for one unit and element type."""
+
+    lanes: int  # elements of one vector register
+    mr: int  # rows of the register block
+    nr: int  # columns of the register block (NR_REGISTERS * lanes)
+    kc: int  # products per pass over C (a KC x NR panel of packed B stays in L1)
+    mc: int  # rows per block of packed A (MC x KC in L2); also what a thread takes
+    nc: int  # columns per block of packed B
+    fma: bool
+
+    @property
+    def name(self) -> str:
+        """How benchmarks name the kernel: ``8x16 f64 lanes, zmm``-like, in short."""
+        return f"{self.mr}x{self.nr} register block, {self.lanes} lanes{'' if self.fma else ', no FMA'}"
+
+
+# KC x NR elements of packed B are read once per row of A's panel: KC = 256 keeps that
+# panel in a 32 KiB L1 for f64 at NR = 16 (and in half of it at NR = 8). MC rows of packed A
+# (MC x KC, ~256 KiB of f64) stay in L2; MC is a multiple of MR so that no panel but the
+# matrix's last is partial. NC bounds packed B (KC x NC, 2 MiB of f64) to a share of L3.
+KC, MC_TARGET, NC = 256, 128, 1024
+
+
+def matmul_blocks(unit: VectorUnit, element_bits: int) -> MatmulBlocks:
+    mr, nr_registers = _register_block(unit)
+    lanes = unit.lanes(element_bits)
+    return MatmulBlocks(lanes=lanes, mr=mr, nr=nr_registers * lanes, kc=KC,
+                        mc=mr * max(1, MC_TARGET // mr), nc=NC, fma=unit.fma)
+
+
+# ----------------------------------------------------------------------------- reductions
+
+# A row reduction adds into several independent vector accumulators, so that one addition
+# need not wait for the one before (3-4 cycles each, two units): 256 bytes per step, four
+# cache lines, in as many registers as that takes, but never more than half of them.
+REDUCTION_STEP_BYTES = 256
+
+
+@dataclass(frozen=True)
+class ReductionVectors:
+    lanes: int  # elements per vector
+    accumulators: int  # independent vector sums of a row reduction
+
+    @property
+    def step(self) -> int:
+        """Elements a row reduction's vector loop takes per iteration."""
+        return self.lanes * self.accumulators
+
+
+def reduction_vectors(unit: VectorUnit, element_bits: int) -> ReductionVectors:
+    accumulators = min(REDUCTION_STEP_BYTES * 8 // unit.bits, unit.registers // 2)
+    return ReductionVectors(unit.lanes(element_bits), max(1, accumulators))
+
+
+# ----------------------------------------------------------------------------- the CPU
+
+_PROBE = """
+define <16 x double> @width(<16 x double> %a, <16 x double> %b) {
+  %r = fadd <16 x double> %a, %b
+  ret <16 x double> %r
+}
+define <2 x double> @fused(<2 x double> %a, <2 x double> %b, <2 x double> %c) {
+  %r = call <2 x double> @llvm.fma.v2f64(<2 x double> %a, <2 x double> %b, <2 x double> %c)
+  ret <2 x double> %r
+}
+declare <2 x double> @llvm.fma.v2f64(<2 x double>, <2 x double>, <2 x double>)
+"""
+
+
+def unit_from_assembly(asm: str) -> VectorUnit:
+    """The vector unit that the probe's assembly shows: the widest register class used for
+    a wide addition, and whether a fused multiply-add became one instruction (otherwise it
+    is a call to the C library's ``fma``)."""
+    fma = any(name in asm for name in ("vfmadd", "fmla"))
+    if "%zmm" in asm:
+        return VectorUnit(512, 32, fma)  # AVX-512 also doubles the registers to 32
+    if "%ymm" in asm:
+        return VectorUnit(256, 16, fma)
+    if "%xmm" in asm:
+        return VectorUnit(128, 16, fma)
+    if ".2d" in asm:  # AArch64's v registers: 32 of 128 bits
+        return VectorUnit(128, 32, fma)
+    return VectorUnit(64, 16, fma)  # no vector unit LLVM would use: one element per "register"
+
+
+@cache
+def vector_unit(cpu: str | None = None) -> VectorUnit:
+    """The vector unit of ``cpu`` (an LLVM CPU name such as ``x86-64-v3``), or of this host
+    (its CPU and features) when ``None``. Compiles the probe once per CPU and process
+    (about 2 ms)."""
+    import llvmlite.binding as llvm
+
+    from mg_xdsl.backend.jit import host
+
+    triple, host_cpu, host_features = host()
+    machine = llvm.Target.from_triple(triple).create_target_machine(
+        cpu=cpu or host_cpu, features="" if cpu else host_features, opt=2)
+    return unit_from_assembly(machine.emit_assembly(llvm.parse_assembly(_PROBE)))
+
+
+def pass_options(unit: VectorUnit, fma: bool = True) -> str:
+    """The pass options that describe ``unit`` (``fma`` too, unless not ``fma``)."""
+    options = f"vector-bits={unit.bits} vector-registers={unit.registers}"
+    return options + (f" fma={'true' if unit.fma else 'false'}" if fma else "")

@@ -1,0 +1,47 @@
+// tile-matmul shapes its micro-kernel for the vector unit that its options describe
+// (mg_xdsl.target): AVX-512 (the default) 8 rows x 16 columns of f64 in 16 vector<8xf64>
+// sums; AVX2 6 x 8 in 12 vector<4xf64>; SSE2 without FMA 4 x 4 in 8 vector<2xf64>, each a
+// multiply and an add (llvm.fma would be a call to the C library there).
+// RUN: mg-opt %s -p lower-mg-to-affine,tile-matmul | filecheck %s --check-prefix=AVX512
+// RUN: mg-opt %s -p 'lower-mg-to-affine,tile-matmul{vector-bits=256 vector-registers=16}' | filecheck %s --check-prefix=AVX2
+// RUN: mg-opt %s -p 'lower-mg-to-affine,tile-matmul{vector-bits=128 vector-registers=16 fma=false}' | filecheck %s --check-prefix=SSE2
+// RUN: mg-opt %s -p 'lower-mg-to-affine,tile-matmul{vector-bits=256 vector-registers=16}' | filecheck %s --check-prefix=AVX2F32
+
+func.func @mm(%a: tensor<?x?xf64>, %b: tensor<?x?xf64>) -> tensor<?x?xf64> {
+  %c = mg.matmul %a, %b : tensor<?x?xf64>, tensor<?x?xf64> -> tensor<?x?xf64>
+  func.return %c : tensor<?x?xf64>
+}
+
+// The micro-kernel's loop carries one vector per row and register of the block: MR * NR / L
+// sums, as many multiply-adds a step, after NR / L loads of packed B.
+// AVX512-LABEL: func.func private @mg_matmul_f64(
+// AVX512:       scf.for {{.*}} -> ({{(vector<8xf64>, ){15}vector<8xf64>}}) {
+// AVX512-COUNT-2:  vector.load %{{.*}} : memref<?x256x16xf64>, vector<8xf64>
+// AVX512-COUNT-16: vector.fma %{{.*}} : vector<8xf64>
+// AVX512-NEXT:     scf.yield
+
+// AVX2-LABEL:   func.func private @mg_matmul_f64(
+// Panels of A are 6 rows (21 of them in a block of 126 rows), gathered into a vector per k.
+// AVX2:         vector.store %{{.*}} : memref<21x256x6xf64>, vector<6xf64>
+// AVX2:         scf.for {{.*}} -> ({{(vector<4xf64>, ){11}vector<4xf64>}}) {
+// AVX2-COUNT-2:    vector.load %{{.*}} : memref<?x256x8xf64>, vector<4xf64>
+// AVX2-COUNT-12:   vector.fma %{{.*}} : vector<4xf64>
+// AVX2-NEXT:       scf.yield
+
+// SSE2-LABEL:   func.func private @mg_matmul_f64(
+// SSE2-NOT:     vector.fma
+// SSE2:         scf.for {{.*}} -> ({{(vector<2xf64>, ){7}vector<2xf64>}}) {
+// SSE2-COUNT-2:    vector.load %{{.*}} : memref<?x256x4xf64>, vector<2xf64>
+// SSE2-COUNT-8:    arith.addf %{{.*}}, %{{.*}} : vector<2xf64>
+// SSE2-NEXT:       scf.yield
+// SSE2-NOT:     vector.fma
+
+// f32 has twice the lanes: the same 6-row block is 6 x 16.
+func.func @mm32(%a: tensor<?x?xf32>, %b: tensor<?x?xf32>) -> tensor<?x?xf32> {
+  %c = mg.matmul %a, %b : tensor<?x?xf32>, tensor<?x?xf32> -> tensor<?x?xf32>
+  func.return %c : tensor<?x?xf32>
+}
+// AVX2F32-LABEL: func.func private @mg_matmul_f32(
+// AVX2F32:       scf.for {{.*}} -> ({{(vector<8xf32>, ){11}vector<8xf32>}}) {
+// AVX2F32-COUNT-2:  vector.load %{{.*}} : memref<?x256x16xf32>, vector<8xf32>
+// AVX2F32-COUNT-12: vector.fma %{{.*}} : vector<8xf32>

@@ -1,0 +1,34 @@
+// vectorize-reductions takes the vector width from its options (mg_xdsl.target): a row
+// reduction steps 256 bytes at a time in as many accumulators as that takes, at most half
+// the registers; column reductions fold rows one register wide.
+// RUN: mg-opt %s -p 'lower-mg-to-affine,vectorize-reductions' | filecheck %s --check-prefix=AVX512
+// RUN: mg-opt %s -p 'lower-mg-to-affine,vectorize-reductions{vector-bits=256 vector-registers=16}' | filecheck %s --check-prefix=AVX2
+// RUN: mg-opt %s -p 'lower-mg-to-affine,vectorize-reductions{vector-bits=128 vector-registers=16}' | filecheck %s --check-prefix=SSE2
+
+func.func @rows(%a: tensor<?x?xf64>) -> tensor<?x1xf64> {
+  %r = mg.reduce %a {axis = 1 : i64, kind = "sum"} : tensor<?x?xf64> -> tensor<?x1xf64>
+  func.return %r : tensor<?x1xf64>
+}
+// AVX512-LABEL: func.func @rows(
+// AVX512:       scf.for {{.*}} -> ({{(vector<8xf64>, ){3}vector<8xf64>}}) {
+// AVX512-COUNT-4: vector.load %a[%{{.*}}, %{{.*}}] : memref<?x?xf64>, vector<8xf64>
+// AVX512:         scf.yield
+// AVX2-LABEL:   func.func @rows(
+// AVX2:         scf.for {{.*}} -> ({{(vector<4xf64>, ){7}vector<4xf64>}}) {
+// AVX2-COUNT-8:   vector.load %a[%{{.*}}, %{{.*}}] : memref<?x?xf64>, vector<4xf64>
+// AVX2:           scf.yield
+// SSE2-LABEL:   func.func @rows(
+// SSE2:         scf.for {{.*}} -> ({{(vector<2xf64>, ){7}vector<2xf64>}}) {
+// SSE2-COUNT-8:   vector.load %a[%{{.*}}, %{{.*}}] : memref<?x?xf64>, vector<2xf64>
+// SSE2:           scf.yield
+
+func.func @columns(%a: tensor<?x?xf64>) -> tensor<1x?xf64> {
+  %r = mg.reduce %a {axis = 0 : i64, kind = "max"} : tensor<?x?xf64> -> tensor<1x?xf64>
+  func.return %r : tensor<1x?xf64>
+}
+// AVX512-LABEL: func.func @columns(
+// AVX512:         arith.maximumf %{{.*}}, %{{.*}} : vector<8xf64>
+// AVX2-LABEL:   func.func @columns(
+// AVX2:           arith.maximumf %{{.*}}, %{{.*}} : vector<4xf64>
+// SSE2-LABEL:   func.func @columns(
+// SSE2:           arith.maximumf %{{.*}}, %{{.*}} : vector<2xf64>

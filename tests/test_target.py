@@ -1,0 +1,94 @@
+"""The target model (``mg_xdsl.target``): the vector unit read from LLVM for named CPUs, the
+table's register blocks fitting their registers, and the code compiled for every CPU this
+host can run agreeing with NumPy."""
+
+import platform
+
+import llvmlite.binding as llvm
+import numpy as np
+import pytest
+
+import mg_xdsl
+from mg_xdsl import target
+from mg_xdsl.backend.jit import host
+from mg_xdsl.target import AVX2, AVX512, NEON, SSE2, VectorUnit
+
+X86 = platform.machine() in ("x86_64", "AMD64")
+x86_only = pytest.mark.skipif(not X86, reason="the CPUs named are x86-64 ones")
+
+
+@x86_only
+@pytest.mark.parametrize("cpu, unit", [
+    ("x86-64", SSE2), ("x86-64-v2", SSE2), ("x86-64-v3", AVX2), ("haswell", AVX2),
+    ("znver3", AVX2), ("x86-64-v4", AVX512), ("skylake-avx512", AVX512), ("znver4", AVX512),
+])
+def test_vector_unit_of_named_cpus(cpu, unit):
+    assert target.vector_unit(cpu) == unit
+
+
+def test_unit_from_aarch64_assembly():
+    asm = "\tfadd\tv0.2d, v0.2d, v4.2d\n\tfmla\tv0.2d, v1.2d, v2.2d\n"
+    assert target.unit_from_assembly(asm) == NEON
+
+
+@pytest.mark.parametrize("key", sorted(target.REGISTER_BLOCKS))
+def test_register_blocks_fit_their_registers(key):
+    """MR x NR/L sums, one row of B (NR/L registers) and one broadcast value of A."""
+    bits, registers = key
+    mr, nr_registers = target.REGISTER_BLOCKS[key]
+    assert mr * nr_registers + nr_registers + 1 <= registers
+
+
+@pytest.mark.parametrize("unit", [AVX512, AVX2, SSE2, NEON, VectorUnit(128, 8, False)])
+@pytest.mark.parametrize("element_bits", [64, 32])
+def test_blocks_are_in_elements_per_register(unit, element_bits):
+    blocks = target.matmul_blocks(unit, element_bits)
+    assert blocks.lanes == unit.bits // element_bits
+    assert blocks.nr % blocks.lanes == 0 and blocks.mc % blocks.mr == 0
+    assert blocks.mr * (blocks.nr // blocks.lanes) + blocks.nr // blocks.lanes + 1 <= unit.registers
+    vectors = target.reduction_vectors(unit, element_bits)
+    assert vectors.lanes == blocks.lanes and 1 <= vectors.accumulators <= unit.registers // 2
+
+
+def runnable_cpus() -> list[str]:
+    """The x86-64 levels this host can run (each needs the features of the one before)."""
+    features = llvm.get_host_cpu_features() if X86 else {}
+    host()  # initialises LLVM's native target
+    levels = [("x86-64", ()), ("x86-64-v2", ("sse4.2", "popcnt")),
+              ("x86-64-v3", ("avx2", "fma", "bmi2")),
+              ("x86-64-v4", ("avx512f", "avx512bw", "avx512dq", "avx512vl"))]
+    out = []
+    for cpu, needs in levels:
+        if not all(features.get(f) for f in needs):
+            break
+        out.append(cpu)
+    return out
+
+
+PROGRAM = """
+def mm(a: tensor[?x?], b: tensor[?x?]) = relu(a @ b - 1)
+def rows(a: tensor[?x?]) = row_sum(a) + row_max(a)
+def cols(a: tensor[?x?]) = col_sum(a) - col_max(a)
+"""
+
+
+@x86_only
+@pytest.mark.parametrize("cpu", [None, "x86-64", "x86-64-v2", "x86-64-v3", "x86-64-v4"])
+def test_every_runnable_target_agrees_with_numpy(cpu):
+    if cpu is not None and cpu not in runnable_cpus():
+        pytest.skip(f"this host cannot run {cpu} code")
+    lib = mg_xdsl.compile(PROGRAM, cpu=cpu)
+    rng = np.random.default_rng(14)
+    # Edges of every block: rows and columns not multiples of MR, NR or the lanes, K past KC.
+    for m, k, n in [(1, 1, 1), (7, 5, 3), (13, 300, 17), (130, 257, 70), (9, 64, 1030)]:
+        a, b = rng.standard_normal((m, k)), rng.standard_normal((k, n))
+        np.testing.assert_allclose(lib.mm(a, b), np.maximum(a @ b - 1, 0), rtol=1e-10, atol=1e-10)
+        np.testing.assert_allclose(lib.rows(a), a.sum(1, keepdims=True) + a.max(1, keepdims=True),
+                                   rtol=1e-10, atol=1e-10)
+        np.testing.assert_allclose(lib.cols(a), a.sum(0, keepdims=True) - a.max(0, keepdims=True),
+                                   rtol=1e-10, atol=1e-10)
+
+
+def test_unknown_cpu_is_refused():
+    with pytest.raises(ValueError, match="LLVM does not know the CPU 'no-such-cpu'"):
+        mg_xdsl.compile("def f(a: tensor[2x2]) = a", cpu="no-such-cpu")
