@@ -89,18 +89,16 @@ class MatmulBlocks:
     kc: int  # products per pass over C (a KC x NR panel of packed B stays in L1)
     mc: int  # rows per block of packed A (MC x KC in L2); also what a thread takes
     nc: int  # columns per block of packed B
-    fma: bool
-
-    @property
-    def name(self) -> str:
-        """How benchmarks name the kernel: ``8x16 f64 lanes, zmm``-like, in short."""
-        return f"{self.mr}x{self.nr} register block, {self.lanes} lanes{'' if self.fma else ', no FMA'}"
+    fma: bool  # fused multiply-adds (otherwise a multiply and an add)
 
 
 # KC x NR elements of packed B are read once per row of A's panel: KC = 256 keeps that
 # panel in a 32 KiB L1 for f64 at NR = 16 (and in half of it at NR = 8). MC rows of packed A
-# (MC x KC, ~256 KiB of f64) stay in L2; MC is a multiple of MR so that no panel but the
-# matrix's last is partial. NC bounds packed B (KC x NC, 2 MiB of f64) to a share of L3.
+# (MC x KC, ~256 KiB of f64) stay in L2; MC is the first multiple of MR from 128 on, so that
+# no panel but the matrix's last is partial and a power-of-two M from 256 on splits into as
+# many row blocks (what threads take) as with 128: 126 rows would give 256 rows three
+# blocks, two for one thread and one for the other. NC bounds packed B (KC x NC, 2 MiB of
+# f64) to a share of L3.
 KC, MC_TARGET, NC = 256, 128, 1024
 
 
@@ -108,7 +106,7 @@ def matmul_blocks(unit: VectorUnit, element_bits: int) -> MatmulBlocks:
     mr, nr_registers = _register_block(unit)
     lanes = unit.lanes(element_bits)
     return MatmulBlocks(lanes=lanes, mr=mr, nr=nr_registers * lanes, kc=KC,
-                        mc=mr * max(1, MC_TARGET // mr), nc=NC, fma=unit.fma)
+                        mc=mr * -(-MC_TARGET // mr), nc=NC, fma=unit.fma)
 
 
 # ----------------------------------------------------------------------------- reductions

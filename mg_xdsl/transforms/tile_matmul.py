@@ -258,6 +258,7 @@ class Tiling:
         return for_loop(b, index(b, 0), kc, 1, step, [zeros] * (MR * NR // LANES))
 
     def multiply_add(self, b: Builder, x: SSAValue, y: SSAValue, acc: SSAValue) -> SSAValue:
+        """``acc + x * y``: one fused multiply-add where the target has them."""
         if self.blocks.fma:
             return b.insert(vector.FMAOp(x, y, acc)).res
         product = b.insert(arith.MulfOp(x, y)).result

@@ -21,8 +21,8 @@ func.func @mm(%a: tensor<?x?xf64>, %b: tensor<?x?xf64>) -> tensor<?x?xf64> {
 // AVX512-NEXT:     scf.yield
 
 // AVX2-LABEL:   func.func private @mg_matmul_f64(
-// Panels of A are 6 rows (21 of them in a block of 126 rows), gathered into a vector per k.
-// AVX2:         vector.store %{{.*}} : memref<21x256x6xf64>, vector<6xf64>
+// Panels of A are 6 rows (22 of them in a block of 132 rows), gathered into a vector per k.
+// AVX2:         vector.store %{{.*}} : memref<22x256x6xf64>, vector<6xf64>
 // AVX2:         scf.for {{.*}} -> ({{(vector<4xf64>, ){11}vector<4xf64>}}) {
 // AVX2-COUNT-2:    vector.load %{{.*}} : memref<?x256x8xf64>, vector<4xf64>
 // AVX2-COUNT-12:   vector.fma %{{.*}} : vector<4xf64>
