@@ -26,6 +26,15 @@ its block's index by walking the region's blocks, then walks them again to inser
 block at that index: O(B) per split, O(B^2) for a function. The replacement inserts the new
 block right after the old one, as the original's docstring promises, without counting.
 It can go when xDSL's ``split_before`` uses ``insert_block_after``.
+
+Fast-math flags on intrinsic calls
+----------------------------------
+xDSL 0.75's translation to LLVM IR refuses an ``llvm.call_intrinsic`` with fast-math flags
+(``NotImplementedError``), which upstream's translates to a call carrying them (``call nsz
+<4 x double> @llvm.maximum.v4f64``). ``vectorize-reductions`` marks its vector maxima
+``nsz`` (see there). ``translate_fast_math_calls()``, which ``jit.translate`` calls before
+translating, makes xDSL's translation put the flags on the call. It can go when xDSL's
+``_convert_call_intrinsic`` translates them (``tests/test_xdsl_compat.py`` checks).
 """
 
 import threading
@@ -129,3 +138,33 @@ def _split_before(self: Block, b_first: Operation, *, arg_types: Iterable[Attrib
 
 
 Block.split_before = _split_before  # type: ignore[method-assign]
+
+
+def translate_fast_math_calls() -> None:
+    """Make xDSL's LLVM IR translation keep the fast-math flags of ``llvm.call_intrinsic``
+    (installed once; imports the translation only when asked)."""
+    from xdsl.backend.llvm import convert_op
+    from xdsl.dialects import llvm
+
+    original = convert_op._convert_call_intrinsic
+    if getattr(original, "keeps_fast_math", False):
+        return
+
+    def convert(op: llvm.CallIntrinsicOp, builder, val_map) -> None:
+        flags = op.fastmathFlags
+        if not flags.data:
+            return original(op, builder, val_map)
+        # xDSL's own translation of the call, without the flags it refuses; then the flags
+        # on the call it made (the builder's last instruction).
+        op.properties["fastmathFlags"] = llvm.FastMathAttr(None)
+        try:
+            original(op, builder, val_map)
+        finally:
+            op.properties["fastmathFlags"] = flags
+        call = builder.block.instructions[-1]
+        for flag in flags.data:
+            call.fastmath.add(flag.value)
+
+    convert.keeps_fast_math = True  # type: ignore[attr-defined]
+    convert.__wrapped__ = original  # type: ignore[attr-defined]
+    convert_op._convert_call_intrinsic = convert

@@ -92,3 +92,25 @@ def test_every_runnable_target_agrees_with_numpy(cpu):
 def test_unknown_cpu_is_refused():
     with pytest.raises(ValueError, match="LLVM does not know the CPU 'no-such-cpu'"):
         mg_xdsl.compile("def f(a: tensor[2x2]) = a", cpu="no-such-cpu")
+
+
+@x86_only
+@pytest.mark.parametrize("cpu", [None, "x86-64", "x86-64-v3"])
+def test_maxima_order_zeros_and_propagate_nan_exactly(cpu):
+    """The vector maxima ignore the sign of zeros (nsz, for speed on AVX2); a zero result is
+    recomputed exactly, so +0 wins over -0 as IEEE's maximum says, wherever it stands."""
+    if cpu is not None and cpu not in runnable_cpus():
+        pytest.skip(f"this host cannot run {cpu} code")
+    lib = mg_xdsl.compile("def rows(a: tensor[?x?]) = row_max(a)\ndef cols(a: tensor[?x?]) = col_max(a)",
+                          cpu=cpu)
+    a = np.full((600, 70), -0.0)
+    a[0, 50] = a[1, 0] = a[2, 69] = 0.0  # rows 0-2 hold one +0 each, in the vector part or not
+    a[3, 5] = -1.0  # row 3: -0 is the maximum
+    a[4, 33] = np.nan  # row 4: NaN
+    a[599, 1] = 0.0  # column 1: +0 in the last row (past the last block of 256 rows)
+    a[300, 2] = np.nan
+    rows, cols = lib.rows(a).ravel(), lib.cols(a).ravel()
+    assert list(np.signbit(rows[:4])) == [False, False, False, True]
+    assert np.isnan(rows[4]) and not np.isnan(rows[5]) and np.signbit(rows[5])
+    assert not np.signbit(cols[0]) and not np.signbit(cols[1]) and np.isnan(cols[2])
+    assert np.signbit(cols[3])  # -0 and -1 only

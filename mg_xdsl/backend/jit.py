@@ -65,6 +65,9 @@ def translate(module: ModuleOp) -> str:
     from xdsl.backend.llvm.convert import convert_module
     from xdsl.dialects import llvm as llvm_dialect
 
+    from mg_xdsl.xdsl_compat import translate_fast_math_calls
+
+    translate_fast_math_calls()
     translated = convert_module(module, fallback_target_triple=None)
     for op in module.body.block.ops:
         passthrough = op.attributes.get("passthrough") if isinstance(op, llvm_dialect.FuncOp) else None

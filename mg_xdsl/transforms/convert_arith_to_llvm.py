@@ -186,6 +186,8 @@ class FloatIntrinsicLowering(RewritePattern):
         t = op.results[0].type
         # xDSL's backend declares the intrinsic under exactly this name: mangle it here.
         call = llvm.CallIntrinsicOp(f"{name}.{_float_suffix(t)}", list(op.operands), [t])
+        if _fastmath(op).data:
+            call.properties["fastmathFlags"] = _fastmath(op)
         rewriter.insert(call)
         replace_with_llvm(rewriter, op, [call.results[0]])
 

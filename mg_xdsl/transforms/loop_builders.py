@@ -97,6 +97,21 @@ def if_else(b: Builder, cond: SSAValue, then: Callable[[Builder], None],
     b.insert(scf.IfOp(cond, [], regions[0], regions[1]))
 
 
+def if_else_value(b: Builder, cond: SSAValue, then: Callable[[Builder], SSAValue],
+                  otherwise: Callable[[Builder], SSAValue]) -> SSAValue:
+    """``scf.if cond -> T { yield then } else { yield otherwise }``: the value of the side
+    taken, each side built by a function that returns what it yields."""
+    regions, types = [], []
+    for side in (then, otherwise):
+        block = Block()
+        inner = Builder(InsertPoint.at_end(block))
+        value = side(inner)
+        inner.insert(scf.YieldOp(value))
+        regions.append(Region(block))
+        types.append(value.type)
+    return b.insert(scf.IfOp(cond, types[:1], regions[0], regions[1])).results[0]
+
+
 def _fold(b: Builder, op_type, fold, x: SSAValue, y: SSAValue) -> SSAValue:
     cx, cy = constant_value(x), constant_value(y)
     if cx is not None and cy is not None:

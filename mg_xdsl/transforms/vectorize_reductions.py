@@ -29,6 +29,13 @@ chapter's order for up to ``ROW_BLOCK`` rows, and otherwise different in the las
 but never dependent on the number of threads. (Threads taking blocks of columns instead
 would keep the order, but walking a matrix in narrow column stripes is slow here.)
 
+Maxima are exact: NaN propagates and +0 beats -0, as ``arith.maximumf`` says. The vector
+maxima of both kinds are marked ``fastmath<nsz>`` (the sign of a zero may come out wrong),
+because ordering -0 below +0 costs two blends around every ``vmaxpd`` on CPUs without
+AVX-512, half a row maximum's speed there; where a result is zero, it is recomputed
+exactly, element by element (a rare and short second pass). The fold of the partial rows
+into a column result is exact as it is.
+
 Small nests are left as they are: a nest of static sizes with fewer than ``min-elements``
 elements (a reduction of a few thousand numbers takes microseconds either way, and its vector
 form is ten times as much IR for every later pass to lower), and a row reduction whose rows
@@ -54,6 +61,8 @@ from mg_xdsl.transforms.loop_builders import (
     ceil_div,
     constant_value,
     for_loop,
+    if_else,
+    if_else_value,
     index,
     minimum,
     mul,
@@ -132,12 +141,12 @@ def row_reduction(b: Builder, nest: ReductionNest, rows: SSAValue, cols: SSAValu
             for k, acc in enumerate(accs):
                 at = add(b, j, index(b, k * lanes))
                 v = b.insert(vector.LoadOp(nest.input, [i, at], vtype)).result
-                out.append(b.insert(combine(acc, v)).results[0])
+                out.append(combine_vectors(b, combine, acc, v))
             return out
 
         accs = for_loop(b, zero, vector_end, index(b, width), chunk, [splat] * vectors.accumulators)
         while len(accs) > 1:  # a balanced tree: (a0 + a1) + (a2 + a3)
-            accs = [b.insert(combine(accs[k], accs[k + 1])).results[0] for k in range(0, len(accs), 2)]
+            accs = [combine_vectors(b, combine, accs[k], accs[k + 1]) for k in range(0, len(accs), 2)]
         reduced = b.insert(vector.ReductionOp.create(
             operands=[accs[0], start], result_types=[element],
             properties={"kind": CombiningKindAttr(CombiningKindFlag(kind)),
@@ -148,16 +157,38 @@ def row_reduction(b: Builder, nest: ReductionNest, rows: SSAValue, cols: SSAValu
             return [b.insert(combine(acc[0], x)).results[0]]
 
         (total,) = for_loop(b, vector_end, cols, index(b, 1), one, [reduced])
+        if combine is arith.MaximumfOp:
+            # Of a zero maximum the sign may be wrong (see combine_vectors): then the exact
+            # one, element by element.
+            is_zero = b.insert(arith.CmpfOp(total, b.insert(arith.ConstantOp(FloatAttr(0.0, element))).result,
+                                            "oeq")).result
+            total = if_else_value(b, is_zero, lambda b: for_loop(b, zero, cols, index(b, 1), one, [start])[0],
+                                  lambda b: total)
         b.insert(memref.StoreOp.get(total, nest.out, [i, zero]))
 
     parallel_loop(b, rows, row)
 
 
+NO_SIGNED_ZEROS = arith.FastMathFlagsAttr([arith.FastMathFlag.NO_SIGNED_ZEROS])
+
+
+def combine_vectors(b: Builder, combine: type[Operation], x: SSAValue, y: SSAValue) -> SSAValue:
+    """``combine(x, y)`` on vectors. A maximum is marked ``nsz``: IEEE's maximum orders -0
+    below +0, which without AVX-512 LLVM can only do with two blends around each
+    ``vmaxpd`` (and a third for NaN), half the speed of a row maximum on AVX2. The sign of a
+    zero maximum may then be wrong; ``row_reduction`` recomputes such a result exactly. NaN
+    still propagates."""
+    if combine is arith.MaximumfOp:
+        return b.insert(arith.MaximumfOp(x, y, flags=NO_SIGNED_ZEROS)).result
+    return b.insert(combine(x, y)).results[0]
+
+
 def fold_rows(b: Builder, combine, dst: SSAValue, dst_row: SSAValue, src: SSAValue,
-              src_rows: list[SSAValue], cols: SSAValue, lanes: int) -> None:
+              src_rows: list[SSAValue], cols: SSAValue, lanes: int, exact: bool = False) -> None:
     """``dst[dst_row, j] = combine(...combine(dst[dst_row, j], src[r0, j])..., src[rn, j])``
     for every ``j < cols``, the rows ``src_rows`` in order: ``lanes`` at a time, then the
-    rest one by one. Folding several rows per pass loads and stores ``dst`` once for all."""
+    rest one by one. Folding several rows per pass loads and stores ``dst`` once for all.
+    Not ``exact``, the vectors are combined as ``combine_vectors`` does."""
     vtype = VectorType(dst.type.element_type, [lanes])  # type: ignore[attr-defined]
     vector_end = round_down(b, cols, lanes)
 
@@ -165,7 +196,7 @@ def fold_rows(b: Builder, combine, dst: SSAValue, dst_row: SSAValue, src: SSAVal
         acc = b.insert(vector.LoadOp(dst, [dst_row, j], vtype)).result
         for row in src_rows:
             x = b.insert(vector.LoadOp(src, [row, j], vtype)).result
-            acc = b.insert(combine(acc, x)).results[0]
+            acc = b.insert(combine(acc, x)).results[0] if exact else combine_vectors(b, combine, acc, x)
         b.insert(vector.StoreOp(acc, dst, [dst_row, j]))
         return []
 
@@ -214,14 +245,41 @@ def column_reduction(b: Builder, nest: ReductionNest, rows: SSAValue, cols: SSAV
         for_loop(b, index(b, 0), cols, index(b, 1), fill)
         for_loop(b, first, grouped_end, index(b, ROWS_AT_ONCE), rows_at)
         for_loop(b, grouped_end, end, index(b, 1), row)
+        if combine is arith.MaximumfOp:
+            exact_zero_maxima(b, partial, k, nest.input, first, end, cols, start)
 
     parallel_loop(b, blocks, block)
 
     def total(b: Builder, k: SSAValue, _: list[SSAValue]) -> list[SSAValue]:
-        fold_rows(b, combine, nest.out, index(b, 0), partial, [k], cols, vectors.lanes)
+        # Few rows (one per block), and exact: of two zeros, the +0 must win.
+        fold_rows(b, combine, nest.out, index(b, 0), partial, [k], cols, vectors.lanes, exact=True)
         return []
 
     for_loop(b, index(b, 0), blocks, index(b, 1), total)
+
+
+def exact_zero_maxima(b: Builder, dst: SSAValue, dst_row: SSAValue, src: SSAValue,
+                      first: SSAValue, end: SSAValue, cols: SSAValue, start: SSAValue) -> None:
+    """Where ``dst[dst_row, j]`` (the maximum of rows ``first`` to ``end`` of column ``j``,
+    folded by ``combine_vectors``) is zero, whose sign may be wrong, the exact maximum
+    instead, row by row from ``start``."""
+    zero = b.insert(arith.ConstantOp(FloatAttr(0.0, start.type))).result
+
+    def column(b: Builder, j: SSAValue, _: list[SSAValue]) -> list[SSAValue]:
+        folded = b.insert(memref.LoadOp.get(dst, [dst_row, j])).res
+
+        def exact(b: Builder) -> None:
+            def one(b: Builder, r: SSAValue, acc: list[SSAValue]) -> list[SSAValue]:
+                x = b.insert(memref.LoadOp.get(src, [r, j])).res
+                return [b.insert(arith.MaximumfOp(acc[0], x)).result]
+
+            (value,) = for_loop(b, first, end, index(b, 1), one, [start])
+            b.insert(memref.StoreOp.get(value, dst, [dst_row, j]))
+
+        if_else(b, b.insert(arith.CmpfOp(folded, zero, "oeq")).result, exact, lambda b: None)
+        return []
+
+    for_loop(b, index(b, 0), cols, index(b, 1), column)
 
 
 def worth_vectorizing(nest: ReductionNest, min_elements: int, vectors: ReductionVectors) -> bool:

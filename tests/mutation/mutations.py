@@ -177,4 +177,6 @@ MUTATIONS = [
              "the AVX2 micro-kernel takes AVX-512's register block, which spills"),
     Mutation("mg_xdsl/target.py", '    if "%ymm" in asm:\n        return VectorUnit(256, 16, fma)',
              '    if "%ymm" in asm:\n        return VectorUnit(512, 32, fma)', "AVX2 CPUs are taken for AVX-512 ones"),
+    Mutation("mg_xdsl/transforms/vectorize_reductions.py", "        if combine is arith.MaximumfOp:\n            # Of a zero maximum",
+             "        if False:\n            # Of a zero maximum", "a row maximum of zero keeps the sign the nsz vectors gave it"),
 ]

@@ -1,7 +1,7 @@
 // RUN: mg-opt %s -p convert-arith-to-llvm | filecheck %s
 
 // CHECK-LABEL: func.func @floats
-func.func @floats(%a: f64, %b: f64) -> (f64, f64, f64, f64, f64, f64, f64, f64, f64) {
+func.func @floats(%a: f64, %b: f64) -> (f64, f64, f64, f64, f64, f64, f64, f64, f64, f64) {
   // CHECK:      %zero = llvm.mlir.constant(0.000000e+00 : f64) : f64
   // CHECK-NEXT: %s = llvm.fadd %a, %b : f64
   // CHECK-NEXT: %d = llvm.fsub %a, %b : f64
@@ -11,6 +11,8 @@ func.func @floats(%a: f64, %b: f64) -> (f64, f64, f64, f64, f64, f64, f64, f64, 
   // CHECK-NEXT: %r = llvm.call_intrinsic "llvm.maximum.f64"(%s, %zero) : (f64, f64) -> f64
   // CHECK-NEXT: %m = llvm.call_intrinsic "llvm.minimum.f64"(%s, %zero) : (f64, f64) -> f64
   // CHECK-NEXT: %x = llvm.call_intrinsic "llvm.maxnum.f64"(%a, %b) : (f64, f64) -> f64
+  // Fast-math flags carry over to the intrinsic call (vectorize-reductions' nsz maxima).
+  // CHECK-NEXT: %z = llvm.call_intrinsic "llvm.maximum.f64"(%a, %b) {fastmathFlags = #llvm.fastmath<nsz>} : (f64, f64) -> f64
   // CHECK-NEXT: %lt = llvm.fcmp "olt" %a, %b : f64
   // CHECK-NEXT: %sel = llvm.select %lt, %a, %b : i1, f64
   %zero = arith.constant 0.0 : f64
@@ -22,11 +24,12 @@ func.func @floats(%a: f64, %b: f64) -> (f64, f64, f64, f64, f64, f64, f64, f64, 
   %r = arith.maximumf %s, %zero : f64
   %m = arith.minimumf %s, %zero : f64
   %x = arith.maxnumf %a, %b : f64
+  %z = arith.maximumf %a, %b fastmath<nsz> : f64
   %lt = arith.cmpf olt, %a, %b : f64
   %sel = arith.select %lt, %a, %b : f64
   // CHECK-NOT: arith.
   // CHECK: func.return
-  return %d, %p, %q, %n, %r, %m, %x, %sel, %zero : f64, f64, f64, f64, f64, f64, f64, f64, f64
+  return %d, %p, %q, %n, %r, %m, %x, %sel, %zero, %z : f64, f64, f64, f64, f64, f64, f64, f64, f64, f64
 }
 
 // `index` becomes i64; the results are cast back for func.return, not converted yet.

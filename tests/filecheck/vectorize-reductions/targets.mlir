@@ -32,3 +32,24 @@ func.func @columns(%a: tensor<?x?xf64>) -> tensor<1x?xf64> {
 // AVX2:           arith.maximumf %{{.*}}, %{{.*}} : vector<4xf64>
 // SSE2-LABEL:   func.func @columns(
 // SSE2:           arith.maximumf %{{.*}}, %{{.*}} : vector<2xf64>
+
+// A row maximum ignores the sign of zeros in its vectors (nsz: no blends on AVX2); a zero
+// result is recomputed exactly, element by element from the cell's start value.
+func.func @row_max(%a: tensor<?x?xf64>) -> tensor<?x1xf64> {
+  %r = mg.reduce %a {axis = 1 : i64, kind = "max"} : tensor<?x?xf64> -> tensor<?x1xf64>
+  func.return %r : tensor<?x1xf64>
+}
+// AVX2-LABEL:   func.func @row_max(
+// AVX2:           %[[START:.*]] = memref.load %{{.*}}[%[[I:.*]], %[[C0:.*]]] : memref<?x1xf64>
+// AVX2:           scf.for {{.*}} -> ({{(vector<4xf64>, ){7}vector<4xf64>}}) {
+// AVX2:             arith.maximumf %{{.*}}, %{{.*}} fastmath<nsz> : vector<4xf64>
+// AVX2:           %[[ZERO:.*]] = arith.constant 0.000000e+00 : f64
+// AVX2-NEXT:      %[[Z:.*]] = arith.cmpf oeq, %[[TOTAL:.*]], %[[ZERO]] : f64
+// AVX2-NEXT:      %[[M:.*]] = scf.if %[[Z]] -> (f64) {
+// AVX2:             %[[EXACT:.*]] = scf.for {{.*}} iter_args(%[[ACC:.*]] = %[[START]]) -> (f64) {
+// AVX2:               arith.maximumf %[[ACC]], %{{.*}} : f64
+// AVX2:             scf.yield %[[EXACT]] : f64
+// AVX2-NEXT:      } else {
+// AVX2-NEXT:        scf.yield %[[TOTAL]] : f64
+// AVX2-NEXT:      }
+// AVX2-NEXT:      memref.store %[[M]], %{{.*}}[%[[I]], %[[C0]]] : memref<?x1xf64>
