@@ -58,11 +58,13 @@ DEFAULT = AVX512
 REGISTER_BLOCKS: dict[tuple[int, int], tuple[int, int]] = {
     # (register bits, registers): (MR, NR_REGISTERS)
     #
-    # AVX-512: 8 x 2 = 16 sums + 2 + 1 = 19 of 32 registers. 8x16 f64 measured best of the
-    # blocks tried on Zen 4/5 and on this project's Xeon (the README's table).
+    # AVX-512: 8 x 2 = 16 sums + 2 + 1 = 19 of 32 registers; 8x16 f64 was the best of the
+    # blocks tried on Zen 4/5.
     (512, 32): (8, 2),
     # AVX2: 6 x 2 = 12 sums + 2 + 1 = 15 of 16 (BLIS's Haswell block for f64, 6x8). The
-    # AVX-512 block here would need 35 registers: its kernel spilled on every step.
+    # AVX-512 block, 8 x 16 f64, would need 37 ymm registers: its kernel spilled on every
+    # step, at 0.65 of OpenBLAS's Haswell kernel (n = 1024, one thread, --cpu x86-64-v3 on
+    # an AVX-512 Xeon), where 6 x 8 reached 0.80 (and 4 x 12, 4 x 3 registers, the same).
     (256, 16): (6, 2),
     # SSE2: 4 x 2 = 8 sums + 2 + 1 = 11 of 16. Without FMA a multiply and an add need a
     # temporary each, so the block leaves room.
