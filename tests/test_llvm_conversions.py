@@ -8,6 +8,7 @@ first, which starts from affine code in generic form and runs the whole pipeline
 import ctypes
 import functools
 import math
+import re
 
 import llvmlite.binding as llvm
 import numpy as np
@@ -490,3 +491,21 @@ def test_rewrite_each_offers_each_op_once_and_skips_the_erased(ctx: Context):
     assert rewrite_each(ops, EraseIfs())
     assert offered == [1, "scf.if", 3]
     assert not rewrite_each([op for op in module.walk() if isinstance(op, arith.ConstantOp)], Nothing())
+
+
+@pytest.mark.parametrize("op, message", [
+    ("memref.prefetch %c[%i], read, locality<3>, data : memref<?x?xf64>",
+     "memref.prefetch needs one index per dimension of memref<?x?xf64> (2), not 1"),
+    ("memref.prefetch %c[%i, %i], write, locality<4>, data : memref<?x?xf64>",
+     "memref.prefetch's locality must be 0 to 3, not 4"),
+])
+def test_memref_prefetch_states_its_rules(op, message):
+    from xdsl.parser import Parser
+    from xdsl.utils.exceptions import VerifyException
+
+    from mg_xdsl import pipeline
+
+    source = f"func.func @g(%c: memref<?x?xf64>, %i: index) {{\n  {op}\n  func.return\n}}"
+    module = Parser(pipeline.context(), source).parse_module()
+    with pytest.raises(VerifyException, match=re.escape(message)):
+        module.verify()

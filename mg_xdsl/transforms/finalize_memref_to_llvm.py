@@ -12,6 +12,8 @@
 - ``memref.load``/``memref.store`` -> ``llvm.getelementptr`` on the aligned pointer at
   ``offset + sum(index_k * stride_k)`` (static strides and offset folded into the arithmetic)
   + ``llvm.load``/``llvm.store``;
+- ``memref.prefetch`` -> the ``llvm.prefetch.p0`` intrinsic on the element's address (its
+  read/write, locality and cache as constants, as upstream's ``llvm.intr.prefetch``);
 - ``memref.dim`` -> a constant for a static size, else the size read from the descriptor;
 - ``memref.cast``: ranked -> unranked stores the descriptor in an ``llvm.alloca`` and builds
   ``{rank, ptr}``; unranked -> ranked loads it back; ranked -> ranked keeps the descriptor;
@@ -57,6 +59,7 @@ from xdsl.dialects.builtin import (
     NoneAttr,
     TensorType,
     i1,
+    i32,
     i64,
 )
 from xdsl.ir import Attribute, Operation, SSAValue
@@ -68,6 +71,7 @@ from xdsl.pattern_rewriter import (
 )
 from xdsl.utils.exceptions import PassFailedException
 
+from mg_xdsl.dialects.memref_prefetch import PrefetchOp
 from mg_xdsl.transforms.llvm_type_conversion import (
     PTR,
     I64Constants,
@@ -260,6 +264,19 @@ class StoreLowering(RewritePattern):
         desc = MemRefDescriptor(to_llvm(rewriter, op.memref), t.get_num_dims())
         ptr = element_ptr(rewriter, t, desc, op.indices)
         rewriter.insert(llvm.StoreOp(to_llvm(rewriter, op.value), ptr))
+        rewriter.erase(op)
+
+
+class PrefetchLowering(RewritePattern):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: PrefetchOp, rewriter: PatternRewriter):
+        t = op.memref.type
+        desc = MemRefDescriptor(to_llvm(rewriter, op.memref), t.get_num_dims())
+        ptr = element_ptr(rewriter, t, desc, op.indices)
+        # (an i1 BoolAttr holds true as -1: the intrinsic wants 0 or 1)
+        hints = [int(bool(op.isWrite.value.data)), op.localityHint.value.data, int(bool(op.isDataCache.value.data))]
+        flags = [constant(rewriter, h, i32) for h in hints]
+        rewriter.insert(llvm.CallIntrinsicOp("llvm.prefetch.p0", [ptr, *flags], []))
         rewriter.erase(op)
 
 
@@ -495,6 +512,7 @@ class FinalizeMemRefToLLVMPass(ModulePass):
                 DeallocLowering(allocator),
                 LoadLowering(),
                 StoreLowering(),
+                PrefetchLowering(),
                 DimLowering(),
                 CastLowering(),
                 CopyLowering(),

@@ -179,4 +179,6 @@ MUTATIONS = [
              '    if "%ymm" in asm:\n        return VectorUnit(512, 32, fma)', "AVX2 CPUs are taken for AVX-512 ones"),
     Mutation("mg_xdsl/transforms/vectorize_reductions.py", "        if combine is arith.MaximumfOp:\n            # Of a zero maximum",
              "        if False:\n            # Of a zero maximum", "a row maximum of zero keeps the sign the nsz vectors gave it"),
+    Mutation("mg_xdsl/transforms/finalize_memref_to_llvm.py", "hints = [int(bool(op.isWrite.value.data)), op.localityHint.value.data,",
+             "hints = [int(not op.isWrite.value.data), op.localityHint.value.data,", "a prefetch for writing is lowered as one for reading"),
 ]
