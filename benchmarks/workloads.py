@@ -138,13 +138,15 @@ NAMES = ("add", "relu_add", "add_row", "add_col", "row_sum", "col_sum", "row_max
 def workloads(quick: bool) -> list[Workload]:
     """Every workload: the issue's sizes, or tiny ones (uneven, to exercise remainders)."""
     if quick:
-        elem, bcast, red, mms, net = [(64, 64), (100, 37)], (64, 72), (67, 64), (24, 32, 37), 32
+        elem, bcast, red, mms, net = [(64, 64), (100, 37)], (64, 72), [(67, 64)], (24, 32, 37), 32
     else:
+        # Reductions at 1e6 elements (in the caches' reach) and at 1.7e7 (memory's speed).
         elem, bcast, red, mms, net = [(1000, 1000), (10000, 1000)], (4096, 4096), \
-            (4096, 4096), (256, 512, 1024), 1024
+            [(1000, 1000), (4096, 4096)], (256, 512, 1024), 1024
     out = [elementwise(name, r, c) for name in ("add", "relu_add") for r, c in elem]
     out += [broadcast(name, *bcast) for name in ("add_row", "add_col")]
-    out += [reduction(name, *red) for name in ("row_sum", "col_sum", "row_max", "col_max")]
+    out += [reduction(name, *size) for name in ("row_sum", "col_sum", "row_max", "col_max")
+            for size in red]
     out += [matmul(n) for n in mms]
     out += [layer(net), two_layers(net)]
     return out
