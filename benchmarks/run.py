@@ -538,10 +538,12 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         except re.error as e:
             ap.error(f"--only {pattern!r}: {e}")
     if args.cpu is not None:
-        from mg_xdsl.backend.native import known_cpu
+        from mg_xdsl.backend.native import check_cpu
 
-        if not known_cpu(args.cpu):
-            ap.error(f"--cpu: LLVM does not know the CPU {args.cpu!r} (e.g. x86-64-v3)")
+        try:
+            check_cpu(args.cpu)
+        except ValueError as e:
+            ap.error(f"--cpu: {e}")
     return args
 
 

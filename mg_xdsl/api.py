@@ -235,6 +235,10 @@ class Library:
         from mg_xdsl.backend.runtime_ir import guarded_wrapper
         from mg_xdsl.driver import Compilation
 
+        if cpu is not None:
+            from mg_xdsl.backend.native import check_cpu
+
+            check_cpu(cpu)  # (here, not in compile: only what the cache lacks is checked)
         comp = Compilation(source, path, lib=True, gpu=gpu, optimise=optimise, cpu=cpu)
         ir = comp.llvm_ir(verify=False)  # LLVM's verifier checks it
         for text in comp.warnings:
@@ -282,11 +286,6 @@ def compile(source: str | bytes, path: str = "<string>", gpu: bool | str = False
     host: its instruction sets only, its kernels (this host must be able to run them)."""
     if gpu not in (False, True, None, "cuda", "emulated"):
         raise ValueError(f"gpu must be True, False, 'cuda' or 'emulated', not {gpu!r}")
-    if cpu is not None:
-        from mg_xdsl.backend.native import known_cpu
-
-        if not known_cpu(cpu):
-            raise ValueError(f"LLVM does not know the CPU {cpu!r}")
     return _compile_cached(source, path, "cuda" if gpu is True else gpu or None, optimise, cpu)
 
 

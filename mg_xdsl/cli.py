@@ -289,11 +289,12 @@ def checked_cpu(args: argparse.Namespace) -> str | None:
     """``--cpu``, if given and known to LLVM (otherwise a usage error, exit 2)."""
     cpu = getattr(args, "cpu", None)
     if cpu is not None:
-        from mg_xdsl.backend.native import known_cpu
+        from mg_xdsl.backend.native import check_cpu
 
-        if not known_cpu(cpu):
-            print(f"mgc: error: LLVM does not know the CPU {cpu!r} (e.g. x86-64, x86-64-v3, "
-                  "skylake-avx512, znver4)", file=sys.stderr)
+        try:
+            check_cpu(cpu)
+        except ValueError as e:
+            print(f"mgc: error: {e}", file=sys.stderr)
             sys.exit(2)
     return cpu
 

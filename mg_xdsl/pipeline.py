@@ -144,8 +144,9 @@ def stages_to(to: str, optimise: bool = False) -> tuple[Stage, ...]:
     return (OPTIMISED_STAGES if optimise else STAGES)[1:STAGE_NAMES.index(to) + 1]
 
 
-TARGETED_PASSES = ("vectorize-reductions", "tile-matmul")
-"""The passes whose code depends on the CPU's vector unit (their options describe it)."""
+TARGETED_PASSES = {"vectorize-reductions": False, "tile-matmul": True}
+"""The passes whose code depends on the CPU's vector unit (their options describe it), and
+whether they take its fused multiply-add too."""
 
 
 def for_target(name: str, unit: VectorUnit | None = None) -> str:
@@ -157,7 +158,7 @@ def for_target(name: str, unit: VectorUnit | None = None) -> str:
         from mg_xdsl.target import vector_unit
 
         unit = vector_unit()
-    return f"{name}{{{pass_options(unit, fma=name == 'tile-matmul')}}}"
+    return f"{name}{{{pass_options(unit, fma=TARGETED_PASSES[name])}}}"
 
 
 def run_stage(

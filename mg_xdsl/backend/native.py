@@ -64,6 +64,14 @@ def known_cpu(cpu: str) -> bool:
         return b"is not a recognized processor" not in err.read()
 
 
+def check_cpu(cpu: str) -> None:
+    """Refuse (``ValueError``) a CPU name that LLVM does not know, as ``--cpu`` and the
+    Python API's ``cpu=`` do."""
+    if not known_cpu(cpu):
+        raise ValueError(f"LLVM does not know the CPU {cpu!r} (e.g. x86-64, x86-64-v3, "
+                         "skylake-avx512, znver4)")
+
+
 def c_compiler() -> list[str]:
     """The command that runs the C compiler: ``$CC`` (split as the shell would, so that
     ``CC="ccache gcc"`` works), else the first of cc, gcc and clang on ``PATH``. A ``CC``
