@@ -27,7 +27,6 @@ import ctypes
 import numbers
 import threading
 import warnings
-import weakref
 from functools import lru_cache
 
 import numpy as np
@@ -124,17 +123,33 @@ def _guard_key() -> int:
         return _guard_key_value
 
 
+_F64 = np.dtype(np.float64)
+
+
+class _Buffer:
+    """A buffer the compiled code allocated, as NumPy sees it (``__array_interface__``); it
+    is the base of the array ``_take`` makes, so that it is freed when the array and every
+    view of it are gone."""
+
+    __slots__ = ("__array_interface__", "_allocated")
+
+    def __init__(self, d: Descriptor, rows: int, cols: int):
+        self._allocated = d.allocated
+        self.__array_interface__ = {"data": (d.aligned + 8 * d.offset, False), "shape": (rows, cols),
+                                    "typestr": "<f8", "version": 3}
+
+    def __del__(self) -> None:
+        _libc.free(self._allocated)
+
+
 def _take(d: Descriptor) -> np.ndarray:
     """A NumPy array over a buffer the compiled code returned; freeing it when the array
     (and every view of it) is gone."""
     rows, cols = d.sizes[0], d.sizes[1]
-    count = rows * cols
-    if count == 0:
+    if rows * cols == 0:
         _libc.free(d.allocated)
         return np.empty((rows, cols))
-    buffer = (ctypes.c_double * count).from_address(d.aligned + 8 * d.offset)
-    weakref.finalize(buffer, _libc.free, d.allocated)
-    return np.frombuffer(buffer, dtype=np.float64).reshape(rows, cols)
+    return np.asarray(_Buffer(d, rows, cols))
 
 
 def _described(value: "np.ndarray | numbers.Number | np.generic | None") -> str:
@@ -170,6 +185,21 @@ class Function:
         return f"<mg function {self.__doc__}>"
 
     def _argument(self, i: int, value, pname: str, pshape) -> tuple[np.ndarray, Descriptor]:
+        if not (type(value) is np.ndarray and value.dtype == _F64 and value.ndim == 2
+                and value.flags.c_contiguous):
+            return self._converted(i, value, pname, pshape)
+        # The common case, an array the compiled code can read as it is, in a few steps: a
+        # call on small matrices costs microseconds.
+        rows, cols = value.shape
+        want_rows, want_cols = pshape
+        if (want_rows is not None and rows != want_rows) or (want_cols is not None and cols != want_cols):
+            return self._converted(i, value, pname, pshape)  # (it says what is wrong)
+        ptr = value.ctypes.data
+        return value, Descriptor(ptr, ptr, 0, (rows, cols), (cols, 1))
+
+    def _converted(self, i: int, value, pname: str, pshape) -> tuple[np.ndarray, Descriptor]:
+        """``_argument`` of anything else: checked, with a message for each way it can be
+        wrong, and converted to a C-ordered ``float64`` array (a copy where it has to be)."""
         where = f"{self.name}: argument {i} ({pname})"
         expected = f"a 2-D array of shape {fmt_shape(pshape)}"
         if value is None or isinstance(value, (numbers.Number, np.generic)):

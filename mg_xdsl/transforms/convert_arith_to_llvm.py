@@ -116,6 +116,14 @@ def _fastmath(op: Operation) -> llvm.FastMathAttr:
     return llvm.FastMathAttr(flags.data)
 
 
+def intrinsic_call(name: str, operands: list[SSAValue], result: Attribute, op: Operation) -> llvm.CallIntrinsicOp:
+    """``llvm.call_intrinsic @name(operands)``, with ``op``'s fast-math flags if it has any."""
+    call = llvm.CallIntrinsicOp(name, operands, [result])
+    if (flags := _fastmath(op)).data:
+        call.properties["fastmathFlags"] = flags
+    return call
+
+
 def _overflow(op: Operation) -> llvm.OverflowAttr:
     flags = op.properties.get("overflowFlags")
     if not isinstance(flags, arith.IntegerOverflowAttr) or not flags.data:
@@ -185,10 +193,7 @@ class FloatIntrinsicLowering(RewritePattern):
             return
         t = op.results[0].type
         # xDSL's backend declares the intrinsic under exactly this name: mangle it here.
-        call = llvm.CallIntrinsicOp(f"{name}.{_float_suffix(t)}", list(op.operands), [t])
-        if _fastmath(op).data:
-            call.properties["fastmathFlags"] = _fastmath(op)
-        rewriter.insert(call)
+        call = rewriter.insert(intrinsic_call(f"{name}.{_float_suffix(t)}", list(op.operands), t, op))
         replace_with_llvm(rewriter, op, [call.results[0]])
 
 

@@ -11,7 +11,7 @@ A ``vector<8xf64>`` is already an LLVM type (``<8 x double>``), so the conversio
 - ``vector.insert %x, %v[k]`` (a scalar at a constant lane) -> ``llvm.insertelement``;
 - ``vector.fma %a, %b, %c`` -> ``llvm.intr.fma`` (``a * b + c``, rounded once);
 - ``vector.reduction <add>, %v, %acc`` -> ``llvm.intr.vector.reduce.fadd``, in lane order
-  starting from ``%acc``; ``<maximumf>`` -> ``llvm.vector.reduce.fmaximum`` (NaN-propagating,
+  starting from ``%acc`` (in any order with ``fastmath<reassoc>``, which the call keeps); ``<maximumf>`` -> ``llvm.vector.reduce.fmaximum`` (NaN-propagating,
   like ``arith.maximumf``), then ``llvm.maximum`` with ``%acc``.
 
 Elementwise ``arith`` ops on vectors are converted by ``convert-arith-to-llvm``.
@@ -27,6 +27,7 @@ from xdsl.pattern_rewriter import (
     op_type_rewrite_pattern,
 )
 
+from mg_xdsl.transforms.convert_arith_to_llvm import intrinsic_call
 from mg_xdsl.transforms.finalize_memref_to_llvm import element_ptr
 from mg_xdsl.transforms.llvm_type_conversion import (
     MemRefDescriptor,
@@ -108,8 +109,8 @@ class ReductionLowering(RewritePattern):
         if kind == "add":
             acc = op.acc if op.acc is not None else rewriter.insert(
                 llvm.ConstantOp(FloatAttr(-0.0, element), element)).result  # x + -0 = x
-            result = rewriter.insert(llvm.CallIntrinsicOp(
-                f"llvm.vector.reduce.fadd.{suffix}", [acc, op.vector], [element])).results[0]
+            result = rewriter.insert(intrinsic_call(
+                f"llvm.vector.reduce.fadd.{suffix}", [acc, op.vector], element, op)).results[0]
         elif kind == "maximumf":
             result = rewriter.insert(llvm.CallIntrinsicOp(
                 f"llvm.vector.reduce.fmaximum.{suffix}", [op.vector], [element])).results[0]

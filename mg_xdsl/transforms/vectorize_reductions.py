@@ -147,16 +147,23 @@ def row_reduction(b: Builder, nest: ReductionNest, rows: SSAValue, cols: SSAValu
         accs = for_loop(b, zero, vector_end, index(b, width), chunk, [splat] * vectors.accumulators)
         while len(accs) > 1:  # a balanced tree: (a0 + a1) + (a2 + a3)
             accs = [combine_vectors(b, combine, accs[k], accs[k + 1]) for k in range(0, len(accs), 2)]
+        # What is left of a row is mostly whole vectors (1000 = 31 * 32 + 8): one at a time,
+        # so that at most L - 1 elements take the slow scalar chain.
+        lanes_end = round_down(b, cols, lanes)
+        (acc,) = for_loop(b, vector_end, lanes_end, index(b, lanes), chunk, accs)
+        # The lanes are summed as a tree (reassoc): in lane order, LLVM's reduce.fadd is a
+        # chain of L dependent additions, which per row costs as much as a tenth of a
+        # 1000-element row's loads. The sum is reassociated already (the accumulators).
         reduced = b.insert(vector.ReductionOp.create(
-            operands=[accs[0], start], result_types=[element],
+            operands=[acc, start], result_types=[element],
             properties={"kind": CombiningKindAttr(CombiningKindFlag(kind)),
-                        "fastmath": arith.FastMathFlagsAttr("none")})).results[0]
+                        "fastmath": REASSOC})).results[0]
 
         def one(b: Builder, j: SSAValue, acc: list[SSAValue]) -> list[SSAValue]:
             x = b.insert(memref.LoadOp.get(nest.input, [i, j])).res
             return [b.insert(combine(acc[0], x)).results[0]]
 
-        (total,) = for_loop(b, vector_end, cols, index(b, 1), one, [reduced])
+        (total,) = for_loop(b, lanes_end, cols, index(b, 1), one, [reduced])
         if combine is arith.MaximumfOp:
             # Of a zero maximum the sign may be wrong (see combine_vectors): then the exact
             # one, element by element.
@@ -170,6 +177,7 @@ def row_reduction(b: Builder, nest: ReductionNest, rows: SSAValue, cols: SSAValu
 
 
 NO_SIGNED_ZEROS = arith.FastMathFlagsAttr([arith.FastMathFlag.NO_SIGNED_ZEROS])
+REASSOC = arith.FastMathFlagsAttr([arith.FastMathFlag.REASSOC])
 
 
 def combine_vectors(b: Builder, combine: type[Operation], x: SSAValue, y: SSAValue) -> SSAValue:

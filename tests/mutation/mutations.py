@@ -133,7 +133,7 @@ MUTATIONS = [
              "a fused op overwrites a buffer that is used again later"),
     Mutation("mg_xdsl/transforms/mg_fuse_elementwise_ops.py", "            if lhs is rhs and op.lhs.type == op.rhs.type:\n                continue",
              "            if True:\n                continue", "fusion drops the run-time size checks"),
-    Mutation("mg_xdsl/transforms/vectorize_reductions.py", "(total,) = for_loop(b, vector_end, cols, index(b, 1), one, [reduced])",
+    Mutation("mg_xdsl/transforms/vectorize_reductions.py", "(total,) = for_loop(b, lanes_end, cols, index(b, 1), one, [reduced])",
              "(total,) = for_loop(b, cols, cols, index(b, 1), one, [reduced])", "a row reduction skips the last elements"),
     Mutation("mg_xdsl/transforms/vectorize_reductions.py", "for_loop(b, index(b, 0), blocks, index(b, 1), total)",
              "for_loop(b, index(b, 0), index(b, 1), index(b, 1), total)", "a column reduction keeps only its first row block"),
@@ -181,4 +181,7 @@ MUTATIONS = [
              "        if False:\n            # Of a zero maximum", "a row maximum of zero keeps the sign the nsz vectors gave it"),
     Mutation("mg_xdsl/transforms/finalize_memref_to_llvm.py", "hints = [int(bool(op.isWrite.value.data)), op.localityHint.value.data,",
              "hints = [int(not op.isWrite.value.data), op.localityHint.value.data,", "a prefetch for writing is lowered as one for reading"),
+    Mutation("mg_xdsl/transforms/vectorize_reductions.py", "(acc,) = for_loop(b, vector_end, lanes_end, index(b, lanes), chunk, accs)",
+             "(acc,) = for_loop(b, vector_end, vector_end, index(b, lanes), chunk, accs)",
+             "a row reduction skips the whole vectors after its last full step"),
 ]

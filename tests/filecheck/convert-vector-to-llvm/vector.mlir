@@ -11,7 +11,8 @@ func.func @f(%m: memref<?x?xf64>, %i: index, %j: index, %x: f64) -> f64 {
   vector.store %mx, %m[%i, %j] : memref<?x?xf64>, vector<8xf64>
   %r = vector.reduction <add>, %mx, %x : vector<8xf64> into f64
   %q = vector.reduction <maximumf>, %mx, %r : vector<8xf64> into f64
-  func.return %q : f64
+  %t = vector.reduction <add>, %mx, %q fastmath<reassoc> : vector<8xf64> into f64
+  func.return %t : f64
 }
 // The element's address, as memref.load computes it: aligned pointer + i * stride + j.
 // CHECK-LABEL: func.func @f(
@@ -34,6 +35,8 @@ func.func @f(%m: memref<?x?xf64>, %i: index, %j: index, %x: f64) -> f64 {
 // CHECK:       %r = llvm.call_intrinsic "llvm.vector.reduce.fadd.v8f64"(%x, %mx) : (f64, vector<8xf64>) -> f64
 // CHECK-NEXT:  %[[M:.*]] = llvm.call_intrinsic "llvm.vector.reduce.fmaximum.v8f64"(%mx) : (vector<8xf64>) -> f64
 // CHECK-NEXT:  %q = llvm.call_intrinsic "llvm.maximum.f64"(%[[M]], %r) : (f64, f64) -> f64
+// reassoc lets LLVM sum the lanes as a tree; the flag goes with the call.
+// CHECK-NEXT:  %t = llvm.call_intrinsic "llvm.vector.reduce.fadd.v8f64"(%q, %mx) {fastmathFlags = #llvm.fastmath<reassoc>} : (f64, vector<8xf64>) -> f64
 
 // Elementwise arith on vectors: convert-arith-to-llvm, with vector intrinsic names.
 // LLVM-LABEL: llvm.func @f(

@@ -28,8 +28,16 @@ func.func @rows(%a: tensor<?x?xf64>) -> tensor<?x1xf64> {
 // CHECK:         %[[S01:.*]] = arith.addf %[[R0]], %[[R1]] : vector<8xf64>
 // CHECK-NEXT:    %[[S23:.*]] = arith.addf %[[R2]], %[[R3]] : vector<8xf64>
 // CHECK-NEXT:    %[[S:.*]] = arith.addf %[[S01]], %[[S23]] : vector<8xf64>
-// CHECK-NEXT:    %[[R:.*]] = vector.reduction <add>, %[[S]], %[[START]] : vector<8xf64> into f64
-// CHECK:         %[[T:.*]] = scf.for %{{.*}} = %[[VEND]] to %[[COLS]] step %{{.*}} iter_args(%{{.*}} = %[[R]]) -> (f64)
+// Then whole vectors one at a time, to the last multiple of 8:
+// CHECK:         %[[LREM:.*]] = arith.remsi %[[COLS]], %{{.*}} : index
+// CHECK-NEXT:    %[[LEND:.*]] = arith.subi %[[COLS]], %[[LREM]] : index
+// CHECK:         %[[SV:.*]] = scf.for %[[JV:.*]] = %[[VEND]] to %[[LEND]] step %{{.*}} iter_args(%[[AV:.*]] = %[[S]]) -> (vector<8xf64>)
+// CHECK:           %[[V:.*]] = vector.load %a[%[[I]], %[[JV]]{{.*}}] : memref<?x?xf64>, vector<8xf64>
+// CHECK-NEXT:      %[[SUM:.*]] = arith.addf %[[AV]], %[[V]] : vector<8xf64>
+// CHECK-NEXT:      scf.yield %[[SUM]] : vector<8xf64>
+// The lanes are summed as a tree (the sum is reassociated already):
+// CHECK:         %[[R:.*]] = vector.reduction <add>, %[[SV]], %[[START]] fastmath<reassoc> : vector<8xf64> into f64
+// CHECK:         %[[T:.*]] = scf.for %{{.*}} = %[[LEND]] to %[[COLS]] step %{{.*}} iter_args(%{{.*}} = %[[R]]) -> (f64)
 // CHECK:           memref.load %a[%[[I]], %{{.*}}] : memref<?x?xf64>
 // CHECK:         memref.store %[[T]], %[[OUT]][%[[I]], %[[C0]]] : memref<?x1xf64>
 // CHECK:         scf.reduce
