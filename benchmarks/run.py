@@ -219,11 +219,15 @@ def target_info(cpu: str | None) -> dict:
     from mg_xdsl import target
     from mg_xdsl.backend.jit import host
 
-    unit = target.vector_unit(cpu)
-    mm, red = target.matmul_blocks(unit, 64), target.reduction_vectors(unit, 64)
+    t = target.target(cpu)
+    unit = t.unit
+    mm, red = target.matmul_blocks(unit, 64, t.caches), target.reduction_vectors(unit, 64)
     return {"cpu": cpu or f"{host()[1]} (this host)", "vector_bits": unit.bits,
             "vector_registers": unit.registers, "fma": unit.fma,
+            "caches": {"l1": t.caches.l1, "l2": t.caches.l2, "l3": t.caches.l3,
+                       "read": cpu is None and t.caches != target.TYPICAL_CACHES},
             "matmul": f"{mm.mr}x{mm.nr} f64 block, {mm.lanes} lanes" + ("" if mm.fma else ", no FMA"),
+            "matmul_blocks": f"KC {mm.kc}, MC {mm.mc}, NC {mm.nc}",
             "reduction": f"{red.accumulators} x vector<{red.lanes}xf64>"}
 
 
@@ -438,6 +442,11 @@ def markdown(report: dict) -> str:
     lines.append(f"- mg compiled for: {t['cpu']}: {t['vector_bits']}-bit vectors, "
                  f"{t['vector_registers']} registers, {'FMA' if t['fma'] else 'no FMA'}; "
                  f"matmul kernel {t['matmul']}; row reductions {t['reduction']}")
+    if "caches" in t:
+        c = t["caches"]
+        lines.append(f"- caches per core: L1 {c['l1'] // 1024} KiB, L2 {c['l2'] // 1024} KiB, L3 share "
+                     f"{c['l3'] // 1024} KiB ({'read from Linux' if c['read'] else 'typical: not read'}); "
+                     f"matmul cache blocks {t['matmul_blocks']}")
     for child in report["children"]:
         blas = ", ".join(f"{b['internal_api']} {b['num_threads']} threads"
                          for b in child.get("blas", []))

@@ -317,10 +317,10 @@ def usage_error(message: str) -> int:
 def execute(args: argparse.Namespace) -> int:
     if args.command == "pipeline":
         from mg_xdsl.pipeline import pass_pipeline
-        from mg_xdsl.target import vector_unit
+        from mg_xdsl.target import target
 
         cpu = checked_cpu(args)
-        print(pass_pipeline(optimise=not args.reference, unit=vector_unit(cpu) if cpu else None))
+        print(pass_pipeline(optimise=not args.reference, target=target(cpu) if cpu else None))
         return 0
     if args.file == STDIN and args.command == "build" and not args.output:
         return usage_error("give -o EXE: a program read from standard input has no name to "
@@ -418,11 +418,12 @@ def open_cache(args: argparse.Namespace, source: bytes):
         return None, b"", f"off ({why_not})"
     from mg_xdsl.backend import jit
     from mg_xdsl.backend.cache import ObjectCache, default_directory, key
+    from mg_xdsl.target import host_caches
 
     directory = default_directory()
     if directory is None:
         return None, b"", "off (no MGC_CACHE_DIR and no home directory)"
-    return ObjectCache(directory), key(source, code_options(args), jit.host()), ""
+    return ObjectCache(directory), key(source, code_options(args), (*jit.host(), str(host_caches()))), ""
 
 
 def run(args: argparse.Namespace) -> int:

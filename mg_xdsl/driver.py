@@ -79,7 +79,7 @@ class Compilation:
         for s in stages:
             pipeline.run_stage(module, s, ctx, self.timed,
                                verify_result=self.verify_each or (verify and s is stages[-1]),
-                               unit=self.vector_unit())
+                               target=self.target())
             self.keep(f"{s.name}.mlir", module)
         return module
 
@@ -104,14 +104,14 @@ class Compilation:
         self.keep("host.mlir", module)
         return tuple(s for s in pipeline.stages_to(stage) if s.name in ("cf", "llvm"))
 
-    def vector_unit(self):
-        """The vector unit the kernels are shaped for: ``cpu``'s, or ``None`` for this
-        host's (found only if a pass asks)."""
+    def target(self):
+        """The target the kernels are shaped for: ``cpu``'s, or ``None`` for this host's
+        (found only if a pass asks)."""
         if self.cpu is None:
             return None
-        from mg_xdsl.target import vector_unit
+        from mg_xdsl.target import target
 
-        return vector_unit(self.cpu)
+        return target(self.cpu)
 
     def launcher(self):
         """The launch callbacks of the compiled kernels, on ``self.gpu``'s device (after

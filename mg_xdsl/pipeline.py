@@ -22,8 +22,9 @@ compiler runs ``OPTIMISED_STAGES`` unless asked for the reference (``mgc --refer
 the summation order of reductions and matrix products.
 
 Two optimisations shape their code for the CPU: ``vectorize-reductions`` and
-``tile-matmul`` take its vector unit as options (``mg_xdsl.target``), filled in here for
-this host or for ``mgc build/lib --cpu NAME`` (``for_target``). The stage lists name them
+``tile-matmul`` take its vector unit as options (``mg_xdsl.target``), ``tile-matmul`` its
+cache sizes too, filled in here for this host or for ``mgc build/lib --cpu NAME``
+(``for_target``). The stage lists name them
 without options.
 """
 
@@ -34,7 +35,7 @@ from dataclasses import dataclass
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 
-from mg_xdsl.target import VectorUnit, pass_options
+from mg_xdsl.target import Target, pass_options
 from mg_xdsl.transforms import make_pass
 from mg_xdsl.transforms.thread_work import MIN_WORK
 from mg_xdsl.xdsl_compat import verify
@@ -144,33 +145,34 @@ def stages_to(to: str, optimise: bool = False) -> tuple[Stage, ...]:
     return (OPTIMISED_STAGES if optimise else STAGES)[1:STAGE_NAMES.index(to) + 1]
 
 
-TARGETED_PASSES = {"vectorize-reductions": False, "tile-matmul": True}
-"""The passes whose code depends on the CPU's vector unit (their options describe it), and
-whether they take its fused multiply-add too."""
+TARGETED_PASSES = {"vectorize-reductions": {}, "tile-matmul": {"fma": True, "caches": True}}
+"""The passes whose code depends on the CPU (their options describe its vector unit), and
+what else of it they take: its fused multiply-add, its cache sizes."""
 
 
-def for_target(name: str, unit: VectorUnit | None = None) -> str:
-    """``name`` with the options that describe ``unit`` (this host's when ``None``) if the
-    pass shapes its code for a CPU; otherwise ``name`` itself."""
+def for_target(name: str, t: Target | None = None) -> str:
+    """``name`` with the options that describe target ``t`` (this host's when ``None``) if
+    the pass shapes its code for a CPU; otherwise ``name`` itself."""
     if name not in TARGETED_PASSES:
         return name
-    if unit is None:
-        from mg_xdsl.target import vector_unit
+    if t is None:
+        from mg_xdsl.target import target
 
-        unit = vector_unit()
-    return f"{name}{{{pass_options(unit, fma=TARGETED_PASSES[name])}}}"
+        t = target()
+    options = {"fma": False, "caches": False} | TARGETED_PASSES[name]
+    return f"{name}{{{pass_options(t, **options)}}}"
 
 
 def run_stage(
     module: ModuleOp, stage: Stage, ctx: Context, timer: Timer | None = None,
-    verify_each_pass: bool = False, verify_result: bool = True, unit: VectorUnit | None = None,
+    verify_each_pass: bool = False, verify_result: bool = True, target: Target | None = None,
 ) -> None:
     """Run one stage's passes in place, verify the result (unless not ``verify_result``),
     then check what must be gone. (``mg-opt`` verifies after every single pass; so does this
-    with ``verify_each_pass``.) The kernels are shaped for ``unit`` (this host's when
+    with ``verify_each_pass``.) The kernels are shaped for ``target`` (this host's when
     ``None``)."""
     for i, name in enumerate(stage.passes):
-        name = for_target(name, unit)
+        name = for_target(name, target)
         start = time.perf_counter()
         make_pass(name).apply(ctx, module)
         if timer:
@@ -188,20 +190,20 @@ def run_stage(
 
 def lower(
     module: ModuleOp, to: str = "llvm", ctx: Context | None = None, timer: Timer | None = None,
-    optimise: bool = False, unit: VectorUnit | None = None,
+    optimise: bool = False, target: Target | None = None,
 ) -> ModuleOp:
     """Lower an mg-dialect module in place to stage ``to``; returns ``module``."""
     ctx = ctx or context()
     for stage in stages_to(to, optimise):
-        run_stage(module, stage, ctx, timer, unit=unit)
+        run_stage(module, stage, ctx, timer, target=target)
     return module
 
 
-def pass_pipeline(optimise: bool = True, unit: VectorUnit | None = None) -> str:
+def pass_pipeline(optimise: bool = True, target: Target | None = None) -> str:
     """Every pass from the mg dialect to the LLVM dialect, in order, as one ``mg-opt -p``
-    argument, for ``unit`` (this host's when ``None``): ``mg-opt prog.mg -p "$(mgc
+    argument, for ``target`` (this host's when ``None``): ``mg-opt prog.mg -p "$(mgc
     pipeline)" -t llvm`` runs what ``mgc`` runs (without the per-stage checks). ``mgc
     pipeline [--reference] [--cpu NAME]`` prints it, and the README's copy is checked
     against it, so the two cannot drift apart."""
     stages = OPTIMISED_STAGES if optimise else STAGES
-    return ",".join(for_target(p, unit) for stage in stages for p in stage.passes)
+    return ",".join(for_target(p, target) for stage in stages for p in stage.passes)

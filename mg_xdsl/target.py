@@ -8,10 +8,16 @@ and the registers and instructions in its assembly say what LLVM will use. That 
 same for this host (its CPU name and feature string) and for any CPU named with ``--cpu``,
 with no list of CPU names to keep up to date.
 
-From the unit and an element type follow:
+Its caches (``Caches``: the bytes of L1 data, L2 and L3 one core may fill) are read from
+Linux's ``/sys/devices/system/cpu/cpu0/cache`` for this host (``host_caches``); for a CPU
+named with ``--cpu`` they cannot be known, and a typical core's are assumed
+(``TYPICAL_CACHES``). A ``Target`` is the two together.
+
+From the target and an element type follow:
 
 - ``matmul_blocks``: the register block of ``tile-matmul``'s micro-kernel (MR rows x NR
-  columns of sums held in registers) and its cache blocks (KC, MC, NC);
+  columns of sums held in registers), from the vector unit, and its cache blocks (KC, MC,
+  NC), from the caches;
 - ``reduction_vectors``: the vector width and the number of accumulators of
   ``vectorize-reductions``.
 
@@ -23,6 +29,7 @@ Sizes are in elements per register (``lanes``), never constants written for ``f6
 
 from dataclasses import dataclass
 from functools import cache
+from pathlib import Path
 
 
 @dataclass(frozen=True)
@@ -94,21 +101,86 @@ class MatmulBlocks:
     fma: bool  # fused multiply-adds (otherwise a multiply and an add)
 
 
-# KC x NR elements of packed B are read once per row of A's panel: KC = 256 keeps that
-# panel in a 32 KiB L1 for f64 at NR = 16 (and in half of it at NR = 8). MC rows of packed A
-# (MC x KC, ~256 KiB of f64) stay in L2; MC is the first multiple of MR from 128 on, so that
-# no panel but the matrix's last is partial and a power-of-two M from 256 on splits into as
-# many row blocks (what threads take) as with 128: 126 rows would give 256 rows three
-# blocks, two for one thread and one for the other. NC bounds packed B (KC x NC, 2 MiB of
-# f64) to a share of L3.
-KC, MC_TARGET, NC = 256, 128, 1024
+@dataclass(frozen=True)
+class Caches:
+    """The cache one core may fill at each level, in bytes: its own L1 data cache and L2,
+    and its share of the L3 (split evenly between the cores that share it)."""
+
+    l1: int
+    l2: int
+    l3: int
 
 
-def matmul_blocks(unit: VectorUnit, element_bits: int) -> MatmulBlocks:
+KiB, MiB = 1024, 1024 * 1024
+
+TYPICAL_CACHES = Caches(32 * KiB, 512 * KiB, 4 * MiB)
+"""A Zen 3 core's (32 MiB of L3 for 8 cores); Skylake-SP has 32 KiB, 1 MiB and about
+1.4 MiB, Zen 4 32 KiB, 1 MiB and 4 MiB. Assumed for a CPU named with ``--cpu``, whose
+caches cannot be read, and where this host's cannot be; the blocks below are those that
+were tuned on such cores."""
+
+
+def caches_from_sysfs(directory: Path) -> Caches | None:
+    """A core's caches as Linux describes them (``directory`` is
+    ``/sys/devices/system/cpu/cpu0/cache``): ``indexN/level``, ``type``, ``size`` (``48K``)
+    and ``shared_cpu_list`` (``0-1,4``) for each. None if any level is missing."""
+    sizes: dict[int, int] = {}
+    try:
+        for index in sorted(directory.glob("index*")):
+            if (index / "type").read_text().strip() == "Instruction":
+                continue
+            level = int((index / "level").read_text())
+            size = _bytes((index / "size").read_text().strip())
+            sharing = _count_cpus((index / "shared_cpu_list").read_text().strip())
+            sizes[level] = size // max(1, sharing)
+    except (OSError, ValueError):
+        return None
+    if not {1, 2, 3} <= sizes.keys():
+        return None
+    return Caches(sizes[1], sizes[2], sizes[3])
+
+
+def _bytes(size: str) -> int:
+    scale = {"K": KiB, "M": MiB, "G": 1024 * MiB}.get(size[-1:], 1)
+    return int(size.rstrip("KMG")) * scale
+
+
+def _count_cpus(cpu_list: str) -> int:
+    count = 0
+    for part in cpu_list.split(","):
+        first, _, last = part.partition("-")
+        count += int(last or first) - int(first) + 1
+    return count
+
+
+@cache
+def host_caches() -> Caches:
+    """This host's caches, or ``TYPICAL_CACHES`` where they cannot be read (not Linux)."""
+    return caches_from_sysfs(Path("/sys/devices/system/cpu/cpu0/cache")) or TYPICAL_CACHES
+
+
+# The cache blocks, from the innermost out (as BLIS chooses them):
+# - KC: a KC x NR panel of packed B is read again for every MR rows of A, so it must stay in
+#   L1: KC * NR elements fit in L1 (256 x 16 f64 is 32 KiB). At most KC_MAX: more was no
+#   faster where measured, and each pass over C is then a longer stretch of k.
+# - MC: MC rows of packed A (MC x KC) are read again for every NR columns of B, so they
+#   stay in L2, in half of it (B's panels and C pass through the rest). MC is a multiple of
+#   MR, at most the first from MC_MAX on: MC rows are also what a thread takes, and from 128
+#   on a power-of-two M from 256 on splits into as many row blocks as with 128 (126 rows
+#   would give 256 rows three blocks, two for one thread and one for the other).
+# - NC: KC x NC of packed B stays in half of this core's share of L3. At most NC_MAX.
+KC_MAX, MC_MAX, NC_MAX = 256, 128, 1024
+
+
+def matmul_blocks(unit: VectorUnit, element_bits: int, caches: Caches = TYPICAL_CACHES) -> MatmulBlocks:
     mr, nr_registers = _register_block(unit)
     lanes = unit.lanes(element_bits)
-    return MatmulBlocks(lanes=lanes, mr=mr, nr=nr_registers * lanes, kc=KC,
-                        mc=mr * -(-MC_TARGET // mr), nc=NC, fma=unit.fma)
+    nr = nr_registers * lanes
+    element_bytes = max(1, element_bits // 8)
+    kc = max(8, min(KC_MAX, caches.l1 // (nr * element_bytes) // 8 * 8))
+    mc_rows = max(mr, min(MC_MAX, caches.l2 // 2 // (kc * element_bytes)))
+    nc = max(nr, min(NC_MAX, caches.l3 // 2 // (kc * element_bytes) // nr * nr))
+    return MatmulBlocks(lanes=lanes, mr=mr, nr=nr, kc=kc, mc=mr * -(-mc_rows // mr), nc=nc, fma=unit.fma)
 
 
 # ----------------------------------------------------------------------------- reductions
@@ -181,7 +253,27 @@ def vector_unit(cpu: str | None = None) -> VectorUnit:
     return unit_from_assembly(machine.emit_assembly(llvm.parse_assembly(_PROBE)))
 
 
-def pass_options(unit: VectorUnit, fma: bool = True) -> str:
-    """The pass options that describe ``unit`` (``fma`` too, unless not ``fma``)."""
+@dataclass(frozen=True)
+class Target:
+    """What the kernels are shaped for: a CPU's vector unit and its caches."""
+
+    unit: VectorUnit
+    caches: Caches = TYPICAL_CACHES
+
+
+@cache
+def target(cpu: str | None = None) -> Target:
+    """``cpu``'s target (its caches assumed typical), or this host's when ``None``."""
+    return Target(vector_unit(cpu), TYPICAL_CACHES if cpu else host_caches())
+
+
+def pass_options(t: Target, fma: bool = True, caches: bool = False) -> str:
+    """The pass options that describe ``t``: its vector unit, ``fma`` too unless not
+    ``fma``, the cache sizes if ``caches``."""
+    unit = t.unit
     options = f"vector-bits={unit.bits} vector-registers={unit.registers}"
-    return options + (f" fma={'true' if unit.fma else 'false'}" if fma else "")
+    if fma:
+        options += f" fma={'true' if unit.fma else 'false'}"
+    if caches:
+        options += f" l1-cache={t.caches.l1} l2-cache={t.caches.l2} l3-cache={t.caches.l3}"
+    return options

@@ -165,12 +165,13 @@ def test_pipeline_prints_what_mgc_runs():
 
 
 def test_pipeline_for_another_cpu():
-    """The kernels' passes carry the CPU's vector unit; an unknown CPU is a usage error."""
+    """The kernels' passes carry the CPU's vector unit, and tile-matmul a typical core's
+    caches (another CPU's cannot be read); an unknown CPU is a usage error."""
     passes = mgc("pipeline", "--cpu", "x86-64").stdout.decode().strip().split(",")
     assert "vectorize-reductions{vector-bits=128 vector-registers=16}" in passes
-    assert "tile-matmul{vector-bits=128 vector-registers=16 fma=false}" in passes
+    assert "tile-matmul{vector-bits=128 vector-registers=16 fma=false l1-cache=32768 l2-cache=524288 l3-cache=4194304}" in passes
     avx2 = mgc("pipeline", "--cpu", "x86-64-v3").stdout.decode()
-    assert "tile-matmul{vector-bits=256 vector-registers=16 fma=true}" in avx2
+    assert "tile-matmul{vector-bits=256 vector-registers=16 fma=true l1-cache=32768 l2-cache=524288 l3-cache=4194304}" in avx2
     p = mgc("pipeline", "--cpu", "no-such-cpu")
     assert p.returncode == 2 and p.stdout == b""
     assert p.stderr.decode().startswith("mgc: error: LLVM does not know the CPU 'no-such-cpu'")

@@ -26,7 +26,7 @@ import pytest
 
 from conftest import BIN, EXAMPLES, ROOT, mask
 from mg_xdsl.pipeline import pass_pipeline
-from mg_xdsl.target import vector_unit
+from mg_xdsl.target import target
 
 README = ROOT / "README.md"
 FENCE = re.compile(r"^```(\S*)\s*$")
@@ -201,7 +201,7 @@ def test_python_block_runs(start, lines, scratch):
 def test_the_readme_shows_the_real_pipelines():
     """What `mgc pipeline` prints is pipeline.pass_pipeline, and the README shows both."""
     shown = {command: expected for _, command, expected in console_commands()}
-    assert shown["mgc pipeline --cpu x86-64-v4"] == [pass_pipeline(True, vector_unit("x86-64-v4"))]
+    assert shown["mgc pipeline --cpu x86-64-v4"] == [pass_pipeline(True, target("x86-64-v4"))]
     assert shown["mgc pipeline --reference"] == [pass_pipeline(optimise=False)]
 
 

@@ -50,6 +50,75 @@ def test_blocks_are_in_elements_per_register(unit, element_bits):
     assert vectors.lanes == blocks.lanes and 1 <= vectors.accumulators <= unit.registers // 2
 
 
+def write_sysfs(directory, caches):
+    """A ``/sys/devices/system/cpu/cpu0/cache`` as Linux writes it: (level, type, size,
+    shared_cpu_list) per index."""
+    for i, (level, kind, size, shared) in enumerate(caches):
+        index = directory / f"index{i}"
+        index.mkdir(parents=True)
+        for name, value in (("level", level), ("type", kind), ("size", size), ("shared_cpu_list", shared)):
+            (index / name).write_text(f"{value}\n")
+    return directory
+
+
+def test_caches_read_as_linux_describes_them(tmp_path):
+    """This machine's kind (a 2-core Xeon guest): L3 split between the cores that share it,
+    the instruction cache ignored."""
+    sysfs = write_sysfs(tmp_path, [(1, "Data", "48K", "0"), (1, "Instruction", "64K", "0"),
+                                   (2, "Unified", "2048K", "0"), (3, "Unified", "491520K", "0-1")])
+    assert target.caches_from_sysfs(sysfs) == target.Caches(48 * 1024, 2 * 1024**2, 240 * 1024**2)
+    zen3 = write_sysfs(tmp_path / "zen3", [(1, "Data", "32K", "0,8"), (2, "Unified", "512K", "0,8"),
+                                          (3, "Unified", "32768K", "0-7,8-15")])
+    assert target.caches_from_sysfs(zen3) == target.Caches(16 * 1024, 256 * 1024, 2 * 1024**2)
+
+
+def test_caches_that_cannot_be_read_are_typical(tmp_path):
+    assert target.caches_from_sysfs(tmp_path / "missing") is None
+    no_l3 = write_sysfs(tmp_path / "no_l3", [(1, "Data", "32K", "0"), (2, "Unified", "1024K", "0")])
+    assert target.caches_from_sysfs(no_l3) is None
+    garbled = write_sysfs(tmp_path / "garbled", [(1, "Data", "lots", "0"), (2, "Unified", "1M", "0"),
+                                                 (3, "Unified", "8M", "0-3")])
+    assert target.caches_from_sysfs(garbled) is None
+    assert target.target("x86-64-v3").caches == target.TYPICAL_CACHES
+
+
+@pytest.mark.parametrize("unit", [AVX512, AVX2, SSE2, NEON])
+def test_cache_blocks_fit_the_caches(unit):
+    """Typical caches give the blocks that were tuned; smaller ones shrink them to fit:
+    a KC x NR panel of B in L1, MC x KC of A in half of L2, KC x NC of B in half the L3
+    share; larger ones never grow them past what was measured."""
+    typical = target.matmul_blocks(unit, 64)
+    assert (typical.kc, typical.nc) == (256, 1024) and typical.mc == typical.mr * -(-128 // typical.mr)
+    assert target.matmul_blocks(unit, 64, target.Caches(10**9, 10**9, 10**9)) == typical
+    small = target.Caches(16 * 1024, 128 * 1024, 512 * 1024)
+    blocks = target.matmul_blocks(unit, 64, small)
+    assert blocks.kc * blocks.nr * 8 <= small.l1 and blocks.kc % 8 == 0
+    assert blocks.mc % blocks.mr == 0 and (blocks.mc - blocks.mr) * blocks.kc * 8 < small.l2 // 2
+    assert blocks.nc % blocks.nr == 0 and blocks.kc * blocks.nc * 8 <= small.l3 // 2
+    assert (blocks.kc, blocks.mc, blocks.nc) < (typical.kc, typical.mc, typical.nc)
+
+
+def test_tile_matmul_takes_the_cache_blocks_from_its_options():
+    """The pipeline hands tile-matmul the caches; its KC shows as the k-loop's step."""
+    from mg_xdsl.transforms import make_pass
+    from mg_xdsl.frontend import parse_program
+
+    def steps(options: str) -> set[int]:
+        module = parse_program("def f(a: tensor[?x?], b: tensor[?x?]) = a @ b\n", "f.mg", with_main=False).module
+        from mg_xdsl import pipeline
+        ctx = pipeline.context()
+        for name in ("lower-mg-to-affine", f"tile-matmul{{{options}}}"):
+            make_pass(name).apply(ctx, module)
+        return {c.value.value.data for c in module.walk() if c.name == "arith.constant"
+                and hasattr(c.value, "value") and isinstance(c.value.value.data, int)}
+
+    typical = steps("vector-bits=512 vector-registers=32")
+    small = steps("vector-bits=512 vector-registers=32 l1-cache=16384 l2-cache=131072 l3-cache=524288")
+    blocks = target.matmul_blocks(AVX512, 64, target.Caches(16384, 131072, 524288))
+    assert {256, 128, 1024} <= typical and not {blocks.kc, blocks.mc, blocks.nc} <= typical
+    assert {blocks.kc, blocks.mc, blocks.nc} <= small
+
+
 def runnable_cpus() -> list[str]:
     """The x86-64 levels this host can run (each needs the features of the one before)."""
     features = llvm.get_host_cpu_features() if X86 else {}

@@ -14,7 +14,7 @@ The key. An entry is found by the SHA-256 of everything that decides the code:
   mutation tests do) never finds code that an older compiler made;
 - the xDSL and llvmlite (hence LLVM) versions;
 - the host: LLVM's target triple, CPU name and CPU features, since the code is compiled for
-  exactly this processor;
+  exactly this processor, and its cache sizes, which shape the matrix product's blocks;
 - the options that change the code (``--opt``, ``--reference``, ``--backend``; for
   ``--backend mlir`` also which ``mlir-opt``/``mlir-translate`` binaries ran), and the
   program's path as given, which a failed run-time check's report names.

@@ -24,7 +24,9 @@ This pass replaces that nest (C is still zero-filled by the nest before it) with
 
 The register block (MR x NR), the vector length L and the cache blocks (KC, MC, NC) are
 the target's (``mg_xdsl.target.matmul_blocks``): the pass options name the target's vector
-unit, and default to AVX-512's, where the block is 8 x 16 and L = 8 for f64. Without
+unit, and default to AVX-512's, where the block is 8 x 16 and L = 8 for f64, and its
+caches (``l1-cache``, ``l2-cache``, ``l3-cache`` in bytes; by default a typical core's, for
+which KC, MC and NC are 256, 128 and 1024). Without
 fused multiply-add in hardware the kernel multiplies and adds (``llvm.fma`` would become a
 call to the C library's ``fma``).
 
@@ -55,7 +57,7 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from mg_xdsl.dialects.memref_prefetch import PrefetchOp
-from mg_xdsl.target import DEFAULT, MatmulBlocks, VectorUnit, matmul_blocks
+from mg_xdsl.target import DEFAULT, TYPICAL_CACHES, Caches, MatmulBlocks, VectorUnit, matmul_blocks
 from mg_xdsl.transforms.affine_nests import identity_indices, perfect_child, upper_bound
 from mg_xdsl.transforms.loop_builders import (
     add,
@@ -371,9 +373,9 @@ class Tiling:
         b.insert(memref.DeallocOp.get(tile))
 
 
-def kernel(module: ModuleOp, element: Attribute, unit: VectorUnit) -> func.FuncOp:
+def kernel(module: ModuleOp, element: Attribute, unit: VectorUnit, caches: Caches) -> func.FuncOp:
     """``@mg_matmul_<element>(A, B, C)``: ``C += A @ B`` on ``memref<?x?x<element>>``, the
-    tiled code for ``unit``, added at the end of ``module``."""
+    tiled code for ``unit`` and ``caches``, added at the end of ``module``."""
     name = f"mg_matmul_{element}"
     t = MemRefType(element, [DYNAMIC_INDEX, DYNAMIC_INDEX])
     block = Block(arg_types=[t, t, t])
@@ -384,7 +386,7 @@ def kernel(module: ModuleOp, element: Attribute, unit: VectorUnit) -> func.FuncO
     zero, one = index(b, 0), index(b, 1)
     m, k, n = (b.insert(memref.DimOp(v, d)).result
                for v, d in ((a, zero), (a, one), (b_, one)))
-    blocks = matmul_blocks(unit, element.bitwidth)  # type: ignore[attr-defined]
+    blocks = matmul_blocks(unit, element.bitwidth, caches)  # type: ignore[attr-defined]
     Tiling(MatmulNest(a, b_, c), m, n, k, blocks).emit(b)
     b.insert(func.ReturnOp())
     f = func.FuncOp(name, ([t, t, t], []), Region(block), visibility="private")
@@ -408,6 +410,11 @@ class TileMatmulPass(ModulePass):
     vector_bits: int = DEFAULT.bits
     vector_registers: int = DEFAULT.registers
     fma: bool = DEFAULT.fma
+    # Its caches, in bytes (L1 data, L2, this core's share of L3), for the cache blocks;
+    # by default a typical core's.
+    l1_cache: int = TYPICAL_CACHES.l1
+    l2_cache: int = TYPICAL_CACHES.l2
+    l3_cache: int = TYPICAL_CACHES.l3
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         kernels: dict[Attribute, func.FuncOp] = {}  # by element type, made on first use
@@ -423,6 +430,7 @@ class TileMatmulPass(ModulePass):
             element = nest.c.type.element_type  # type: ignore[attr-defined]
             if element not in kernels:
                 unit = VectorUnit(self.vector_bits, self.vector_registers, self.fma)
-                kernels[element] = kernel(op, element, unit)
+                caches = Caches(self.l1_cache, self.l2_cache, self.l3_cache)
+                kernels[element] = kernel(op, element, unit, caches)
             call_kernel(Builder(InsertPoint.before(loop)), kernels[element], nest)
             Rewriter.erase_op(loop)

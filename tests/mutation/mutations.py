@@ -184,4 +184,8 @@ MUTATIONS = [
     Mutation("mg_xdsl/transforms/vectorize_reductions.py", "(acc,) = for_loop(b, vector_end, lanes_end, index(b, lanes), chunk, accs)",
              "(acc,) = for_loop(b, vector_end, vector_end, index(b, lanes), chunk, accs)",
              "a row reduction skips the whole vectors after its last full step"),
+    Mutation("mg_xdsl/target.py", "kc = max(8, min(KC_MAX, caches.l1 // (nr * element_bytes) // 8 * 8))",
+             "kc = KC_MAX", "the matrix product's KC panel overflows a small L1"),
+    Mutation("mg_xdsl/target.py", "            sizes[level] = size // max(1, sharing)",
+             "            sizes[level] = size", "a shared L3 is taken for one core's own"),
 ]
