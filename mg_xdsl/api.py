@@ -124,6 +124,19 @@ def _guard_key() -> int:
 
 
 _F64 = np.dtype(np.float64)
+_records = threading.local()
+
+
+def _failure_record() -> tuple[Failure, object]:
+    """This thread's failure record (and a reference to pass): a call fills it only when it
+    fails, and nothing runs between the failure and the exception made from it, so one per
+    thread serves every call."""
+    try:
+        return _records.failure
+    except AttributeError:
+        failure = Failure()
+        _records.failure = failure, ctypes.byref(failure)
+        return _records.failure
 
 
 class _Buffer:
@@ -174,6 +187,7 @@ class Function:
     def __init__(self, library: "Library", name: str, sig: Signature):
         self.name, self.signature, self._library = name, sig, library
         self.parameters = [p for p, _ in sig.params]
+        self._positions = range(1, len(sig.params) + 1)
         nargs = len(sig.params)
         proto = ctypes.CFUNCTYPE(ctypes.c_int32, ctypes.POINTER(Failure),
                                  *([ctypes.POINTER(Descriptor)] * (nargs + 1)))
@@ -245,13 +259,15 @@ class Function:
         return [bound[p] for p in params]
 
     def __call__(self, *args, **kwargs) -> np.ndarray:
-        values = self._bind(args, kwargs)
+        # As little Python as it takes: after a kernel that streamed megabytes through the
+        # caches, each step here runs from cold caches, and a call's overhead triples.
+        values = args if not kwargs and len(args) == len(self.parameters) else self._bind(args, kwargs)
         # Keep the converted arrays alive for the duration of the call.
         converted = [self._argument(i, v, p, s)
-                     for i, (v, (p, s)) in enumerate(zip(values, self.signature.params), 1)]
-        result, failure = Descriptor(), Failure()
-        descriptors = [ctypes.byref(d) for _, d in converted]
-        if self._call(ctypes.byref(failure), ctypes.byref(result), *descriptors):
+                     for i, v, (p, s) in zip(self._positions, values, self.signature.params)]
+        failure, failure_ref = _failure_record()
+        result = Descriptor()
+        if self._call(failure_ref, ctypes.byref(result), *[ctypes.byref(d) for _, d in converted]):
             raise failure.exception()
         return _take(result)
 
