@@ -53,11 +53,14 @@ STAGES: tuple[Stage, ...] = (
     Stage("mg", (), (), "the mg dialect, as the front end produces it"),
     Stage("affine", ("lower-mg-to-affine", "buffer-deallocation"), ("mg",),
           "affine loop nests on memrefs, each buffer freed after its last use"),
+    # affine-loop-normalize: a loop of one iteration (a ?x1 result's columns) is its body,
+    # a fifth of a typical program's loops fewer for every later pass.
     # cse: lower-affine makes the constants of each loop's bounds afresh, 70% of the ops it
     # emits; every later pass would convert each copy. (A function of many loop nests is
     # then split, a run of nests a function: LLVM's time grows with the square of a
     # function's size.)
-    Stage("scf", ("lower-affine", "cse", "outline-loop-nests"), ("mg", "affine"), "scf.for loops"),
+    Stage("scf", ("affine-loop-normalize{promote-single-iter=true}", "lower-affine", "cse", "outline-loop-nests"),
+          ("mg", "affine"), "scf.for loops"),
     Stage("cf", ("convert-scf-to-cf", "lower-assert-to-stderr"), ("mg", "affine", "scf", "cf.assert"),
           "blocks and branches; run-time checks call mgrt_check_failed"),
     Stage(
@@ -94,6 +97,7 @@ OPTIMISED_STAGES: tuple[Stage, ...] = (
           # loops whose iterations are independent, for threads (where there is enough work)
           f"affine-parallelize{{min-iterations={MIN_WORK}}}"),
     _with(_SCF,
+          "affine-loop-normalize{promote-single-iter=true}",
           "lower-affine",
           "cse",
           "convert-parallel-loops-to-threads",  # large parallel loops split across cores

@@ -30,6 +30,7 @@ _PROJECT_PASSES: dict[str, tuple[str, str]] = {
     "finalize-memref-to-llvm": ("finalize_memref_to_llvm", "FinalizeMemRefToLLVMPass"),
     "reconcile-unrealized-casts": ("reconcile_unrealized_casts", "ReconcileUnrealizedCastsPass"),
     "affine-parallelize": ("affine_parallelize", "AffineParallelizePass"),
+    "affine-loop-normalize": ("affine_loop_normalize", "AffineLoopNormalizePass"),
     "convert-parallel-loops-to-threads": ("convert_parallel_loops_to_threads", "ConvertParallelLoopsToThreadsPass"),
     "convert-parallel-loops-to-gpu": ("convert_parallel_loops_to_gpu", "ConvertParallelLoopsToGpuPass"),
     "gpu-kernel-outlining": ("gpu_kernel_outlining", "GpuKernelOutliningPass"),

@@ -186,6 +186,8 @@ MUTATIONS = [
              "a row reduction skips the whole vectors after its last full step"),
     Mutation("mg_xdsl/target.py", "kc = max(8, min(KC_MAX, caches.l1 // (nr * element_bytes) // 8 * 8))",
              "kc = KC_MAX", "the matrix product's KC panel overflows a small L1"),
+    Mutation("mg_xdsl/transforms/affine_loop_normalize.py", "if self.promote_single_iter and lower < upper <= lower + step:",
+             "if self.promote_single_iter and lower < upper:", "loops of several iterations are taken for loops of one"),
     Mutation("mg_xdsl/target.py", "            sizes[level] = size // max(1, sharing)",
              "            sizes[level] = size", "a shared L3 is taken for one core's own"),
 ]
