@@ -84,7 +84,7 @@ class Compilation:
         return module
 
     def _gpu_stages(self, module: ModuleOp, ctx, stage: str) -> tuple:
-        """Run the GPU pipeline (``mg_xdsl.backend.ptx``) and ``gpu-to-runtime-calls`` on
+        """Run the GPU pipeline's ``gpu`` and ``host`` stages (``pipeline.GPU_STAGES``) on
         ``module``, keeping the device code (``self.gpu_modules``) and the kernels the host
         launches (``self.kernels``); the CPU stages from ``cf`` on remain to be run."""
         from xdsl.dialects import gpu
@@ -94,15 +94,15 @@ class Compilation:
         if stage not in ("cf", "llvm"):
             raise ValueError(f"the GPU path starts at the cf stage, not {stage!r}")
         ctx.load_dialect(gpu.GPU)
-        pipeline.run_stage(module, ptx.gpu_stage(), ctx, self.timed)
+        _, device, host, *rest = pipeline.GPU_STAGES
+        pipeline.run_stage(module, device, ctx, self.timed)
         ptx.check_kernels(module)
         self.keep("gpu.mlir", module)
         self.gpu_modules = ptx.kernel_modules(module)
-        host = pipeline.Stage("host", ("gpu-to-runtime-calls",), ("gpu",), "kernel launches as calls")
         pipeline.run_stage(module, host, ctx, self.timed)
         self.kernels = gpu_runtime.kernels(module)
         self.keep("host.mlir", module)
-        return tuple(s for s in pipeline.stages_to(stage) if s.name in ("cf", "llvm"))
+        return tuple(rest[:[s.name for s in rest].index(stage) + 1])
 
     def target(self):
         """The target the kernels are shaped for: ``cpu``'s, or ``None`` for this host's

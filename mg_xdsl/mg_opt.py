@@ -111,8 +111,12 @@ class MgOptMain(xDSLOptMain):
     def register_all_passes(self):
         # The project's passes first (they replace xDSL's of the same name), then xDSL's:
         # --help lists them in this order.
+        from mg_xdsl.pipeline import pipeline_passes
+
         for name, factory in project_passes().items():
             self.register_pass(name, factory)
+        for name, cls in pipeline_passes().items():
+            self.register_pass(name, lambda cls=cls: cls)
         ours = dict(self.available_passes)
         super().register_all_passes()
         self.available_passes.update(ours)
@@ -175,8 +179,15 @@ class MgOptMain(xDSLOptMain):
                  for name, factory in ours.items()]
         theirs = textwrap.fill(", ".join(self.xdsl_pass_names), width=88,
                                initial_indent="  ", subsequent_indent="  ", break_on_hyphens=False)
+        from mg_xdsl.pipeline import PIPELINES
+
+        pipelines = [f"  {name:<34} {textwrap.shorten(what, 52, placeholder=' ...')}"
+                     for name, (_, what) in PIPELINES.items()]
         return ("this project's passes (mg_xdsl/transforms):\n" + "\n".join(lines)
-                + "\n\nxDSL's passes:\n" + theirs + "\n\nmgc's whole pipeline: mg-opt prog.mg -p "
+                + "\n\nxDSL's passes:\n" + theirs
+                + "\n\nwhole pipelines (mg_xdsl/pipeline.py), as one pass; options to=STAGE, cpu=NAME:\n"
+                + "\n".join(pipelines)
+                + "\n\nmgc's whole pipeline, pass by pass: mg-opt prog.mg -p "
                 '"$(mgc pipeline)" -t llvm   (mgc pipeline --reference: the chapter\'s)\n'
                 "MGC_DEBUG=1 shows the Python traceback of an internal error.\n")
 
@@ -232,6 +243,10 @@ class MgOptMain(xDSLOptMain):
         return "<stdin>" if self.args.input_file in (None, "-") else self.args.input_file
 
     def output_resulting_program(self, prog: ModuleOp) -> str:
+        if self.args.target == "llvm":
+            from mg_xdsl.xdsl_compat import translate_fast_math_calls
+
+            translate_fast_math_calls()  # as mgc translates (vector maxima and sums carry flags)
         try:
             return super().output_resulting_program(prog)
         except NotImplementedError as e:  # xDSL's LLVM translation meets a non-LLVM op

@@ -21,6 +21,13 @@ compiler runs ``OPTIMISED_STAGES`` unless asked for the reference (``mgc --refer
 (``OPTIMISED_STAGES`` lists them, each with what it is for). Both give the same results, up to
 the summation order of reductions and matrix products.
 
+Every pipeline is here: ``STAGES``, ``OPTIMISED_STAGES``, the GPU path's ``GPU_STAGES``
+and ``UPSTREAM_PASSES``, which ``mlir-opt-22`` runs for ``--backend mlir``. ``mg-opt``
+knows the first three by name (``PIPELINES``), each as one pass with the options ``to``
+(the last stage to run) and ``cpu``: ``mg-opt prog.mg -p mg-cpu-pipeline`` runs what
+``mgc`` runs, stage checks included; ``mg-opt prog.mg -p "$(mgc pipeline)"`` the same pass
+by pass.
+
 Two optimisations shape their code for the CPU: ``vectorize-reductions`` and
 ``tile-matmul`` take its vector unit as options (``mg_xdsl.target``), ``tile-matmul`` its
 cache sizes too, filled in here for this host or for ``mgc build/lib --cpu NAME``
@@ -29,11 +36,15 @@ without options.
 """
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+
+from typing import ClassVar
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
+from xdsl.passes import ModulePass
+from xdsl.utils.exceptions import PassFailedException
 
 from mg_xdsl.target import Target, pass_options
 from mg_xdsl.transforms import make_pass
@@ -105,6 +116,44 @@ OPTIMISED_STAGES: tuple[Stage, ...] = (
     _CF,
     _with(_LLVM, "convert-vector-to-llvm", *_LLVM.passes),
 )
+
+
+# The GPU path (``mgc run --gpu``, ``mgc ptx``): from the mg dialect to host code that
+# launches kernels, the kernels in ``gpu.module`` ops in the LLVM dialect (NVVM); then the
+# kernel modules are compiled to PTX apart (``mg_xdsl.backend.ptx``), ``gpu-to-runtime-calls``
+# turns the launches into calls of the run-time library, and the host code takes the CPU
+# pipeline's ``cf`` and ``llvm`` stages.
+GPU_STAGES: tuple[Stage, ...] = (
+    _MG,
+    Stage("gpu",
+          ("lower-mg-to-affine", "buffer-deallocation",
+           "affine-parallelize",  # every parallel loop, however small, is a kernel
+           "lower-affine", "convert-parallel-loops-to-gpu", "gpu-kernel-outlining", "dce",
+           "convert-gpu-to-nvvm"),
+          ("mg", "affine", "scf.parallel"), "kernels in the LLVM dialect"),
+    Stage("host", ("gpu-to-runtime-calls",), ("gpu",), "kernel launches as calls"),
+    _CF,
+    _LLVM,
+)
+
+# ``--backend mlir``: this project's passes up to the affine stage (of either pipeline) and
+# ``lower-assert-to-stderr``, then upstream MLIR's ``mlir-opt-22`` with these passes.
+UPSTREAM_PASSES: tuple[str, ...] = (
+    "lower-affine",
+    "convert-vector-to-llvm",  # the optimised pipeline's vector loads, stores, reductions
+    "convert-scf-to-cf",  # which also lowers scf.parallel: such loops run on one thread
+    "convert-arith-to-llvm",
+    "finalize-memref-to-llvm{use-generic-functions=true}",  # the run-time library's allocator
+    "convert-func-to-llvm",
+    "convert-cf-to-llvm",
+    "reconcile-unrealized-casts",
+)
+
+
+def mlir_opt_arguments(passes: Sequence[str]) -> list[str]:
+    """``mlir-opt`` flags for passes written as in a pipeline (``name{option=value}`` ->
+    ``--name=option=value``)."""
+    return [f"--{p.replace('{', '=').rstrip('}')}" for p in passes]
 
 
 class PipelineError(Exception):
@@ -201,6 +250,54 @@ def lower(
     for stage in stages_to(to, optimise):
         run_stage(module, stage, ctx, timer, target=target)
     return module
+
+
+# ----------------------------------------------------------------------------- by name
+
+PIPELINES: dict[str, tuple[tuple[Stage, ...], str]] = {
+    "mg-cpu-pipeline": (OPTIMISED_STAGES, "what mgc runs: mg to the LLVM dialect, optimised"),
+    "mg-reference-pipeline": (STAGES, "the chapter's (mgc --reference): a nest per op"),
+    "mg-gpu-pipeline": (GPU_STAGES[:2], "mg to host code and kernels in the LLVM dialect"),
+}
+"""The pipelines by the names ``mg-opt -p NAME`` knows them: its stages and what it does."""
+
+
+@dataclass(frozen=True)
+class PipelinePass(ModulePass):
+    """A whole pipeline as one pass (``mg-opt prog.mg -p mg-cpu-pipeline``): its stages in
+    order, each verified and checked as ``mgc`` does, up to the stage ``to`` (the last by
+    default); the kernels shaped for ``cpu`` (this host when empty)."""
+
+    name = "pipeline"
+    stages: ClassVar[tuple[Stage, ...]] = ()
+
+    to: str = ""
+    cpu: str = ""
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        names = [s.name for s in self.stages]
+        to = self.to or names[-1]
+        if to not in names[1:]:
+            raise PassFailedException(f"{self.name}: no stage {to!r} (choose from {', '.join(names[1:])})")
+        target = None
+        if self.cpu:
+            from mg_xdsl.backend.native import check_cpu
+            from mg_xdsl.target import target as target_of
+
+            try:
+                check_cpu(self.cpu)
+            except ValueError as e:
+                raise PassFailedException(f"{self.name}: {e}") from None
+            target = target_of(self.cpu)
+        for stage in self.stages[1:names.index(to) + 1]:
+            run_stage(op, stage, ctx, target=target)
+
+
+def pipeline_passes() -> dict[str, type[PipelinePass]]:
+    """A pass class for each of ``PIPELINES``, by name."""
+    return {name: type(name.title().replace("-", ""), (PipelinePass,),
+                       {"name": name, "stages": stages, "__doc__": f"``{name}``: {what}."})
+            for name, (stages, what) in PIPELINES.items()}
 
 
 def pass_pipeline(optimise: bool = True, target: Target | None = None) -> str:

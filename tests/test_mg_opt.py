@@ -240,3 +240,44 @@ def test_verification_between_passes_is_linear(monkeypatch, capsys):
     assert mg_opt.main([RELU, "-p", "lower-mg-to-affine,lower-affine"]) == 0
     capsys.readouterr()
     assert entered == [True, True, True]  # the input, then after each of the two passes
+
+
+@pytest.mark.parametrize("name, reference", [("mg-cpu-pipeline", False), ("mg-reference-pipeline", True)])
+def test_a_named_pipeline_runs_what_mgc_runs(name, reference):
+    """`-p mg-cpu-pipeline` gives what the pass list `mgc pipeline` prints gives."""
+    from mg_xdsl.pipeline import pass_pipeline
+
+    named = mg_opt_run(RELU, "-p", name)
+    listed = mg_opt_run(RELU, "-p", pass_pipeline(optimise=not reference))
+    assert named.returncode == listed.returncode == 0
+    assert named.out == listed.out and "llvm.func @main" in named.out
+
+
+def test_a_named_pipeline_stops_at_a_stage_for_a_cpu(tmp_path):
+    """`to=STAGE` stops where `mgc mlir --stage STAGE` does; `cpu=NAME` shapes the kernels."""
+    from mg_xdsl import pipeline
+    from mg_xdsl.driver import Compilation
+    from mg_xdsl.target import target
+
+    source = "def f(a: tensor[?x?], b: tensor[?x?]) = a @ b\n"
+    prog = tmp_path / "mm.mg"
+    prog.write_text(source)
+    p = mg_opt_run(str(prog), "-p", "mg-cpu-pipeline{to=scf cpu=x86-64-v3}")
+    assert p.returncode == 0 and "vector<4xf64>" in p.out and "vector<8xf64>" not in p.out
+    expected = Compilation(source, str(prog), cpu="x86-64-v3").mlir("scf")
+    assert pipeline.for_target("tile-matmul", target("x86-64-v3")).endswith("l3-cache=4194304}")
+    assert p.out.rstrip("\n") == str(expected).rstrip("\n")
+
+
+def test_a_named_pipeline_refuses_a_stage_or_cpu_it_does_not_know():
+    p = mg_opt_run(RELU, "-p", "mg-reference-pipeline{to=mg}")
+    assert (p.returncode, p.err) == (1, "mg-opt: error: mg-reference-pipeline: no stage 'mg' "
+                                        "(choose from affine, scf, cf, llvm)\n")
+    p = mg_opt_run(RELU, "-p", "mg-cpu-pipeline{cpu=no-such-cpu}")
+    assert p.returncode == 1 and p.err.startswith("mg-opt: error: mg-cpu-pipeline: LLVM does not know the CPU")
+
+
+def test_help_lists_the_named_pipelines():
+    p = mg_opt_run("--help")
+    for name in ("mg-cpu-pipeline", "mg-reference-pipeline", "mg-gpu-pipeline"):
+        assert f"  {name} " in p.out

@@ -1,6 +1,6 @@
 """The GPU back end (compile only): mg source -> kernels in the LLVM dialect -> PTX.
 
-``compile_ptx`` runs the front end and the GPU pipeline (``GPU_PASSES``): affine loop nests,
+``compile_ptx`` runs the front end and the GPU pipeline (``pipeline.GPU_STAGES``): affine loop nests,
 ``affine-parallelize``, ``lower-affine`` (``affine.parallel`` -> ``scf.parallel``),
 ``convert-parallel-loops-to-gpu`` (256 threads a block, ``ceil(total / 256)`` blocks),
 ``gpu-kernel-outlining`` and ``convert-gpu-to-nvvm``. ``ptx`` translates the kernels of every
@@ -44,16 +44,6 @@ def check_arch(arch: str) -> None:
     if arch not in GPU_ARCHS:
         raise UnknownGpuArch(f"unknown GPU architecture {arch!r} (known: {', '.join(GPU_ARCHS)})")
 
-GPU_PASSES = (
-    "lower-mg-to-affine",
-    "buffer-deallocation",
-    "affine-parallelize",
-    "lower-affine",
-    "convert-parallel-loops-to-gpu",
-    "gpu-kernel-outlining",
-    "dce",
-    "convert-gpu-to-nvvm",
-)
 
 
 def _features(arch: str) -> str:
@@ -114,11 +104,11 @@ def ptx(module: builtin.ModuleOp | gpu.ModuleOp | str, arch: str = "sm_80") -> s
 
 
 def gpu_stage():
-    """The GPU pipeline as a stage of ``mg_xdsl.pipeline``: from the mg dialect to host code
-    that launches kernels, and ``gpu.module`` ops whose kernels are in the LLVM dialect."""
-    from mg_xdsl.pipeline import Stage
+    """The GPU pipeline's first stage (``pipeline.GPU_STAGES``): from the mg dialect to host
+    code that launches kernels, and ``gpu.module`` ops whose kernels are in the LLVM dialect."""
+    from mg_xdsl.pipeline import GPU_STAGES
 
-    return Stage("gpu", GPU_PASSES, ("mg", "affine", "scf.parallel"), "kernels in the LLVM dialect")
+    return GPU_STAGES[1]
 
 
 def check_kernels(module: builtin.ModuleOp) -> None:
@@ -129,7 +119,7 @@ def check_kernels(module: builtin.ModuleOp) -> None:
         if isinstance(g, gpu.ModuleOp):
             for op in g.walk():
                 if op is not g and not op.name.startswith("llvm."):
-                    raise PipelineError(f"'{op.name}' is left in a kernel after {GPU_PASSES[-1]}")
+                    raise PipelineError(f"'{op.name}' is left in a kernel after {gpu_stage().passes[-1]}")
 
 
 def kernel_modules(module: builtin.ModuleOp) -> builtin.ModuleOp:
@@ -139,7 +129,7 @@ def kernel_modules(module: builtin.ModuleOp) -> builtin.ModuleOp:
 
 
 def gpu_module(source: str, path: str = "<input>") -> builtin.ModuleOp:
-    """The front end and ``GPU_PASSES``: a module whose kernels are in the LLVM dialect."""
+    """The front end and the GPU stage: a module whose kernels are in the LLVM dialect."""
     from mg_xdsl.frontend import parse_program
     from mg_xdsl.pipeline import context, run_stage
 

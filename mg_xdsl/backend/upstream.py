@@ -3,7 +3,8 @@ passes (``mgc run --backend mlir``, also ``build`` and ``lib``).
 
 The affine-level module (after ``lower-mg-to-affine`` and ``buffer-deallocation``) gets
 ``lower-assert-to-stderr`` (so failed checks still report on stderr; upstream would lower
-``cf.assert`` with ``puts``), then ``mlir-opt-22`` runs upstream's ``lower-affine``,
+``cf.assert`` with ``puts``), then ``mlir-opt-22`` runs upstream's passes
+(``pipeline.UPSTREAM_PASSES``): ``lower-affine``,
 ``convert-vector-to-llvm``, ``convert-scf-to-cf`` (which also lowers ``scf.parallel``, so
 loops that threads would share run on one thread here), ``convert-*-to-llvm``, ``finalize-memref-to-llvm`` and
 ``reconcile-unrealized-casts``, and ``mlir-translate-22 --mlir-to-llvmir`` produces the LLVM
@@ -17,16 +18,10 @@ from collections.abc import Callable
 
 from xdsl.dialects.builtin import ModuleOp
 
-UPSTREAM_PIPELINE = [
-    "--lower-affine",
-    "--convert-vector-to-llvm",  # the optimised pipeline's vector loads, stores, reductions
-    "--convert-scf-to-cf",
-    "--convert-arith-to-llvm",
-    "--finalize-memref-to-llvm=use-generic-functions=true",  # the run-time library's allocator
-    "--convert-func-to-llvm",
-    "--convert-cf-to-llvm",
-    "--reconcile-unrealized-casts",
-]
+from mg_xdsl.pipeline import UPSTREAM_PASSES, mlir_opt_arguments
+
+UPSTREAM_PIPELINE = mlir_opt_arguments(UPSTREAM_PASSES)
+"""``mlir-opt``'s arguments: upstream's passes from the affine stage to the LLVM dialect."""
 
 
 class UpstreamToolMissing(Exception):

@@ -23,8 +23,8 @@ Memrefs travel as their LLVM descriptor structs and ``index`` as ``i64``, throug
 ``builtin.unrealized_conversion_cast``, so the later ``*-to-llvm`` passes see ordinary code.
 
 Threads cost a few microseconds to wake, so a loop is worth splitting only when it does
-enough work: ``min_chunk`` is the number of outer iterations that make about ``THRESHOLD``
-innermost iterations (estimated from the trip counts of the loops nested in the body, at
+enough work: ``min_chunk`` is the number of outer iterations that make about
+``iterations-per-thread`` (the pass option, by default ``THRESHOLD``, 32768) innermost iterations (estimated from the trip counts of the loops nested in the body, at
 run time where they are run-time sizes), and the run time stays on one thread when the loop
 has fewer than two chunks' worth. A loop whose sizes are all static and too small is not
 outlined at all, nor is one containing a run-time check (``cf.assert``), which must stop the
@@ -51,7 +51,7 @@ from mg_xdsl.transforms.loop_builders import (
     split_captures,
 )
 from mg_xdsl.transforms.llvm_type_conversion import PTR, alloca, build_struct, convert_type, extract
-from mg_xdsl.transforms.thread_work import MIN_WORK, THRESHOLD
+from mg_xdsl.transforms.thread_work import THRESHOLD
 
 RUNTIME_FUNCTION = "mgrt_parallel_for"
 
@@ -178,9 +178,9 @@ def call_runtime(par: scf.ParallelOp, name: str, passed: list[SSAValue], min_chu
     Rewriter.erase_op(par)
 
 
-def min_chunk_of(par: scf.ParallelOp) -> int | SSAValue | None:
-    """Outer iterations per thread for about ``THRESHOLD`` innermost ones; ``None`` if the
-    loop is statically too small to be worth splitting. A pass that made the loop and knows
+def min_chunk_of(par: scf.ParallelOp, per_thread: int = THRESHOLD) -> int | SSAValue | None:
+    """Outer iterations per thread for about ``per_thread`` innermost ones; ``None`` if the
+    loop is statically too small to be worth splitting (fewer than two threads' worth). A pass that made the loop and knows
     an iteration's cost may have said it instead (``mg.min_chunk``, e.g. ``tile-matmul``'s
     row blocks, each a large matrix product)."""
     if isinstance(given := par.attributes.get(MIN_CHUNK_ATTR), IntegerAttr):
@@ -190,16 +190,16 @@ def min_chunk_of(par: scf.ParallelOp) -> int | SSAValue | None:
         inner = 1
         for c in counts[1:]:
             inner *= c.static  # type: ignore[operator]
-        if counts[0].static * inner < MIN_WORK:  # type: ignore[operator]
+        if counts[0].static * inner < 2 * per_thread:  # type: ignore[operator]
             return None
-        return max(1, -(-THRESHOLD // max(inner, 1)))
+        return max(1, -(-per_thread // max(inner, 1)))
     b = Builder(InsertPoint.before(par))
     one = index(b, 1)
     inner = one
     for c in counts[1:]:
         inner = b.insert(arith.MuliOp(inner, c.build(b))).result
     inner = b.insert(arith.MaxSIOp(inner, one)).result
-    return b.insert(arith.CeilDivSIOp(index(b, THRESHOLD), inner)).result
+    return b.insert(arith.CeilDivSIOp(index(b, per_thread), inner)).result
 
 
 def _declare_runtime(module: ModuleOp) -> None:
@@ -209,8 +209,13 @@ def _declare_runtime(module: ModuleOp) -> None:
     module.body.block.insert_op_before(decl, module.body.block.first_op)  # type: ignore[arg-type]
 
 
+@dataclass(frozen=True)
 class ConvertParallelLoopsToThreadsPass(ModulePass):
     name = "convert-parallel-loops-to-threads"
+
+    # Innermost iterations a thread should get at least (the pipeline's affine-parallelize
+    # leaves nests of fewer than twice this alone: see thread_work).
+    iterations_per_thread: int = THRESHOLD
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         for f in [o for o in op.body.block.ops if isinstance(o, func.FuncOp) and o.body.blocks]:
@@ -221,7 +226,7 @@ class ConvertParallelLoopsToThreadsPass(ModulePass):
             for k, par in enumerate(outermost):
                 # A failed check must stop the program on the thread that called it.
                 checks = any(isinstance(o, cf.AssertOp) for o in par.walk())
-                min_chunk = None if checks else min_chunk_of(par)
+                min_chunk = None if checks else min_chunk_of(par, self.iterations_per_thread)
                 if min_chunk is None:
                     to_for(par)
                     continue

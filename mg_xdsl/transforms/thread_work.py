@@ -6,4 +6,5 @@ pipeline's definition (``mgc pipeline``, ``mgc --help``) does not load xDSL's di
 THRESHOLD = 1 << 15
 """Innermost iterations a thread should get at least (some tens of microseconds of work)."""
 MIN_WORK = 2 * THRESHOLD
-"""A loop nest of fewer iterations, all static, is not worth splitting: it stays one loop."""
+"""A loop nest of fewer iterations, all static, is not worth splitting: it stays one loop
+(less than two threads' worth)."""

@@ -37,7 +37,8 @@ value MR or NR/L times, so the FMA units, not memory, set the pace.
 The products are summed in blocks of KC with fused multiply-adds, so the result may differ
 from the chapter's order (k from 0 up, rounding after each multiplication and each
 addition) in the last bits. Matrix products with static sizes whose M * N * K is below
-``MIN_WORK`` keep the simple nest: tiling buys nothing there.
+``min-work`` (the pass option, by default ``MIN_WORK``, 32768) keep the simple nest: tiling
+buys nothing there.
 
 The tiled code (some 1,200 ops in the LLVM dialect) is emitted once per module and element
 type, as a private function ``@mg_matmul_f64(A, B, C)`` on ``memref<?x?xf64>``; every
@@ -415,6 +416,8 @@ class TileMatmulPass(ModulePass):
     l1_cache: int = TYPICAL_CACHES.l1
     l2_cache: int = TYPICAL_CACHES.l2
     l3_cache: int = TYPICAL_CACHES.l3
+    # Products of static sizes with M * N * K below this keep the plain nest.
+    min_work: int = MIN_WORK
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         kernels: dict[Attribute, func.FuncOp] = {}  # by element type, made on first use
@@ -425,7 +428,7 @@ class TileMatmulPass(ModulePass):
             j_loop = perfect_child(loop)
             k_loop = perfect_child(j_loop)  # type: ignore[arg-type]
             sizes = [upper_bound(lp) for lp in (loop, j_loop, k_loop)]  # type: ignore[arg-type]
-            if all(isinstance(s, int) for s in sizes) and sizes[0] * sizes[1] * sizes[2] < MIN_WORK:  # type: ignore[operator]
+            if all(isinstance(s, int) for s in sizes) and sizes[0] * sizes[1] * sizes[2] < self.min_work:  # type: ignore[operator]
                 continue
             element = nest.c.type.element_type  # type: ignore[attr-defined]
             if element not in kernels:

@@ -21,11 +21,11 @@ name its vector unit, by default AVX-512's: four ``vector<8xf64>``, S = 32). Tha
 left-to-right order in the last bits (a maximum does not change).
 
 A column reduction walks the matrix row by row already (the inner loop runs along a row);
-its rows are cut into blocks of ``ROW_BLOCK`` that threads take in parallel, each folding
-its rows, ``ROWS_AT_ONCE`` at a time, into a partial result row of its own, L lanes at
-a time; the partial rows are
-then folded into the result in order. A sum then adds up block by block: the same as the
-chapter's order for up to ``ROW_BLOCK`` rows, and otherwise different in the last bits,
+its rows are cut into blocks of ``row-block`` (a pass option, by default ``ROW_BLOCK``, 256)
+that threads take in parallel, each folding its rows, ``rows-at-once`` (4) at a time, into
+a partial result row of its own, L lanes at a time; the partial rows are then folded into
+the result in order. A sum then adds up block by block: the same as the chapter's order
+for up to ``row-block`` rows, and otherwise different in the last bits,
 but never dependent on the number of threads. (Threads taking blocks of columns instead
 would keep the order, but walking a matrix in narrow column stripes is slow here.)
 
@@ -221,19 +221,20 @@ def fold_rows(b: Builder, combine, dst: SSAValue, dst_row: SSAValue, src: SSAVal
 
 
 def column_reduction(b: Builder, nest: ReductionNest, rows: SSAValue, cols: SSAValue,
-                     vectors: ReductionVectors) -> None:
+                     vectors: ReductionVectors, row_block: int = ROW_BLOCK,
+                     rows_at_once: int = ROWS_AT_ONCE) -> None:
     _, neutral = COMBINE[nest.combine]
     element = nest.out.type.element_type  # type: ignore[attr-defined]
     combine = nest.combine
-    blocks = ceil_div(b, rows, ROW_BLOCK)
+    blocks = ceil_div(b, rows, row_block)
     shape = [constant_value(blocks), constant_value(cols)]
     partial_type = MemRefType(element, [DYNAMIC_INDEX if d is None else d for d in shape])
     partial = b.insert(memref.AllocOp([v for v, d in zip((blocks, cols), shape) if d is None], [],
                                       partial_type)).memref
 
     def block(b: Builder, k: SSAValue) -> None:
-        first = mul(b, k, index(b, ROW_BLOCK))
-        end = minimum(b, add(b, first, index(b, ROW_BLOCK)), rows)
+        first = mul(b, k, index(b, row_block))
+        end = minimum(b, add(b, first, index(b, row_block)), rows)
         start = b.insert(arith.ConstantOp(FloatAttr(neutral, element))).result
 
         def fill(b: Builder, j: SSAValue, _: list[SSAValue]) -> list[SSAValue]:
@@ -241,7 +242,7 @@ def column_reduction(b: Builder, nest: ReductionNest, rows: SSAValue, cols: SSAV
             return []
 
         def rows_at(b: Builder, i: SSAValue, _: list[SSAValue]) -> list[SSAValue]:
-            fold_rows(b, combine, partial, k, nest.input, [add(b, i, index(b, r)) for r in range(ROWS_AT_ONCE)], cols,
+            fold_rows(b, combine, partial, k, nest.input, [add(b, i, index(b, r)) for r in range(rows_at_once)], cols,
                       vectors.lanes)
             return []
 
@@ -249,9 +250,9 @@ def column_reduction(b: Builder, nest: ReductionNest, rows: SSAValue, cols: SSAV
             fold_rows(b, combine, partial, k, nest.input, [i], cols, vectors.lanes)
             return []
 
-        grouped_end = add(b, first, round_down(b, sub(b, end, first), ROWS_AT_ONCE))
+        grouped_end = add(b, first, round_down(b, sub(b, end, first), rows_at_once))
         for_loop(b, index(b, 0), cols, index(b, 1), fill)
-        for_loop(b, first, grouped_end, index(b, ROWS_AT_ONCE), rows_at)
+        for_loop(b, first, grouped_end, index(b, rows_at_once), rows_at)
         for_loop(b, grouped_end, end, index(b, 1), row)
         if combine is arith.MaximumfOp:
             exact_zero_maxima(b, partial, k, nest.input, first, end, cols, start)
@@ -302,6 +303,10 @@ class VectorizeReductionsPass(ModulePass):
     name = "vectorize-reductions"
 
     min_elements: int = MIN_ELEMENTS
+    # A column reduction's rows per parallel block, and rows folded per pass over its
+    # partial row.
+    row_block: int = ROW_BLOCK
+    rows_at_once: int = ROWS_AT_ONCE
     # The target's vector unit (see mg_xdsl.target); the pipeline passes the host's or
     # ``--cpu``'s.
     vector_bits: int = DEFAULT.bits
@@ -319,5 +324,8 @@ class VectorizeReductionsPass(ModulePass):
                 continue
             b = Builder(InsertPoint.before(loop))
             rows, cols = bound_value(b, loop), bound_value(b, perfect_child(loop))  # type: ignore[arg-type]
-            (row_reduction if nest.axis == 1 else column_reduction)(b, nest, rows, cols, vectors)
+            if nest.axis == 1:
+                row_reduction(b, nest, rows, cols, vectors)
+            else:
+                column_reduction(b, nest, rows, cols, vectors, self.row_block, self.rows_at_once)
             Rewriter.erase_op(loop)

@@ -188,6 +188,11 @@ MUTATIONS = [
              "kc = KC_MAX", "the matrix product's KC panel overflows a small L1"),
     Mutation("mg_xdsl/transforms/affine_loop_normalize.py", "if self.promote_single_iter and lower < upper <= lower + step:",
              "if self.promote_single_iter and lower < upper:", "loops of several iterations are taken for loops of one"),
+    # -- issue 15: every pipeline in one place ------------------------------------------------------
+    Mutation("mg_xdsl/pipeline.py", "        for stage in self.stages[1:names.index(to) + 1]:",
+             "        for stage in self.stages[1:names.index(to)]:", "a named pipeline stops a stage early"),
+    Mutation("mg_xdsl/transforms/vectorize_reductions.py", "                column_reduction(b, nest, rows, cols, vectors, self.row_block, self.rows_at_once)",
+             "                column_reduction(b, nest, rows, cols, vectors)", "vectorize-reductions ignores its row-block and rows-at-once options"),
     Mutation("mg_xdsl/target.py", "            sizes[level] = size // max(1, sharing)",
              "            sizes[level] = size", "a shared L3 is taken for one core's own"),
 ]

@@ -1,6 +1,7 @@
 // convert-parallel-loops-to-threads: a large outermost scf.parallel is outlined and run by
 // the thread pool; small ones, and nested ones, become scf.for.
 // RUN: mg-opt %s -p convert-parallel-loops-to-threads | filecheck %s
+// RUN: mg-opt %s -p 'convert-parallel-loops-to-threads{iterations-per-thread=100000}' | filecheck %s --check-prefix=FEWER
 
 // 1000 x 1000 iterations: outlined. The body's memrefs travel as descriptor structs in a
 // stack struct; 33 rows (33 x 1000 >= 32768 innermost iterations) is the smallest chunk.
@@ -23,6 +24,10 @@ func.func @big(%a: memref<1000x1000xf64>, %out: memref<1000x1000xf64>, %x: f64) 
 }
 // CHECK:       func.func private @mgrt_parallel_for(!llvm.ptr, !llvm.ptr, index, index, index) -> ()
 // CHECK-LABEL: func.func @big(
+// With 100000 innermost iterations a thread, a chunk is 100 rows.
+// FEWER-LABEL: func.func @big(
+// FEWER:         %[[CHUNK:.*]] = arith.constant 100 : index
+// FEWER-NEXT:    func.call @mgrt_parallel_for(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[CHUNK]])
 // CHECK:         %[[A:.*]] = builtin.unrealized_conversion_cast %a : memref<1000x1000xf64> to !llvm.struct<(!llvm.ptr, !llvm.ptr, i64, !llvm.array<2 x i64>, !llvm.array<2 x i64>)>
 // CHECK-NEXT:    %[[OUT:.*]] = builtin.unrealized_conversion_cast %out : memref<1000x1000xf64> to !llvm.struct<(!llvm.ptr, !llvm.ptr, i64, !llvm.array<2 x i64>, !llvm.array<2 x i64>)>
 // CHECK-NEXT:    %[[U:.*]] = llvm.mlir.undef : !llvm.struct<(!llvm.struct<{{.*}}>, f64, !llvm.struct<{{.*}}>)>

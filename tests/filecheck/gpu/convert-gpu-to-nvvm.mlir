@@ -1,4 +1,4 @@
-// RUN: mg-opt %S/../../../examples/10_gpu_layer.mg -p lower-mg-to-affine,buffer-deallocation,affine-parallelize,lower-affine,convert-parallel-loops-to-gpu,gpu-kernel-outlining,dce,convert-gpu-to-nvvm | filecheck %s
+// RUN: mg-opt %S/../../../examples/10_gpu_layer.mg -p mg-gpu-pipeline | filecheck %s
 
 // CHECK:      "gpu.module"() <{sym_name = "f_kernels"}>
 // CHECK:        llvm.func @f_kernel(%{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: i64, %{{.*}}: i64, %{{.*}}: i64, %{{.*}}: i64, %{{.*}}: i64, %{{.*}}: !llvm.ptr,
