@@ -147,10 +147,15 @@ def row_reduction(b: Builder, nest: ReductionNest, rows: SSAValue, cols: SSAValu
         accs = for_loop(b, zero, vector_end, index(b, width), chunk, [splat] * vectors.accumulators)
         while len(accs) > 1:  # a balanced tree: (a0 + a1) + (a2 + a3)
             accs = [combine_vectors(b, combine, accs[k], accs[k + 1]) for k in range(0, len(accs), 2)]
-        # What is left of a row is mostly whole vectors (1000 = 31 * 32 + 8): one at a time,
-        # so that at most L - 1 elements take the slow scalar chain.
-        lanes_end = round_down(b, cols, lanes)
-        (acc,) = for_loop(b, vector_end, lanes_end, index(b, lanes), chunk, accs)
+        # What is left of a row is mostly whole vectors (1000 = 31 * 32 + 8): for a sum, one
+        # at a time, so that at most L - 1 elements take the slow scalar chain. Not for a
+        # maximum: with that loop LLVM's code for a ?x? row maximum on AVX2 took twice as
+        # long (8.4 -> 16 ms at 4096 x 4096, one thread), and a maximum's chain is short.
+        if combine is arith.MaximumfOp:
+            (acc,), lanes_end = accs, vector_end
+        else:
+            lanes_end = round_down(b, cols, lanes)
+            (acc,) = for_loop(b, vector_end, lanes_end, index(b, lanes), chunk, accs)
         # The lanes are summed as a tree (reassoc): in lane order, LLVM's reduce.fadd is a
         # chain of L dependent additions, which per row costs as much as a tenth of a
         # 1000-element row's loads. The sum is reassociated already (the accumulators).
