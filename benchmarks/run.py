@@ -225,7 +225,7 @@ def target_info(cpu: str | None) -> dict:
     return {"cpu": cpu or f"{host()[1]} (this host)", "vector_bits": unit.bits,
             "vector_registers": unit.registers, "fma": unit.fma,
             "caches": {"l1": t.caches.l1, "l2": t.caches.l2, "l3": t.caches.l3,
-                       "read": cpu is None and t.caches != target.TYPICAL_CACHES},
+                       "read": cpu is None and target.caches_from_sysfs(target.HOST_CACHES_SYSFS) is not None},
             "matmul": f"{mm.mr}x{mm.nr} f64 block, {mm.lanes} lanes" + ("" if mm.fma else ", no FMA"),
             "matmul_blocks": f"KC {mm.kc}, MC {mm.mc}, NC {mm.nc}",
             "reduction": f"{red.accumulators} x vector<{red.lanes}xf64>"}

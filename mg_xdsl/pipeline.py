@@ -212,8 +212,7 @@ def for_target(name: str, t: Target | None = None) -> str:
         from mg_xdsl.target import target
 
         t = target()
-    options = {"fma": False, "caches": False} | TARGETED_PASSES[name]
-    return f"{name}{{{pass_options(t, **options)}}}"
+    return f"{name}{{{pass_options(t, **TARGETED_PASSES[name])}}}"
 
 
 def run_stage(

@@ -153,10 +153,13 @@ def _count_cpus(cpu_list: str) -> int:
     return count
 
 
+HOST_CACHES_SYSFS = Path("/sys/devices/system/cpu/cpu0/cache")
+
+
 @cache
 def host_caches() -> Caches:
     """This host's caches, or ``TYPICAL_CACHES`` where they cannot be read (not Linux)."""
-    return caches_from_sysfs(Path("/sys/devices/system/cpu/cpu0/cache")) or TYPICAL_CACHES
+    return caches_from_sysfs(HOST_CACHES_SYSFS) or TYPICAL_CACHES
 
 
 # The cache blocks, from the innermost out (as BLIS chooses them):
@@ -267,9 +270,9 @@ def target(cpu: str | None = None) -> Target:
     return Target(vector_unit(cpu), TYPICAL_CACHES if cpu else host_caches())
 
 
-def pass_options(t: Target, fma: bool = True, caches: bool = False) -> str:
-    """The pass options that describe ``t``: its vector unit, ``fma`` too unless not
-    ``fma``, the cache sizes if ``caches``."""
+def pass_options(t: Target, fma: bool = False, caches: bool = False) -> str:
+    """The pass options that describe ``t``: its vector unit, and its fused multiply-add
+    and cache sizes where asked."""
     unit = t.unit
     options = f"vector-bits={unit.bits} vector-registers={unit.registers}"
     if fma:

@@ -45,7 +45,6 @@ def check_arch(arch: str) -> None:
         raise UnknownGpuArch(f"unknown GPU architecture {arch!r} (known: {', '.join(GPU_ARCHS)})")
 
 
-
 def _features(arch: str) -> str:
     return "+ptx80" if arch.startswith("sm_9") else ""
 

@@ -85,9 +85,7 @@ def normalize(loop: affine.ForOp, lower: int, upper: int, step: int) -> None:
     b = Builder(InsertPoint.at_start(loop.body.block))
     d0 = AffineExpr.dimension(0)
     old = b.insert(affine.ApplyOp([iv], affine.AffineMapAttr(AffineMap(1, 0, (d0 * step + lower,)))))
-    for use in list(iv.uses):
-        if use.operation is not old:
-            use.operation.operands[use.index] = old.result
+    iv.replace_uses_with_if(old.result, lambda use: use.operation is not old)
     loop.lowerBoundMap = affine.AffineMapAttr(AffineMap.constant_map(0))
     loop.upperBoundMap = affine.AffineMapAttr(AffineMap.constant_map(trips))
     loop.step = IntegerAttr.from_index_int_value(1)

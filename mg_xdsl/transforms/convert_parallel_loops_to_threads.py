@@ -24,8 +24,9 @@ Memrefs travel as their LLVM descriptor structs and ``index`` as ``i64``, throug
 
 Threads cost a few microseconds to wake, so a loop is worth splitting only when it does
 enough work: ``min_chunk`` is the number of outer iterations that make about
-``iterations-per-thread`` (the pass option, by default ``THRESHOLD``, 32768) innermost iterations (estimated from the trip counts of the loops nested in the body, at
-run time where they are run-time sizes), and the run time stays on one thread when the loop
+``iterations-per-thread`` (the pass option, by default ``THRESHOLD``, 32768) innermost
+iterations (estimated from the trip counts of the loops nested in the body, at run time
+where they are run-time sizes), and the run time stays on one thread when the loop
 has fewer than two chunks' worth. A loop whose sizes are all static and too small is not
 outlined at all, nor is one containing a run-time check (``cf.assert``), which must stop the
 program on the calling thread. Nested ``scf.parallel`` loops, and the loops that stay serial, become
@@ -51,7 +52,7 @@ from mg_xdsl.transforms.loop_builders import (
     split_captures,
 )
 from mg_xdsl.transforms.llvm_type_conversion import PTR, alloca, build_struct, convert_type, extract
-from mg_xdsl.transforms.thread_work import THRESHOLD
+from mg_xdsl.transforms.thread_work import THRESHOLD, min_work
 
 RUNTIME_FUNCTION = "mgrt_parallel_for"
 
@@ -180,8 +181,8 @@ def call_runtime(par: scf.ParallelOp, name: str, passed: list[SSAValue], min_chu
 
 def min_chunk_of(par: scf.ParallelOp, per_thread: int = THRESHOLD) -> int | SSAValue | None:
     """Outer iterations per thread for about ``per_thread`` innermost ones; ``None`` if the
-    loop is statically too small to be worth splitting (fewer than two threads' worth). A pass that made the loop and knows
-    an iteration's cost may have said it instead (``mg.min_chunk``, e.g. ``tile-matmul``'s
+    loop is statically too small to be worth splitting (``min_work``). A pass that made the
+    loop and knows an iteration's cost may have said it instead (``mg.min_chunk``, e.g. ``tile-matmul``'s
     row blocks, each a large matrix product)."""
     if isinstance(given := par.attributes.get(MIN_CHUNK_ATTR), IntegerAttr):
         return given.value.data
@@ -190,7 +191,7 @@ def min_chunk_of(par: scf.ParallelOp, per_thread: int = THRESHOLD) -> int | SSAV
         inner = 1
         for c in counts[1:]:
             inner *= c.static  # type: ignore[operator]
-        if counts[0].static * inner < 2 * per_thread:  # type: ignore[operator]
+        if counts[0].static * inner < min_work(per_thread):  # type: ignore[operator]
             return None
         return max(1, -(-per_thread // max(inner, 1)))
     b = Builder(InsertPoint.before(par))

@@ -5,6 +5,12 @@ pipeline's definition (``mgc pipeline``, ``mgc --help``) does not load xDSL's di
 
 THRESHOLD = 1 << 15
 """Innermost iterations a thread should get at least (some tens of microseconds of work)."""
-MIN_WORK = 2 * THRESHOLD
-"""A loop nest of fewer iterations, all static, is not worth splitting: it stays one loop
-(less than two threads' worth)."""
+
+
+def min_work(per_thread: int) -> int:
+    """A loop nest of fewer iterations, all static, is not worth splitting: it stays one loop
+    (less than two threads' worth)."""
+    return 2 * per_thread
+
+
+MIN_WORK = min_work(THRESHOLD)

@@ -156,13 +156,14 @@ def row_reduction(b: Builder, nest: ReductionNest, rows: SSAValue, cols: SSAValu
         else:
             lanes_end = round_down(b, cols, lanes)
             (acc,) = for_loop(b, vector_end, lanes_end, index(b, lanes), chunk, accs)
-        # The lanes are summed as a tree (reassoc): in lane order, LLVM's reduce.fadd is a
-        # chain of L dependent additions, which per row costs as much as a tenth of a
-        # 1000-element row's loads. The sum is reassociated already (the accumulators).
+        # A sum's lanes are added as a tree (reassoc): in lane order, LLVM's reduce.fadd is
+        # a chain of L dependent additions, which per row costs as much as a tenth of a
+        # 1000-element row's loads. The sum is reassociated already (the accumulators). A
+        # maximum's lanes have no order to keep.
         reduced = b.insert(vector.ReductionOp.create(
             operands=[acc, start], result_types=[element],
             properties={"kind": CombiningKindAttr(CombiningKindFlag(kind)),
-                        "fastmath": REASSOC})).results[0]
+                        "fastmath": NO_FLAGS if combine is arith.MaximumfOp else REASSOC})).results[0]
 
         def one(b: Builder, j: SSAValue, acc: list[SSAValue]) -> list[SSAValue]:
             x = b.insert(memref.LoadOp.get(nest.input, [i, j])).res
@@ -183,6 +184,7 @@ def row_reduction(b: Builder, nest: ReductionNest, rows: SSAValue, cols: SSAValu
 
 NO_SIGNED_ZEROS = arith.FastMathFlagsAttr([arith.FastMathFlag.NO_SIGNED_ZEROS])
 REASSOC = arith.FastMathFlagsAttr([arith.FastMathFlag.REASSOC])
+NO_FLAGS = arith.FastMathFlagsAttr("none")
 
 
 def combine_vectors(b: Builder, combine: type[Operation], x: SSAValue, y: SSAValue) -> SSAValue:
