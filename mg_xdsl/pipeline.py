@@ -70,7 +70,10 @@ STAGES: tuple[Stage, ...] = (
     # emits; every later pass would convert each copy. (A function of many loop nests is
     # then split, a run of nests a function: LLVM's time grows with the square of a
     # function's size.)
-    Stage("scf", ("affine-loop-normalize{promote-single-iter=true}", "lower-affine", "cse", "outline-loop-nests"),
+    # optnone-small-functions: LLVM would spend longer optimising a function of a few
+    # thousand loop iterations than the function runs.
+    Stage("scf", ("affine-loop-normalize{promote-single-iter=true}", "lower-affine", "cse",
+                  "outline-loop-nests", "optnone-small-functions"),
           ("mg", "affine"), "scf.for loops"),
     Stage("cf", ("convert-scf-to-cf", "lower-assert-to-stderr"), ("mg", "affine", "scf", "cf.assert"),
           "blocks and branches; run-time checks call mgrt_check_failed"),
@@ -112,7 +115,8 @@ OPTIMISED_STAGES: tuple[Stage, ...] = (
           "lower-affine",
           "cse",
           "convert-parallel-loops-to-threads",  # large parallel loops split across cores
-          "outline-loop-nests"),
+          "outline-loop-nests",
+          "optnone-small-functions"),
     _CF,
     _with(_LLVM, "convert-vector-to-llvm", *_LLVM.passes),
 )

@@ -54,6 +54,32 @@ def test_fused_elementwise_loop_is_vectorised():
     assert count(rf"vmaxpd\s+[^\n]*{VECTOR_REG}", asm) >= 1
 
 
+
+def test_small_static_program_is_compiled_unoptimised():
+    """``optnone-small-functions``: a few iterations of work reach LLVM as ``optnone``
+    (LLVM would take longer to optimise them than they run), large and run-time sizes do
+    not, and both kinds print what NumPy computes."""
+    comp = Compilation("def f(a: tensor[2x3], b: tensor[2x3]) = relu(a + b)\n"
+                       "def g(a: tensor[?x?]) = relu(a + 1)\n"
+                       "def h(a: tensor[200x200]) = relu(a + 1)\n",
+                       "prog.mg", lib=True, keep_dir=None, optimise=True)
+    ir = comp.llvm_ir()
+    defines = {line.split('@"')[1].split('"')[0]: line
+               for line in ir.splitlines() if line.startswith("define ")}
+    assert "optnone" in defines["f"] and "noinline" in defines["f"]
+    # g's loop runs on threads, in a function of its own; g itself only calls the pool.
+    assert [name for name in defines if name.startswith("g_parallel")]
+    assert all("optnone" not in line for name, line in defines.items() if name.startswith("g_"))
+    assert "optnone" not in defines["h"]
+    # Unoptimised code computes the same: optimised and optnone modules of one program.
+    import numpy as np
+    from mg_xdsl.api import compile as mg_compile
+
+    lib = mg_compile("def f(a: tensor[2x3], b: tensor[2x3]) = relu(a + b)")
+    a = np.array([[1.0, -2.0, 3.0], [-4.0, 5.0, -6.0]])
+    b = np.array([[0.5, 0.5, -4.0], [5.0, -5.0, 7.0]])
+    np.testing.assert_array_equal(lib.f(a, b), np.maximum(a + b, 0.0))
+
 # --- kernels shaped for the target ------------------------------------------------------
 #
 # The micro-kernel's loop is the basic block with the most multiply-adds; on each target

@@ -61,7 +61,8 @@ def target_machine(cpu: str | None = None) -> llvm.TargetMachine:
 
 def translate(module: ModuleOp) -> str:
     """LLVM IR text of a module that contains only LLVM-dialect ops. (xDSL's translation
-    drops function attributes; ``passthrough = ["noinline"]`` is carried over here.)"""
+    drops function attributes; ``passthrough`` ones, such as ``noinline`` and ``optnone``,
+    are carried over here.)"""
     from xdsl.backend.llvm.convert import convert_module
     from xdsl.dialects import llvm as llvm_dialect
 
@@ -71,8 +72,8 @@ def translate(module: ModuleOp) -> str:
     translated = convert_module(module, fallback_target_triple=None)
     for op in module.body.block.ops:
         passthrough = op.attributes.get("passthrough") if isinstance(op, llvm_dialect.FuncOp) else None
-        if passthrough is not None and "noinline" in [a.data for a in passthrough]:  # type: ignore[attr-defined]
-            translated.get_global(op.sym_name.data).attributes.add("noinline")
+        for attribute in passthrough or ():  # type: ignore[union-attr]
+            translated.get_global(op.sym_name.data).attributes.add(attribute.data)  # type: ignore[attr-defined]
     return str(translated)
 
 

@@ -21,6 +21,7 @@ _PROJECT_PASSES: dict[str, tuple[str, str]] = {
     "buffer-deallocation": ("buffer_deallocation", "BufferDeallocationPass"),
     "lower-affine": ("lower_affine", "LowerAffinePass"),
     "outline-loop-nests": ("outline_loop_nests", "OutlineLoopNestsPass"),
+    "optnone-small-functions": ("optnone_small_functions", "OptnoneSmallFunctionsPass"),
     "convert-scf-to-cf": ("convert_scf_to_cf", "ConvertScfToCfPass"),
     "lower-assert-to-stderr": ("lower_assert_to_stderr", "LowerAssertToStderrPass"),
     "convert-arith-to-llvm": ("convert_arith_to_llvm", "ConvertArithToLLVMPass"),
