@@ -80,12 +80,11 @@ STAGES: tuple[Stage, ...] = (
     Stage(
         "llvm",
         (
-            "convert-arith-to-llvm",
-            "convert-func-to-llvm",
-            "convert-cf-to-llvm",
-            # allocations go through the run-time library's allocator, which reports a
-            # failed allocation (and gives large buffers huge pages)
-            "finalize-memref-to-llvm{use-generic-functions=true}",
+            # convert-vector-to-llvm, convert-arith-to-llvm, convert-func-to-llvm,
+            # convert-cf-to-llvm and finalize-memref-to-llvm in one walk. Allocations go
+            # through the run-time library's allocator, which reports a failed allocation
+            # (and gives large buffers huge pages).
+            "convert-to-llvm{use-generic-functions=true}",
             "reconcile-unrealized-casts",
         ),
         ("mg", "affine", "scf", "cf", "arith", "func", "memref", "builtin.unrealized_conversion_cast"),
@@ -118,7 +117,7 @@ OPTIMISED_STAGES: tuple[Stage, ...] = (
           "outline-loop-nests",
           "optnone-small-functions"),
     _CF,
-    _with(_LLVM, "convert-vector-to-llvm", *_LLVM.passes),
+    _LLVM,
 )
 
 

@@ -20,6 +20,7 @@ _PROJECT_PASSES: dict[str, tuple[str, str]] = {
     "vectorize-reductions": ("vectorize_reductions", "VectorizeReductionsPass"),
     "buffer-deallocation": ("buffer_deallocation", "BufferDeallocationPass"),
     "lower-affine": ("lower_affine", "LowerAffinePass"),
+    "cse": ("cse", "CsePass"),
     "outline-loop-nests": ("outline_loop_nests", "OutlineLoopNestsPass"),
     "optnone-small-functions": ("optnone_small_functions", "OptnoneSmallFunctionsPass"),
     "convert-scf-to-cf": ("convert_scf_to_cf", "ConvertScfToCfPass"),
@@ -29,6 +30,7 @@ _PROJECT_PASSES: dict[str, tuple[str, str]] = {
     "convert-cf-to-llvm": ("convert_cf_to_llvm", "ConvertCfToLLVMPass"),
     "convert-vector-to-llvm": ("convert_vector_to_llvm", "ConvertVectorToLLVMPass"),
     "finalize-memref-to-llvm": ("finalize_memref_to_llvm", "FinalizeMemRefToLLVMPass"),
+    "convert-to-llvm": ("convert_to_llvm", "ConvertToLLVMPass"),
     "reconcile-unrealized-casts": ("reconcile_unrealized_casts", "ReconcileUnrealizedCastsPass"),
     "affine-parallelize": ("affine_parallelize", "AffineParallelizePass"),
     "affine-loop-normalize": ("affine_loop_normalize", "AffineLoopNormalizePass"),
@@ -42,7 +44,6 @@ _PROJECT_PASSES: dict[str, tuple[str, str]] = {
 # Passes that xDSL already provides and the pipeline uses as they are.
 _XDSL_PASSES: dict[str, tuple[str, str]] = {
     "canonicalize": ("xdsl.transforms.canonicalize", "CanonicalizePass"),
-    "cse": ("xdsl.transforms.common_subexpression_elimination", "CommonSubexpressionElimination"),
     "dce": ("xdsl.transforms.dead_code_elimination", "DeadCodeElimination"),
 }
 

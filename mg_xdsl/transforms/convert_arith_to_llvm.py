@@ -49,6 +49,7 @@ from xdsl.dialects.builtin import (
     ModuleOp,
     VectorType,
     i1,
+    i32,
     i64,
 )
 from xdsl.ir import Attribute, Operation, SSAValue
@@ -60,10 +61,11 @@ from xdsl.pattern_rewriter import (
 )
 
 from mg_xdsl.transforms.llvm_type_conversion import (
-    check_convertible,
+    Conversion,
+    apply_conversions,
     constant,
     convert_type,
-    convert_each,
+    integer_attr,
     replace_with_llvm,
     to_llvm,
 )
@@ -124,15 +126,16 @@ def intrinsic_call(name: str, operands: list[SSAValue], result: Attribute, op: O
     return call
 
 
-def _overflow(op: Operation) -> llvm.OverflowAttr:
+def _overflow(op: Operation) -> IntegerAttr:
+    """The overflow flags of ``op`` as the bits ``llvm`` integer ops keep them in."""
     flags = op.properties.get("overflowFlags")
     if not isinstance(flags, arith.IntegerOverflowAttr) or not flags.data:
-        return llvm.OverflowAttr("none")
-    return llvm.OverflowAttr([llvm.OverflowFlag(f.value) for f in flags.data])
+        return integer_attr(0, i32)
+    return integer_attr(llvm.OverflowAttr([llvm.OverflowFlag(f.value) for f in flags.data]).to_int(), i32)
 
 
 def _icmp(rewriter: PatternRewriter, pred: str, lhs: SSAValue, rhs: SSAValue):
-    predicate = IntegerAttr(llvm.ICmpPredicateFlag(pred).to_int(), i64)
+    predicate = integer_attr(llvm.ICmpPredicateFlag(pred).to_int(), i64)
     return rewriter.insert(llvm.ICmpOp(lhs, rhs, predicate)).res
 
 
@@ -305,7 +308,7 @@ class CmpiLowering(RewritePattern):
             return
         lhs, rhs = _operands(rewriter, op)
         # arith and llvm number the predicates alike (eq, ne, slt, sle, sgt, sge, ult, ...).
-        predicate = IntegerAttr(op.predicate.value.data, i64)
+        predicate = integer_attr(op.predicate.value.data, i64)
         result = rewriter.insert(llvm.ICmpOp(lhs, rhs, predicate)).res
         replace_with_llvm(rewriter, op, [result])
 
@@ -323,7 +326,7 @@ class CmpfLowering(RewritePattern):
             result = constant(rewriter, int(pred == _CMPF_TRUE), i1)
         else:
             # arith and llvm number the predicates alike (false, oeq, ogt, ..., uno, true).
-            predicate = IntegerAttr(pred, i64)
+            predicate = integer_attr(pred, i64)
             result = rewriter.insert(llvm.FCmpOp(op.lhs, op.rhs, predicate)).res
         replace_with_llvm(rewriter, op, [result])
 
@@ -418,33 +421,37 @@ class FPToIntLowering(RewritePattern):
         replace_with_llvm(rewriter, op, [call.results[0]])
 
 
+class ArithConversion(Conversion):
+    name = "convert-arith-to-llvm"
+
+    def converts(self, op: Operation) -> bool:
+        return op.name.startswith("arith.")
+
+    def patterns(self) -> list[RewritePattern]:
+        return [
+            ConstantLowering(),
+            FloatBinaryLowering(),
+            NegfLowering(),
+            FloatIntrinsicLowering(),
+            IntBinaryLowering(),
+            FloorDivSILowering(),
+            CeilDivSILowering(),
+            CeilDivUILowering(),
+            IntMinMaxLowering(),
+            CmpiLowering(),
+            CmpfLowering(),
+            SelectLowering(),
+            IndexCastLowering(),
+            IntResizeLowering(),
+            CastLowering(),
+            UIToFPLowering(),
+            FPToIntLowering(),
+        ]
+
+
 @dataclass(frozen=True)
 class ConvertArithToLLVMPass(ModulePass):
     name = "convert-arith-to-llvm"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        ops = [inner for inner in op.walk() if inner.name.startswith("arith.")]
-        for inner in ops:
-            check_convertible(self.name, inner)
-        convert_each(
-            ops,
-            [
-                ConstantLowering(),
-                FloatBinaryLowering(),
-                NegfLowering(),
-                FloatIntrinsicLowering(),
-                IntBinaryLowering(),
-                FloorDivSILowering(),
-                CeilDivSILowering(),
-                CeilDivUILowering(),
-                IntMinMaxLowering(),
-                CmpiLowering(),
-                CmpfLowering(),
-                SelectLowering(),
-                IndexCastLowering(),
-                IntResizeLowering(),
-                CastLowering(),
-                UIToFPLowering(),
-                FPToIntLowering(),
-            ],
-        )
+        apply_conversions(op, [ArithConversion()])

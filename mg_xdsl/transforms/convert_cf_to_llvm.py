@@ -44,9 +44,9 @@ from xdsl.pattern_rewriter import (
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from mg_xdsl.transforms.llvm_type_conversion import (
-    check_convertible,
+    Conversion,
+    apply_conversions,
     convert_type,
-    convert_each,
     to_llvm,
 )
 
@@ -121,13 +121,26 @@ class CondBranchLowering(_BranchPattern):
         )
 
 
+class CfConversion(Conversion):
+    name = "convert-cf-to-llvm"
+
+    def __init__(self) -> None:
+        self.converted_blocks: set[Block] = set()
+
+    def converts(self, op: Operation) -> bool:
+        return isinstance(op, _CONVERTED_BRANCHES)
+
+    def prepare(self, ops: Sequence[Operation]) -> list[Operation]:
+        self.converted_blocks, casts = convert_branch_targets(ops)
+        return casts
+
+    def patterns(self) -> list[RewritePattern]:
+        return [BranchLowering(self.converted_blocks), CondBranchLowering(self.converted_blocks)]
+
+
 @dataclass(frozen=True)
 class ConvertCfToLLVMPass(ModulePass):
     name = "convert-cf-to-llvm"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        ops = [inner for inner in op.walk() if isinstance(inner, _CONVERTED_BRANCHES)]
-        for inner in ops:
-            check_convertible(self.name, inner)
-        converted, casts = convert_branch_targets(ops)
-        convert_each(ops, [BranchLowering(converted), CondBranchLowering(converted)], casts)
+        apply_conversions(op, [CfConversion()])

@@ -29,7 +29,7 @@ from xdsl.builder import Builder, BuilderListener
 from xdsl.context import Context
 from xdsl.dialects import func, llvm
 from xdsl.dialects.builtin import FunctionType, ModuleOp
-from xdsl.ir import Attribute, Block, Region, SSAValue
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     PatternRewriter,
@@ -45,7 +45,8 @@ from mg_xdsl.transforms.llvm_type_conversion import (
     check_convertible,
     constant,
     convert_type,
-    convert_each,
+    Conversion,
+    apply_conversions,
     expanded_types,
     extract,
     from_llvm,
@@ -267,19 +268,26 @@ class ReturnOpLowering(RewritePattern):
         rewriter.replace(op, llvm.ReturnOp(values[0] if values else None))
 
 
+class FuncConversion(Conversion):
+    name = "convert-func-to-llvm"
+
+    def converts(self, op: Operation) -> bool:
+        return isinstance(op, func.FuncOp | func.CallOp | func.ReturnOp)
+
+    def check(self, op: Operation) -> None:
+        if isinstance(op, func.FuncOp):
+            signature = op.function_type
+            check_convertible(self.name, op, [*signature.inputs, *signature.outputs])
+        else:
+            check_convertible(self.name, op)
+
+    def patterns(self) -> list[RewritePattern]:
+        return [FuncOpLowering(), CallOpLowering(), ReturnOpLowering()]
+
+
 @dataclass(frozen=True)
 class ConvertFuncToLLVMPass(ModulePass):
     name = "convert-func-to-llvm"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        ops = [inner for inner in op.walk() if isinstance(inner, func.FuncOp | func.CallOp | func.ReturnOp)]
-        for inner in ops:
-            if isinstance(inner, func.FuncOp):
-                signature = inner.function_type
-                check_convertible(self.name, inner, [*signature.inputs, *signature.outputs])
-            else:
-                check_convertible(self.name, inner)
-        convert_each(
-            ops,
-            [FuncOpLowering(), CallOpLowering(), ReturnOpLowering()],
-        )
+        apply_conversions(op, [FuncConversion()])

@@ -20,6 +20,7 @@ Elementwise ``arith`` ops on vectors are converted by ``convert-arith-to-llvm``.
 from xdsl.context import Context
 from xdsl.dialects import llvm, vector
 from xdsl.dialects.builtin import DenseArrayBase, FloatAttr, IntegerAttr, MemRefType, ModuleOp, VectorType, i32
+from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     PatternRewriter,
@@ -30,8 +31,9 @@ from xdsl.pattern_rewriter import (
 from mg_xdsl.transforms.convert_arith_to_llvm import intrinsic_call
 from mg_xdsl.transforms.finalize_memref_to_llvm import element_ptr
 from mg_xdsl.transforms.llvm_type_conversion import (
+    Conversion,
     MemRefDescriptor,
-    convert_each,
+    apply_conversions,
     replace_with_llvm,
     to_llvm,
 )
@@ -122,12 +124,19 @@ class ReductionLowering(RewritePattern):
         replace_with_llvm(rewriter, op, [result])
 
 
+class VectorConversion(Conversion):
+    name = "convert-vector-to-llvm"
+
+    def converts(self, op: Operation) -> bool:
+        return op.name.startswith("vector.")
+
+    def patterns(self) -> list[RewritePattern]:
+        return [LoadLowering(), StoreLowering(), BroadcastLowering(), InsertLowering(),
+                FMALowering(), ReductionLowering()]
+
+
 class ConvertVectorToLLVMPass(ModulePass):
     name = "convert-vector-to-llvm"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        convert_each(
-            [inner for inner in op.walk() if inner.name.startswith("vector.")],
-            [LoadLowering(), StoreLowering(), BroadcastLowering(), InsertLowering(), FMALowering(),
-            ReductionLowering()],
-        )
+        apply_conversions(op, [VectorConversion()])

@@ -85,7 +85,9 @@ from mg_xdsl.transforms.llvm_type_conversion import (
     convert_type,
     element_type,
     ensure_declared,
-    convert_each,
+    Conversion,
+    apply_conversions,
+    element_address,
     replace_with_llvm,
     static_strides_and_offset,
     to_llvm,
@@ -172,8 +174,7 @@ def element_ptr(
         linear = term if linear is None else _add(rewriter, linear, term)
     if linear is None:
         return aligned
-    gep = llvm.GEPOp.from_mixed_indices(aligned, [linear], element_type(t), inbounds=True)
-    return rewriter.insert(gep).result
+    return element_address(rewriter, aligned, linear, element_type(t))
 
 
 @dataclass(frozen=True)
@@ -493,6 +494,35 @@ class GetGlobalLowering(RewritePattern):
         replace_with_llvm(rewriter, op, [desc.value])
 
 
+class MemRefConversion(Conversion):
+    name = "finalize-memref-to-llvm"
+
+    def __init__(self, use_generic_functions: bool = False) -> None:
+        self.allocator = GENERIC_ALLOCATOR if use_generic_functions else Allocator()
+
+    def converts(self, op: Operation) -> bool:
+        return op.name.startswith("memref.")
+
+    def check(self, op: Operation) -> None:
+        _check_supported(self.name, op)
+
+    def patterns(self) -> list[RewritePattern]:
+        return [
+            AllocLowering(self.allocator),
+            AllocaLowering(),
+            DeallocLowering(self.allocator),
+            LoadLowering(),
+            StoreLowering(),
+            PrefetchLowering(),
+            DimLowering(),
+            CastLowering(),
+            CopyLowering(),
+            GlobalLowering(),
+            GetGlobalLowering(),
+            SubviewLowering(),
+        ]
+
+
 @dataclass(frozen=True)
 class FinalizeMemRefToLLVMPass(ModulePass):
     name = "finalize-memref-to-llvm"
@@ -500,24 +530,4 @@ class FinalizeMemRefToLLVMPass(ModulePass):
     use_generic_functions: bool = False
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        allocator = GENERIC_ALLOCATOR if self.use_generic_functions else Allocator()
-        ops = [inner for inner in op.walk() if inner.name.startswith("memref.")]
-        for inner in ops:
-            _check_supported(self.name, inner)
-        convert_each(
-            ops,
-            [
-                AllocLowering(allocator),
-                AllocaLowering(),
-                DeallocLowering(allocator),
-                LoadLowering(),
-                StoreLowering(),
-                PrefetchLowering(),
-                DimLowering(),
-                CastLowering(),
-                CopyLowering(),
-                GlobalLowering(),
-                GetGlobalLowering(),
-                SubviewLowering(),
-            ],
-        )
+        apply_conversions(op, [MemRefConversion(self.use_generic_functions)])

@@ -10,11 +10,21 @@ The conversions follow upstream MLIR's ``LLVMTypeConverter``:
   ranked descriptor;
 - every other type is kept.
 
-xDSL has no dialect-conversion driver, so the passes do what upstream's driver does by hand:
-an operand is used in its converted type through ``builtin.unrealized_conversion_cast``
-(``to_llvm``), and a converted result is cast back to its original type for users that are
-not converted yet (``replace_with_llvm``). ``reconcile-unrealized-casts`` removes the pairs once
-every pass has run.
+xDSL has no dialect-conversion driver, so ``apply_conversions`` does what upstream's does. Each
+pass describes its share as a ``Conversion``: which ops it converts, a check that it can,
+and its patterns. The patterns take each operand in its converted type through ``to_llvm``
+and hand their results over with ``replace_with_llvm``. Like upstream's driver, the driver
+remembers the replacements rather than making them at once: a later op's pattern still sees
+its operands in their original types (a ``memref<2x3xf64>``, not a descriptor struct),
+and ``to_llvm`` gives it the converted value. Once every op is converted the old ops go, and
+a value still used by an op no pass converted is cast back to its original type
+(``builtin.unrealized_conversion_cast``), as is an operand defined by an op converted later.
+``reconcile-unrealized-casts`` removes such casts in pairs once every pass has run.
+
+``convert-to-llvm`` runs every conversion in one walk, as upstream's pass of that name does:
+a value then goes straight from the op that makes it to the ops that use it, where one pass
+after another would cast it back and forth (half of the ops the passes made, one by one,
+were such casts).
 """
 
 from collections.abc import Iterable, Sequence
@@ -43,8 +53,10 @@ from xdsl.dialects.builtin import (
     NoneAttr,
     StridedLayoutAttr,
     UnrankedMemRefType,
+    UnitAttr,
     UnrealizedConversionCastOp,
     VectorType,
+    i32,
     i64,
 )
 from xdsl.ir import Attribute, Operation, SSAValue
@@ -223,12 +235,29 @@ def static_strides_and_offset(t: MemRefType) -> tuple[list[int | None], int | No
 # ----------------------------------------------------------------------------- materialisation
 
 
+@dataclass
+class _Replacements:
+    """A conversion's replacements, made when it ends: each converted op (in the order they
+    were converted) and the converted value of each of its results."""
+
+    ops: list[Operation] = field(default_factory=list[Operation])
+    values: dict[SSAValue, SSAValue] = field(default_factory=dict[SSAValue, SSAValue])
+
+
+_replacements: _Replacements | None = None
+"""Set while ``apply_conversions`` runs (the patterns are called from it and only from it);
+``None`` when a pass outside it uses these helpers, which then replace at once."""
+
+
 def to_llvm(b: Builder, value: SSAValue) -> SSAValue:
     """``value`` in its converted type, cast there if it is not yet.
 
-    Like upstream's adaptor, a value that is itself a cast from the converted type is looked
-    through, so that chains of casts are not built in the first place.
+    Like upstream's adaptor, the value that replaces an op's result is used for it, and a
+    value that is itself a cast from the converted type is looked through, so that chains of
+    casts are not built in the first place.
     """
+    if _replacements is not None and (new := _replacements.values.get(value)) is not None:
+        return new
     target = convert_type(value.type)
     if target == value.type:
         return value
@@ -256,40 +285,99 @@ def from_llvm(b: Builder, value: SSAValue, original_type: Attribute) -> SSAValue
 def replace_with_llvm(
     rewriter: PatternRewriter, op: Operation, new_results: Sequence[SSAValue]
 ) -> None:
-    """Replace ``op`` (whose LLVM ops are already inserted) by values in converted types."""
+    """Replace ``op`` (whose LLVM ops are already inserted) by values in converted types:
+    when the conversion ends, if ``apply_conversions`` runs it, else at once."""
     for new, old in zip(new_results, op.results):
         if new.name_hint is None and old.name_hint is not None:
             new.name_hint = old.name_hint
+    if _replacements is not None:
+        _replacements.ops.append(op)
+        _replacements.values.update(zip(op.results, new_results))
+        return
     results = [
         from_llvm(rewriter, new, old.type) for new, old in zip(new_results, op.results)
     ]
     rewriter.replace(op, [], results)
 
 
-def convert_each(
-    ops: Sequence[Operation],
-    patterns: Sequence[RewritePattern],
-    made_before: Sequence[Operation] = (),
-) -> None:
-    """Rewrite each of ``ops`` once, with the first of ``patterns`` that matches it, then erase
-    the casts the pass left unused, as upstream's driver never leaves them behind.
+class Conversion:
+    """One ``*-to-llvm`` pass's share of a conversion to the LLVM dialect."""
 
-    A cast can only become unused here if it fed one of ``ops`` (whose rewrite looked through
-    it), was made by a rewrite, or was made by the pass before (``made_before``), so only
-    those are looked at, not the whole module.
-    """
-    candidates = [*made_before, *(
-        v.owner for op in ops for v in op.operands
-        if isinstance(v.owner, UnrealizedConversionCastOp)
-    )]
+    name: str  # the pass's, for its error messages
+
+    def converts(self, op: Operation) -> bool:
+        """Whether ``op`` is one that this conversion rewrites."""
+        raise NotImplementedError
+
+    def check(self, op: Operation) -> None:
+        """Decline, before anything changes, an op this conversion cannot rewrite."""
+        check_convertible(self.name, op)
+
+    def prepare(self, ops: Sequence[Operation]) -> list[Operation]:
+        """Work that must be done for all of ``ops`` before any is rewritten; returns the
+        casts it made."""
+        return []
+
+    def patterns(self) -> list[RewritePattern]:
+        """The patterns, tried in order on each op (after ``prepare``)."""
+        raise NotImplementedError
+
+
+def apply_conversions(module: ModuleOp, conversions: Sequence[Conversion]) -> None:
+    """Rewrite every op of ``module`` that one of ``conversions`` converts, once, with the
+    first of its patterns that matches, in one walk; then make the replacements (see the
+    module's docstring) and erase the casts left unused, as upstream's driver never leaves
+    them behind."""
+    global _replacements
+    ops: list[Operation] = []
+    owner: dict[Operation, int] = {}
+    for op in module.walk():
+        for k, conversion in enumerate(conversions):
+            if conversion.converts(op):
+                conversion.check(op)
+                ops.append(op)
+                owner[op] = k
+                break
+    casts = [cast for k, conversion in enumerate(conversions)
+             for cast in conversion.prepare([op for op in ops if owner[op] == k])]
+    # A cast can only become unused here if it fed one of ``ops`` (whose rewrite looked
+    # through it) or was made by this conversion, so only those are looked at.
+    casts += [v.owner for op in ops for v in op.operands
+              if isinstance(v.owner, UnrealizedConversionCastOp)]
 
     def inserted(op: Operation) -> None:
         if isinstance(op, UnrealizedConversionCastOp):
-            candidates.append(op)
+            casts.append(op)
 
     # A conversion keeps dead code, as upstream's does.
-    rewrite_each(ops, GreedyRewritePatternApplier(patterns, dce_enabled=False), inserted)
-    erase_dead_casts(candidates)
+    appliers = [GreedyRewritePatternApplier(c.patterns(), dce_enabled=False) for c in conversions]
+    _replacements = replacements = _Replacements()
+    try:
+        rewrite_each(ops, _ByOwner(owner, appliers), inserted)
+    finally:
+        _replacements = None
+    # Users come after the ops they use (but for branches back to a loop's head), so the
+    # last converted op goes first and is, as a rule, unused by then.
+    for op in reversed(replacements.ops):
+        for old in op.results:
+            if old.uses:
+                back = from_llvm(Builder(InsertPoint.before(op)), replacements.values[old], old.type)
+                if isinstance(back.owner, UnrealizedConversionCastOp):
+                    casts.append(back.owner)
+                old.replace_all_uses_with(back)
+        Rewriter.erase_op(op)
+    erase_dead_casts(casts)
+
+
+@dataclass
+class _ByOwner(RewritePattern):
+    """Each op to the patterns of the conversion it belongs to."""
+
+    owner: dict[Operation, int]
+    appliers: list[RewritePattern]
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        self.appliers[self.owner[op]].match_and_rewrite(op, rewriter)
 
 
 def _unused_cast(op: Operation) -> bool:
@@ -325,8 +413,40 @@ def constant_int_value(value: SSAValue) -> int | None:
 # ----------------------------------------------------------------------------- small builders
 
 
+# Attributes are immutable, so the few distinct ones the conversions make thousands of
+# times (constants, field positions) are made once each: building one takes longer than
+# the op it goes into.
+@cache
+def integer_attr(value: int, type: Attribute) -> IntegerAttr:
+    return IntegerAttr(value, type)
+
+
+@cache
+def _position(position: tuple[int, ...]) -> DenseArrayBase:
+    return DenseArrayBase.from_list(i64, position)
+
+
+# The ops the conversions make most often (a load or store of an element makes five of
+# them) are created from their final operands and properties (``Operation.create``): the
+# IRDL constructor would sort and check its arguments again for every one of them.
+
+
 def constant(b: Builder, value: int, type: Attribute = i64) -> SSAValue:
-    return b.insert(llvm.ConstantOp(IntegerAttr(value, type), type)).result
+    op = llvm.ConstantOp.create(properties={"value": integer_attr(value, type)}, result_types=[type])
+    return b.insert(op).result
+
+
+@cache
+def _gep_properties(element: Attribute) -> dict[str, Attribute]:
+    return {"rawConstantIndices": DenseArrayBase.from_list(i32, [llvm.GEP_USE_SSA_VAL]),
+            "elem_type": element, "noWrapFlags": IntegerAttr(0, 32), "inbounds": UnitAttr()}
+
+
+def element_address(b: Builder, ptr: SSAValue, index: SSAValue, element: Attribute) -> SSAValue:
+    """``llvm.getelementptr inbounds ptr[index]`` over elements of type ``element``."""
+    op = llvm.GEPOp.create(operands=[ptr, index], result_types=[PTR],
+                           properties=_gep_properties(element))
+    return b.insert(op).result
 
 
 @dataclass
@@ -343,12 +463,14 @@ class I64Constants:
 
 
 def extract(b: Builder, container: SSAValue, position: Sequence[int], type: Attribute):
-    op = llvm.ExtractValueOp(DenseArrayBase.from_list(i64, position), container, type)
+    op = llvm.ExtractValueOp.create(operands=[container], result_types=[type],
+                                    properties={"position": _position(tuple(position))})
     return b.insert(op).res
 
 
 def insert(b: Builder, container: SSAValue, value: SSAValue, position: Sequence[int]):
-    op = llvm.InsertValueOp(DenseArrayBase.from_list(i64, position), container, value)
+    op = llvm.InsertValueOp.create(operands=[container, value], result_types=[container.type],
+                                   properties={"position": _position(tuple(position))})
     return b.insert(op).res
 
 

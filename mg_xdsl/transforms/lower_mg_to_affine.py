@@ -28,6 +28,7 @@ Function signatures, calls and returns change their tensor types to memref types
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import cache
 
 from xdsl.builder import Builder, ImplicitBuilder
 from xdsl.context import Context
@@ -67,10 +68,19 @@ PRINT_FUNCTION = "printMemrefF64"
 # ---------------------------------------------------------------------------------------
 
 
+@cache  # a type takes longer to build than to look up, and a program has few of them
 def memref_type_of(t: Attribute) -> MemRefType:
     """The memref that holds a value of tensor type ``t`` (same shape and element type)."""
     assert isinstance(t, TensorType | MemRefType)
     return MemRefType(t.element_type, t.get_shape())
+
+
+@cache
+def _bound_map(size: int | None) -> affine.AffineMapAttr:
+    """A loop bound: the number ``size``, or (``None``) the run-time size passed to the loop."""
+    if size is None:
+        return affine.AffineMapAttr(affine.AffineMap(0, 1, (affine.AffineExpr.symbol(0),)))
+    return affine.AffineMapAttr(affine.AffineMap(0, 0, (affine.AffineExpr.constant(size),)))
 
 
 def element_type_of(v: SSAValue) -> AnyFloat:
@@ -131,10 +141,9 @@ def nest(
             affine.YieldOp.get()
         size = sizes[depth]
         if isinstance(size, int):
-            affine.ForOp.from_region([], [], [], [], 0, size, Region(block))
+            affine.ForOp.from_region([], [], [], [], _bound_map(0), _bound_map(size), Region(block))
         else:
-            upper = affine.AffineMapAttr(affine.AffineMap(0, 1, (affine.AffineExpr.symbol(0),)))
-            affine.ForOp.from_region([], [size], [], [], 0, upper, Region(block))
+            affine.ForOp.from_region([], [size], [], [], _bound_map(0), _bound_map(None), Region(block))
 
     level(0, [])
 
