@@ -122,7 +122,7 @@ def test_verify_each_flag_and_environment(tmp_path):
 def test_time_breakdown():
     p = mgc("run", str(EXAMPLES / "01_relu.mg"), "--time")
     err = p.stderr.decode()
-    for step in ("front end", "lower-mg-to-affine", "finalize-memref-to-llvm", "LLVM optimise + JIT"):
+    for step in ("front end", "lower-mg-to-affine", "convert-to-llvm", "LLVM optimise + JIT"):
         assert step in err
 
 

@@ -71,6 +71,14 @@ def test_small_static_program_is_compiled_unoptimised():
     assert [name for name in defines if name.startswith("g_parallel")]
     assert all("optnone" not in line for name, line in defines.items() if name.startswith("g_"))
     assert "optnone" not in defines["h"]
+    # A program whose every function is optnone is compiled at -O0 throughout; one large
+    # function is enough for the optimising pipeline and code generator.
+    from mg_xdsl.backend.jit import levels
+
+    assert levels(ir, 2) == (2, 3)
+    small = Compilation("def f(a: tensor[2x3], b: tensor[2x3]) = relu(a + b)\n", "prog.mg",
+                        lib=True, keep_dir=None, optimise=True).llvm_ir()
+    assert levels(small, 2) == (0, 0)
     # Unoptimised code computes the same: optimised and optnone modules of one program.
     import numpy as np
     from mg_xdsl.api import compile as mg_compile

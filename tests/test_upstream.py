@@ -60,7 +60,7 @@ def test_upstream_accepts_every_stage_of_random_programs(case):
         upstream_accepts(text, generic_mg=stage == "mg")
 
 
-RUN = re.compile(r"RUN: mg-opt %s ([^|]*)\| filecheck")
+RUN = re.compile(r"RUN: mg-opt %s ([^|\n]*)\| filecheck")
 
 
 def filecheck_pass_runs():

@@ -195,4 +195,15 @@ MUTATIONS = [
              "                column_reduction(b, nest, rows, cols, vectors)", "vectorize-reductions ignores its row-block and rows-at-once options"),
     Mutation("mg_xdsl/target.py", "            sizes[level] = size // max(1, sharing)",
              "            sizes[level] = size", "a shared L3 is taken for one core's own"),
+    # -- issue 13: compile time --------------------------------------------------------------------
+    Mutation("mg_xdsl/transforms/optnone_small_functions.py", "        count *= max(0, -(-(hi - lo) // st))",
+             "        count *= 1", "loops are counted as one iteration: large functions reach LLVM as optnone"),
+    Mutation("mg_xdsl/transforms/llvm_type_conversion.py",
+             "        return new\n    target = convert_type(value.type)",
+             "        return value\n    target = convert_type(value.type)",
+             "convert-to-llvm hands a pattern the unconverted operand, and a cast is left behind"),
+    Mutation("mg_xdsl/transforms/cse.py", "        if kind == OTHER:\n            reads.clear()",
+             "        if kind == OTHER:\n            pass", "cse merges two loads with a store between them"),
+    Mutation("mg_xdsl/transforms/cse.py", "    for key in added:\n        del known[key]",
+             "    for key in added:\n        pass", "cse uses an op from a loop's body after the loop"),
 ]
