@@ -50,25 +50,23 @@ PURE, READS, OTHER = "pure", "reads", "other"
 _kinds: dict[type[Operation], str] = {}
 
 
+def _effects_kind(op: Operation) -> str:
+    effects = get_effects(op)
+    if effects is None:
+        return OTHER
+    if not effects:
+        return PURE
+    return READS if all(e.kind == MemoryEffectKind.READ for e in effects) else OTHER
+
+
 def _kind(op: Operation) -> str:
     """Whether ``op`` has no side effects, only reads memory, or anything else (a write, or
     effects not known)."""
     if op.regions:  # the effects of what is inside: asked of this op, not of its class
-        effects = get_effects(op)
-        return OTHER if effects is None or any(e.kind != MemoryEffectKind.READ for e in effects) else (
-            PURE if not effects else READS)
+        return _effects_kind(op)
     kind = _kinds.get(type(op))
     if kind is None:
-        effects = get_effects(op)
-        if effects is None:
-            kind = OTHER
-        elif not effects:
-            kind = PURE
-        elif all(e.kind == MemoryEffectKind.READ for e in effects):
-            kind = READS
-        else:
-            kind = OTHER
-        _kinds[type(op)] = kind
+        kind = _kinds[type(op)] = _effects_kind(op)
     return kind
 
 

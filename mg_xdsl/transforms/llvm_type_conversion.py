@@ -245,8 +245,8 @@ class _Replacements:
 
 
 _replacements: _Replacements | None = None
-"""Set while ``apply_conversions`` runs (the patterns are called from it and only from it);
-``None`` when a pass outside it uses these helpers, which then replace at once."""
+"""Set while ``apply_conversions`` runs: the conversions' patterns are called from it and
+only from it."""
 
 
 def to_llvm(b: Builder, value: SSAValue) -> SSAValue:
@@ -285,19 +285,14 @@ def from_llvm(b: Builder, value: SSAValue, original_type: Attribute) -> SSAValue
 def replace_with_llvm(
     rewriter: PatternRewriter, op: Operation, new_results: Sequence[SSAValue]
 ) -> None:
-    """Replace ``op`` (whose LLVM ops are already inserted) by values in converted types:
-    when the conversion ends, if ``apply_conversions`` runs it, else at once."""
+    """Replace ``op`` (whose LLVM ops are already inserted) by values in converted types,
+    when the conversion ends (``apply_conversions``)."""
+    assert _replacements is not None, "a conversion pattern runs outside apply_conversions"
     for new, old in zip(new_results, op.results):
         if new.name_hint is None and old.name_hint is not None:
             new.name_hint = old.name_hint
-    if _replacements is not None:
-        _replacements.ops.append(op)
-        _replacements.values.update(zip(op.results, new_results))
-        return
-    results = [
-        from_llvm(rewriter, new, old.type) for new, old in zip(new_results, op.results)
-    ]
-    rewriter.replace(op, [], results)
+    _replacements.ops.append(op)
+    _replacements.values.update(zip(op.results, new_results))
 
 
 class Conversion:
@@ -331,15 +326,16 @@ def apply_conversions(module: ModuleOp, conversions: Sequence[Conversion]) -> No
     global _replacements
     ops: list[Operation] = []
     owner: dict[Operation, int] = {}
+    each: list[list[Operation]] = [[] for _ in conversions]  # the ops of each conversion
     for op in module.walk():
         for k, conversion in enumerate(conversions):
             if conversion.converts(op):
                 conversion.check(op)
                 ops.append(op)
                 owner[op] = k
+                each[k].append(op)
                 break
-    casts = [cast for k, conversion in enumerate(conversions)
-             for cast in conversion.prepare([op for op in ops if owner[op] == k])]
+    casts = [cast for conversion, its in zip(conversions, each) for cast in conversion.prepare(its)]
     # A cast can only become unused here if it fed one of ``ops`` (whose rewrite looked
     # through it) or was made by this conversion, so only those are looked at.
     casts += [v.owner for op in ops for v in op.operands
@@ -439,7 +435,7 @@ def constant(b: Builder, value: int, type: Attribute = i64) -> SSAValue:
 @cache
 def _gep_properties(element: Attribute) -> dict[str, Attribute]:
     return {"rawConstantIndices": DenseArrayBase.from_list(i32, [llvm.GEP_USE_SSA_VAL]),
-            "elem_type": element, "noWrapFlags": IntegerAttr(0, 32), "inbounds": UnitAttr()}
+            "elem_type": element, "noWrapFlags": integer_attr(0, i32), "inbounds": UnitAttr()}
 
 
 def element_address(b: Builder, ptr: SSAValue, index: SSAValue, element: Attribute) -> SSAValue:
