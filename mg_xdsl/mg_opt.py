@@ -243,11 +243,11 @@ class MgOptMain(xDSLOptMain):
         return "<stdin>" if self.args.input_file in (None, "-") else self.args.input_file
 
     def output_resulting_program(self, prog: ModuleOp) -> str:
-        if self.args.target == "llvm":
-            from mg_xdsl.xdsl_compat import translate_fast_math_calls
-
-            translate_fast_math_calls()  # as mgc translates (vector maxima and sums carry flags)
         try:
+            if self.args.target == "llvm":  # as mgc translates
+                from mg_xdsl.backend.jit import translate
+
+                return translate(prog) + "\n"
             return super().output_resulting_program(prog)
         except NotImplementedError as e:  # xDSL's LLVM translation meets a non-LLVM op
             raise MgOptError(f"-t {self.args.target}: {e} (lower to the LLVM dialect first, e.g. "

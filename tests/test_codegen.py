@@ -64,7 +64,7 @@ def test_small_static_program_is_compiled_unoptimised():
                        "def h(a: tensor[200x200]) = relu(a + 1)\n",
                        "prog.mg", lib=True, keep_dir=None, optimise=True)
     ir = comp.llvm_ir()
-    defines = {line.split('@"')[1].split('"')[0]: line
+    defines = {line.split("@")[1].split("(")[0]: line
                for line in ir.splitlines() if line.startswith("define ")}
     assert "optnone" in defines["f"] and "noinline" in defines["f"]
     # g's loop runs on threads, in a function of its own; g itself only calls the pool.

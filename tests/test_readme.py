@@ -216,8 +216,8 @@ def test_the_matcher():
 # What a complete lowering must leave in the LLVM IR of each example: 07 frees its buffers
 # (buffer-deallocation ran), 11 reports its failed check (lower-assert-to-stderr ran).
 # (The optimised pipeline frees through the run-time library's generic function.)
-LOWERED = {"07_mlp_layer.mg": r'call (ccc )?void @"(_mlir_memref_to_llvm_)?free"',
-           "11_dynamic_no_broadcast.mg": r'call (ccc )?void @"mgrt_check_failed"'}
+LOWERED = {"07_mlp_layer.mg": r'call void @(_mlir_memref_to_llvm_)?free\(',
+           "11_dynamic_no_broadcast.mg": r'call void @mgrt_check_failed\('}
 
 
 @pytest.mark.parametrize("optimise", [True, False], ids=["optimised", "reference"])
@@ -229,7 +229,7 @@ def test_the_readme_pipeline_lowers_examples_to_llvm_ir_with_mg_opt(example, opt
                         "-p", pass_pipeline(optimise), "-t", "llvm"], capture_output=True, timeout=300)
     assert p.returncode == 0, p.stderr.decode()
     ir = p.stdout.decode()
-    assert "define void @\"main\"()" in ir
+    assert "define void @main()" in ir
     assert re.search(LOWERED[example], ir), ir
     assert "cf.assert" not in ir
     import llvmlite.binding as llvm

@@ -73,9 +73,21 @@ def levels(ir: str, level: int) -> tuple[int, int]:
 
 
 def translate(module: ModuleOp) -> str:
-    """LLVM IR text of a module that contains only LLVM-dialect ops. (xDSL's translation
-    drops function attributes; ``passthrough`` ones, such as ``noinline`` and ``optnone``,
-    are carried over here.)"""
+    """LLVM IR text of a module that contains only LLVM-dialect ops: printed directly
+    (``llvm_ir.print_module``), or, for a module that holds something that printer does not
+    know, by xDSL's ``convert_module`` (which drops function attributes; ``passthrough``
+    ones, such as ``noinline`` and ``optnone``, are carried over here)."""
+    from mg_xdsl.backend.llvm_ir import Unsupported, print_module
+
+    _initialise_llvm()
+    try:
+        return print_module(module, llvm.get_default_triple())
+    except Unsupported:
+        return translate_with_xdsl(module)
+
+
+def translate_with_xdsl(module: ModuleOp) -> str:
+    """``translate`` by xDSL's ``convert_module`` (llvmlite's IR builder)."""
     from xdsl.backend.llvm.convert import convert_module
     from xdsl.dialects import llvm as llvm_dialect
 

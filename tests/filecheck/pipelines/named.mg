@@ -21,6 +21,6 @@ print f([[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 1, 2, 3,
 # AVX2:         llvm.func @mg_matmul_f64(
 # AVX2:           llvm.intr.fma({{.*}}) : (vector<4xf64>, vector<4xf64>, vector<4xf64>) -> vector<4xf64>
 # As LLVM IR, the lanes of the row sums added with reassoc, as mgc compiles them.
-# LLVM:         define {{.*}} @"f"(
-# LLVM:         call reassoc double @"llvm.vector.reduce.fadd.v{{[0-9]+}}f64"
+# LLVM:         define {{.*}} @f(
+# LLVM:         call reassoc double @llvm.vector.reduce.fadd.v{{[0-9]+}}f64(
 # BAD:          mg-opt: error: mg-cpu-pipeline: no stage 'ptx' (choose from affine, scf, cf, llvm)

@@ -1,0 +1,537 @@
+"""The LLVM dialect printed as LLVM IR text, directly.
+
+``print_module`` writes the text that LLVM's assembly parser reads, one line per op, for
+the LLVM-dialect ops that this project's pipelines make. It does what ``mlir-translate
+--mlir-to-llvmir`` does for them, and what xDSL's ``convert_module`` does (which builds
+the same module with llvmlite's IR builder, object by object, then prints it: a fifth of a
+large program's compile time). Where a module holds something this printer does not know
+(an op, a type, an attribute it would have to drop), it raises ``Unsupported`` and
+``jit.translate`` falls back to xDSL's translation, so that nothing is silently lost.
+
+The rules, in LLVM's terms:
+
+* block arguments become ``phi`` nodes, their incoming values read from the branches;
+* ``llvm.mlir.constant``, ``undef``, ``zero`` and ``addressof`` are operands written in
+  place (LLVM has no instruction for a constant); a floating-point constant is written as
+  the hexadecimal of its IEEE bits (LLVM's exact form: a decimal could round);
+* ``llvm.call_intrinsic`` and ``llvm.intr.fma`` call an intrinsic that the module declares
+  once; fast-math, overflow, ``exact`` and ``disjoint`` flags are kept;
+* ``passthrough`` strings on a function (``noinline``, ``optnone``) become its attributes;
+  a function's linkage is not written (the definitions stay external, as in xDSL's
+  translation, so that a library's symbols are there to link against).
+"""
+
+from __future__ import annotations
+
+import re
+import struct
+from typing import Callable
+
+from xdsl.dialects import llvm
+from xdsl.dialects.builtin import (
+    DenseIntOrFPElementsAttr,
+    Float32Type,
+    Float64Type,
+    FloatAttr,
+    IntegerAttr,
+    IntegerType,
+    ModuleOp,
+    StringAttr,
+    VectorType,
+)
+from xdsl.ir import Attribute, Block, Operation, SSAValue
+
+
+class Unsupported(Exception):
+    """Something in the module that this printer does not translate."""
+
+
+_PLAIN_NAME = re.compile(r"[-a-zA-Z$._][-a-zA-Z$._0-9]*")
+
+
+def global_name(name: str) -> str:
+    """``@name``, quoted where LLVM's lexer needs it."""
+    return f"@{name}" if _PLAIN_NAME.fullmatch(name) else f'@"{name}"'
+
+
+# --- types ---------------------------------------------------------------------------
+
+# Keyed by identity: hashing a struct type hashes all its members, each time. The entry
+# keeps the type alive, so that its id is not reused while the entry exists.
+_type_text: dict[int, tuple[Attribute, str]] = {}
+
+
+def type_text(t: Attribute) -> str:
+    """LLVM's spelling of a type: ``i64``, ``double``, ``ptr``, ``<8 x double>``,
+    ``{ptr, ptr, i64, [2 x i64], [2 x i64]}``."""
+    entry = _type_text.get(id(t))
+    if entry is None:
+        entry = _type_text[id(t)] = (t, _spell_type(t))
+    return entry[1]
+
+
+def _spell_type(t: Attribute) -> str:
+    if isinstance(t, IntegerType):
+        return f"i{t.width.data}"
+    if isinstance(t, Float64Type):
+        return "double"
+    if isinstance(t, Float32Type):
+        return "float"
+    if isinstance(t, llvm.LLVMPointerType):
+        space = t.addr_space.data if hasattr(t.addr_space, "data") else 0
+        return "ptr" if not space else f"ptr addrspace({space})"
+    if isinstance(t, llvm.LLVMVoidType):
+        return "void"
+    if isinstance(t, llvm.LLVMArrayType):
+        return f"[{t.size.data} x {type_text(t.type)}]"
+    if isinstance(t, llvm.LLVMStructType):
+        return "{" + ", ".join(type_text(m) for m in t.types.data) + "}"
+    if isinstance(t, VectorType) and t.get_num_dims() == 1 and not t.get_num_scalable_dims():
+        return f"<{t.get_shape()[0]} x {type_text(t.element_type)}>"
+    raise Unsupported(f"type {t}")
+
+
+# --- constants -----------------------------------------------------------------------
+
+def _float_text(value: float, t: Attribute) -> str:
+    # LLVM reads a float or double constant exactly from the bits of the double that holds
+    # its value; a float is widened first.
+    if isinstance(t, Float32Type):
+        value = struct.unpack("<f", struct.pack("<f", value))[0]
+    elif not isinstance(t, Float64Type):
+        raise Unsupported(f"constant of type {t}")
+    return "0x%016X" % struct.unpack("<Q", struct.pack("<d", value))[0]
+
+
+def _scalar_text(value: int | float, t: Attribute) -> str:
+    if isinstance(t, IntegerType):
+        if t.width.data == 1:
+            return "true" if value else "false"
+        return str(int(value))
+    return _float_text(float(value), t)
+
+
+def constant_text(value: Attribute, t: Attribute) -> str:
+    """An LLVM constant of type ``t`` (without the type) for an ``llvm.mlir.constant`` or a
+    global's initialiser."""
+    if isinstance(value, IntegerAttr):
+        return _scalar_text(value.value.data, t)
+    if isinstance(value, FloatAttr):
+        return _scalar_text(value.value.data, t)
+    if isinstance(value, DenseIntOrFPElementsAttr):
+        if isinstance(t, VectorType):
+            element, opening, closing = t.element_type, "<", ">"
+        elif isinstance(t, llvm.LLVMArrayType):
+            element, opening, closing = t.type, "[", "]"
+        else:
+            raise Unsupported(f"dense constant of type {t}")
+        values = value.get_values()
+        count = t.get_shape()[0] if isinstance(t, VectorType) else t.size.data
+        if len(values) == 1 and count != 1:
+            values = values * count  # a splat
+        element_type = type_text(element)
+        return opening + ", ".join(f"{element_type} {_scalar_text(v, element)}" for v in values) + closing
+    raise Unsupported(f"constant {value}")
+
+
+def _string_text(data: str) -> str:
+    return 'c"' + "".join(
+        chr(b) if 32 <= b < 127 and b not in (34, 92) else f"\\{b:02X}" for b in data.encode()) + '"'
+
+
+# --- flags -----------------------------------------------------------------------------
+
+def _fast_math(op: Operation) -> str:
+    flags = op.properties.get("fastmathFlags")
+    if flags is None or not flags.data:  # type: ignore[attr-defined]
+        return ""
+    return " ".join(sorted(f.value for f in flags.data)) + " "  # type: ignore[attr-defined]
+
+
+_overflow_text: dict[int, str] = {}
+
+
+def _overflow(op: Operation) -> str:
+    attr = op.properties.get("overflowFlags")
+    bits = attr.value.data if attr is not None else 0  # type: ignore[attr-defined]
+    text = _overflow_text.get(bits)
+    if text is None:
+        flags = llvm.OverflowAttr.from_int(bits).data if bits else ()
+        text = _overflow_text[bits] = "".join(f"{f.value} " for f in sorted(flags, key=str))
+    return text
+
+
+def _unit(op: Operation, name: str, word: str) -> str:
+    return f"{word} " if name in op.properties else ""
+
+
+# --- instructions ----------------------------------------------------------------------
+
+_BINARY = {
+    llvm.AddOp: ("add", _overflow), llvm.SubOp: ("sub", _overflow),
+    llvm.MulOp: ("mul", _overflow), llvm.ShlOp: ("shl", _overflow),
+    llvm.SDivOp: ("sdiv", lambda op: _unit(op, "isExact", "exact")),
+    llvm.UDivOp: ("udiv", lambda op: _unit(op, "isExact", "exact")),
+    llvm.LShrOp: ("lshr", lambda op: _unit(op, "isExact", "exact")),
+    llvm.AShrOp: ("ashr", lambda op: _unit(op, "isExact", "exact")),
+    llvm.OrOp: ("or", lambda op: _unit(op, "isDisjoint", "disjoint")),
+    llvm.SRemOp: ("srem", None), llvm.URemOp: ("urem", None),
+    llvm.AndOp: ("and", None), llvm.XOrOp: ("xor", None),
+    llvm.FAddOp: ("fadd", _fast_math), llvm.FSubOp: ("fsub", _fast_math),
+    llvm.FMulOp: ("fmul", _fast_math), llvm.FDivOp: ("fdiv", _fast_math),
+    llvm.FRemOp: ("frem", _fast_math),
+}
+
+_CASTS = {
+    llvm.TruncOp: "trunc", llvm.ZExtOp: "zext", llvm.SExtOp: "sext",
+    llvm.PtrToIntOp: "ptrtoint", llvm.IntToPtrOp: "inttoptr", llvm.BitcastOp: "bitcast",
+    llvm.FPExtOp: "fpext", llvm.FPTruncOp: "fptrunc", llvm.SIToFPOp: "sitofp",
+}
+
+# Properties that every op of a kind carries and that change nothing here (their default),
+# and those that the printer writes; anything else on an op is something it would drop.
+_IGNORED = frozenset({"CConv", "TailCallKind", "op_bundle_sizes", "operandSegmentSizes",
+                      "ordering", "noWrapFlags", "elem_type", "rawConstantIndices",
+                      "callee", "intrin", "position", "predicate", "value", "mask",
+                      "fastmathFlags", "overflowFlags", "isExact", "isDisjoint",
+                      "alignment", "inbounds", "global_name"})
+
+
+class _FunctionPrinter:
+    """The body of one ``llvm.func``: names its values and blocks, then writes each block,
+    its phis first."""
+
+    def __init__(self, module: "_ModulePrinter", func: llvm.FuncOp):
+        self.module = module
+        self.names: dict[SSAValue, str] = {}
+        self.counter = 0
+        self.blocks: dict[Block, str] = {}
+        self.incoming: dict[Block, list[tuple[list[SSAValue], str]]] = {}
+        self.func = func
+
+    def value(self, v: SSAValue) -> str:
+        name = self.names.get(v)
+        if name is None:
+            raise Unsupported(f"a use of {v} before its definition is printed")
+        return name
+
+    def typed(self, v: SSAValue) -> str:
+        return f"{type_text(v.type)} {self.value(v)}"
+
+    def define(self, v: SSAValue) -> str:
+        name = self.names[v] = f"%v{self.counter}"
+        self.counter += 1
+        return name
+
+    def print(self, out: list[str]) -> None:
+        func = self.func
+        body = func.body.blocks
+        for i, block in enumerate(body):
+            self.blocks[block] = f"bb{i}"
+        params = []
+        for i, arg in enumerate(body.first.args):  # type: ignore[union-attr]
+            name = self.names[arg] = f"%a{i}"
+            params.append(f"{type_text(arg.type)} {name}")
+        # Phi operands may be defined in later blocks: name every result first.
+        for block in body:
+            if block is not body.first:
+                for arg in block.args:
+                    self.define(arg)
+            for op in block.ops:
+                self._record_branches(op, block)
+                kind = type(op)
+                if kind in _INLINE:
+                    self.names[op.results[0]] = _INLINE[kind](self, op)
+                else:
+                    for result in op.results:
+                        self.define(result)
+        out.append(f"define {type_text(func.function_type.output)} {global_name(func.sym_name.data)}"
+                   f"({', '.join(params)}){self.module.function_attributes(func)} {{")
+        for block in body:
+            if block is not body.first:
+                out.append("")
+            out.append(f"{self.blocks[block]}:")
+            for arg in block.args if block is not body.first else ():
+                sources = self.incoming.get(block)
+                if not sources:
+                    raise Unsupported("a block with arguments that no branch reaches")
+                index = arg.index
+                pairs = ", ".join(f"[ {self.value(values[index])}, %{label} ]" for values, label in sources)
+                out.append(f"  {self.names[arg]} = phi {type_text(arg.type)} {pairs}")
+            for op in block.ops:
+                kind = type(op)
+                if kind in _INLINE:
+                    continue
+                printer = _PRINTERS.get(kind)
+                if printer is None:
+                    raise Unsupported(f"op {op.name}")
+                extra = op.properties.keys() - _IGNORED
+                if extra or op.attributes:
+                    raise Unsupported(f"{op.name} with {sorted(extra | op.attributes.keys())}")
+                out.append("  " + printer(self, op))
+        out.append("}")
+
+    def _record_branches(self, op: Operation, block: Block) -> None:
+        if isinstance(op, (llvm.BrOp, llvm.CondBrOp)):
+            label = self.blocks[block]
+            operands = op.operands
+            # ``llvm.br``'s operands go to its one successor; ``llvm.cond_br``'s after the
+            # condition are the first successor's, then the second's.
+            start = 1 if isinstance(op, llvm.CondBrOp) else 0
+            for successor in op.successors:
+                count = len(successor.args)
+                self.incoming.setdefault(successor, []).append((list(operands[start:start + count]), label))
+                start += count
+
+
+def _result(p: _FunctionPrinter, op: Operation) -> str:
+    return p.names[op.results[0]]
+
+
+def _binary(p: _FunctionPrinter, op: Operation) -> str:
+    opcode, flags = _BINARY[type(op)]  # type: ignore[index]
+    lhs, rhs = op.operands
+    return (f"{_result(p, op)} = {opcode} {flags(op) if flags else ''}"
+            f"{type_text(lhs.type)} {p.value(lhs)}, {p.value(rhs)}")
+
+
+def _cast(p: _FunctionPrinter, op: Operation) -> str:
+    if op.properties.keys() & {"nonNeg", "overflowFlags"}:
+        raise Unsupported(f"{op.name} with flags")
+    return f"{_result(p, op)} = {_CASTS[type(op)]} {p.typed(op.operands[0])} to {type_text(op.results[0].type)}"  # type: ignore[index]
+
+
+def _icmp(p: _FunctionPrinter, op: Operation) -> str:
+    predicate = llvm.ICmpPredicateFlag.from_int(op.properties["predicate"].value.data).value  # type: ignore[attr-defined]
+    lhs, rhs = op.operands
+    return f"{_result(p, op)} = icmp {predicate} {p.typed(lhs)}, {p.value(rhs)}"
+
+
+def _fcmp(p: _FunctionPrinter, op: Operation) -> str:
+    predicate = llvm.FCmpPredicateFlag.from_int(op.properties["predicate"].value.data).value.lstrip("_")  # type: ignore[attr-defined]
+    lhs, rhs = op.operands
+    return f"{_result(p, op)} = fcmp {_fast_math(op)}{predicate} {p.typed(lhs)}, {p.value(rhs)}"
+
+
+def _select(p: _FunctionPrinter, op: Operation) -> str:
+    cond, lhs, rhs = op.operands
+    return f"{_result(p, op)} = select {_fast_math(op)}{p.typed(cond)}, {p.typed(lhs)}, {p.typed(rhs)}"
+
+
+def _fneg(p: _FunctionPrinter, op: Operation) -> str:
+    return f"{_result(p, op)} = fneg {_fast_math(op)}{p.typed(op.operands[0])}"
+
+
+def _alignment(op: Operation) -> str:
+    align = op.properties.get("alignment")
+    return f", align {align.value.data}" if align is not None else ""  # type: ignore[attr-defined]
+
+
+def _load(p: _FunctionPrinter, op: Operation) -> str:
+    if op.properties["ordering"].value.data:  # type: ignore[attr-defined]
+        raise Unsupported("atomic llvm.load")
+    return f"{_result(p, op)} = load {type_text(op.results[0].type)}, {p.typed(op.operands[0])}{_alignment(op)}"
+
+
+def _store(p: _FunctionPrinter, op: Operation) -> str:
+    ordering = op.properties.get("ordering")
+    if ordering is not None and ordering.value.data:  # type: ignore[attr-defined]
+        raise Unsupported("atomic llvm.store")
+    value, ptr = op.operands
+    return f"store {p.typed(value)}, {p.typed(ptr)}{_alignment(op)}"
+
+
+def _alloca(p: _FunctionPrinter, op: Operation) -> str:
+    element = type_text(op.properties["elem_type"])
+    return f"{_result(p, op)} = alloca {element}, {p.typed(op.operands[0])}{_alignment(op)}"
+
+
+def _gep(p: _FunctionPrinter, op: Operation) -> str:
+    ptr, *dynamic = op.operands
+    dynamic_indices = iter(dynamic)
+    indices = [p.typed(next(dynamic_indices)) if index == llvm.GEP_USE_SSA_VAL else f"i32 {index}"
+               for index in op.properties["rawConstantIndices"].iter_values()]  # type: ignore[attr-defined]
+    flags = op.properties["noWrapFlags"].value.data  # type: ignore[attr-defined]
+    if flags:
+        raise Unsupported("llvm.getelementptr with no-wrap flags")
+    inbounds = "inbounds " if "inbounds" in op.properties else ""
+    return (f"{_result(p, op)} = getelementptr {inbounds}{type_text(op.properties['elem_type'])}, "
+            f"{p.typed(ptr)}, {', '.join(indices)}")
+
+
+def _position(op: Operation) -> str:
+    return ", ".join(str(i) for i in op.properties["position"].iter_values())  # type: ignore[attr-defined]
+
+
+def _extractvalue(p: _FunctionPrinter, op: Operation) -> str:
+    return f"{_result(p, op)} = extractvalue {p.typed(op.operands[0])}, {_position(op)}"
+
+
+def _insertvalue(p: _FunctionPrinter, op: Operation) -> str:
+    container, value = op.operands
+    return f"{_result(p, op)} = insertvalue {p.typed(container)}, {p.typed(value)}, {_position(op)}"
+
+
+def _insertelement(p: _FunctionPrinter, op: Operation) -> str:
+    vector, value, index = op.operands
+    return f"{_result(p, op)} = insertelement {p.typed(vector)}, {p.typed(value)}, {p.typed(index)}"
+
+
+def _shufflevector(p: _FunctionPrinter, op: Operation) -> str:
+    v1, v2 = op.operands
+    indices = op.properties["mask"].get_values()  # type: ignore[attr-defined]
+    mask = ", ".join(f"i32 {i}" for i in indices)
+    return f"{_result(p, op)} = shufflevector {p.typed(v1)}, {p.typed(v2)}, <{len(indices)} x i32> <{mask}>"
+
+
+def _call_text(p: _FunctionPrinter, op: Operation, callee: str, result_type: str) -> str:
+    args = ", ".join(p.typed(a) for a in op.operands)
+    # Fast-math flags are allowed only on a call that returns floating point (LLVM's rule);
+    # xDSL's translation drops them elsewhere too.
+    flags = _fast_math(op) if result_type in ("double", "float") or " x double>" in result_type \
+        or " x float>" in result_type else ""
+    call = f"call {flags}{result_type} {global_name(callee)}({args})"
+    return f"{_result(p, op)} = {call}" if op.results else call
+
+
+def _call(p: _FunctionPrinter, op: Operation) -> str:
+    callee = op.properties.get("callee")
+    if callee is None or op.properties["CConv"].cconv_name != "ccc" or "var_callee_type" in op.properties:  # type: ignore[attr-defined]
+        raise Unsupported("an indirect, variadic or non-C call")
+    if op.properties["TailCallKind"].data != "none":  # type: ignore[attr-defined]
+        raise Unsupported("a tail call")
+    result = type_text(op.results[0].type) if op.results else "void"
+    return _call_text(p, op, callee.string_value(), result)  # type: ignore[attr-defined]
+
+
+def _call_intrinsic(p: _FunctionPrinter, op: Operation) -> str:
+    name = op.properties["intrin"].data  # type: ignore[attr-defined]
+    result = type_text(op.results[0].type) if op.results else "void"
+    p.module.declare(name, result, [a.type for a in op.operands])
+    return _call_text(p, op, name, result)
+
+
+def _fma(p: _FunctionPrinter, op: Operation) -> str:
+    t = op.results[0].type
+    suffix = (f"v{t.get_shape()[0]}{type_text(t.element_type)}" if isinstance(t, VectorType)
+              else type_text(t)).replace("double", "f64").replace("float", "f32")
+    name = f"llvm.fma.{suffix}"
+    p.module.declare(name, type_text(t), [t, t, t])
+    return _call_text(p, op, name, type_text(t))
+
+
+def _br(p: _FunctionPrinter, op: Operation) -> str:
+    return f"br label %{p.blocks[op.successors[0]]}"
+
+
+def _cond_br(p: _FunctionPrinter, op: Operation) -> str:
+    then, otherwise = op.successors
+    return f"br {p.typed(op.operands[0])}, label %{p.blocks[then]}, label %{p.blocks[otherwise]}"
+
+
+def _return(p: _FunctionPrinter, op: Operation) -> str:
+    return f"ret {p.typed(op.operands[0])}" if op.operands else "ret void"
+
+
+_PRINTERS: dict[type[Operation], Callable[[_FunctionPrinter, Operation], str]] = {
+    **{kind: _binary for kind in _BINARY},
+    **{kind: _cast for kind in _CASTS},
+    llvm.ICmpOp: _icmp, llvm.FCmpOp: _fcmp, llvm.SelectOp: _select, llvm.FNegOp: _fneg,
+    llvm.LoadOp: _load, llvm.StoreOp: _store, llvm.AllocaOp: _alloca, llvm.GEPOp: _gep,
+    llvm.ExtractValueOp: _extractvalue, llvm.InsertValueOp: _insertvalue,
+    llvm.InsertElementOp: _insertelement, llvm.ShuffleVectorOp: _shufflevector,
+    llvm.CallOp: _call, llvm.CallIntrinsicOp: _call_intrinsic, llvm.FMAOp: _fma,
+    llvm.BrOp: _br, llvm.CondBrOp: _cond_br, llvm.ReturnOp: _return,
+    llvm.UnreachableOp: lambda p, op: "unreachable",
+}
+
+# Ops that are LLVM constants: written where they are used.
+_INLINE: dict[type[Operation], Callable[[_FunctionPrinter, Operation], str]] = {
+    llvm.ConstantOp: lambda p, op: constant_text(op.properties["value"], op.results[0].type),
+    llvm.UndefOp: lambda p, op: "undef",
+    llvm.ZeroOp: lambda p, op: "null" if isinstance(op.results[0].type, llvm.LLVMPointerType) else "zeroinitializer",
+    llvm.AddressOfOp: lambda p, op: global_name(op.properties["global_name"].root_reference.data),  # type: ignore[attr-defined]
+}
+
+
+class _ModulePrinter:
+    def __init__(self, module: ModuleOp) -> None:
+        self.declared: dict[str, str] = {}
+        self.functions = {op.sym_name.data for op in module.body.block.ops if isinstance(op, llvm.FuncOp)}
+
+    def declare(self, name: str, result: str, operand_types: list[Attribute]) -> None:
+        """Declare the intrinsic ``name`` once, unless the module declares it itself."""
+        if name not in self.declared and name not in self.functions:
+            params = ", ".join(type_text(t) for t in operand_types)
+            self.declared[name] = f"declare {result} {global_name(name)}({params})"
+
+    @staticmethod
+    def function_attributes(func: llvm.FuncOp) -> str:
+        passthrough = func.properties.get("passthrough") or func.attributes.get("passthrough")
+        words = []
+        for attribute in passthrough.data if passthrough is not None else ():  # type: ignore[attr-defined]
+            if not isinstance(attribute, StringAttr):
+                raise Unsupported(f"passthrough attribute {attribute}")
+            words.append(" " + attribute.data)
+        return "".join(words)
+
+    @staticmethod
+    def check_function(func: llvm.FuncOp) -> None:
+        known = {"sym_name", "function_type", "CConv", "linkage", "sym_visibility", "visibility_",
+                 "passthrough"}
+        extra = func.properties.keys() - known
+        unnamed = func.properties.get("unnamed_addr")
+        if unnamed is not None and not unnamed.value.data:  # type: ignore[attr-defined]
+            extra.discard("unnamed_addr")  # the parser's default: none
+        if extra or set(func.attributes) - {"llvm.emit_c_interface", "passthrough"}:
+            raise Unsupported(f"llvm.func with {sorted(extra | func.attributes.keys())}")
+        if func.properties["CConv"].cconv_name != "ccc" or func.function_type.is_variadic:  # type: ignore[attr-defined]
+            raise Unsupported("a variadic or non-C function")
+
+    @staticmethod
+    def global_text(op: llvm.GlobalOp) -> str:
+        extra = op.properties.keys() - {"global_type", "constant", "sym_name", "linkage",
+                                        "addr_space", "value", "visibility_"}
+        if extra or op.addr_space.value.data or op.body.blocks:
+            raise Unsupported(f"llvm.mlir.global with {sorted(extra)} or an initialiser region")
+        kind = "constant" if op.constant is not None else "global"
+        t = op.global_type
+        if isinstance(op.value, StringAttr):
+            initialiser = _string_text(op.value.data)
+        elif op.value is None:
+            initialiser = "zeroinitializer"
+        else:
+            initialiser = constant_text(op.value, t)
+        return f"{global_name(op.sym_name.data)} = {op.linkage.linkage.data} {kind} {type_text(t)} {initialiser}"
+
+
+def print_module(module: ModuleOp, triple: str) -> str:
+    """LLVM IR text of ``module`` (only ``llvm.mlir.global`` and ``llvm.func`` at its top
+    level); ``Unsupported`` where it holds something this printer does not translate."""
+    try:
+        return _print_module(module, triple)
+    finally:
+        _type_text.clear()
+
+
+def _print_module(module: ModuleOp, triple: str) -> str:
+    if module.attributes:
+        raise Unsupported(f"module attributes {sorted(module.attributes)}")
+    printer = _ModulePrinter(module)
+    globals_, declarations, definitions = [], [], []
+    for op in module.body.block.ops:
+        if isinstance(op, llvm.GlobalOp):
+            globals_.append(printer.global_text(op))
+        elif isinstance(op, llvm.FuncOp):
+            printer.check_function(op)
+            if op.body.blocks:
+                _FunctionPrinter(printer, op).print(definitions)
+                definitions.append("")
+            else:
+                params = ", ".join(type_text(t) for t in op.function_type.inputs.data)
+                declarations.append(f"declare {type_text(op.function_type.output)} "
+                                    f"{global_name(op.sym_name.data)}({params}){printer.function_attributes(op)}")
+        else:
+            raise Unsupported(f"top-level op {op.name}")
+    return "\n".join([f'target triple = "{triple}"', "", *globals_, *declarations,
+                      *printer.declared.values(), "", *definitions])
