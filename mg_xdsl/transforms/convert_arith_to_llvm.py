@@ -60,6 +60,7 @@ from xdsl.pattern_rewriter import (
     op_type_rewrite_pattern,
 )
 
+from mg_xdsl.transforms.op_builders import llvm_binary, llvm_float_binary, llvm_icmp
 from mg_xdsl.transforms.llvm_type_conversion import (
     Conversion,
     apply_conversions,
@@ -135,8 +136,7 @@ def _overflow(op: Operation) -> IntegerAttr:
 
 
 def _icmp(rewriter: PatternRewriter, pred: str, lhs: SSAValue, rhs: SSAValue):
-    predicate = integer_attr(llvm.ICmpPredicateFlag(pred).to_int(), i64)
-    return rewriter.insert(llvm.ICmpOp(lhs, rhs, predicate)).res
+    return rewriter.insert(llvm_icmp(pred, lhs, rhs)).res
 
 
 class ConstantLowering(RewritePattern):
@@ -167,7 +167,7 @@ class FloatBinaryLowering(RewritePattern):
         if (new := _FLOAT_BINARY.get(type(op))) is None or not _float_ops(op):
             return
         lhs, rhs = _operands(rewriter, op)
-        result = rewriter.insert(new(lhs, rhs, _fastmath(op))).res
+        result = rewriter.insert(llvm_float_binary(new, lhs, rhs, _fastmath(op))).res
         replace_with_llvm(rewriter, op, [result])
 
 
@@ -222,11 +222,7 @@ class IntBinaryLowering(RewritePattern):
         if (new := _INT_BINARY.get(type(op))) is None or not _scalar(op):
             return
         lhs, rhs = _operands(rewriter, op)
-        if issubclass(new, llvm.ArithmeticBinOpOverflow):
-            new_op = new(lhs, rhs, overflow=_overflow(op))
-        else:
-            new_op = new(lhs, rhs)  # pyright: ignore[reportCallIssue]
-        rewriter.insert(new_op)
+        new_op = rewriter.insert(llvm_binary(new, lhs, rhs, _overflow(op)))
         replace_with_llvm(rewriter, op, [new_op.results[0]])
 
 
@@ -308,8 +304,8 @@ class CmpiLowering(RewritePattern):
             return
         lhs, rhs = _operands(rewriter, op)
         # arith and llvm number the predicates alike (eq, ne, slt, sle, sgt, sge, ult, ...).
-        predicate = integer_attr(op.predicate.value.data, i64)
-        result = rewriter.insert(llvm.ICmpOp(lhs, rhs, predicate)).res
+        predicate = llvm.ICmpPredicateFlag.from_int(op.predicate.value.data).value
+        result = rewriter.insert(llvm_icmp(predicate, lhs, rhs)).res
         replace_with_llvm(rewriter, op, [result])
 
 

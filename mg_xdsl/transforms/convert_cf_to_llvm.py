@@ -32,8 +32,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects import cf, llvm
-from xdsl.dialects.builtin import ModuleOp, UnrealizedConversionCastOp
+from xdsl.dialects import cf
+from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
@@ -43,6 +43,7 @@ from xdsl.pattern_rewriter import (
 )
 from xdsl.rewriter import InsertPoint, Rewriter
 
+from mg_xdsl.transforms.op_builders import conversion_cast, llvm_br, llvm_cond_br
 from mg_xdsl.transforms.llvm_type_conversion import (
     Conversion,
     apply_conversions,
@@ -67,7 +68,8 @@ def convert_block_signature(block: Block) -> list[Operation]:
         if converted == original:
             continue
         new_arg = Rewriter.replace_value_with_new_type(arg, converted)
-        cast, back = UnrealizedConversionCastOp.cast_one(new_arg, original)
+        cast = conversion_cast(new_arg, original)
+        back = cast.results[0]
         Rewriter.insert_op(cast, InsertPoint.at_start(block))
         new_arg.replace_uses_with_if(back, lambda use: use.operation is not cast)
         casts.append(cast)
@@ -107,7 +109,7 @@ class BranchLowering(_BranchPattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: cf.BranchOp, rewriter: PatternRewriter):
         args = self.successor_operands(rewriter, op.successor, op.arguments)
-        rewriter.replace(op, llvm.BrOp(op.successor, *args))
+        rewriter.replace(op, llvm_br(op.successor, args))
 
 
 class CondBranchLowering(_BranchPattern):
@@ -117,7 +119,7 @@ class CondBranchLowering(_BranchPattern):
         else_args = self.successor_operands(rewriter, op.else_block, op.else_arguments)
         rewriter.replace(
             op,
-            llvm.CondBrOp(op.cond, op.then_block, then_args, op.else_block, else_args),
+            llvm_cond_br(op.cond, op.then_block, then_args, op.else_block, else_args),
         )
 
 

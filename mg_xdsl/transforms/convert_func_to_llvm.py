@@ -38,6 +38,7 @@ from xdsl.pattern_rewriter import (
 )
 from xdsl.rewriter import InsertPoint, Rewriter
 
+from mg_xdsl.transforms.op_builders import llvm_call
 from mg_xdsl.transforms.llvm_type_conversion import (
     PTR,
     alloca,
@@ -240,14 +241,7 @@ class CallOpLowering(RewritePattern):
         args = _unpack_all(rewriter, converted, op.arguments.types)
         result_type = _result_type(op.res.types)
         call = rewriter.insert(
-            llvm.CallOp(
-                op.callee,
-                *args,
-                return_type=None
-                if isinstance(result_type, llvm.LLVMVoidType)
-                else result_type,
-            )
-        )
+            llvm_call(op.callee, args, None if isinstance(result_type, llvm.LLVMVoidType) else result_type))
         if len(op.res) <= 1:
             results = [call.returned] if call.returned is not None else []
         else:

@@ -1,7 +1,9 @@
 """``convert-scf-to-cf``: ``scf.for``, ``scf.if`` and ``scf.index_switch`` -> blocks and branches.
 
 The patterns are xDSL's (``xdsl.transforms.convert_scf_to_cf``, translations of upstream's
-``SCFToControlFlow``); only the order they are applied in is this project's. Lowering a loop
+``SCFToControlFlow``); ``ForLowering`` is its pattern for ``scf.for`` with the ops made by
+``op_builders`` (a program has hundreds of loops), and the order they are applied in is this
+project's. Lowering a loop
 splits its block before the loop, and every op after it moves into the new block. Walking a
 block forward, the k-th of N loops moves the ops of the N - k loops after it: O(N^2) moves
 for a function of N statements. Walking it backward, the ops after a loop are only those
@@ -24,16 +26,59 @@ code, as upstream's does); each of these would cost a further walk of the whole 
 """
 
 from xdsl.context import Context
-from xdsl.dialects import scf
+from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
-from xdsl.pattern_rewriter import GreedyRewritePatternApplier
-from xdsl.transforms.convert_scf_to_cf import ForLowering, IfLowering, SwitchLowering
+from xdsl.pattern_rewriter import (
+    GreedyRewritePatternApplier,
+    PatternRewriter,
+    RewritePattern,
+    op_type_rewrite_pattern,
+)
+from xdsl.rewriter import BlockInsertPoint, InsertPoint
+from xdsl.transforms.convert_scf_to_cf import IfLowering, SwitchLowering
 
+from mg_xdsl.transforms.op_builders import arith_binary, arith_cmpi, cf_br, cf_cond_br
 from mg_xdsl.transforms.rewrite_each import rewrite_each
 
 
 LOWERED = (scf.ForOp, scf.IfOp, scf.IndexSwitchOp)
+
+
+class ForLowering(RewritePattern):
+    """The block is split at the loop; the loop's first block becomes the condition block
+    (it has the induction variable and the carried values as arguments), its ops move to a
+    new first body block, and the body blocks move between the two halves."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: scf.ForOp, rewriter: PatternRewriter):
+        init_block = op.parent_block()
+        if init_block is None:
+            return
+        end_block = init_block.split_before(op)
+        condition_block = op.body.first_block
+        assert condition_block is not None and condition_block.first_op is not None
+        first_body_block = condition_block.split_before(condition_block.first_op)
+        last_body_block = op.body.last_block
+        assert last_body_block is not None
+        rewriter.inline_region(op.body, BlockInsertPoint.before(end_block))
+        iv = condition_block.args[0]
+
+        # The body's end steps the induction variable and branches back with the carried
+        # values (the operands of its yield).
+        terminator = last_body_block.last_op
+        assert isinstance(terminator, scf.YieldOp)
+        stepped = arith_binary(arith.AddiOp, iv, op.step)
+        rewriter.insert(stepped, InsertPoint.before(terminator))
+        rewriter.replace(terminator, cf_br(condition_block, [stepped.results[0], *terminator.operands]))
+
+        rewriter.insert(cf_br(condition_block, [op.lb, *op.iter_args]), InsertPoint.at_end(init_block))
+        comparison = arith_cmpi("slt", iv, op.ub)
+        rewriter.insert(comparison, InsertPoint.at_end(condition_block))
+        rewriter.insert(cf_cond_br(comparison.results[0], first_body_block, (), end_block, ()),
+                        InsertPoint.at_end(condition_block))
+        # The loop's results: the carried values when the condition fails.
+        rewriter.replace(op, [], condition_block.args[1:])
 
 
 class ConvertScfToCfPass(ModulePass):

@@ -72,6 +72,7 @@ from xdsl.pattern_rewriter import (
 from xdsl.utils.exceptions import PassFailedException
 
 from mg_xdsl.dialects.memref_prefetch import PrefetchOp
+from mg_xdsl.transforms.op_builders import llvm_binary, llvm_call, llvm_load, llvm_store
 from mg_xdsl.transforms.llvm_type_conversion import (
     PTR,
     I64Constants,
@@ -107,11 +108,11 @@ def _byte_size(t: Attribute) -> int:
 
 
 def _mul(rewriter: PatternRewriter, a: SSAValue, b: SSAValue) -> SSAValue:
-    return rewriter.insert(llvm.MulOp(a, b)).res
+    return rewriter.insert(llvm_binary(llvm.MulOp, a, b)).res
 
 
 def _add(rewriter: PatternRewriter, a: SSAValue, b: SSAValue) -> SSAValue:
-    return rewriter.insert(llvm.AddOp(a, b)).res
+    return rewriter.insert(llvm_binary(llvm.AddOp, a, b)).res
 
 
 def _sizes_and_strides(
@@ -206,7 +207,7 @@ class AllocLowering(RewritePattern):
         if align is not None:
             # Over-allocate, then round the pointer up: malloc only promises its own alignment.
             nbytes = _add(rewriter, nbytes, const(align))
-        allocated = rewriter.insert(llvm.CallOp(self.allocator.alloc, nbytes, return_type=PTR)).returned
+        allocated = rewriter.insert(llvm_call(self.allocator.alloc, [nbytes], PTR)).returned
         assert allocated is not None
         aligned = allocated
         if align is not None:
@@ -244,7 +245,7 @@ class DeallocLowering(RewritePattern):
         ensure_declared(rewriter, op, self.allocator.free, FREE_TYPE)
         desc = MemRefDescriptor(to_llvm(rewriter, op.memref), t.get_num_dims())
         # The allocated pointer is what malloc returned; the aligned one may be past it.
-        rewriter.insert(llvm.CallOp(self.allocator.free, desc.allocated_ptr(rewriter)))
+        rewriter.insert(llvm_call(self.allocator.free, [desc.allocated_ptr(rewriter)]))
         rewriter.erase(op)
 
 
@@ -254,7 +255,7 @@ class LoadLowering(RewritePattern):
         t = op.memref.type
         desc = MemRefDescriptor(to_llvm(rewriter, op.memref), t.get_num_dims())
         ptr = element_ptr(rewriter, t, desc, op.indices)
-        value = rewriter.insert(llvm.LoadOp(ptr, element_type(t))).dereferenced_value
+        value = rewriter.insert(llvm_load(ptr, element_type(t))).dereferenced_value
         replace_with_llvm(rewriter, op, [value])
 
 
@@ -264,7 +265,7 @@ class StoreLowering(RewritePattern):
         t = op.memref.type
         desc = MemRefDescriptor(to_llvm(rewriter, op.memref), t.get_num_dims())
         ptr = element_ptr(rewriter, t, desc, op.indices)
-        rewriter.insert(llvm.StoreOp(to_llvm(rewriter, op.value), ptr))
+        rewriter.insert(llvm_store(to_llvm(rewriter, op.value), ptr))
         rewriter.erase(op)
 
 

@@ -65,6 +65,7 @@ from xdsl.traits import SymbolTable
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.utils.exceptions import PassFailedException
 
+from mg_xdsl.transforms.op_builders import conversion_cast, llvm_undef
 from mg_xdsl.transforms.rewrite_each import rewrite_each
 
 PTR = llvm.LLVMPointerType()
@@ -268,18 +269,14 @@ def to_llvm(b: Builder, value: SSAValue) -> SSAValue:
         and owner.inputs[0].type == target
     ):
         return owner.inputs[0]
-    cast, result = UnrealizedConversionCastOp.cast_one(value, target)
-    b.insert(cast)
-    return result
+    return b.insert(conversion_cast(value, target)).results[0]
 
 
 def from_llvm(b: Builder, value: SSAValue, original_type: Attribute) -> SSAValue:
     """``value`` (converted) cast back to ``original_type`` for users not converted yet."""
     if value.type == original_type:
         return value
-    cast, result = UnrealizedConversionCastOp.cast_one(value, original_type)
-    b.insert(cast)
-    return result
+    return b.insert(conversion_cast(value, original_type)).results[0]
 
 
 def replace_with_llvm(
@@ -472,7 +469,7 @@ def insert(b: Builder, container: SSAValue, value: SSAValue, position: Sequence[
 
 def build_struct(b: Builder, type: Attribute, values: Sequence[SSAValue]) -> SSAValue:
     """``llvm.mlir.undef`` filled field by field (xDSL's LLVM backend has no ``poison``)."""
-    struct = b.insert(llvm.UndefOp(type)).res
+    struct = b.insert(llvm_undef(type)).res
     for i, value in enumerate(values):
         struct = insert(b, struct, value, [i])
     return struct
@@ -522,7 +519,7 @@ class MemRefDescriptor:
         strides: Sequence[SSAValue],
     ) -> "MemRefDescriptor":
         rank = len(sizes)
-        desc = b.insert(llvm.UndefOp(memref_descriptor_type(rank))).res
+        desc = b.insert(llvm_undef(memref_descriptor_type(rank))).res
         desc = insert(b, desc, allocated, [ALLOCATED_PTR])
         desc = insert(b, desc, aligned, [ALIGNED_PTR])
         desc = insert(b, desc, offset, [OFFSET])

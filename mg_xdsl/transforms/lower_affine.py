@@ -13,15 +13,25 @@ The same rewrite as upstream MLIR's pass of this name:
   ``scf.reduce``.
 
 xDSL's own ``lower-affine`` assumes constant loop bounds and maps without symbols; this
-module reuses its expression lowering and handles the operands.
+module handles the operands, and expands expressions as xDSL's ``affine_expr_ops`` does
+(the same ops, made by ``op_builders``: a loop's bounds and step are three constants).
 """
 
 from collections.abc import Sequence
+from functools import cache
 
 from xdsl.context import Context
-from xdsl.dialects import affine, arith, builtin, memref, scf
+from xdsl.dialects import affine, arith, builtin, scf
 from xdsl.ir import Operation, SSAValue
-from xdsl.ir.affine import AffineMap
+from xdsl.ir.affine import (
+    AffineBinaryOpExpr,
+    AffineBinaryOpKind,
+    AffineConstantExpr,
+    AffineDimExpr,
+    AffineExpr,
+    AffineMap,
+    AffineSymExpr,
+)
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     GreedyRewritePatternApplier,
@@ -29,9 +39,54 @@ from xdsl.pattern_rewriter import (
     RewritePattern,
     op_type_rewrite_pattern,
 )
-from xdsl.transforms.lower_affine import LowerAffineYield, affine_expr_ops
 
+from mg_xdsl.transforms.op_builders import (
+    arith_binary,
+    arith_constant,
+    memref_load,
+    memref_store,
+    scf_for,
+    scf_yield,
+)
 from mg_xdsl.transforms.rewrite_each import rewrite_each
+
+INDEX = builtin.IndexType()
+
+_BINARY = {
+    AffineBinaryOpKind.Add: arith.AddiOp,
+    AffineBinaryOpKind.Mul: arith.MuliOp,
+    AffineBinaryOpKind.Mod: arith.RemSIOp,
+    AffineBinaryOpKind.FloorDiv: arith.FloorDivSIOp,
+    AffineBinaryOpKind.CeilDiv: arith.CeilDivSIOp,
+}
+
+
+@cache
+def index_attr(value: int) -> builtin.IntegerAttr:
+    return builtin.IntegerAttr(value, INDEX)
+
+
+def index_constant(value: int) -> arith.ConstantOp:
+    return arith_constant(index_attr(value), INDEX)
+
+
+def expression_ops(
+    expr: AffineExpr, dims: Sequence[SSAValue], symbols: Sequence[SSAValue]
+) -> tuple[list[Operation], SSAValue]:
+    """The arith ops evaluating ``expr`` on ``dims`` and ``symbols``, and the value."""
+    if isinstance(expr, AffineConstantExpr):
+        constant = index_constant(expr.value)
+        return [constant], constant.result
+    if isinstance(expr, AffineDimExpr):
+        return [], dims[expr.position]
+    if isinstance(expr, AffineSymExpr):
+        return [], symbols[expr.position]
+    if isinstance(expr, AffineBinaryOpExpr):
+        lhs_ops, lhs = expression_ops(expr.lhs, dims, symbols)
+        rhs_ops, rhs = expression_ops(expr.rhs, dims, symbols)
+        op = arith_binary(_BINARY[expr.kind], lhs, rhs)
+        return [*lhs_ops, *rhs_ops, op], op.results[0]
+    raise ValueError(f"Unexpected affine expr: {expr}")
 
 
 def apply_map(
@@ -42,7 +97,7 @@ def apply_map(
     ops: list[Operation] = []
     values: list[SSAValue] = []
     for expr in map.results:
-        new_ops, value = affine_expr_ops(expr, dims, symbols)
+        new_ops, value = expression_ops(expr, dims, symbols)
         ops.extend(new_ops)
         values.append(value)
     return ops, values
@@ -60,10 +115,10 @@ class LowerAffineFor(RewritePattern):
     def match_and_rewrite(self, op: affine.ForOp, rewriter: PatternRewriter) -> None:
         lb_ops, lb = single(op.lowerBoundMap.data, op.lowerBoundOperands, "lower")
         ub_ops, ub = single(op.upperBoundMap.data, op.upperBoundOperands, "upper")
-        step = arith.ConstantOp(op.step)
+        step = arith_constant(op.step, op.step.type)
         rewriter.insert([*lb_ops, *ub_ops, step])
         body = rewriter.move_region_contents_to_new_regions(op.body)
-        rewriter.replace(op, scf.ForOp(lb, ub, step.result, op.inits, body))
+        rewriter.replace(op, scf_for(lb, ub, step.result, op.inits, body))
 
 
 class LowerAffineParallel(RewritePattern):
@@ -77,8 +132,7 @@ class LowerAffineParallel(RewritePattern):
         n_lb = lb_map.num_dims + lb_map.num_symbols
         lb_ops, lbs = apply_map(lb_map, op.map_operands[:n_lb])
         ub_ops, ubs = apply_map(ub_map, op.map_operands[n_lb:])
-        steps = [arith.ConstantOp.from_int_and_width(s.value.data, builtin.IndexType())
-                 for s in op.steps.data]
+        steps = [index_constant(s.value.data) for s in op.steps.data]
         rewriter.insert([*lb_ops, *ub_ops, *steps])
         body = rewriter.move_region_contents_to_new_regions(op.body)
         term = body.block.last_op
@@ -92,7 +146,7 @@ class LowerAffineLoad(RewritePattern):
     def match_and_rewrite(self, op: affine.LoadOp, rewriter: PatternRewriter) -> None:
         ops, indices = apply_map(op.map.data, op.indices) if op.map else ([], list(op.indices))
         rewriter.insert(ops)
-        rewriter.replace(op, memref.LoadOp.get(op.memref, indices))
+        rewriter.replace(op, memref_load(op.memref, indices))
 
 
 class LowerAffineStore(RewritePattern):
@@ -100,7 +154,13 @@ class LowerAffineStore(RewritePattern):
     def match_and_rewrite(self, op: affine.StoreOp, rewriter: PatternRewriter) -> None:
         ops, indices = apply_map(op.map.data, op.indices) if op.map else ([], list(op.indices))
         rewriter.insert(ops)
-        rewriter.replace(op, memref.StoreOp.get(op.value, op.memref, indices))
+        rewriter.replace(op, memref_store(op.value, op.memref, indices))
+
+
+class LowerAffineYield(RewritePattern):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: affine.YieldOp, rewriter: PatternRewriter) -> None:
+        rewriter.replace(op, scf_yield(op.arguments))
 
 
 class LowerAffineApply(RewritePattern):

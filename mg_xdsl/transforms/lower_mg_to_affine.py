@@ -39,6 +39,7 @@ from xdsl.dialects.builtin import (
     FloatAttr,
     FunctionType,
     IndexType,
+    IntegerAttr,
     MemRefType,
     ModuleOp,
     StringAttr,
@@ -58,6 +59,13 @@ from xdsl.pattern_rewriter import (
 from xdsl.rewriter import InsertPoint
 
 from mg_xdsl import shapes
+from mg_xdsl.transforms.op_builders import (
+    affine_for,
+    affine_load,
+    affine_store,
+    affine_yield,
+    arith_constant,
+)
 from mg_xdsl.dialects import mg
 from mg_xdsl.dialects.mg import shape_of
 
@@ -73,6 +81,14 @@ def memref_type_of(t: Attribute) -> MemRefType:
     """The memref that holds a value of tensor type ``t`` (same shape and element type)."""
     assert isinstance(t, TensorType | MemRefType)
     return MemRefType(t.element_type, t.get_shape())
+
+
+INDEX = IndexType()
+
+
+@cache
+def _index_attr(value: int) -> IntegerAttr:
+    return IntegerAttr(value, INDEX)
 
 
 @cache
@@ -94,7 +110,7 @@ def float_constant(value: float, t: AnyFloat) -> SSAValue:
 
 
 def index_constant(value: int) -> SSAValue:
-    return arith.ConstantOp.from_int_and_width(value, IndexType()).result
+    return arith_constant(_index_attr(value), INDEX).result
 
 
 def extents(like: SSAValue, shape: Sequence[int | None]) -> list[int | SSAValue]:
@@ -135,25 +151,25 @@ def nest(
         if depth == len(sizes):
             body(ivs)
             return
-        block = Block(arg_types=[IndexType()])
+        block = Block(arg_types=[INDEX])
         with ImplicitBuilder(block):
             level(depth + 1, [*ivs, block.args[0]])
-            affine.YieldOp.get()
+            affine_yield()
         size = sizes[depth]
         if isinstance(size, int):
-            affine.ForOp.from_region([], [], [], [], _bound_map(0), _bound_map(size), Region(block))
+            affine_for(_bound_map(0), _bound_map(size), [], [], Region(block))
         else:
-            affine.ForOp.from_region([], [size], [], [], _bound_map(0), _bound_map(None), Region(block))
+            affine_for(_bound_map(0), _bound_map(None), [], [size], Region(block))
 
     level(0, [])
 
 
 def load(buffer: SSAValue, indices: Sequence[SSAValue]) -> SSAValue:
-    return affine.LoadOp(buffer, indices).result
+    return affine_load(buffer, indices).result
 
 
 def store(value: SSAValue, buffer: SSAValue, indices: Sequence[SSAValue]) -> None:
-    affine.StoreOp(value, buffer, indices)
+    affine_store(value, buffer, indices)
 
 
 def module_prologue(module: ModuleOp) -> Builder:

@@ -1,0 +1,218 @@
+"""The ops that the lowerings make by the thousand, made from their final operands,
+result types and properties with ``Operation.create``.
+
+xDSL's generic constructor matches every argument against the op's definition (operand
+groups, optional properties, constraints) and costs about 10 microseconds an op, twice what
+making the op itself costs; a 100-statement program makes some 13 000 such ops on its way
+to the LLVM dialect. Each builder here makes exactly what the op's own constructor makes:
+the same operands, result types, properties and successors (``tests/test_op_builders.py``
+compares the two for each). Verification still checks every op against its definition.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from functools import cache
+
+from xdsl.dialects import affine, arith, cf, llvm, memref, scf
+from xdsl.dialects.builtin import (
+    AffineMapAttr,
+    DenseArrayBase,
+    IndexType,
+    IntegerAttr,
+    SymbolRefAttr,
+    UnrealizedConversionCastOp,
+    VectorType,
+    i1,
+    i32,
+    i64,
+)
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+from xdsl.ir.affine import AffineMap
+
+_NO_OVERFLOW = IntegerAttr(0, i32)
+_NO_FAST_MATH = llvm.FastMathAttr(None)
+_ORDERING = IntegerAttr(0, i64)
+_C_CALL = llvm.CallingConventionAttr("ccc")
+_NO_BUNDLES = DenseArrayBase.from_list(i32, ())
+_NO_TAIL_CALL = llvm.TailCallKindAttr(llvm.TailCallKind.NONE)
+_NO_ARITH_OVERFLOW = arith.IntegerOverflowAttr("none")
+
+
+@cache
+def segments(*sizes: int) -> DenseArrayBase:
+    """An ``operandSegmentSizes`` property."""
+    return DenseArrayBase.from_list(i32, sizes)
+
+
+@cache
+def _predicate(value: int) -> IntegerAttr:
+    return IntegerAttr(value, i64)
+
+
+@cache
+def _symbol(name: str) -> SymbolRefAttr:
+    return SymbolRefAttr(name)
+
+
+@cache
+def _alignment(value: int) -> IntegerAttr:
+    return IntegerAttr(value, i64)
+
+
+def _i1_like(t: Attribute) -> Attribute:
+    """``i1``, or a vector of them shaped as ``t`` (a comparison's result)."""
+    return VectorType(i1, t.get_shape()) if isinstance(t, VectorType) else i1
+
+
+# --- LLVM dialect ---------------------------------------------------------------------
+
+def llvm_binary(kind: type[Operation], lhs: SSAValue, rhs: SSAValue,
+                overflow: IntegerAttr = _NO_OVERFLOW) -> Operation:
+    """``llvm.add``, ``llvm.mul``, ... (an op with overflow flags gets ``overflow``)."""
+    properties = {"overflowFlags": overflow} if issubclass(kind, llvm.ArithmeticBinOpOverflow) else {}
+    return kind.create(operands=[lhs, rhs], result_types=[lhs.type], properties=properties)
+
+
+def llvm_float_binary(kind: type[Operation], lhs: SSAValue, rhs: SSAValue,
+                      fast_math: llvm.FastMathAttr = _NO_FAST_MATH) -> Operation:
+    """``llvm.fadd``, ``llvm.fmul``, ..."""
+    return kind.create(operands=[lhs, rhs], result_types=[lhs.type],
+                       properties={"fastmathFlags": fast_math})
+
+
+def llvm_icmp(predicate: str, lhs: SSAValue, rhs: SSAValue) -> llvm.ICmpOp:
+    return llvm.ICmpOp.create(
+        operands=[lhs, rhs], result_types=[_i1_like(lhs.type)],
+        properties={"predicate": _predicate(llvm.ICmpPredicateFlag(predicate).to_int())})
+
+
+def llvm_load(ptr: SSAValue, type: Attribute, alignment: int | None = None) -> llvm.LoadOp:
+    properties: dict[str, Attribute] = {"ordering": _ORDERING}
+    if alignment is not None:
+        properties["alignment"] = _alignment(alignment)
+    return llvm.LoadOp.create(operands=[ptr], result_types=[type], properties=properties)
+
+
+def llvm_store(value: SSAValue, ptr: SSAValue, alignment: int | None = None) -> llvm.StoreOp:
+    properties: dict[str, Attribute] = {"ordering": _ORDERING}
+    if alignment is not None:
+        properties["alignment"] = _alignment(alignment)
+    return llvm.StoreOp.create(operands=[value, ptr], properties=properties)
+
+
+def llvm_call(callee: str | SymbolRefAttr, args: Sequence[SSAValue],
+              result: Attribute | None = None) -> llvm.CallOp:
+    """A direct C call of ``callee``; ``result`` None for a ``void`` one."""
+    return llvm.CallOp.create(
+        operands=list(args), result_types=[] if result is None else [result],
+        properties={"callee": _symbol(callee) if isinstance(callee, str) else callee, "fastmathFlags": _NO_FAST_MATH, "CConv": _C_CALL,
+                    "op_bundle_sizes": _NO_BUNDLES, "operandSegmentSizes": segments(len(args), 0),
+                    "TailCallKind": _NO_TAIL_CALL})
+
+
+def llvm_br(successor: Block, args: Sequence[SSAValue]) -> llvm.BrOp:
+    return llvm.BrOp.create(operands=list(args), successors=[successor])
+
+
+def llvm_cond_br(cond: SSAValue, then: Block, then_args: Sequence[SSAValue],
+                 otherwise: Block, otherwise_args: Sequence[SSAValue]) -> llvm.CondBrOp:
+    return llvm.CondBrOp.create(
+        operands=[cond, *then_args, *otherwise_args], successors=[then, otherwise],
+        properties={"operandSegmentSizes": segments(1, len(then_args), len(otherwise_args))})
+
+
+def llvm_undef(type: Attribute) -> llvm.UndefOp:
+    return llvm.UndefOp.create(result_types=[type])
+
+
+def conversion_cast(value: SSAValue, type: Attribute) -> UnrealizedConversionCastOp:
+    """``builtin.unrealized_conversion_cast`` of one value to ``type``; the result is named
+    after the value (as ``UnrealizedConversionCastOp.cast_one`` names it)."""
+    op = UnrealizedConversionCastOp.create(operands=[value], result_types=[type])
+    op.results[0].name_hint = value.name_hint
+    return op
+
+
+# --- affine, arith, cf, memref, scf ---------------------------------------------------------
+
+_STEP_ONE = IntegerAttr(1, IndexType())
+
+
+@cache
+def _identity_map(rank: int) -> AffineMapAttr:
+    return AffineMapAttr(AffineMap.identity(rank))
+
+
+def affine_for(lower: AffineMapAttr, upper: AffineMapAttr, lower_operands: Sequence[SSAValue],
+               upper_operands: Sequence[SSAValue], body: Region) -> affine.ForOp:
+    """``affine.for`` of step 1, without carried values (``affine.ForOp.from_region``)."""
+    return affine.ForOp.create(
+        operands=[*lower_operands, *upper_operands], regions=[body],
+        properties={"lowerBoundMap": lower, "upperBoundMap": upper, "step": _STEP_ONE,
+                    "operandSegmentSizes": segments(len(lower_operands), len(upper_operands), 0)})
+
+
+def affine_yield() -> affine.YieldOp:
+    return affine.YieldOp.create()
+
+
+def affine_load(ref: SSAValue, indices: Sequence[SSAValue]) -> affine.LoadOp:
+    """``affine.load`` at ``indices`` as they are (the identity map)."""
+    return affine.LoadOp.create(operands=[ref, *indices], result_types=[ref.type.get_element_type()],  # type: ignore[attr-defined]
+                                properties={"map": _identity_map(len(indices))})
+
+
+def affine_store(value: SSAValue, ref: SSAValue, indices: Sequence[SSAValue]) -> affine.StoreOp:
+    return affine.StoreOp.create(operands=[value, ref, *indices],
+                                 properties={"map": _identity_map(len(indices))})
+
+
+def arith_constant(value: Attribute, type: Attribute) -> arith.ConstantOp:
+    return arith.ConstantOp.create(properties={"value": value}, result_types=[type])
+
+
+@cache
+def _has_overflow_flags(kind: type[Operation]) -> bool:
+    return "overflowFlags" in kind.get_irdl_definition().properties  # type: ignore[attr-defined]
+
+
+def arith_binary(kind: type[Operation], lhs: SSAValue, rhs: SSAValue) -> Operation:
+    """``arith.addi``, ``arith.muli``, ``arith.remsi``, ... (no overflow flags)."""
+    properties = {"overflowFlags": _NO_ARITH_OVERFLOW} if _has_overflow_flags(kind) else {}
+    return kind.create(operands=[lhs, rhs], result_types=[lhs.type], properties=properties)
+
+
+def arith_cmpi(predicate: str, lhs: SSAValue, rhs: SSAValue) -> arith.CmpiOp:
+    return arith.CmpiOp.create(
+        operands=[lhs, rhs], result_types=[_i1_like(lhs.type)],
+        properties={"predicate": _predicate(arith.CMPI_COMPARISON_OPERATIONS.index(predicate))})
+
+
+def cf_br(successor: Block, args: Sequence[SSAValue]) -> cf.BranchOp:
+    return cf.BranchOp.create(operands=list(args), successors=[successor])
+
+
+def cf_cond_br(cond: SSAValue, then: Block, then_args: Sequence[SSAValue],
+               otherwise: Block, otherwise_args: Sequence[SSAValue]) -> cf.ConditionalBranchOp:
+    return cf.ConditionalBranchOp.create(
+        operands=[cond, *then_args, *otherwise_args], successors=[then, otherwise],
+        properties={"operandSegmentSizes": segments(1, len(then_args), len(otherwise_args))})
+
+
+def scf_for(lb: SSAValue, ub: SSAValue, step: SSAValue, inits: Sequence[SSAValue],
+            body: Region) -> scf.ForOp:
+    return scf.ForOp.create(operands=[lb, ub, step, *inits], result_types=[v.type for v in inits],
+                            regions=[body])
+
+
+def scf_yield(values: Sequence[SSAValue]) -> scf.YieldOp:
+    return scf.YieldOp.create(operands=list(values))
+
+
+def memref_load(ref: SSAValue, indices: Sequence[SSAValue]) -> memref.LoadOp:
+    return memref.LoadOp.create(operands=[ref, *indices], result_types=[ref.type.get_element_type()])  # type: ignore[attr-defined]
+
+
+def memref_store(value: SSAValue, ref: SSAValue, indices: Sequence[SSAValue]) -> memref.StoreOp:
+    return memref.StoreOp.create(operands=[value, ref, *indices])
