@@ -90,6 +90,11 @@ PAIRS = {
     "cf.br": (lambda: b.cf_br(TARGET, [X]), lambda: cf.BranchOp(TARGET, X)),
     "cf.cond_br": (lambda: b.cf_cond_br(C, TARGET, [X], OTHER, []),
                    lambda: cf.ConditionalBranchOp(C, TARGET, [X], OTHER, [])),
+    "memref.alloc": (lambda: b.memref_alloc([], MemRefType(f64, [2, 3])),
+                     lambda: memref.AllocOp([], [], MemRefType(f64, [2, 3]))),
+    "memref.alloc ?": (lambda: b.memref_alloc([I], MemRefType(f64, [-1, 3])),
+                       lambda: memref.AllocOp([I], [], MemRefType(f64, [-1, 3]))),
+    "memref.dealloc": (lambda: b.memref_dealloc(M), lambda: memref.DeallocOp.get(M)),
     "memref.load": (lambda: b.memref_load(M, [I, J]), lambda: memref.LoadOp.get(M, [I, J])),
     "memref.store": (lambda: b.memref_store(F, M, [I, J]), lambda: memref.StoreOp.get(F, M, [I, J])),
 }

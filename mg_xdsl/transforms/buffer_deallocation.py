@@ -25,6 +25,7 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from mg_xdsl.transforms.lower_mg_to_affine import alloc, extents, shape_of
+from mg_xdsl.transforms.op_builders import memref_dealloc
 
 
 def top_level_user(op: Operation, block: Block) -> Operation:
@@ -74,7 +75,7 @@ def deallocate(fn: func.FuncOp) -> None:
         users = users_through_casts(buffer, block)
         last = max(users, key=position.__getitem__) if users else buffer.owner
         assert isinstance(last, Operation)
-        Rewriter.insert_op(memref.DeallocOp.get(buffer), InsertPoint.after(last))
+        Rewriter.insert_op(memref_dealloc(buffer), InsertPoint.after(last))
     for ret in [op for op in block.ops if isinstance(op, func.ReturnOp)]:
         for i, value in enumerate(ret.arguments):
             if isinstance(value.type, MemRefType) and root(value) not in owned:

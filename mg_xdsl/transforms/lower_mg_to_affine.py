@@ -65,6 +65,7 @@ from mg_xdsl.transforms.op_builders import (
     affine_store,
     affine_yield,
     arith_constant,
+    memref_alloc,
 )
 from mg_xdsl.dialects import mg
 from mg_xdsl.dialects.mg import shape_of
@@ -106,7 +107,7 @@ def element_type_of(v: SSAValue) -> AnyFloat:
 
 
 def float_constant(value: float, t: AnyFloat) -> SSAValue:
-    return arith.ConstantOp(FloatAttr(value, t)).result
+    return arith_constant(FloatAttr(value, t), t).result
 
 
 def index_constant(value: int) -> SSAValue:
@@ -138,7 +139,7 @@ def alloc(result_type: Attribute, sizes: Sequence[int | SSAValue]) -> SSAValue:
     """A new buffer for a result; dynamic dimensions take their size from ``sizes``."""
     t = memref_type_of(result_type)
     dynamic = [s for s in sizes if isinstance(s, SSAValue)]
-    return memref.AllocOp(dynamic, [], t).memref
+    return memref_alloc(dynamic, t).memref
 
 
 def nest(

@@ -210,6 +210,16 @@ def scf_yield(values: Sequence[SSAValue]) -> scf.YieldOp:
     return scf.YieldOp.create(operands=list(values))
 
 
+def memref_alloc(dynamic_sizes: Sequence[SSAValue], type: Attribute) -> memref.AllocOp:
+    """``memref.alloc`` of ``type`` (no symbols, no alignment)."""
+    return memref.AllocOp.create(operands=list(dynamic_sizes), result_types=[type],
+                                 properties={"operandSegmentSizes": segments(len(dynamic_sizes), 0)})
+
+
+def memref_dealloc(ref: SSAValue) -> memref.DeallocOp:
+    return memref.DeallocOp.create(operands=[ref])
+
+
 def memref_load(ref: SSAValue, indices: Sequence[SSAValue]) -> memref.LoadOp:
     return memref.LoadOp.create(operands=[ref, *indices], result_types=[ref.type.get_element_type()])  # type: ignore[attr-defined]
 

@@ -80,8 +80,8 @@ MUTATIONS = [
     Mutation("mg_xdsl/transforms/finalize_memref_to_llvm.py", "            nbytes = _mul(rewriter, count, const(element_bytes))",
              "            nbytes = _mul(rewriter, count, const(element_bytes // 2))", "a dynamic malloc is half the size it needs"),
     Mutation("mg_xdsl/transforms/convert_cf_to_llvm.py",
-             "llvm.CondBrOp(op.cond, op.then_block, then_args, op.else_block, else_args)",
-             "llvm.CondBrOp(op.cond, op.else_block, else_args, op.then_block, then_args)",
+             "llvm_cond_br(op.cond, op.then_block, then_args, op.else_block, else_args)",
+             "llvm_cond_br(op.cond, op.else_block, else_args, op.then_block, then_args)",
              "a conditional branch goes the wrong way"),
     # -- the run-time printer ---------------------------------------------------------------
     Mutation("mg_xdsl/backend/runtime.py", '                out.append(", ")', '                out.append(",")',
@@ -206,4 +206,12 @@ MUTATIONS = [
              "        if kind == OTHER:\n            pass", "cse merges two loads with a store between them"),
     Mutation("mg_xdsl/transforms/cse.py", "    for key in added:\n        del known[key]",
              "    for key in added:\n        pass", "cse uses an op from a loop's body after the loop"),
+    Mutation("mg_xdsl/backend/llvm_ir.py", '    return "0x%016X" % struct.unpack("<Q", struct.pack("<d", value))[0]',
+             '    return repr(value)', "the LLVM IR printer writes a double in decimal (LLVM reads 0.1 as inexact)"),
+    Mutation("mg_xdsl/backend/llvm_ir.py", "                start += count\n", "",
+             "the LLVM IR printer gives a cond_br's second successor the first one's operands"),
+    Mutation("mg_xdsl/transforms/op_builders.py",
+             'properties = {"overflowFlags": overflow} if issubclass(kind, llvm.ArithmeticBinOpOverflow) else {}',
+             'properties = {"overflowFlags": _NO_OVERFLOW} if issubclass(kind, llvm.ArithmeticBinOpOverflow) else {}',
+             "llvm_binary drops the overflow flags it is given"),
 ]
