@@ -301,16 +301,12 @@ def _cast(p: _FunctionPrinter, op: Operation) -> str:
     return f"{_result(p, op)} = {_CASTS[type(op)]} {p.typed(op.operands[0])} to {type_text(op.results[0].type)}"  # type: ignore[index]
 
 
-def _icmp(p: _FunctionPrinter, op: Operation) -> str:
-    predicate = llvm.ICmpPredicateFlag.from_int(op.properties["predicate"].value.data).value  # type: ignore[attr-defined]
+def _compare(p: _FunctionPrinter, op: Operation) -> str:
+    """``icmp``/``fcmp``: the predicate's name from its number (``_false`` is ``false``)."""
+    opcode, flags = ("icmp", llvm.ICmpPredicateFlag) if isinstance(op, llvm.ICmpOp) else ("fcmp", llvm.FCmpPredicateFlag)
+    predicate = flags.from_int(op.properties["predicate"].value.data).value.lstrip("_")  # type: ignore[attr-defined]
     lhs, rhs = op.operands
-    return f"{_result(p, op)} = icmp {predicate} {p.typed(lhs)}, {p.value(rhs)}"
-
-
-def _fcmp(p: _FunctionPrinter, op: Operation) -> str:
-    predicate = llvm.FCmpPredicateFlag.from_int(op.properties["predicate"].value.data).value.lstrip("_")  # type: ignore[attr-defined]
-    lhs, rhs = op.operands
-    return f"{_result(p, op)} = fcmp {_fast_math(op)}{predicate} {p.typed(lhs)}, {p.value(rhs)}"
+    return f"{_result(p, op)} = {opcode} {_fast_math(op)}{predicate} {p.typed(lhs)}, {p.value(rhs)}"
 
 
 def _select(p: _FunctionPrinter, op: Operation) -> str:
@@ -436,7 +432,7 @@ def _return(p: _FunctionPrinter, op: Operation) -> str:
 _PRINTERS: dict[type[Operation], Callable[[_FunctionPrinter, Operation], str]] = {
     **{kind: _binary for kind in _BINARY},
     **{kind: _cast for kind in _CASTS},
-    llvm.ICmpOp: _icmp, llvm.FCmpOp: _fcmp, llvm.SelectOp: _select, llvm.FNegOp: _fneg,
+    llvm.ICmpOp: _compare, llvm.FCmpOp: _compare, llvm.SelectOp: _select, llvm.FNegOp: _fneg,
     llvm.LoadOp: _load, llvm.StoreOp: _store, llvm.AllocaOp: _alloca, llvm.GEPOp: _gep,
     llvm.ExtractValueOp: _extractvalue, llvm.InsertValueOp: _insertvalue,
     llvm.InsertElementOp: _insertelement, llvm.ShuffleVectorOp: _shufflevector,

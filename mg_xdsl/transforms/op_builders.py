@@ -111,15 +111,20 @@ def llvm_call(callee: str | SymbolRefAttr, args: Sequence[SSAValue],
                     "TailCallKind": _NO_TAIL_CALL})
 
 
+def _conditional_branch(kind: type[Operation], cond: SSAValue, then: Block, then_args: Sequence[SSAValue],
+                        otherwise: Block, otherwise_args: Sequence[SSAValue]) -> Operation:
+    return kind.create(
+        operands=[cond, *then_args, *otherwise_args], successors=[then, otherwise],
+        properties={"operandSegmentSizes": segments(1, len(then_args), len(otherwise_args))})
+
+
 def llvm_br(successor: Block, args: Sequence[SSAValue]) -> llvm.BrOp:
     return llvm.BrOp.create(operands=list(args), successors=[successor])
 
 
 def llvm_cond_br(cond: SSAValue, then: Block, then_args: Sequence[SSAValue],
                  otherwise: Block, otherwise_args: Sequence[SSAValue]) -> llvm.CondBrOp:
-    return llvm.CondBrOp.create(
-        operands=[cond, *then_args, *otherwise_args], successors=[then, otherwise],
-        properties={"operandSegmentSizes": segments(1, len(then_args), len(otherwise_args))})
+    return _conditional_branch(llvm.CondBrOp, cond, then, then_args, otherwise, otherwise_args)  # type: ignore[return-value]
 
 
 def llvm_undef(type: Attribute) -> llvm.UndefOp:
@@ -195,9 +200,7 @@ def cf_br(successor: Block, args: Sequence[SSAValue]) -> cf.BranchOp:
 
 def cf_cond_br(cond: SSAValue, then: Block, then_args: Sequence[SSAValue],
                otherwise: Block, otherwise_args: Sequence[SSAValue]) -> cf.ConditionalBranchOp:
-    return cf.ConditionalBranchOp.create(
-        operands=[cond, *then_args, *otherwise_args], successors=[then, otherwise],
-        properties={"operandSegmentSizes": segments(1, len(then_args), len(otherwise_args))})
+    return _conditional_branch(cf.ConditionalBranchOp, cond, then, then_args, otherwise, otherwise_args)  # type: ignore[return-value]
 
 
 def scf_for(lb: SSAValue, ub: SSAValue, step: SSAValue, inits: Sequence[SSAValue],
