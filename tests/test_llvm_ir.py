@@ -101,11 +101,11 @@ builtin.module {
     %one = llvm.mlir.constant(1 : i64) : i64
     %m = llvm.mlir.addressof @"a message" : !llvm.ptr
     llvm.call @puts(%m) : (!llvm.ptr) -> ()
-    llvm.cond_br %c, ^then, ^else
-  ^then:
-    llvm.br ^join(%x, %one : f64, i64)
-  ^else:
-    llvm.br ^join(%third, %one : f64, i64)
+    llvm.cond_br %c, ^then(%x : f64), ^else(%one, %third : i64, f64)
+  ^then(%p: f64):
+    llvm.br ^join(%p, %one : f64, i64)
+  ^else(%k: i64, %q: f64):
+    llvm.br ^join(%q, %k : f64, i64)
   ^join(%v: f64, %n: i64):
     %w = llvm.fpext %tenth : f32 to f64
     %s = llvm.fadd %v, %w {fastmathFlags = #llvm.fastmath<reassoc, contract>} : f64
@@ -119,7 +119,7 @@ def hand_written():
     return Parser(pipeline.context(), HAND_WRITTEN).parse_module()
 
 
-def test_constants_are_exact_and_names_quoted_where_llvm_needs_it():
+def test_exact_constants_quoted_names_and_the_phis_of_each_successor():
     text = print_module(hand_written(), "x86_64-unknown-linux-gnu")
     # 0.1 and 1/3 to the last bit: the hexadecimal of the double; a float's value widened.
     assert "double 0x3FB999999999999A, double 0xC004000000000000" in text
@@ -128,7 +128,10 @@ def test_constants_are_exact_and_names_quoted_where_llvm_needs_it():
     assert '@"a message" = private constant [10 x i8] c"say \\22hi\\22\\0A\\00"' in text
     assert 'call void @puts(ptr @"a message")' in text
     assert "fadd contract reassoc double" in text
-    assert re.search(r"phi double \[ %a1, %bb1 \], \[ 0x3FD5555555555555, %bb2 \]", text)
+    # Each successor of the cond_br gets its own operands; the join, its predecessors'.
+    assert re.search(r"phi double \[ %a1, %bb0 \]\n", text)
+    assert re.search(r"phi i64 \[ 1, %bb0 \]\n.*phi double \[ 0x3FD5555555555555, %bb0 \]\n", text, re.S)
+    assert re.search(r"phi double \[ %v\d+, %bb1 \], \[ %v\d+, %bb2 \]", text)
     assert canonical(text) == canonical(jit.translate_with_xdsl(hand_written()))
 
 
