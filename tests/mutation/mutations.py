@@ -101,7 +101,7 @@ MUTATIONS = [
              "%w1 = call i64 @write(i32 1, ptr %msg, i64 %n)", "a failed check reports on stdout"),
     # -- deallocation ---------------------------------------------------------------------------
     Mutation("mg_xdsl/transforms/buffer_deallocation.py",
-             "        Rewriter.insert_op(memref.DeallocOp.get(buffer), InsertPoint.after(last))", "        pass",
+             "        Rewriter.insert_op(memref_dealloc(buffer), InsertPoint.after(last))", "        pass",
              "no buffer is ever freed"),
     Mutation("mg_xdsl/transforms/buffer_deallocation.py", "last = max(users, key=position.__getitem__)",
              "last = min(users, key=position.__getitem__)", "a buffer is freed after its first use, not its last"),
