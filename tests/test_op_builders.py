@@ -6,6 +6,7 @@ import pytest
 from xdsl.dialects import affine, arith, cf, llvm, memref, scf
 from xdsl.dialects.builtin import (
     AffineMapAttr,
+    DenseArrayBase,
     IndexType,
     IntegerAttr,
     MemRefType,
@@ -23,8 +24,9 @@ from xdsl.ir.affine import AffineExpr, AffineMap
 from mg_xdsl.transforms import op_builders as b
 
 BLOCK = Block(arg_types=[i64, i64, i1, llvm.LLVMPointerType(), f64, MemRefType(f64, [2, 3]),
-                         IndexType(), IndexType(), VectorType(i64, [4])])
-X, Y, C, P, F, M, I, J, V = BLOCK.args
+                         IndexType(), IndexType(), VectorType(i64, [4]),
+                         llvm.LLVMStructType.from_type_list([llvm.LLVMPointerType(), i64])])
+X, Y, C, P, F, M, I, J, V, S = BLOCK.args
 X.name_hint = "x"
 TARGET = Block(arg_types=[i64])
 OTHER = Block()
@@ -48,6 +50,13 @@ CONST3 = AffineMapAttr(AffineMap.constant_map(3))
 SYMBOL = AffineMapAttr(AffineMap(0, 1, (AffineExpr.symbol(0),)))
 
 PAIRS = {
+    "llvm.mlir.constant": (lambda: b.llvm_constant(3, i64), lambda: llvm.ConstantOp(IntegerAttr(3, i64), i64)),
+    "llvm.getelementptr": (lambda: b.llvm_gep(P, X, f64),
+                           lambda: llvm.GEPOp.from_mixed_indices(P, [X], f64, inbounds=True)),
+    "llvm.extractvalue": (lambda: b.llvm_extractvalue(S, [1], i64),
+                          lambda: llvm.ExtractValueOp(DenseArrayBase.from_list(i64, [1]), S, i64)),
+    "llvm.insertvalue": (lambda: b.llvm_insertvalue(S, X, [1]),
+                         lambda: llvm.InsertValueOp(DenseArrayBase.from_list(i64, [1]), S, X)),
     "llvm.add": (lambda: b.llvm_binary(llvm.AddOp, X, Y), lambda: llvm.AddOp(X, Y)),
     "llvm.add nsw": (lambda: b.llvm_binary(llvm.AddOp, X, Y, IntegerAttr(1, i32)),
                      lambda: llvm.AddOp(X, Y, overflow=llvm.OverflowAttr([llvm.OverflowFlag.NO_SIGNED_WRAP]))),
@@ -58,6 +67,7 @@ PAIRS = {
     "llvm.fmul fast": (lambda: b.llvm_float_binary(llvm.FMulOp, F, F, llvm.FastMathAttr("fast")),
                        lambda: llvm.FMulOp(F, F, llvm.FastMathAttr("fast"))),
     "llvm.icmp": (lambda: b.llvm_icmp("slt", X, Y), lambda: llvm.ICmpOp(X, Y, IntegerAttr(2, i64))),
+    "llvm.icmp by number": (lambda: b.llvm_icmp(2, X, Y), lambda: llvm.ICmpOp(X, Y, IntegerAttr(2, i64))),
     "llvm.icmp vector": (lambda: b.llvm_icmp("eq", V, V), lambda: llvm.ICmpOp(V, V, IntegerAttr(0, i64))),
     "llvm.load": (lambda: b.llvm_load(P, f64), lambda: llvm.LoadOp(P, f64)),
     "llvm.load aligned": (lambda: b.llvm_load(P, f64, 8), lambda: llvm.LoadOp(P, f64, alignment=8)),

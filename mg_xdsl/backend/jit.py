@@ -45,18 +45,20 @@ def host() -> tuple[str, str, str]:
             llvm.get_host_cpu_features().flatten())
 
 
-def target_machine(cpu: str | None = None, opt: int = 3) -> llvm.TargetMachine:
+def target_machine(cpu: str | None = None, opt: int = 3, reloc: str = "default",
+                   codemodel: str = "jitdefault") -> llvm.TargetMachine:
     """A target machine for this host, or for ``cpu`` (an LLVM CPU name: its features only,
-    for code that runs on every CPU of that kind), generating code at ``-O<opt>``. A fresh
-    one each time: an MCJIT engine takes ownership of the one it is given and frees it with
-    itself."""
+    for code that runs on every CPU of that kind), generating code at ``-O<opt>`` (for the
+    JIT, unless ``reloc`` and ``codemodel`` say otherwise). A fresh one each time: an MCJIT
+    engine takes ownership of the one it is given and frees it with itself."""
     triple, host_cpu, host_features = host()
     target = llvm.Target.from_triple(triple)
     return target.create_target_machine(
         cpu=cpu or host_cpu,
         features="" if cpu else host_features,
         opt=opt,
-        codemodel="jitdefault",
+        reloc=reloc,
+        codemodel=codemodel,
     )
 
 
@@ -79,9 +81,8 @@ def translate(module: ModuleOp) -> str:
     ones, such as ``noinline`` and ``optnone``, are carried over here)."""
     from mg_xdsl.backend.llvm_ir import Unsupported, print_module
 
-    _initialise_llvm()
     try:
-        return print_module(module, llvm.get_default_triple())
+        return print_module(module, host()[0])
     except Unsupported:
         return translate_with_xdsl(module)
 

@@ -25,10 +25,12 @@ from __future__ import annotations
 
 import re
 import struct
+from functools import cache
 from typing import Callable
 
 from xdsl.dialects import llvm
 from xdsl.dialects.builtin import (
+    AnyFloat,
     DenseIntOrFPElementsAttr,
     Float32Type,
     Float64Type,
@@ -40,6 +42,9 @@ from xdsl.dialects.builtin import (
     VectorType,
 )
 from xdsl.ir import Attribute, Block, Operation, SSAValue
+from xdsl.utils.type import get_element_type_or_self
+
+from mg_xdsl.transforms.llvm_type_conversion import float_suffix
 
 
 class Unsupported(Exception):
@@ -309,13 +314,23 @@ def _compare(p: _FunctionPrinter, op: Operation) -> str:
     return f"{_result(p, op)} = {opcode} {_fast_math(op)}{predicate} {p.typed(lhs)}, {p.value(rhs)}"
 
 
-def _select(p: _FunctionPrinter, op: Operation) -> str:
-    cond, lhs, rhs = op.operands
-    return f"{_result(p, op)} = select {_fast_math(op)}{p.typed(cond)}, {p.typed(lhs)}, {p.typed(rhs)}"
+@cache
+def _position_text(position: Attribute) -> str:
+    return "".join(f", {i}" for i in position.iter_values())  # type: ignore[attr-defined]
 
 
-def _fneg(p: _FunctionPrinter, op: Operation) -> str:
-    return f"{_result(p, op)} = fneg {_fast_math(op)}{p.typed(op.operands[0])}"
+def _typed_operands(opcode: str, flags: Callable[[Operation], str] | None = None,
+                    position: bool = False) -> Callable[[_FunctionPrinter, Operation], str]:
+    """The printer of an instruction written as its opcode, flags and typed operands
+    (``select``, ``fneg``, ``insertelement``), and for ``extractvalue``/``insertvalue`` the
+    field's position after them."""
+
+    def print_op(p: _FunctionPrinter, op: Operation) -> str:
+        operands = ", ".join([p.typed(v) for v in op.operands])
+        where = _position_text(op.properties["position"]) if position else ""
+        return f"{_result(p, op)} = {opcode} {flags(op) if flags else ''}{operands}{where}"
+
+    return print_op
 
 
 def _alignment(op: Operation) -> str:
@@ -355,24 +370,6 @@ def _gep(p: _FunctionPrinter, op: Operation) -> str:
             f"{p.typed(ptr)}, {', '.join(indices)}")
 
 
-def _position(op: Operation) -> str:
-    return ", ".join(str(i) for i in op.properties["position"].iter_values())  # type: ignore[attr-defined]
-
-
-def _extractvalue(p: _FunctionPrinter, op: Operation) -> str:
-    return f"{_result(p, op)} = extractvalue {p.typed(op.operands[0])}, {_position(op)}"
-
-
-def _insertvalue(p: _FunctionPrinter, op: Operation) -> str:
-    container, value = op.operands
-    return f"{_result(p, op)} = insertvalue {p.typed(container)}, {p.typed(value)}, {_position(op)}"
-
-
-def _insertelement(p: _FunctionPrinter, op: Operation) -> str:
-    vector, value, index = op.operands
-    return f"{_result(p, op)} = insertelement {p.typed(vector)}, {p.typed(value)}, {p.typed(index)}"
-
-
 def _shufflevector(p: _FunctionPrinter, op: Operation) -> str:
     v1, v2 = op.operands
     indices = op.properties["mask"].get_values()  # type: ignore[attr-defined]
@@ -380,13 +377,13 @@ def _shufflevector(p: _FunctionPrinter, op: Operation) -> str:
     return f"{_result(p, op)} = shufflevector {p.typed(v1)}, {p.typed(v2)}, <{len(indices)} x i32> <{mask}>"
 
 
-def _call_text(p: _FunctionPrinter, op: Operation, callee: str, result_type: str) -> str:
+def _call_text(p: _FunctionPrinter, op: Operation, callee: str, result: Attribute | None) -> str:
+    """``call`` of ``callee`` returning ``result`` (None: ``void``)."""
     args = ", ".join(p.typed(a) for a in op.operands)
     # Fast-math flags are allowed only on a call that returns floating point (LLVM's rule);
     # xDSL's translation drops them elsewhere too.
-    flags = _fast_math(op) if result_type in ("double", "float") or " x double>" in result_type \
-        or " x float>" in result_type else ""
-    call = f"call {flags}{result_type} {global_name(callee)}({args})"
+    flags = _fast_math(op) if isinstance(get_element_type_or_self(result), AnyFloat) else ""
+    call = f"call {flags}{'void' if result is None else type_text(result)} {global_name(callee)}({args})"
     return f"{_result(p, op)} = {call}" if op.results else call
 
 
@@ -396,24 +393,22 @@ def _call(p: _FunctionPrinter, op: Operation) -> str:
         raise Unsupported("an indirect, variadic or non-C call")
     if op.properties["TailCallKind"].data != "none":  # type: ignore[attr-defined]
         raise Unsupported("a tail call")
-    result = type_text(op.results[0].type) if op.results else "void"
+    result = op.results[0].type if op.results else None
     return _call_text(p, op, callee.string_value(), result)  # type: ignore[attr-defined]
 
 
 def _call_intrinsic(p: _FunctionPrinter, op: Operation) -> str:
     name = op.properties["intrin"].data  # type: ignore[attr-defined]
-    result = type_text(op.results[0].type) if op.results else "void"
-    p.module.declare(name, result, [a.type for a in op.operands])
+    result = op.results[0].type if op.results else None
+    p.module.declare(name, "void" if result is None else type_text(result), [a.type for a in op.operands])
     return _call_text(p, op, name, result)
 
 
 def _fma(p: _FunctionPrinter, op: Operation) -> str:
     t = op.results[0].type
-    suffix = (f"v{t.get_shape()[0]}{type_text(t.element_type)}" if isinstance(t, VectorType)
-              else type_text(t)).replace("double", "f64").replace("float", "f32")
-    name = f"llvm.fma.{suffix}"
+    name = f"llvm.fma.{float_suffix(t)}"
     p.module.declare(name, type_text(t), [t, t, t])
-    return _call_text(p, op, name, type_text(t))
+    return _call_text(p, op, name, t)
 
 
 def _br(p: _FunctionPrinter, op: Operation) -> str:
@@ -432,10 +427,12 @@ def _return(p: _FunctionPrinter, op: Operation) -> str:
 _PRINTERS: dict[type[Operation], Callable[[_FunctionPrinter, Operation], str]] = {
     **{kind: _binary for kind in _BINARY},
     **{kind: _cast for kind in _CASTS},
-    llvm.ICmpOp: _compare, llvm.FCmpOp: _compare, llvm.SelectOp: _select, llvm.FNegOp: _fneg,
+    llvm.ICmpOp: _compare, llvm.FCmpOp: _compare,
+    llvm.SelectOp: _typed_operands("select", _fast_math), llvm.FNegOp: _typed_operands("fneg", _fast_math),
     llvm.LoadOp: _load, llvm.StoreOp: _store, llvm.AllocaOp: _alloca, llvm.GEPOp: _gep,
-    llvm.ExtractValueOp: _extractvalue, llvm.InsertValueOp: _insertvalue,
-    llvm.InsertElementOp: _insertelement, llvm.ShuffleVectorOp: _shufflevector,
+    llvm.ExtractValueOp: _typed_operands("extractvalue", position=True),
+    llvm.InsertValueOp: _typed_operands("insertvalue", position=True),
+    llvm.InsertElementOp: _typed_operands("insertelement"), llvm.ShuffleVectorOp: _shufflevector,
     llvm.CallOp: _call, llvm.CallIntrinsicOp: _call_intrinsic, llvm.FMAOp: _fma,
     llvm.BrOp: _br, llvm.CondBrOp: _cond_br, llvm.ReturnOp: _return,
     llvm.UnreachableOp: lambda p, op: "unreachable",

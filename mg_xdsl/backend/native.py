@@ -17,7 +17,7 @@ from pathlib import Path
 
 import llvmlite.binding as llvm
 
-from mg_xdsl.backend.jit import _initialise_llvm, host, levels, link, optimise
+from mg_xdsl.backend.jit import _initialise_llvm, levels, link, optimise, target_machine
 
 RUNTIME_C = Path(__file__).with_name("runtime.c")
 
@@ -31,18 +31,10 @@ def object_code(ir: str, level: int = 2, cpu: str | None = None) -> bytes:
     name such as ``x86-64-v3``: code that runs on every CPU of that level, with only the
     instruction sets it names). A program of ``optnone`` functions only is compiled at
     ``-O0`` throughout, as ``mgc run`` compiles it (``jit.levels``)."""
-    triple, host_cpu, host_features = host()
-    target = llvm.Target.from_triple(triple)
     level, opt = levels(ir, level)
 
     def machine() -> llvm.TargetMachine:
-        return target.create_target_machine(
-            cpu=cpu or host_cpu,
-            features="" if cpu else host_features,
-            opt=opt,
-            reloc="pic",
-            codemodel="small",
-        )
+        return target_machine(cpu, opt, reloc="pic", codemodel="small")
 
     module = optimise(link(ir), level, machine())
     return machine().emit_object(module)

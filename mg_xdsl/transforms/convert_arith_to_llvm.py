@@ -37,12 +37,6 @@ from xdsl.context import Context
 from xdsl.dialects import arith, llvm
 from xdsl.dialects.builtin import (
     AnyFloat,
-    BFloat16Type,
-    Float16Type,
-    Float32Type,
-    Float64Type,
-    Float80Type,
-    Float128Type,
     FloatAttr,
     IntegerAttr,
     IntegerType,
@@ -60,16 +54,16 @@ from xdsl.pattern_rewriter import (
     op_type_rewrite_pattern,
 )
 
-from mg_xdsl.transforms.op_builders import llvm_binary, llvm_float_binary, llvm_icmp
 from mg_xdsl.transforms.llvm_type_conversion import (
     Conversion,
     apply_conversions,
     constant,
     convert_type,
-    integer_attr,
+    float_suffix,
     replace_with_llvm,
     to_llvm,
 )
+from mg_xdsl.transforms.op_builders import integer_attr, llvm_binary, llvm_float_binary, llvm_icmp
 
 
 def _scalar(op: Operation) -> bool:
@@ -91,20 +85,6 @@ def _float_ops(op: Operation) -> bool:
                                     and isinstance(t.get_element_type(), AnyFloat))
         for t in (v.type for v in (*op.operands, *op.results))
     )
-
-
-def _float_suffix(t: Attribute) -> str:
-    names = {
-        Float16Type: "f16",
-        BFloat16Type: "bf16",
-        Float32Type: "f32",
-        Float64Type: "f64",
-        Float80Type: "f80",
-        Float128Type: "f128",
-    }
-    if isinstance(t, VectorType):
-        return f"v{t.get_shape()[0]}{names[type(t.get_element_type())]}"
-    return names[type(t)]
 
 
 def _width(t: Attribute) -> int:
@@ -196,7 +176,7 @@ class FloatIntrinsicLowering(RewritePattern):
             return
         t = op.results[0].type
         # xDSL's backend declares the intrinsic under exactly this name: mangle it here.
-        call = rewriter.insert(intrinsic_call(f"{name}.{_float_suffix(t)}", list(op.operands), t, op))
+        call = rewriter.insert(intrinsic_call(f"{name}.{float_suffix(t)}", list(op.operands), t, op))
         replace_with_llvm(rewriter, op, [call.results[0]])
 
 
@@ -304,8 +284,7 @@ class CmpiLowering(RewritePattern):
             return
         lhs, rhs = _operands(rewriter, op)
         # arith and llvm number the predicates alike (eq, ne, slt, sle, sgt, sge, ult, ...).
-        predicate = llvm.ICmpPredicateFlag.from_int(op.predicate.value.data).value
-        result = rewriter.insert(llvm_icmp(predicate, lhs, rhs)).res
+        result = rewriter.insert(llvm_icmp(op.predicate.value.data, lhs, rhs)).res
         replace_with_llvm(rewriter, op, [result])
 
 
@@ -412,7 +391,7 @@ class FPToIntLowering(RewritePattern):
             return
         kind = "fptosi" if isinstance(op, arith.FPToSIOp) else "fptoui"
         to, source = op.result.type, op.input.type
-        name = f"llvm.{kind}.sat.i{_width(to)}.{_float_suffix(source)}"
+        name = f"llvm.{kind}.sat.i{_width(to)}.{float_suffix(source)}"
         call = rewriter.insert(llvm.CallIntrinsicOp(name, [op.input], [to]))
         replace_with_llvm(rewriter, op, [call.results[0]])
 

@@ -39,7 +39,6 @@ from xdsl.dialects.builtin import (
     AffineMapAttr,
     AnyFloat,
     BFloat16Type,
-    DenseArrayBase,
     Float16Type,
     Float32Type,
     Float64Type,
@@ -53,10 +52,8 @@ from xdsl.dialects.builtin import (
     NoneAttr,
     StridedLayoutAttr,
     UnrankedMemRefType,
-    UnitAttr,
     UnrealizedConversionCastOp,
     VectorType,
-    i32,
     i64,
 )
 from xdsl.ir import Attribute, Operation, SSAValue
@@ -65,7 +62,14 @@ from xdsl.traits import SymbolTable
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.utils.exceptions import PassFailedException
 
-from mg_xdsl.transforms.op_builders import conversion_cast, llvm_undef
+from mg_xdsl.transforms.op_builders import (
+    conversion_cast,
+    llvm_constant,
+    llvm_extractvalue,
+    llvm_gep,
+    llvm_insertvalue,
+    llvm_undef,
+)
 from mg_xdsl.transforms.rewrite_each import rewrite_each
 
 PTR = llvm.LLVMPointerType()
@@ -102,6 +106,18 @@ def convert_type(t: Attribute) -> Attribute:
 
 LLVM_FLOAT_TYPES = (Float16Type, BFloat16Type, Float32Type, Float64Type, Float80Type, Float128Type)
 """The builtin float types LLVM has a type for; ``tf32``, the 8-, 6- and 4-bit formats it has not."""
+
+_FLOAT_SUFFIXES = {Float16Type: "f16", BFloat16Type: "bf16", Float32Type: "f32", Float64Type: "f64",
+                   Float80Type: "f80", Float128Type: "f128"}
+
+
+def float_suffix(t: Attribute) -> str:
+    """The suffix by which LLVM names an intrinsic's overload for a float type or a 1-D
+    vector of one: ``f64``, ``v8f64`` (``llvm.maximum.v8f64``)."""
+    if isinstance(t, VectorType):
+        return f"v{t.get_shape()[0]}{_FLOAT_SUFFIXES[type(t.get_element_type())]}"
+    return _FLOAT_SUFFIXES[type(t)]
+
 
 I64_MAX = 2**63 - 1
 
@@ -406,40 +422,13 @@ def constant_int_value(value: SSAValue) -> int | None:
 # ----------------------------------------------------------------------------- small builders
 
 
-# Attributes are immutable, so the few distinct ones the conversions make thousands of
-# times (constants, field positions) are made once each: building one takes longer than
-# the op it goes into.
-@cache
-def integer_attr(value: int, type: Attribute) -> IntegerAttr:
-    return IntegerAttr(value, type)
-
-
-@cache
-def _position(position: tuple[int, ...]) -> DenseArrayBase:
-    return DenseArrayBase.from_list(i64, position)
-
-
-# The ops the conversions make most often (a load or store of an element makes five of
-# them) are created from their final operands and properties (``Operation.create``): the
-# IRDL constructor would sort and check its arguments again for every one of them.
-
-
 def constant(b: Builder, value: int, type: Attribute = i64) -> SSAValue:
-    op = llvm.ConstantOp.create(properties={"value": integer_attr(value, type)}, result_types=[type])
-    return b.insert(op).result
-
-
-@cache
-def _gep_properties(element: Attribute) -> dict[str, Attribute]:
-    return {"rawConstantIndices": DenseArrayBase.from_list(i32, [llvm.GEP_USE_SSA_VAL]),
-            "elem_type": element, "noWrapFlags": integer_attr(0, i32), "inbounds": UnitAttr()}
+    return b.insert(llvm_constant(value, type)).result
 
 
 def element_address(b: Builder, ptr: SSAValue, index: SSAValue, element: Attribute) -> SSAValue:
     """``llvm.getelementptr inbounds ptr[index]`` over elements of type ``element``."""
-    op = llvm.GEPOp.create(operands=[ptr, index], result_types=[PTR],
-                           properties=_gep_properties(element))
-    return b.insert(op).result
+    return b.insert(llvm_gep(ptr, index, element)).result
 
 
 @dataclass
@@ -456,15 +445,11 @@ class I64Constants:
 
 
 def extract(b: Builder, container: SSAValue, position: Sequence[int], type: Attribute):
-    op = llvm.ExtractValueOp.create(operands=[container], result_types=[type],
-                                    properties={"position": _position(tuple(position))})
-    return b.insert(op).res
+    return b.insert(llvm_extractvalue(container, position, type)).res
 
 
 def insert(b: Builder, container: SSAValue, value: SSAValue, position: Sequence[int]):
-    op = llvm.InsertValueOp.create(operands=[container, value], result_types=[container.type],
-                                   properties={"position": _position(tuple(position))})
-    return b.insert(op).res
+    return b.insert(llvm_insertvalue(container, value, position)).res
 
 
 def build_struct(b: Builder, type: Attribute, values: Sequence[SSAValue]) -> SSAValue:

@@ -18,7 +18,6 @@ module handles the operands, and expands expressions as xDSL's ``affine_expr_ops
 """
 
 from collections.abc import Sequence
-from functools import cache
 
 from xdsl.context import Context
 from xdsl.dialects import affine, arith, builtin, scf
@@ -43,14 +42,13 @@ from xdsl.pattern_rewriter import (
 from mg_xdsl.transforms.op_builders import (
     arith_binary,
     arith_constant,
+    index_constant,
     memref_load,
     memref_store,
     scf_for,
     scf_yield,
 )
 from mg_xdsl.transforms.rewrite_each import rewrite_each
-
-INDEX = builtin.IndexType()
 
 _BINARY = {
     AffineBinaryOpKind.Add: arith.AddiOp,
@@ -59,15 +57,6 @@ _BINARY = {
     AffineBinaryOpKind.FloorDiv: arith.FloorDivSIOp,
     AffineBinaryOpKind.CeilDiv: arith.CeilDivSIOp,
 }
-
-
-@cache
-def index_attr(value: int) -> builtin.IntegerAttr:
-    return builtin.IntegerAttr(value, INDEX)
-
-
-def index_constant(value: int) -> arith.ConstantOp:
-    return arith_constant(index_attr(value), INDEX)
 
 
 def expression_ops(

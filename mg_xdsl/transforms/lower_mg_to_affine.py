@@ -38,8 +38,6 @@ from xdsl.dialects.builtin import (
     DenseIntOrFPElementsAttr,
     FloatAttr,
     FunctionType,
-    IndexType,
-    IntegerAttr,
     MemRefType,
     ModuleOp,
     StringAttr,
@@ -59,7 +57,11 @@ from xdsl.pattern_rewriter import (
 from xdsl.rewriter import InsertPoint
 
 from mg_xdsl import shapes
+from mg_xdsl.dialects import mg
+from mg_xdsl.dialects.mg import shape_of
+from mg_xdsl.transforms import op_builders
 from mg_xdsl.transforms.op_builders import (
+    INDEX,
     affine_for,
     affine_load,
     affine_store,
@@ -67,8 +69,6 @@ from mg_xdsl.transforms.op_builders import (
     arith_constant,
     memref_alloc,
 )
-from mg_xdsl.dialects import mg
-from mg_xdsl.dialects.mg import shape_of
 
 PRINT_FUNCTION = "printMemrefF64"
 
@@ -82,14 +82,6 @@ def memref_type_of(t: Attribute) -> MemRefType:
     """The memref that holds a value of tensor type ``t`` (same shape and element type)."""
     assert isinstance(t, TensorType | MemRefType)
     return MemRefType(t.element_type, t.get_shape())
-
-
-INDEX = IndexType()
-
-
-@cache
-def _index_attr(value: int) -> IntegerAttr:
-    return IntegerAttr(value, INDEX)
 
 
 @cache
@@ -111,7 +103,7 @@ def float_constant(value: float, t: AnyFloat) -> SSAValue:
 
 
 def index_constant(value: int) -> SSAValue:
-    return arith_constant(_index_attr(value), INDEX).result
+    return op_builders.index_constant(value).result
 
 
 def extents(like: SSAValue, shape: Sequence[int | None]) -> list[int | SSAValue]:

@@ -21,6 +21,7 @@ from xdsl.dialects.builtin import (
     IndexType,
     IntegerAttr,
     SymbolRefAttr,
+    UnitAttr,
     UnrealizedConversionCastOp,
     VectorType,
     i1,
@@ -30,9 +31,20 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.ir.affine import AffineMap
 
-_NO_OVERFLOW = IntegerAttr(0, i32)
+INDEX = IndexType()
+
+
+# Attributes are immutable, so the few distinct ones that thousands of ops carry
+# (constants, predicates, positions) are made once each: building one takes longer than
+# the op it goes into.
+@cache
+def integer_attr(value: int, type: Attribute) -> IntegerAttr:
+    return IntegerAttr(value, type)
+
+
+_NO_OVERFLOW = integer_attr(0, i32)
 _NO_FAST_MATH = llvm.FastMathAttr(None)
-_ORDERING = IntegerAttr(0, i64)
+_ORDERING = integer_attr(0, i64)
 _C_CALL = llvm.CallingConventionAttr("ccc")
 _NO_BUNDLES = DenseArrayBase.from_list(i32, ())
 _NO_TAIL_CALL = llvm.TailCallKindAttr(llvm.TailCallKind.NONE)
@@ -46,18 +58,19 @@ def segments(*sizes: int) -> DenseArrayBase:
 
 
 @cache
-def _predicate(value: int) -> IntegerAttr:
-    return IntegerAttr(value, i64)
-
-
-@cache
 def _symbol(name: str) -> SymbolRefAttr:
     return SymbolRefAttr(name)
 
 
 @cache
-def _alignment(value: int) -> IntegerAttr:
-    return IntegerAttr(value, i64)
+def _position(position: tuple[int, ...]) -> DenseArrayBase:
+    return DenseArrayBase.from_list(i64, position)
+
+
+@cache
+def _gep_properties(element: Attribute) -> dict[str, Attribute]:
+    return {"rawConstantIndices": DenseArrayBase.from_list(i32, [llvm.GEP_USE_SSA_VAL]),
+            "elem_type": element, "noWrapFlags": integer_attr(0, i32), "inbounds": UnitAttr()}
 
 
 def _i1_like(t: Attribute) -> Attribute:
@@ -66,6 +79,27 @@ def _i1_like(t: Attribute) -> Attribute:
 
 
 # --- LLVM dialect ---------------------------------------------------------------------
+
+def llvm_constant(value: int, type: Attribute) -> llvm.ConstantOp:
+    """``llvm.mlir.constant`` of an integer."""
+    return llvm.ConstantOp.create(properties={"value": integer_attr(value, type)}, result_types=[type])
+
+
+def llvm_gep(ptr: SSAValue, index: SSAValue, element: Attribute) -> llvm.GEPOp:
+    """``llvm.getelementptr inbounds ptr[index]`` over elements of type ``element``."""
+    return llvm.GEPOp.create(operands=[ptr, index], result_types=[llvm.LLVMPointerType()],
+                             properties=_gep_properties(element))
+
+
+def llvm_extractvalue(container: SSAValue, position: Sequence[int], type: Attribute) -> llvm.ExtractValueOp:
+    return llvm.ExtractValueOp.create(operands=[container], result_types=[type],
+                                      properties={"position": _position(tuple(position))})
+
+
+def llvm_insertvalue(container: SSAValue, value: SSAValue, position: Sequence[int]) -> llvm.InsertValueOp:
+    return llvm.InsertValueOp.create(operands=[container, value], result_types=[container.type],
+                                     properties={"position": _position(tuple(position))})
+
 
 def llvm_binary(kind: type[Operation], lhs: SSAValue, rhs: SSAValue,
                 overflow: IntegerAttr = _NO_OVERFLOW) -> Operation:
@@ -81,23 +115,25 @@ def llvm_float_binary(kind: type[Operation], lhs: SSAValue, rhs: SSAValue,
                        properties={"fastmathFlags": fast_math})
 
 
-def llvm_icmp(predicate: str, lhs: SSAValue, rhs: SSAValue) -> llvm.ICmpOp:
-    return llvm.ICmpOp.create(
-        operands=[lhs, rhs], result_types=[_i1_like(lhs.type)],
-        properties={"predicate": _predicate(llvm.ICmpPredicateFlag(predicate).to_int())})
+def llvm_icmp(predicate: str | int, lhs: SSAValue, rhs: SSAValue) -> llvm.ICmpOp:
+    """``llvm.icmp``; the predicate by name (``"slt"``) or by number (arith numbers them
+    alike)."""
+    number = predicate if isinstance(predicate, int) else llvm.ICmpPredicateFlag(predicate).to_int()
+    return llvm.ICmpOp.create(operands=[lhs, rhs], result_types=[_i1_like(lhs.type)],
+                              properties={"predicate": integer_attr(number, i64)})
 
 
 def llvm_load(ptr: SSAValue, type: Attribute, alignment: int | None = None) -> llvm.LoadOp:
     properties: dict[str, Attribute] = {"ordering": _ORDERING}
     if alignment is not None:
-        properties["alignment"] = _alignment(alignment)
+        properties["alignment"] = integer_attr(alignment, i64)
     return llvm.LoadOp.create(operands=[ptr], result_types=[type], properties=properties)
 
 
 def llvm_store(value: SSAValue, ptr: SSAValue, alignment: int | None = None) -> llvm.StoreOp:
     properties: dict[str, Attribute] = {"ordering": _ORDERING}
     if alignment is not None:
-        properties["alignment"] = _alignment(alignment)
+        properties["alignment"] = integer_attr(alignment, i64)
     return llvm.StoreOp.create(operands=[value, ptr], properties=properties)
 
 
@@ -141,7 +177,7 @@ def conversion_cast(value: SSAValue, type: Attribute) -> UnrealizedConversionCas
 
 # --- affine, arith, cf, memref, scf ---------------------------------------------------------
 
-_STEP_ONE = IntegerAttr(1, IndexType())
+_STEP_ONE = integer_attr(1, INDEX)
 
 
 @cache
@@ -177,6 +213,11 @@ def arith_constant(value: Attribute, type: Attribute) -> arith.ConstantOp:
     return arith.ConstantOp.create(properties={"value": value}, result_types=[type])
 
 
+def index_constant(value: int) -> arith.ConstantOp:
+    """``arith.constant value : index``."""
+    return arith_constant(integer_attr(value, INDEX), INDEX)
+
+
 @cache
 def _has_overflow_flags(kind: type[Operation]) -> bool:
     return "overflowFlags" in kind.get_irdl_definition().properties  # type: ignore[attr-defined]
@@ -191,7 +232,7 @@ def arith_binary(kind: type[Operation], lhs: SSAValue, rhs: SSAValue) -> Operati
 def arith_cmpi(predicate: str, lhs: SSAValue, rhs: SSAValue) -> arith.CmpiOp:
     return arith.CmpiOp.create(
         operands=[lhs, rhs], result_types=[_i1_like(lhs.type)],
-        properties={"predicate": _predicate(arith.CMPI_COMPARISON_OPERATIONS.index(predicate))})
+        properties={"predicate": integer_attr(arith.CMPI_COMPARISON_OPERATIONS.index(predicate), i64)})
 
 
 def cf_br(successor: Block, args: Sequence[SSAValue]) -> cf.BranchOp:
