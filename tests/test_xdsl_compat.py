@@ -132,3 +132,63 @@ def test_still_needed_xdsl_refuses_fast_math_flags_on_intrinsic_calls(monkeypatc
         monkeypatch.setattr(convert_op, "_convert_call_intrinsic", original)
     with pytest.raises(NotImplementedError, match="Fast-math flags not supported"):
         convert.convert_module(parsed_call_module(), fallback_target_triple=None)
+
+
+
+def _fields(op) -> dict:
+    """Every field of an op, with itself (as user of its operands and successors, owner of
+    its results and regions) written as "self"."""
+    me = lambda x: "self" if x is op else x  # noqa: E731
+    fields = dict(vars(op))
+    for name in ("_operand_uses", "_successor_uses"):
+        fields[name] = [(me(use.operation), use.index) for use in fields[name]]
+    fields["results"] = [(r.type, r.index, me(r.owner)) for r in op.results]
+    fields["regions"] = [(me(r.parent), len(r.blocks)) for r in op.regions]
+    fields["uses of operands"] = [[(me(u.operation), u.index) for u in v.uses] for v in op.operands]
+    return fields
+
+
+def test_create_op_makes_what_operation_create_makes():
+    from xdsl.dialects import arith, cf, llvm, scf
+    from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, UnitAttr, i1, i32, i64
+
+    cases = [
+        (llvm.ConstantOp, lambda v, f, t, o: dict(properties={"value": IntegerAttr(3, i64)}, result_types=[i64])),
+        # llvm.add's overflowFlags and arith.addi's overflowFlags are defaults, filled in
+        (llvm.AddOp, lambda v, f, t, o: dict(operands=[v, v], result_types=[i64])),
+        (arith.AddiOp, lambda v, f, t, o: dict(operands=[v, v], result_types=[i64],
+                                               attributes={"tag": UnitAttr()})),
+        (cf.ConditionalBranchOp, lambda v, f, t, o: dict(
+            operands=[f, v], successors=[t, o],
+            properties={"operandSegmentSizes": DenseArrayBase.from_list(i32, [1, 1, 0])})),
+        (scf.ForOp, lambda v, f, t, o: dict(operands=[v, v, v], regions=[Region(Block())])),
+    ]
+    for cls, arguments in cases:
+        made = []
+        for make in (cls.create, lambda **a: xdsl_compat.create_op(cls, **a)):
+            value = test.TestOp(result_types=[i64]).results[0]
+            flag = test.TestOp(result_types=[i1]).results[0]
+            made.append(make(**arguments(value, flag, Block(arg_types=[i64]), Block())))
+        created, lean = made
+        assert set(vars(created)) == set(vars(lean)), f"xDSL's Operation has other fields now ({cls.name})"
+        a, b = _fields(created), _fields(lean)
+        for name in a:
+            if name not in ("_operands", "_successors"):  # (values and blocks of their own)
+                assert a[name] == b[name], (cls.name, name)
+        assert [v.type for v in created.operands] == [v.type for v in lean.operands]
+        assert [len(list(s.uses)) for s in created.successors] == [len(list(s.uses)) for s in lean.successors]
+    # Defaults are filled in (arith.addi's overflow flags), as IRDLOperation.__post_init__ does.
+    assert "overflowFlags" in xdsl_compat.create_op(arith.AddiOp, operands=[value, value],
+                                                    result_types=[i64]).properties
+
+
+def test_create_op_inserts_into_an_implicit_builder():
+    from xdsl.builder import ImplicitBuilder
+    from xdsl.dialects import llvm
+    from xdsl.dialects.builtin import IntegerAttr, i64
+
+    block = Block()
+    with ImplicitBuilder(block):
+        op = xdsl_compat.create_op(llvm.ConstantOp, properties={"value": IntegerAttr(3, i64)},
+                                   result_types=[i64])
+    assert list(block.ops) == [op]

@@ -31,6 +31,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from math import prod
+from weakref import WeakKeyDictionary
 
 from xdsl.builder import Builder
 from xdsl.dialects import arith, llvm
@@ -478,10 +479,20 @@ def ensure_declared(
     """Declare ``llvm.func @name`` at the top of the module around ``anchor`` unless present."""
     module = anchor.get_toplevel_object()
     assert isinstance(module, ModuleOp), "expected the op to be inside a module"
-    if SymbolTable.lookup_symbol(module, name) is not None:
-        return
-    decl = llvm.FuncOp(name, type, linkage=llvm.LinkageAttr("external"))
-    rewriter.insert(decl, InsertPoint.at_start(module.body.block))
+    known = _found_symbols.setdefault(module, {})
+    found = known.get(name)
+    if found is not None and found.parent is module.body.block:
+        return  # still there (an erased op has no parent)
+    found = SymbolTable.lookup_symbol(module, name)
+    if found is None:
+        found = llvm.FuncOp(name, type, linkage=llvm.LinkageAttr("external"))
+        rewriter.insert(found, InsertPoint.at_start(module.body.block))
+    known[name] = found
+
+
+# The functions ``ensure_declared`` found in each module, by name: a conversion asks for
+# ``malloc`` at every allocation, and looking it up walks the module.
+_found_symbols: WeakKeyDictionary[ModuleOp, dict[str, Operation]] = WeakKeyDictionary()
 
 
 # ----------------------------------------------------------------------------- descriptors

@@ -1,5 +1,6 @@
 """The ops that the lowerings make by the thousand, made from their final operands,
-result types and properties with ``Operation.create``.
+result types and properties with ``create_op`` (``Operation.create`` made lean, see
+``xdsl_compat``).
 
 xDSL's generic constructor matches every argument against the op's definition (operand
 groups, optional properties, constraints) and costs about 10 microseconds an op, twice what
@@ -30,6 +31,8 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.ir.affine import AffineMap
+
+from mg_xdsl.xdsl_compat import create_op
 
 INDEX = IndexType()
 
@@ -82,22 +85,22 @@ def _i1_like(t: Attribute) -> Attribute:
 
 def llvm_constant(value: int, type: Attribute) -> llvm.ConstantOp:
     """``llvm.mlir.constant`` of an integer."""
-    return llvm.ConstantOp.create(properties={"value": integer_attr(value, type)}, result_types=[type])
+    return create_op(llvm.ConstantOp, properties={"value": integer_attr(value, type)}, result_types=[type])
 
 
 def llvm_gep(ptr: SSAValue, index: SSAValue, element: Attribute) -> llvm.GEPOp:
     """``llvm.getelementptr inbounds ptr[index]`` over elements of type ``element``."""
-    return llvm.GEPOp.create(operands=[ptr, index], result_types=[llvm.LLVMPointerType()],
+    return create_op(llvm.GEPOp, operands=[ptr, index], result_types=[llvm.LLVMPointerType()],
                              properties=_gep_properties(element))
 
 
 def llvm_extractvalue(container: SSAValue, position: Sequence[int], type: Attribute) -> llvm.ExtractValueOp:
-    return llvm.ExtractValueOp.create(operands=[container], result_types=[type],
+    return create_op(llvm.ExtractValueOp, operands=[container], result_types=[type],
                                       properties={"position": _position(tuple(position))})
 
 
 def llvm_insertvalue(container: SSAValue, value: SSAValue, position: Sequence[int]) -> llvm.InsertValueOp:
-    return llvm.InsertValueOp.create(operands=[container, value], result_types=[container.type],
+    return create_op(llvm.InsertValueOp, operands=[container, value], result_types=[container.type],
                                      properties={"position": _position(tuple(position))})
 
 
@@ -105,13 +108,13 @@ def llvm_binary(kind: type[Operation], lhs: SSAValue, rhs: SSAValue,
                 overflow: IntegerAttr = _NO_OVERFLOW) -> Operation:
     """``llvm.add``, ``llvm.mul``, ... (an op with overflow flags gets ``overflow``)."""
     properties = {"overflowFlags": overflow} if issubclass(kind, llvm.ArithmeticBinOpOverflow) else {}
-    return kind.create(operands=[lhs, rhs], result_types=[lhs.type], properties=properties)
+    return create_op(kind, operands=[lhs, rhs], result_types=[lhs.type], properties=properties)
 
 
 def llvm_float_binary(kind: type[Operation], lhs: SSAValue, rhs: SSAValue,
                       fast_math: llvm.FastMathAttr = _NO_FAST_MATH) -> Operation:
     """``llvm.fadd``, ``llvm.fmul``, ..."""
-    return kind.create(operands=[lhs, rhs], result_types=[lhs.type],
+    return create_op(kind, operands=[lhs, rhs], result_types=[lhs.type],
                        properties={"fastmathFlags": fast_math})
 
 
@@ -119,7 +122,7 @@ def llvm_icmp(predicate: str | int, lhs: SSAValue, rhs: SSAValue) -> llvm.ICmpOp
     """``llvm.icmp``; the predicate by name (``"slt"``) or by number (arith numbers them
     alike)."""
     number = predicate if isinstance(predicate, int) else llvm.ICmpPredicateFlag(predicate).to_int()
-    return llvm.ICmpOp.create(operands=[lhs, rhs], result_types=[_i1_like(lhs.type)],
+    return create_op(llvm.ICmpOp, operands=[lhs, rhs], result_types=[_i1_like(lhs.type)],
                               properties={"predicate": integer_attr(number, i64)})
 
 
@@ -127,20 +130,20 @@ def llvm_load(ptr: SSAValue, type: Attribute, alignment: int | None = None) -> l
     properties: dict[str, Attribute] = {"ordering": _ORDERING}
     if alignment is not None:
         properties["alignment"] = integer_attr(alignment, i64)
-    return llvm.LoadOp.create(operands=[ptr], result_types=[type], properties=properties)
+    return create_op(llvm.LoadOp, operands=[ptr], result_types=[type], properties=properties)
 
 
 def llvm_store(value: SSAValue, ptr: SSAValue, alignment: int | None = None) -> llvm.StoreOp:
     properties: dict[str, Attribute] = {"ordering": _ORDERING}
     if alignment is not None:
         properties["alignment"] = integer_attr(alignment, i64)
-    return llvm.StoreOp.create(operands=[value, ptr], properties=properties)
+    return create_op(llvm.StoreOp, operands=[value, ptr], properties=properties)
 
 
 def llvm_call(callee: str | SymbolRefAttr, args: Sequence[SSAValue],
               result: Attribute | None = None) -> llvm.CallOp:
     """A direct C call of ``callee``; ``result`` None for a ``void`` one."""
-    return llvm.CallOp.create(
+    return create_op(llvm.CallOp, 
         operands=list(args), result_types=[] if result is None else [result],
         properties={"callee": _symbol(callee) if isinstance(callee, str) else callee, "fastmathFlags": _NO_FAST_MATH, "CConv": _C_CALL,
                     "op_bundle_sizes": _NO_BUNDLES, "operandSegmentSizes": segments(len(args), 0),
@@ -149,13 +152,13 @@ def llvm_call(callee: str | SymbolRefAttr, args: Sequence[SSAValue],
 
 def _conditional_branch(kind: type[Operation], cond: SSAValue, then: Block, then_args: Sequence[SSAValue],
                         otherwise: Block, otherwise_args: Sequence[SSAValue]) -> Operation:
-    return kind.create(
+    return create_op(kind, 
         operands=[cond, *then_args, *otherwise_args], successors=[then, otherwise],
         properties={"operandSegmentSizes": segments(1, len(then_args), len(otherwise_args))})
 
 
 def llvm_br(successor: Block, args: Sequence[SSAValue]) -> llvm.BrOp:
-    return llvm.BrOp.create(operands=list(args), successors=[successor])
+    return create_op(llvm.BrOp, operands=list(args), successors=[successor])
 
 
 def llvm_cond_br(cond: SSAValue, then: Block, then_args: Sequence[SSAValue],
@@ -164,13 +167,13 @@ def llvm_cond_br(cond: SSAValue, then: Block, then_args: Sequence[SSAValue],
 
 
 def llvm_undef(type: Attribute) -> llvm.UndefOp:
-    return llvm.UndefOp.create(result_types=[type])
+    return create_op(llvm.UndefOp, result_types=[type])
 
 
 def conversion_cast(value: SSAValue, type: Attribute) -> UnrealizedConversionCastOp:
     """``builtin.unrealized_conversion_cast`` of one value to ``type``; the result is named
     after the value (as ``UnrealizedConversionCastOp.cast_one`` names it)."""
-    op = UnrealizedConversionCastOp.create(operands=[value], result_types=[type])
+    op = create_op(UnrealizedConversionCastOp, operands=[value], result_types=[type])
     op.results[0].name_hint = value.name_hint
     return op
 
@@ -188,29 +191,29 @@ def _identity_map(rank: int) -> AffineMapAttr:
 def affine_for(lower: AffineMapAttr, upper: AffineMapAttr, lower_operands: Sequence[SSAValue],
                upper_operands: Sequence[SSAValue], body: Region) -> affine.ForOp:
     """``affine.for`` of step 1, without carried values (``affine.ForOp.from_region``)."""
-    return affine.ForOp.create(
+    return create_op(affine.ForOp, 
         operands=[*lower_operands, *upper_operands], regions=[body],
         properties={"lowerBoundMap": lower, "upperBoundMap": upper, "step": _STEP_ONE,
                     "operandSegmentSizes": segments(len(lower_operands), len(upper_operands), 0)})
 
 
 def affine_yield() -> affine.YieldOp:
-    return affine.YieldOp.create()
+    return create_op(affine.YieldOp)
 
 
 def affine_load(ref: SSAValue, indices: Sequence[SSAValue]) -> affine.LoadOp:
     """``affine.load`` at ``indices`` as they are (the identity map)."""
-    return affine.LoadOp.create(operands=[ref, *indices], result_types=[ref.type.get_element_type()],  # type: ignore[attr-defined]
+    return create_op(affine.LoadOp, operands=[ref, *indices], result_types=[ref.type.get_element_type()],  # type: ignore[attr-defined]
                                 properties={"map": _identity_map(len(indices))})
 
 
 def affine_store(value: SSAValue, ref: SSAValue, indices: Sequence[SSAValue]) -> affine.StoreOp:
-    return affine.StoreOp.create(operands=[value, ref, *indices],
+    return create_op(affine.StoreOp, operands=[value, ref, *indices],
                                  properties={"map": _identity_map(len(indices))})
 
 
 def arith_constant(value: Attribute, type: Attribute) -> arith.ConstantOp:
-    return arith.ConstantOp.create(properties={"value": value}, result_types=[type])
+    return create_op(arith.ConstantOp, properties={"value": value}, result_types=[type])
 
 
 def index_constant(value: int) -> arith.ConstantOp:
@@ -226,17 +229,17 @@ def _has_overflow_flags(kind: type[Operation]) -> bool:
 def arith_binary(kind: type[Operation], lhs: SSAValue, rhs: SSAValue) -> Operation:
     """``arith.addi``, ``arith.muli``, ``arith.remsi``, ... (no overflow flags)."""
     properties = {"overflowFlags": _NO_ARITH_OVERFLOW} if _has_overflow_flags(kind) else {}
-    return kind.create(operands=[lhs, rhs], result_types=[lhs.type], properties=properties)
+    return create_op(kind, operands=[lhs, rhs], result_types=[lhs.type], properties=properties)
 
 
 def arith_cmpi(predicate: str, lhs: SSAValue, rhs: SSAValue) -> arith.CmpiOp:
-    return arith.CmpiOp.create(
+    return create_op(arith.CmpiOp, 
         operands=[lhs, rhs], result_types=[_i1_like(lhs.type)],
         properties={"predicate": integer_attr(arith.CMPI_COMPARISON_OPERATIONS.index(predicate), i64)})
 
 
 def cf_br(successor: Block, args: Sequence[SSAValue]) -> cf.BranchOp:
-    return cf.BranchOp.create(operands=list(args), successors=[successor])
+    return create_op(cf.BranchOp, operands=list(args), successors=[successor])
 
 
 def cf_cond_br(cond: SSAValue, then: Block, then_args: Sequence[SSAValue],
@@ -246,27 +249,27 @@ def cf_cond_br(cond: SSAValue, then: Block, then_args: Sequence[SSAValue],
 
 def scf_for(lb: SSAValue, ub: SSAValue, step: SSAValue, inits: Sequence[SSAValue],
             body: Region) -> scf.ForOp:
-    return scf.ForOp.create(operands=[lb, ub, step, *inits], result_types=[v.type for v in inits],
+    return create_op(scf.ForOp, operands=[lb, ub, step, *inits], result_types=[v.type for v in inits],
                             regions=[body])
 
 
 def scf_yield(values: Sequence[SSAValue]) -> scf.YieldOp:
-    return scf.YieldOp.create(operands=list(values))
+    return create_op(scf.YieldOp, operands=list(values))
 
 
 def memref_alloc(dynamic_sizes: Sequence[SSAValue], type: Attribute) -> memref.AllocOp:
     """``memref.alloc`` of ``type`` (no symbols, no alignment)."""
-    return memref.AllocOp.create(operands=list(dynamic_sizes), result_types=[type],
+    return create_op(memref.AllocOp, operands=list(dynamic_sizes), result_types=[type],
                                  properties={"operandSegmentSizes": segments(len(dynamic_sizes), 0)})
 
 
 def memref_dealloc(ref: SSAValue) -> memref.DeallocOp:
-    return memref.DeallocOp.create(operands=[ref])
+    return create_op(memref.DeallocOp, operands=[ref])
 
 
 def memref_load(ref: SSAValue, indices: Sequence[SSAValue]) -> memref.LoadOp:
-    return memref.LoadOp.create(operands=[ref, *indices], result_types=[ref.type.get_element_type()])  # type: ignore[attr-defined]
+    return create_op(memref.LoadOp, operands=[ref, *indices], result_types=[ref.type.get_element_type()])  # type: ignore[attr-defined]
 
 
 def memref_store(value: SSAValue, ref: SSAValue, indices: Sequence[SSAValue]) -> memref.StoreOp:
-    return memref.StoreOp.create(operands=[value, ref, *indices])
+    return create_op(memref.StoreOp, operands=[value, ref, *indices])

@@ -14,8 +14,9 @@ would, skipping any that an earlier rewrite erased.
 
 from collections.abc import Callable, Iterable
 
-from xdsl.ir import Operation
+from xdsl.ir import Block, Operation
 from xdsl.pattern_rewriter import PatternRewriter, PatternRewriterListener, RewritePattern
+from xdsl.rewriter import InsertPoint
 
 
 def rewrite_each(
@@ -34,12 +35,43 @@ def rewrite_each(
         operation_removal_handler=[removed],
         operation_insertion_handler=[inserted] if inserted else [],
     )
+    rewriter = _OneOpRewriter(listener)
     changed = False
     for op in ops:
         if op in erased:
             continue
-        rewriter = PatternRewriter(op)
-        rewriter.extend_from_listener(listener)
+        rewriter.start(op)
         pattern.match_and_rewrite(op, rewriter)
         changed |= rewriter.has_done_action
     return changed
+
+
+class _OneOpRewriter(PatternRewriter):
+    """A ``PatternRewriter`` made once and pointed at each op in turn (xDSL's driver makes
+    one per op), whose ``insert`` of one op before the matched one, by far the most common
+    call, links it in directly instead of going through the general path for lists of ops
+    at any point. The two took a tenth off ``convert-to-llvm`` (437 to 398 ms for the
+    100-statement program with ``--reference``)."""
+
+    def __init__(self, listener: PatternRewriterListener):
+        super().__init__(InsertPoint.at_start(Block()))  # until ``start`` points it at an op
+        self.extend_from_listener(listener)
+
+    def start(self, op: Operation) -> None:
+        self._current_operation = op
+        self.insertion_point = InsertPoint.before(op)
+        self.has_done_action = False
+        self._name_hint = None
+
+    def insert(self, op, insertion_point=None):
+        if insertion_point is not None or not isinstance(op, Operation) or self._name_hint is not None:
+            return super().insert(op, insertion_point)
+        self.has_done_action = True
+        point = self.insertion_point
+        if point.insert_before is None:
+            point.block.add_op(op)
+        else:
+            point.block.insert_op_before(op, point.insert_before)
+        for handler in self.operation_insertion_handler:
+            handler(op)
+        return op

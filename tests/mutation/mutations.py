@@ -214,4 +214,8 @@ MUTATIONS = [
              'properties = {"overflowFlags": overflow} if issubclass(kind, llvm.ArithmeticBinOpOverflow) else {}',
              'properties = {"overflowFlags": _NO_OVERFLOW} if issubclass(kind, llvm.ArithmeticBinOpOverflow) else {}',
              "llvm_binary drops the overflow flags it is given"),
+    Mutation("mg_xdsl/xdsl_compat.py", "    for name, value in properties_by_default:\n        op.properties.setdefault(name, value)\n",
+             "", "create_op leaves out the properties an op has by default"),
+    Mutation("mg_xdsl/xdsl_compat.py", "    Operation.__post_init__(op)\n    return op\n", "    return op\n",
+             "create_op ignores the ImplicitBuilder it is made in: the op is never inserted"),
 ]
