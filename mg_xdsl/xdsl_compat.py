@@ -36,8 +36,8 @@ xDSL 0.75's translation to LLVM IR refuses an ``llvm.call_intrinsic`` with fast-
 translating, makes xDSL's translation put the flags on the call. It can go when xDSL's
 ``_convert_call_intrinsic`` translates them (``tests/test_xdsl_compat.py`` checks).
 
-Making an op in half the time
------------------------------
+Making an op in a third of the time
+-----------------------------------
 ``Operation.create`` goes through ``Operation.__init__`` (property setters that build
 operand and successor tuples through generators, the location looked up through a lazy
 import) and ``IRDLOperation.__post_init__`` (which walks the definition for defaults): about

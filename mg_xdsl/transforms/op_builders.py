@@ -7,7 +7,8 @@ groups, optional properties, constraints) and costs about 10 microseconds an op,
 making the op itself costs; a 100-statement program makes some 13 000 such ops on its way
 to the LLVM dialect. Each builder here makes exactly what the op's own constructor makes:
 the same operands, result types, properties and successors (``tests/test_op_builders.py``
-compares the two for each). Verification still checks every op against its definition.
+compares the two for each); a property an op has by default is left to ``create_op``
+where that does not change the order in which the generic form prints them. Verification still checks every op against its definition.
 """
 
 from __future__ import annotations
@@ -51,7 +52,6 @@ _ORDERING = integer_attr(0, i64)
 _C_CALL = llvm.CallingConventionAttr("ccc")
 _NO_BUNDLES = DenseArrayBase.from_list(i32, ())
 _NO_TAIL_CALL = llvm.TailCallKindAttr(llvm.TailCallKind.NONE)
-_NO_ARITH_OVERFLOW = arith.IntegerOverflowAttr("none")
 
 
 @cache
@@ -91,17 +91,17 @@ def llvm_constant(value: int, type: Attribute) -> llvm.ConstantOp:
 def llvm_gep(ptr: SSAValue, index: SSAValue, element: Attribute) -> llvm.GEPOp:
     """``llvm.getelementptr inbounds ptr[index]`` over elements of type ``element``."""
     return create_op(llvm.GEPOp, operands=[ptr, index], result_types=[llvm.LLVMPointerType()],
-                             properties=_gep_properties(element))
+                     properties=_gep_properties(element))
 
 
 def llvm_extractvalue(container: SSAValue, position: Sequence[int], type: Attribute) -> llvm.ExtractValueOp:
     return create_op(llvm.ExtractValueOp, operands=[container], result_types=[type],
-                                      properties={"position": _position(tuple(position))})
+                     properties={"position": _position(tuple(position))})
 
 
 def llvm_insertvalue(container: SSAValue, value: SSAValue, position: Sequence[int]) -> llvm.InsertValueOp:
     return create_op(llvm.InsertValueOp, operands=[container, value], result_types=[container.type],
-                                     properties={"position": _position(tuple(position))})
+                     properties={"position": _position(tuple(position))})
 
 
 def llvm_binary(kind: type[Operation], lhs: SSAValue, rhs: SSAValue,
@@ -115,7 +115,7 @@ def llvm_float_binary(kind: type[Operation], lhs: SSAValue, rhs: SSAValue,
                       fast_math: llvm.FastMathAttr = _NO_FAST_MATH) -> Operation:
     """``llvm.fadd``, ``llvm.fmul``, ..."""
     return create_op(kind, operands=[lhs, rhs], result_types=[lhs.type],
-                       properties={"fastmathFlags": fast_math})
+                     properties={"fastmathFlags": fast_math})
 
 
 def llvm_icmp(predicate: str | int, lhs: SSAValue, rhs: SSAValue) -> llvm.ICmpOp:
@@ -123,11 +123,11 @@ def llvm_icmp(predicate: str | int, lhs: SSAValue, rhs: SSAValue) -> llvm.ICmpOp
     alike)."""
     number = predicate if isinstance(predicate, int) else llvm.ICmpPredicateFlag(predicate).to_int()
     return create_op(llvm.ICmpOp, operands=[lhs, rhs], result_types=[_i1_like(lhs.type)],
-                              properties={"predicate": integer_attr(number, i64)})
+                     properties={"predicate": integer_attr(number, i64)})
 
 
 def llvm_load(ptr: SSAValue, type: Attribute, alignment: int | None = None) -> llvm.LoadOp:
-    properties: dict[str, Attribute] = {"ordering": _ORDERING}
+    properties: dict[str, Attribute] = {"ordering": _ORDERING}  # (first, as it prints)
     if alignment is not None:
         properties["alignment"] = integer_attr(alignment, i64)
     return create_op(llvm.LoadOp, operands=[ptr], result_types=[type], properties=properties)
@@ -143,18 +143,18 @@ def llvm_store(value: SSAValue, ptr: SSAValue, alignment: int | None = None) -> 
 def llvm_call(callee: str | SymbolRefAttr, args: Sequence[SSAValue],
               result: Attribute | None = None) -> llvm.CallOp:
     """A direct C call of ``callee``; ``result`` None for a ``void`` one."""
-    return create_op(llvm.CallOp, 
-        operands=list(args), result_types=[] if result is None else [result],
-        properties={"callee": _symbol(callee) if isinstance(callee, str) else callee, "fastmathFlags": _NO_FAST_MATH, "CConv": _C_CALL,
-                    "op_bundle_sizes": _NO_BUNDLES, "operandSegmentSizes": segments(len(args), 0),
-                    "TailCallKind": _NO_TAIL_CALL})
+    # All spelled out, defaults too: the generic form prints properties in this order, the
+    # constructor's.
+    return create_op(llvm.CallOp, operands=list(args), result_types=[] if result is None else [result],
+                     properties={"callee": _symbol(callee) if isinstance(callee, str) else callee,
+                                 "fastmathFlags": _NO_FAST_MATH, "CConv": _C_CALL, "op_bundle_sizes": _NO_BUNDLES,
+                                 "operandSegmentSizes": segments(len(args), 0), "TailCallKind": _NO_TAIL_CALL})
 
 
 def _conditional_branch(kind: type[Operation], cond: SSAValue, then: Block, then_args: Sequence[SSAValue],
                         otherwise: Block, otherwise_args: Sequence[SSAValue]) -> Operation:
-    return create_op(kind, 
-        operands=[cond, *then_args, *otherwise_args], successors=[then, otherwise],
-        properties={"operandSegmentSizes": segments(1, len(then_args), len(otherwise_args))})
+    return create_op(kind, operands=[cond, *then_args, *otherwise_args], successors=[then, otherwise],
+                     properties={"operandSegmentSizes": segments(1, len(then_args), len(otherwise_args))})
 
 
 def llvm_br(successor: Block, args: Sequence[SSAValue]) -> llvm.BrOp:
@@ -191,10 +191,9 @@ def _identity_map(rank: int) -> AffineMapAttr:
 def affine_for(lower: AffineMapAttr, upper: AffineMapAttr, lower_operands: Sequence[SSAValue],
                upper_operands: Sequence[SSAValue], body: Region) -> affine.ForOp:
     """``affine.for`` of step 1, without carried values (``affine.ForOp.from_region``)."""
-    return create_op(affine.ForOp, 
-        operands=[*lower_operands, *upper_operands], regions=[body],
-        properties={"lowerBoundMap": lower, "upperBoundMap": upper, "step": _STEP_ONE,
-                    "operandSegmentSizes": segments(len(lower_operands), len(upper_operands), 0)})
+    return create_op(affine.ForOp, operands=[*lower_operands, *upper_operands], regions=[body],
+                     properties={"lowerBoundMap": lower, "upperBoundMap": upper, "step": _STEP_ONE,
+                                 "operandSegmentSizes": segments(len(lower_operands), len(upper_operands), 0)})
 
 
 def affine_yield() -> affine.YieldOp:
@@ -204,12 +203,12 @@ def affine_yield() -> affine.YieldOp:
 def affine_load(ref: SSAValue, indices: Sequence[SSAValue]) -> affine.LoadOp:
     """``affine.load`` at ``indices`` as they are (the identity map)."""
     return create_op(affine.LoadOp, operands=[ref, *indices], result_types=[ref.type.get_element_type()],  # type: ignore[attr-defined]
-                                properties={"map": _identity_map(len(indices))})
+                     properties={"map": _identity_map(len(indices))})
 
 
 def affine_store(value: SSAValue, ref: SSAValue, indices: Sequence[SSAValue]) -> affine.StoreOp:
     return create_op(affine.StoreOp, operands=[value, ref, *indices],
-                                 properties={"map": _identity_map(len(indices))})
+                     properties={"map": _identity_map(len(indices))})
 
 
 def arith_constant(value: Attribute, type: Attribute) -> arith.ConstantOp:
@@ -221,21 +220,14 @@ def index_constant(value: int) -> arith.ConstantOp:
     return arith_constant(integer_attr(value, INDEX), INDEX)
 
 
-@cache
-def _has_overflow_flags(kind: type[Operation]) -> bool:
-    return "overflowFlags" in kind.get_irdl_definition().properties  # type: ignore[attr-defined]
-
-
 def arith_binary(kind: type[Operation], lhs: SSAValue, rhs: SSAValue) -> Operation:
-    """``arith.addi``, ``arith.muli``, ``arith.remsi``, ... (no overflow flags)."""
-    properties = {"overflowFlags": _NO_ARITH_OVERFLOW} if _has_overflow_flags(kind) else {}
-    return create_op(kind, operands=[lhs, rhs], result_types=[lhs.type], properties=properties)
+    """``arith.addi``, ``arith.muli``, ``arith.remsi``, ... (no overflow flags: the default)."""
+    return create_op(kind, operands=[lhs, rhs], result_types=[lhs.type])
 
 
 def arith_cmpi(predicate: str, lhs: SSAValue, rhs: SSAValue) -> arith.CmpiOp:
-    return create_op(arith.CmpiOp, 
-        operands=[lhs, rhs], result_types=[_i1_like(lhs.type)],
-        properties={"predicate": integer_attr(arith.CMPI_COMPARISON_OPERATIONS.index(predicate), i64)})
+    return create_op(arith.CmpiOp, operands=[lhs, rhs], result_types=[_i1_like(lhs.type)],
+                     properties={"predicate": integer_attr(arith.CMPI_COMPARISON_OPERATIONS.index(predicate), i64)})
 
 
 def cf_br(successor: Block, args: Sequence[SSAValue]) -> cf.BranchOp:
@@ -250,7 +242,7 @@ def cf_cond_br(cond: SSAValue, then: Block, then_args: Sequence[SSAValue],
 def scf_for(lb: SSAValue, ub: SSAValue, step: SSAValue, inits: Sequence[SSAValue],
             body: Region) -> scf.ForOp:
     return create_op(scf.ForOp, operands=[lb, ub, step, *inits], result_types=[v.type for v in inits],
-                            regions=[body])
+                     regions=[body])
 
 
 def scf_yield(values: Sequence[SSAValue]) -> scf.YieldOp:
@@ -260,7 +252,7 @@ def scf_yield(values: Sequence[SSAValue]) -> scf.YieldOp:
 def memref_alloc(dynamic_sizes: Sequence[SSAValue], type: Attribute) -> memref.AllocOp:
     """``memref.alloc`` of ``type`` (no symbols, no alignment)."""
     return create_op(memref.AllocOp, operands=list(dynamic_sizes), result_types=[type],
-                                 properties={"operandSegmentSizes": segments(len(dynamic_sizes), 0)})
+                     properties={"operandSegmentSizes": segments(len(dynamic_sizes), 0)})
 
 
 def memref_dealloc(ref: SSAValue) -> memref.DeallocOp:

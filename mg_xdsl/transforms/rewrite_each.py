@@ -67,11 +67,11 @@ class _OneOpRewriter(PatternRewriter):
         if insertion_point is not None or not isinstance(op, Operation) or self._name_hint is not None:
             return super().insert(op, insertion_point)
         self.has_done_action = True
+        # Rewriter.insert_op's two cases, for one op: its general path costs 3% of a conversion.
         point = self.insertion_point
         if point.insert_before is None:
             point.block.add_op(op)
         else:
             point.block.insert_op_before(op, point.insert_before)
-        for handler in self.operation_insertion_handler:
-            handler(op)
+        self.handle_operation_insertion(op)
         return op
