@@ -6,6 +6,8 @@ Then the cases the examples do not reach: exact constants, names LLVM must quote
 a branch with arguments for both successors, and the fallback to xDSL's translation."""
 
 import re
+import shutil
+import subprocess
 from pathlib import Path
 
 import llvmlite.binding as llvm
@@ -52,10 +54,19 @@ def canonical(text: str) -> list[str]:
     return sorted(entities)
 
 
+_LOOP_METADATA = re.compile(r", !llvm\.loop !\d+|^!\d+ = .*$", re.M)
+
+
+def without_loop_hints(text: str) -> str:
+    """``text`` without loop metadata (``!llvm.loop``), which xDSL's translation drops;
+    ``test_loop_hints_as_mlir_translate_writes_them`` checks ours against upstream's."""
+    return _LOOP_METADATA.sub("", text)
+
+
 def assert_same_as_xdsl(source: str, optimise: bool) -> None:
     module = Compilation(source, "prog.mg", keep_dir=None, optimise=optimise).mlir("llvm", verify=False)
     ours = print_module(module, llvm.get_default_triple())  # no fallback here
-    assert canonical(ours) == canonical(jit.translate_with_xdsl(module))
+    assert canonical(without_loop_hints(ours)) == canonical(jit.translate_with_xdsl(module))
 
 
 @pytest.mark.parametrize("optimise", [True, False])
@@ -142,3 +153,55 @@ def test_what_the_printer_does_not_know_goes_through_xdsls_translation():
         print_module(module, "x86_64-unknown-linux-gnu")
     # xDSL's translation drops the section (as it would have before this printer existed).
     assert "@\"a message\"" in jit.translate(module)
+
+
+def loop_hints(text: str) -> dict[str, list[list[str]]]:
+    """For each function, the hints of each loop that carries metadata, in the order of
+    their branches: what LLVM reads from ``text`` (its own printing, renumbered)."""
+    jit._initialise_llvm()
+    printed = str(llvm.parse_assembly(text))
+    nodes = dict(re.findall(r"^(!\d+) = (?:distinct )?!\{(.*)\}$", printed, re.M))
+    hints: dict[str, list[list[str]]] = {}
+    for name, body in re.findall(r"^define [^@]*@([\w.]+)\(.*?\{\n(.*?)^\}", printed, re.M | re.S):
+        hints[name] = [[nodes[h] for h in nodes[node].split(", ")[1:]]
+                       for node in re.findall(r"br .*, !llvm\.loop (!\d+)", body)]
+    return {name: loops for name, loops in hints.items() if loops}
+
+
+@pytest.mark.skipif(shutil.which("mlir-translate-22") is None,
+                    reason="mlir-translate-22 is not installed (apt-get install mlir-22-tools; CI installs it)")
+def test_loop_hints_as_mlir_translate_writes_them():
+    """The scalar tails of ``?``-shaped reductions tell LLVM not to vectorize or unroll them
+    (``#llvm.loop_annotation``): our printer writes the metadata that upstream's
+    ``mlir-translate-22`` writes for the same LLVM-dialect module, on the same branches, and
+    LLVM keeps it through its optimisation."""
+    example = EXAMPLES[0].parent / "09_dynamic_reductions.mg"
+    module = Compilation(example.read_text(), "prog.mg", keep_dir=None, optimise=True).mlir("llvm")
+    ours = print_module(module, llvm.get_default_triple())
+    upstream = subprocess.run(["mlir-translate-22", "--mlir-to-llvmir"], input=str(module),
+                              capture_output=True, text=True, check=True).stdout
+    hints = loop_hints(ours)
+    tail = ['!"llvm.loop.vectorize.enable", i1 false', '!"llvm.loop.unroll.disable"']
+    assert sum(len(loops) for loops in hints.values()) >= 3  # a row sum's tail, a column maximum's
+    assert all(loop == tail for loops in hints.values() for loop in loops)
+    assert hints == loop_hints(upstream)
+    optimised = str(jit.optimise(ours))
+    assert "llvm.loop.vectorize.enable" in optimised and "llvm.loop.unroll.disable" in optimised
+
+
+def test_loop_annotation_parses_what_it_prints_and_names_what_it_does_not_know():
+    from xdsl.utils.exceptions import ParseError
+
+    from mg_xdsl.dialects.llvm_loop_annotation import SHORT_LOOP, LoopAnnotationAttr
+
+    ctx = pipeline.context()
+    text = "#llvm.loop_annotation<vectorize = <disable = true>, unroll = <disable = true>>"
+    assert str(SHORT_LOOP) == text
+    assert Parser(ctx, text).parse_attribute() == SHORT_LOOP
+    only_unroll = Parser(ctx, "#llvm.loop_annotation<unroll = <disable = true>>").parse_attribute()
+    assert only_unroll == LoopAnnotationAttr(disable_unroll=True) and only_unroll.disabled() == ["unroll"]
+    assert Parser(ctx, "#llvm.loop_annotation<>").parse_attribute().disabled() == []
+    for hint, message in [("licm = <disable = true>", "knows only `vectorize` and `unroll`"),
+                          ("unroll = <disable = false>", "knows only `unroll = <disable = true>`")]:
+        with pytest.raises(ParseError, match=message):
+            Parser(ctx, f"#llvm.loop_annotation<{hint}>").parse_attribute()

@@ -2,6 +2,8 @@
 code, in linear time. When the pin moves, the tests marked "still needed" say whether xDSL
 has fixed the cost itself (then the work-around can go)."""
 
+from pathlib import Path
+
 import pytest
 from xdsl.dialects import func, test
 from xdsl.dialects.builtin import ModuleOp
@@ -192,3 +194,70 @@ def test_create_op_inserts_into_an_implicit_builder():
         op = xdsl_compat.create_op(llvm.ConstantOp, properties={"value": IntegerAttr(3, i64)},
                                    result_types=[i64])
     assert list(block.ops) == [op]
+
+
+# --- Assembly formats read on first use (mg_xdsl/xdsl_lazy_formats.py) -----------------
+
+def test_import_mg_xdsl_defers_the_formats_of_the_dialects_imported_after_it():
+    """In a fresh interpreter, as ``mgc`` starts: ``import mg_xdsl`` first, then xDSL."""
+    import subprocess
+    import sys
+
+    code = ("import mg_xdsl\n"
+            "from xdsl.dialects import arith, llvm, memref\n"
+            "for op in (arith.AddfOp, llvm.BrOp, memref.LoadOp):\n"
+            "    assert getattr(op.print, 'lazy_format', False), op\n"
+            "    assert getattr(op.parse, 'lazy_format', False), op\n"
+            "import xdsl.irdl.operations as ops\n"
+            "assert ops.get_accessors_from_op_def.defers_formats\n")
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_deferred_formats_give_xdsls_accessors_and_text(monkeypatch):
+    """Every op class of the pipeline's dialects: the same accessors as xDSL's own
+    ``get_accessors_from_op_def`` makes; and a program of many kinds of op (the LLVM stage
+    of an example) printed, and parsed back, as with xDSL's eagerly read formats."""
+    import xdsl.irdl.operations as ops
+    from xdsl.dialects import arith, cf, llvm, memref, scf, vector
+    from xdsl.parser import Parser
+
+    from mg_xdsl import pipeline
+    from mg_xdsl.driver import Compilation
+    from mg_xdsl.xdsl_lazy_formats import defer_formats
+
+    defer_formats(ops)  # done already by import mg_xdsl; twice does no harm
+    lazy = ops.get_accessors_from_op_def
+    classes = [op for d in (arith.Arith, cf.Cf, llvm.LLVM, memref.MemRef, scf.Scf, vector.Vector) for op in d.operations
+               if op.get_irdl_definition().assembly_format is not None]
+    assert len(classes) > 50
+    for op in classes:
+        deferred, eager = lazy(op.get_irdl_definition(), None), lazy.eager(op.get_irdl_definition(), None)
+        assert deferred.keys() == eager.keys(), op.name
+        assert getattr(op.print, "lazy_format", False), op.name
+
+    source = (Path(__file__).parent.parent / "examples" / "09_dynamic_reductions.mg").read_text()
+    stages = {stage: str(Compilation(source, "x.mg", keep_dir=None).mlir(stage)) for stage in ("scf", "llvm")}
+    for op in classes:  # xDSL's own, formats read now
+        eager = lazy.eager(op.get_irdl_definition(), None)
+        monkeypatch.setattr(op, "print", eager["print"])
+        monkeypatch.setattr(op, "parse", eager["parse"])
+    ctx = pipeline.context()
+    ctx.load_dialect(vector.Vector)
+    for text in stages.values():
+        assert str(Parser(ctx, text).parse_module()) == text
+
+
+def test_a_malformed_format_fails_when_first_used():
+    from xdsl.irdl import IRDLOperation, irdl_op_definition, operand_def
+    from xdsl.irdl.operations import PyRDLOpDefinitionError
+    from xdsl.dialects.builtin import f64
+
+    @irdl_op_definition
+    class Bad(IRDLOperation):
+        name = "test.bad_format"
+        x = operand_def()
+        assembly_format = "$x $nothing attr-dict"
+
+    op = Bad.create(operands=[Block(arg_types=[f64]).args[0]])
+    with pytest.raises(PyRDLOpDefinitionError, match="assembly format"):
+        str(op)

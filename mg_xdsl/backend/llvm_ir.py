@@ -44,6 +44,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.utils.type import get_element_type_or_self
 
+from mg_xdsl.dialects.llvm_loop_annotation import LOOP_ANNOTATION, LoopAnnotationAttr
 from mg_xdsl.transforms.llvm_type_conversion import float_suffix
 
 
@@ -271,10 +272,21 @@ class _FunctionPrinter:
                 if printer is None:
                     raise Unsupported(f"op {op.name}")
                 extra = op.properties.keys() - _IGNORED
+                loop = ""
                 if extra or op.attributes:
-                    raise Unsupported(f"{op.name} with {sorted(extra | op.attributes.keys())}")
-                out.append("  " + printer(self, op))
+                    loop = self._loop_metadata(op, extra)
+                out.append("  " + printer(self, op) + loop)
         out.append("}")
+
+    def _loop_metadata(self, op: Operation, extra: set[str]) -> str:
+        """``, !llvm.loop !N`` for a branch back to a loop's start that carries the loop's
+        hints; ``Unsupported`` for any other property or attribute."""
+        annotation = op.attributes.get(LOOP_ANNOTATION)
+        if (extra or op.attributes.keys() != {LOOP_ANNOTATION} or not isinstance(op, (llvm.BrOp, llvm.CondBrOp))
+                or not isinstance(annotation, LoopAnnotationAttr)):
+            raise Unsupported(f"{op.name} with {sorted(extra | op.attributes.keys())}")
+        node = self.module.loop_node(annotation)
+        return f", !llvm.loop {node}" if node else ""
 
     def _record_branches(self, op: Operation, block: Block) -> None:
         if isinstance(op, (llvm.BrOp, llvm.CondBrOp)):
@@ -447,10 +459,37 @@ _INLINE: dict[type[Operation], Callable[[_FunctionPrinter, Operation], str]] = {
 }
 
 
+# LLVM's metadata for the hints of ``#llvm.loop_annotation`` that this project uses.
+_LOOP_HINTS = {
+    "vectorize": '!{!"llvm.loop.vectorize.enable", i1 false}',
+    "unroll": '!{!"llvm.loop.unroll.disable"}',
+}
+
+
 class _ModulePrinter:
     def __init__(self, module: ModuleOp) -> None:
         self.declared: dict[str, str] = {}
         self.functions = {op.sym_name.data for op in module.body.block.ops if isinstance(op, llvm.FuncOp)}
+        self.metadata: list[str] = []  # "!N = ..." lines, N their index
+        self.hint_nodes: dict[str, str] = {}
+
+    def loop_node(self, annotation: LoopAnnotationAttr) -> str | None:
+        """A new loop's metadata node (LLVM tells loops apart by their distinct nodes), its
+        hints shared by all loops, as ``mlir-translate`` writes them; ``None`` where the
+        annotation asks for nothing."""
+        hints = [self._node(_LOOP_HINTS[hint]) for hint in annotation.disabled()]
+        if not hints:
+            return None
+        node = f"!{len(self.metadata)}"
+        self.metadata.append(f"{node} = distinct !{{{', '.join([node, *hints])}}}")
+        return node
+
+    def _node(self, text: str) -> str:
+        node = self.hint_nodes.get(text)
+        if node is None:
+            node = self.hint_nodes[text] = f"!{len(self.metadata)}"
+            self.metadata.append(f"{node} = {text}")
+        return node
 
     def declare(self, name: str, result: str, operand_types: list[Attribute]) -> None:
         """Declare the intrinsic ``name`` once, unless the module declares it itself."""
@@ -527,4 +566,4 @@ def _print_module(module: ModuleOp, triple: str) -> str:
         else:
             raise Unsupported(f"top-level op {op.name}")
     return "\n".join([f'target triple = "{triple}"', "", *globals_, *declarations,
-                      *printer.declared.values(), "", *definitions])
+                      *printer.declared.values(), "", *definitions, *printer.metadata])

@@ -105,11 +105,18 @@ class _BranchPattern(RewritePattern):
         return [to_llvm(rewriter, v) for v in operands]
 
 
+def keep_attributes(branch: Operation, lowered: Operation) -> Operation:
+    """``lowered`` with ``branch``'s attributes, as upstream's lowering keeps them: a loop's
+    hints to LLVM (``#llvm.loop_annotation``) travel on its branch back."""
+    lowered.attributes.update(branch.attributes)
+    return lowered
+
+
 class BranchLowering(_BranchPattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: cf.BranchOp, rewriter: PatternRewriter):
         args = self.successor_operands(rewriter, op.successor, op.arguments)
-        rewriter.replace(op, llvm_br(op.successor, args))
+        rewriter.replace(op, keep_attributes(op, llvm_br(op.successor, args)))
 
 
 class CondBranchLowering(_BranchPattern):
@@ -119,7 +126,7 @@ class CondBranchLowering(_BranchPattern):
         else_args = self.successor_operands(rewriter, op.else_block, op.else_arguments)
         rewriter.replace(
             op,
-            llvm_cond_br(op.cond, op.then_block, then_args, op.else_block, else_args),
+            keep_attributes(op, llvm_cond_br(op.cond, op.then_block, then_args, op.else_block, else_args)),
         )
 
 

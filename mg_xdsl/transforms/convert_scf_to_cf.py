@@ -28,6 +28,7 @@ code, as upstream's does); each of these would cost a further walk of the whole 
 from xdsl.context import Context
 from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Attribute, Operation
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     GreedyRewritePatternApplier,
@@ -43,6 +44,11 @@ from mg_xdsl.transforms.rewrite_each import rewrite_each
 
 
 LOWERED = (scf.ForOp, scf.IfOp, scf.IndexSwitchOp)
+
+
+def llvm_attributes(op: Operation) -> dict[str, Attribute]:
+    """``op``'s attributes that belong to the LLVM dialect (a loop's hints to LLVM)."""
+    return {name: value for name, value in op.attributes.items() if value.name.startswith("llvm.")}
 
 
 class ForLowering(RewritePattern):
@@ -70,7 +76,11 @@ class ForLowering(RewritePattern):
         assert isinstance(terminator, scf.YieldOp)
         stepped = arith_binary(arith.AddiOp, iv, op.step)
         rewriter.insert(stepped, InsertPoint.before(terminator))
-        rewriter.replace(terminator, cf_br(condition_block, [stepped.results[0], *terminator.operands]))
+        back = cf_br(condition_block, [stepped.results[0], *terminator.operands])
+        # The loop's hints to LLVM (``#llvm.loop_annotation``) go on the branch back, which
+        # LLVM reads them from, as upstream's lowering does.
+        back.attributes.update(llvm_attributes(op))
+        rewriter.replace(terminator, back)
 
         rewriter.insert(cf_br(condition_block, [op.lb, *op.iter_args]), InsertPoint.at_end(init_block))
         comparison = arith_cmpi("slt", iv, op.ub)

@@ -10,6 +10,8 @@ from xdsl.dialects.builtin import IndexType, IntegerAttr
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.rewriter import InsertPoint
 
+from mg_xdsl.dialects.llvm_loop_annotation import LOOP_ANNOTATION, SHORT_LOOP
+
 INDEX = IndexType()
 
 LoopBody = Callable[[Builder, SSAValue, list[SSAValue]], Sequence[SSAValue]]
@@ -54,16 +56,25 @@ def split_captures(captured: Sequence[SSAValue]) -> tuple[list[SSAValue], list[S
 
 
 def for_loop(b: Builder, lb: SSAValue, ub: SSAValue, step: SSAValue | int,
-             body: LoopBody, inits: Sequence[SSAValue] = ()) -> list[SSAValue]:
+             body: LoopBody, inits: Sequence[SSAValue] = (), short: bool = False) -> list[SSAValue]:
     """``scf.for %iv = lb to ub step step iter_args(inits)``; ``body(builder, iv, args)``
-    builds the body and returns the values to yield. Returns the loop's results."""
+    builds the body and returns the values to yield. Returns the loop's results.
+
+    A ``short`` loop runs fewer iterations than a vector has lanes (it does what a vector
+    loop left). Where its bounds are known only at run time, it carries
+    ``SHORT_LOOP``, which tells LLVM not to vectorize or unroll it: LLVM cannot know that it
+    is short, and would make vector and unrolled copies of it, with run-time checks, that
+    never run. A short loop of constant bounds LLVM unrolls fully, quickly, as it should."""
     if isinstance(step, int):
         step = index(b, step)
     block = Block(arg_types=[INDEX, *(v.type for v in inits)])
     inner = Builder(InsertPoint.at_end(block))
     yielded = body(inner, block.args[0], list(block.args[1:]))
     inner.insert(scf.YieldOp(*yielded))
-    return list(b.insert(scf.ForOp(lb, ub, step, list(inits), block)).results)
+    loop = scf.ForOp(lb, ub, step, list(inits), block)
+    if short and (constant_value(lb) is None or constant_value(ub) is None):
+        loop.attributes[LOOP_ANNOTATION] = SHORT_LOOP
+    return list(b.insert(loop).results)
 
 
 def parallel_loop(b: Builder, ub: SSAValue, body: Callable[[Builder, SSAValue], None],

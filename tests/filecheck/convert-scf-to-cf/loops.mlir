@@ -21,3 +21,21 @@ func.func @f(%m: memref<4xf64>, %x: f64) {
 // CHECK-NEXT:   cf.br ^[[HEAD]](%[[NEXT]] : index)
 // CHECK-NEXT: ^[[EXIT]]:
 // CHECK-NEXT:   func.return
+
+// A loop's hints to LLVM go on the branch back to its header, where LLVM reads them (as
+// upstream's lowering puts them); its other attributes stay behind.
+func.func @hinted(%m: memref<?xf64>, %x: f64, %n: index) {
+  %lb = arith.constant 0 : index
+  %st = arith.constant 1 : index
+  scf.for %i = %lb to %n step %st {
+    memref.store %x, %m[%i] : memref<?xf64>
+  } {loop_annotation = #llvm.loop_annotation<vectorize = <disable = true>, unroll = <disable = true>>, other = 1 : i64}
+  func.return
+}
+// CHECK-LABEL: func.func @hinted
+// CHECK:      cf.br ^[[HEAD:.*]](%lb : index)
+// CHECK-NEXT: ^[[HEAD]](%[[I:.*]]: index):
+// CHECK-NOT:    loop_annotation
+// CHECK:        %[[NEXT:.*]] = arith.addi %[[I]], %st : index
+// CHECK-NEXT:   cf.br ^[[HEAD]](%[[NEXT]] : index) {loop_annotation = #llvm.loop_annotation<vectorize = <disable = true>, unroll = <disable = true>>}
+// CHECK-NOT:  other

@@ -65,3 +65,19 @@ func.func @unused_argument(%n: index) {
 ^next(%unused: index):
   return
 }
+
+// A branch keeps its attributes, as upstream's lowering keeps them: the hints of a loop
+// (on its branch back) reach the LLVM dialect, which the translation writes as !llvm.loop.
+// CHECK-LABEL: func.func @hinted
+// CHECK:         llvm.cond_br %{{.*}}, ^{{.*}}(%{{.*}} : i64), ^{{.*}} {loop_annotation = #llvm.loop_annotation<unroll = <disable = true>>}
+// CHECK:         llvm.br ^{{.*}}(%{{.*}} : i64) {loop_annotation = #llvm.loop_annotation<vectorize = <disable = true>, unroll = <disable = true>>}
+func.func @hinted(%lb: index, %ub: index) {
+  cf.br ^head(%lb : index)
+^head(%i: index):
+  %cond = arith.cmpi slt, %i, %ub : index
+  cf.br ^body
+^body:
+  cf.cond_br %cond, ^head(%i : index), ^exit {loop_annotation = #llvm.loop_annotation<unroll = <disable = true>>}
+^exit:
+  cf.br ^head(%i : index) {loop_annotation = #llvm.loop_annotation<vectorize = <disable = true>, unroll = <disable = true>>}
+}

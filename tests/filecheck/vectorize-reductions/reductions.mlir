@@ -37,8 +37,11 @@ func.func @rows(%a: tensor<?x?xf64>) -> tensor<?x1xf64> {
 // CHECK-NEXT:      scf.yield %[[SUM]] : vector<8xf64>
 // The lanes are summed as a tree (the sum is reassociated already):
 // CHECK:         %[[R:.*]] = vector.reduction <add>, %[[SV]], %[[START]] fastmath<reassoc> : vector<8xf64> into f64
+// The last few elements (fewer than 8) one at a time, in a loop LLVM is told not to
+// vectorize or unroll again (it cannot know that the loop is short):
 // CHECK:         %[[T:.*]] = scf.for %{{.*}} = %[[LEND]] to %[[COLS]] step %{{.*}} iter_args(%{{.*}} = %[[R]]) -> (f64)
 // CHECK:           memref.load %a[%[[I]], %{{.*}}] : memref<?x?xf64>
+// CHECK:         } {loop_annotation = #llvm.loop_annotation<vectorize = <disable = true>, unroll = <disable = true>>}
 // CHECK:         memref.store %[[T]], %[[OUT]][%[[I]], %[[C0]]] : memref<?x1xf64>
 // CHECK:         scf.reduce
 // CHECK-NOT:   affine.for
@@ -74,6 +77,14 @@ func.func @cols(%a: tensor<1000x12xf64>) -> tensor<1x12xf64> {
 // CHECK-NEXT:        %[[X3:.*]] = vector.load %a[%[[I3]], %[[JV]]] : memref<1000x12xf64>, vector<8xf64>
 // CHECK-NEXT:        %[[M3:.*]] = arith.maximumf %[[M2]], %[[X3]] fastmath<nsz> : vector<8xf64>
 // CHECK-NEXT:        vector.store %[[M3]], %[[PART]][%[[K]], %[[JV]]] : memref<4x12xf64>, vector<8xf64>
+// The columns after the last multiple of 8, one at a time. The loop's bounds are constants
+// here: LLVM sees that it is short and unrolls it, so it carries no hint (a ?-shaped one does).
+// CHECK:           scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK:             arith.maximumf %{{.*}}, %{{.*}} : f64
+// CHECK-NOT:         loop_annotation
+// CHECK:           }
+// CHECK-NOT:       loop_annotation
+// CHECK:           scf.for
 // The rows left over (1000 = 3 * 256 + 232 is a multiple of 4 here, but not in general).
 // CHECK:         scf.for
 // Where a block's maximum is zero, its sign may be wrong (nsz): that column again, exactly.
