@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+import mg_xdsl  # noqa: F401  (first, as in mgc: it defers xDSL's formats before a test imports xDSL)
+
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
 BIN = Path(sys.executable).parent

@@ -1,92 +1,47 @@
-"""``tile-matmul``: the matrix-product nest of ``lower-mg-to-affine`` -> packed, cache-tiled,
-register-blocked vector code (the BLIS scheme), its row blocks an ``scf.parallel``.
+"""``tile-matmul``: the matrix-product nest of ``lower-mg-to-affine`` -> a call to the
+module's matrix-product kernel, ``@mg_matmul_f64`` (``mg_xdsl.kernels.matmul``: packed,
+cache-tiled, register-blocked vector code, its row blocks in parallel).
 
-``lower-mg-to-affine`` computes ``C = A @ B`` (A: M x K, B: K x N) as
+``lower-mg-to-affine`` computes ``C = A @ B`` (A: M x K, B: K x N; C zero-filled by the nest
+before it) as
 
     affine.for %i = 0 to M { affine.for %j = 0 to N { affine.for %k = 0 to K {
       C[i, j] = C[i, j] + A[i, k] * B[k, j] } } }
 
 which reads a column of B for every element of C: about 1% of what the machine can do.
-This pass replaces that nest (C is still zero-filled by the nest before it) with
+This pass replaces the nest with
 
-    for jc in [0, N) step NC:                  -- a block of NC columns of B and C
-      for pc in [0, K) step KC:                -- KC of the K products at a time
-        pack B[pc:pc+KC, jc:jc+NC] into Bp     -- panels of NR columns, each row of a
-                                               --   panel contiguous, zero-padded
-        scf.parallel over row blocks ic of MC rows:       (threads take row blocks)
-          pack A[ic:ic+MC, pc:pc+KC] into Ap   -- panels of MR rows, k-major, zero-padded
-          for each NR-column panel jr, for each MR-row panel ir:
-            prefetch C's MR x NR block (memref.prefetch: its lines are rarely cached)
-            micro-kernel: MR x NR sums in MR * NR/L vector<Lxf64> registers,
-              for k < KC: load NR values of Bp's row k, and for each of the MR rows
-              broadcast Ap's value and vector.fma it into the row's registers
-            C[ir block, jr block] += the registers  (via a small buffer at the edges)
+    func.call @mg_matmul_f64(%A, %B, %C)    -- each cast to memref<?x?xf64>
 
-The register block (MR x NR), the vector length L and the cache blocks (KC, MC, NC) are
-the target's (``mg_xdsl.target.matmul_blocks``): the pass options name the target's vector
-unit, and default to AVX-512's, where the block is 8 x 16 and L = 8 for f64, and its
-caches (``l1-cache``, ``l2-cache``, ``l3-cache`` in bytes; by default a typical core's, for
-which KC, MC and NC are 256, 128 and 1024). Without
-fused multiply-add in hardware the kernel multiplies and adds (``llvm.fma`` would become a
-call to the C library's ``fma``).
+and adds the kernel function to the module on the first product of each element type.
 
-Packing makes the micro-kernel's loads contiguous and the blocks fit the caches (an Ap
-block of MC x KC in L2, a panel of Bp in L1), and the register block reuses each loaded
-value MR or NR/L times, so the FMA units, not memory, set the pace.
-
-The products are summed in blocks of KC with fused multiply-adds, so the result may differ
-from the chapter's order (k from 0 up, rounding after each multiplication and each
-addition) in the last bits. Matrix products with static sizes whose M * N * K is below
+The kernel's register block, vector length and cache blocks are the target's
+(``mg_xdsl.target.matmul_blocks``): the pass options name the target's vector unit, and
+default to AVX-512's, and its caches (``l1-cache``, ``l2-cache``, ``l3-cache`` in bytes; by
+default a typical core's). Matrix products with static sizes whose M * N * K is below
 ``min-work`` (the pass option, by default ``MIN_WORK``, 32768) keep the simple nest: tiling
-buys nothing there.
-
-The tiled code (some 1,200 ops in the LLVM dialect) is emitted once per module and element
-type, as a private function ``@mg_matmul_f64(A, B, C)`` on ``memref<?x?xf64>``; every
-product becomes a call to it, its operands cast to those types. (Emitted at every product,
-a program of twenty ``?x?`` products took 5 s to compile; the sizes that a static product
-gives the inlined copy made no measurable difference to its speed.)
+buys nothing there. The kernel sums in blocks with fused multiply-adds, so the result may
+differ from the chapter's order in the last bits.
 """
 
 from dataclasses import dataclass
 
 from xdsl.builder import Builder
 from xdsl.context import Context
-from xdsl.dialects import affine, arith, func, memref, vector
-from xdsl.dialects.builtin import DYNAMIC_INDEX, FloatAttr, IntegerAttr, MemRefType, ModuleOp, VectorType, i64
-from xdsl.ir import Attribute, Block, Region, SSAValue
+from xdsl.dialects import affine, arith
+from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from mg_xdsl.dialects.memref_prefetch import PrefetchOp
-from mg_xdsl.target import DEFAULT, TYPICAL_CACHES, Caches, MatmulBlocks, VectorUnit, matmul_blocks
+from mg_xdsl.kernels.matmul import MatmulOperands, matmul_kernel
+from mg_xdsl.kernels.shared import call_kernel
+from mg_xdsl.target import DEFAULT, TYPICAL_CACHES, Caches, VectorUnit
 from mg_xdsl.transforms.affine_nests import identity_indices, perfect_child, upper_bound
-from mg_xdsl.transforms.loop_builders import (
-    add,
-    ceil_div,
-    constant_value,
-    for_loop,
-    if_else,
-    index,
-    minimum,
-    mul,
-    parallel_loop,
-    sub,
-)
 
 MIN_WORK = 32 * 32 * 32
-ALIGNMENT = 64  # bytes: packed buffers start on a cache line
 
 
-@dataclass
-class MatmulNest:
-    """``C += A @ B``: the operands of a matched nest, or of the shared kernel."""
-
-    a: SSAValue
-    b: SSAValue
-    c: SSAValue
-
-
-def match(loop: affine.ForOp) -> MatmulNest | None:
+def match(loop: affine.ForOp) -> MatmulOperands | None:
     """``C[i, j] = C[i, j] + A[i, k] * B[k, j]`` over a perfect ``i, j, k`` nest from 0."""
     j_loop = perfect_child(loop)
     k_loop = perfect_child(j_loop) if j_loop else None
@@ -107,299 +62,7 @@ def match(loop: affine.ForOp) -> MatmulNest | None:
             or list(total.operands) != [load_c.results[0], product.results[0]]
             or store.value is not total.results[0] or store.memref is not load_c.memref):
         return None
-    return MatmulNest(load_a.memref, load_b.memref, load_c.memref)  # type: ignore[union-attr]
-
-
-def _alloc(b: Builder, element, shape: list[SSAValue]) -> SSAValue:
-    static = [constant_value(s) for s in shape]
-    t = MemRefType(element, [DYNAMIC_INDEX if s is None else s for s in static])
-    dynamic = [s for s, c in zip(shape, static) if c is None]
-    op = memref.AllocOp(dynamic, [], t, alignment=IntegerAttr(ALIGNMENT, i64))
-    return b.insert(op).memref
-
-
-@dataclass
-class Tiling:
-    """What the emitted loops share: the operands, their sizes, the element type, the
-    target's blocking."""
-
-    nest: MatmulNest
-    m: SSAValue
-    n: SSAValue
-    k: SSAValue
-    blocks: MatmulBlocks
-
-    @property
-    def element(self):
-        return self.nest.c.type.element_type  # type: ignore[attr-defined]
-
-    @property
-    def vtype(self) -> VectorType:
-        return VectorType(self.element, [self.blocks.lanes])
-
-    def zero(self, b: Builder) -> SSAValue:
-        return b.insert(arith.ConstantOp(FloatAttr(0.0, self.element))).result
-
-    # ----------------------------------------------------------------------------- packing
-
-    def pack_b(self, b: Builder, bp: SSAValue, jc: SSAValue, nc: SSAValue, pc: SSAValue, kc: SSAValue) -> None:
-        """``Bp[p, k, c] = B[pc + k, jc + p * NR + c]``, zero past column ``nc``."""
-        src = self.nest.b
-        NR, LANES = self.blocks.nr, self.blocks.lanes
-
-        def panel(b: Builder, p: SSAValue, _) -> list:
-            first = mul(b, p, index(b, NR))
-            width = minimum(b, index(b, NR), sub(b, nc, first))
-            col0 = add(b, jc, first)
-
-            def row(b: Builder, kk: SSAValue, _) -> list:
-                src_row = add(b, pc, kk)
-                full = b.insert(arith.CmpiOp(width, index(b, NR), "eq")).result
-
-                def whole(b: Builder) -> None:
-                    for q in range(NR // LANES):
-                        at = add(b, col0, index(b, q * LANES))
-                        v = b.insert(vector.LoadOp(src, [src_row, at], self.vtype)).result
-                        b.insert(vector.StoreOp(v, bp, [p, kk, index(b, q * LANES)]))
-
-                def edge(b: Builder) -> None:
-                    def copy(b: Builder, c: SSAValue, _) -> list:
-                        x = b.insert(memref.LoadOp.get(src, [src_row, add(b, col0, c)])).res
-                        b.insert(memref.StoreOp.get(x, bp, [p, kk, c]))
-                        return []
-
-                    def pad(b: Builder, c: SSAValue, _) -> list:
-                        b.insert(memref.StoreOp.get(self.zero(b), bp, [p, kk, c]))
-                        return []
-
-                    for_loop(b, index(b, 0), width, 1, copy)
-                    for_loop(b, width, index(b, NR), 1, pad)
-
-                if_else(b, full, whole, edge)
-                return []
-
-            for_loop(b, index(b, 0), kc, 1, row)
-            return []
-
-        for_loop(b, index(b, 0), ceil_div(b, nc, NR), 1, panel)
-
-    def pack_a(self, b: Builder, ap: SSAValue, ic: SSAValue, mc: SSAValue, pc: SSAValue, kc: SSAValue) -> None:
-        """``Ap[p, k, r] = A[ic + p * MR + r, pc + k]``, zero past row ``mc``. A whole panel
-        is written k by k: the MR values of one k gathered into a vector and stored at once
-        (a loop along a row of A instead is turned into scatter stores by LLVM's loop
-        vectoriser, which costs a tenth of the product's time); a panel at the bottom edge
-        row by row, padded with zeros."""
-        src = self.nest.a
-        MR = self.blocks.mr
-
-        def panel(b: Builder, p: SSAValue, _) -> list:
-            top = mul(b, p, index(b, MR))
-            whole_panel = b.insert(arith.CmpiOp(add(b, top, index(b, MR)), mc, "sle")).result
-
-            def whole(b: Builder) -> None:
-                rows = [add(b, ic, add(b, top, index(b, r))) for r in range(MR)]
-
-                def column(b: Builder, kk: SSAValue, _) -> list:
-                    col = add(b, pc, kk)
-                    gathered = b.insert(vector.BroadcastOp(self.zero(b), VectorType(self.element, [MR]))).vector
-                    for r, row in enumerate(rows):
-                        x = b.insert(memref.LoadOp.get(src, [row, col])).res
-                        gathered = b.insert(vector.InsertOp(x, gathered, [r])).result
-                    b.insert(vector.StoreOp(gathered, ap, [p, kk, index(b, 0)]))
-                    return []
-
-                for_loop(b, index(b, 0), kc, 1, column)
-
-            def edge(b: Builder) -> None:
-                def row(b: Builder, r: SSAValue, _) -> list:
-                    local = add(b, top, r)
-                    inside = b.insert(arith.CmpiOp(local, mc, "slt")).result
-
-                    def copy(b: Builder) -> None:
-                        def one(b: Builder, kk: SSAValue, _) -> list:
-                            x = b.insert(memref.LoadOp.get(src, [add(b, ic, local), add(b, pc, kk)])).res
-                            b.insert(memref.StoreOp.get(x, ap, [p, kk, r]))
-                            return []
-
-                        for_loop(b, index(b, 0), kc, 1, one)
-
-                    def pad(b: Builder) -> None:
-                        def one(b: Builder, kk: SSAValue, _) -> list:
-                            b.insert(memref.StoreOp.get(self.zero(b), ap, [p, kk, r]))
-                            return []
-
-                        for_loop(b, index(b, 0), kc, 1, one)
-
-                    if_else(b, inside, copy, pad)
-                    return []
-
-                for_loop(b, index(b, 0), index(b, MR), 1, row)
-
-            if_else(b, whole_panel, whole, edge)
-            return []
-
-        for_loop(b, index(b, 0), ceil_div(b, mc, MR), 1, panel)
-
-    # ----------------------------------------------------------------------------- kernel
-
-    def micro_kernel(self, b: Builder, ap: SSAValue, ip: SSAValue, bp: SSAValue, jp: SSAValue,
-                     kc: SSAValue) -> list[SSAValue]:
-        """The MR x NR sums over ``k < kc`` of ``Ap[ip, k, r] * Bp[jp, k, c]``, as MR rows of
-        NR/L vectors (row-major)."""
-        MR, NR, LANES = self.blocks.mr, self.blocks.nr, self.blocks.lanes
-        zeros = b.insert(vector.BroadcastOp(self.zero(b), self.vtype)).vector
-
-        def step(b: Builder, kk: SSAValue, acc: list[SSAValue]) -> list[SSAValue]:
-            columns = [b.insert(vector.LoadOp(bp, [jp, kk, index(b, q * LANES)], self.vtype)).result
-                       for q in range(NR // LANES)]
-            out = []
-            for r in range(MR):
-                a = b.insert(memref.LoadOp.get(ap, [ip, kk, index(b, r)])).res
-                splat = b.insert(vector.BroadcastOp(a, self.vtype)).vector
-                for q, col in enumerate(columns):
-                    out.append(self.multiply_add(b, splat, col, acc[r * len(columns) + q]))
-            return out
-
-        return for_loop(b, index(b, 0), kc, 1, step, [zeros] * (MR * NR // LANES))
-
-    def multiply_add(self, b: Builder, x: SSAValue, y: SSAValue, acc: SSAValue) -> SSAValue:
-        """``acc + x * y``: one fused multiply-add where the target has them."""
-        if self.blocks.fma:
-            return b.insert(vector.FMAOp(x, y, acc)).res
-        product = b.insert(arith.MulfOp(x, y)).result
-        return b.insert(arith.AddfOp(acc, product)).result
-
-    def prefetch_c(self, b: Builder, row0: SSAValue, col0: SSAValue) -> None:
-        """Ask for the MR x NR block of C at ``row0, col0`` before the micro-kernel runs: its
-        lines are rarely still cached (C is walked once per KC products), and the update
-        after the micro-kernel would otherwise wait for them, a quarter of the product's
-        time with AVX2. The first and last element of each row (clamped to C, at the edges)
-        cover its one or two cache lines."""
-        MR, NR = self.blocks.mr, self.blocks.nr
-        last_row, last_col = sub(b, self.m, index(b, 1)), sub(b, self.n, index(b, 1))
-        cols = [col0, minimum(b, add(b, col0, index(b, NR - 1)), last_col)]
-        for r in range(MR):
-            row = minimum(b, add(b, row0, index(b, r)), last_row)
-            for col in cols:
-                b.insert(PrefetchOp(self.nest.c, [row, col], write=True, locality=3))
-
-    def accumulate(self, b: Builder, sums: list[SSAValue], row0: SSAValue, col0: SSAValue,
-                   tile: SSAValue) -> None:
-        """``C[row0 + r, col0 + c] += sums[r][c]``: straight into C for a whole block; at the
-        bottom and right edges through ``tile`` (MR x NR), for the part inside C."""
-        c_buf = self.nest.c
-        MR, NR, LANES = self.blocks.mr, self.blocks.nr, self.blocks.lanes
-        per_row = NR // LANES
-        rows = minimum(b, index(b, MR), sub(b, self.m, row0))
-        cols = minimum(b, index(b, NR), sub(b, self.n, col0))
-        full_rows = b.insert(arith.CmpiOp(rows, index(b, MR), "eq")).result
-        full_cols = b.insert(arith.CmpiOp(cols, index(b, NR), "eq")).result
-        full = b.insert(arith.AndIOp(full_rows, full_cols)).result
-
-        def whole(b: Builder) -> None:
-            for r in range(MR):
-                row = add(b, row0, index(b, r))
-                for q in range(per_row):
-                    col = add(b, col0, index(b, q * LANES))
-                    old = b.insert(vector.LoadOp(c_buf, [row, col], self.vtype)).result
-                    new = b.insert(arith.AddfOp(old, sums[r * per_row + q])).result
-                    b.insert(vector.StoreOp(new, c_buf, [row, col]))
-
-        def edge(b: Builder) -> None:
-            for r in range(MR):
-                for q in range(per_row):
-                    b.insert(vector.StoreOp(sums[r * per_row + q], tile, [index(b, r), index(b, q * LANES)]))
-
-            def row(b: Builder, r: SSAValue, _) -> list:
-                def col(b: Builder, c: SSAValue, _) -> list:
-                    at = [add(b, row0, r), add(b, col0, c)]
-                    old = b.insert(memref.LoadOp.get(c_buf, at)).res
-                    s = b.insert(memref.LoadOp.get(tile, [r, c])).res
-                    b.insert(memref.StoreOp.get(b.insert(arith.AddfOp(old, s)).result, c_buf, at))
-                    return []
-
-                for_loop(b, index(b, 0), cols, 1, col)
-                return []
-
-            for_loop(b, index(b, 0), rows, 1, row)
-
-        if_else(b, full, whole, edge)
-
-    # ----------------------------------------------------------------------------- blocks
-
-    def emit(self, b: Builder) -> None:
-        NR, KC, MC, NC = self.blocks.nr, self.blocks.kc, self.blocks.mc, self.blocks.nc
-        bp = _alloc(b, self.element, [ceil_div(b, minimum(b, self.n, index(b, NC)), NR), index(b, KC), index(b, NR)])
-
-        def column_block(b: Builder, jc: SSAValue, _) -> list:
-            nc = minimum(b, index(b, NC), sub(b, self.n, jc))
-
-            def depth_block(b: Builder, pc: SSAValue, _) -> list:
-                kc = minimum(b, index(b, KC), sub(b, self.k, pc))
-                self.pack_b(b, bp, jc, nc, pc, kc)
-                parallel_loop(b, ceil_div(b, self.m, MC), lambda b, blk: self.row_block(b, blk, bp, jc, nc, pc, kc),
-                              min_chunk=1)
-                return []
-
-            for_loop(b, index(b, 0), self.k, KC, depth_block)
-            return []
-
-        for_loop(b, index(b, 0), self.n, NC, column_block)
-        b.insert(memref.DeallocOp.get(bp))
-
-    def row_block(self, b: Builder, blk: SSAValue, bp: SSAValue, jc: SSAValue, nc: SSAValue,
-                  pc: SSAValue, kc: SSAValue) -> None:
-        MR, NR, KC, MC = self.blocks.mr, self.blocks.nr, self.blocks.kc, self.blocks.mc
-        ic = mul(b, blk, index(b, MC))
-        mc = minimum(b, index(b, MC), sub(b, self.m, ic))
-        # Each thread packs into buffers of its own (freed here: they live inside a loop).
-        ap = _alloc(b, self.element, [index(b, MC // MR), index(b, KC), index(b, MR)])
-        tile = _alloc(b, self.element, [index(b, MR), index(b, NR)])
-        self.pack_a(b, ap, ic, mc, pc, kc)
-
-        def column_panel(b: Builder, jp: SSAValue, _) -> list:
-            def row_panel(b: Builder, ip: SSAValue, _) -> list:
-                row0 = add(b, ic, mul(b, ip, index(b, MR)))
-                col0 = add(b, jc, mul(b, jp, index(b, NR)))
-                self.prefetch_c(b, row0, col0)
-                sums = self.micro_kernel(b, ap, ip, bp, jp, kc)
-                self.accumulate(b, sums, row0, col0, tile)
-                return []
-
-            for_loop(b, index(b, 0), ceil_div(b, mc, MR), 1, row_panel)
-            return []
-
-        for_loop(b, index(b, 0), ceil_div(b, nc, NR), 1, column_panel)
-        b.insert(memref.DeallocOp.get(ap))
-        b.insert(memref.DeallocOp.get(tile))
-
-
-def kernel(module: ModuleOp, element: Attribute, unit: VectorUnit, caches: Caches) -> func.FuncOp:
-    """``@mg_matmul_<element>(A, B, C)``: ``C += A @ B`` on ``memref<?x?x<element>>``, the
-    tiled code for ``unit`` and ``caches``, added at the end of ``module``."""
-    name = f"mg_matmul_{element}"
-    t = MemRefType(element, [DYNAMIC_INDEX, DYNAMIC_INDEX])
-    block = Block(arg_types=[t, t, t])
-    for arg, hint in zip(block.args, "abc"):
-        arg.name_hint = hint
-    a, b_, c = block.args
-    b = Builder(InsertPoint.at_end(block))
-    zero, one = index(b, 0), index(b, 1)
-    m, k, n = (b.insert(memref.DimOp(v, d)).result
-               for v, d in ((a, zero), (a, one), (b_, one)))
-    blocks = matmul_blocks(unit, element.bitwidth, caches)  # type: ignore[attr-defined]
-    Tiling(MatmulNest(a, b_, c), m, n, k, blocks).emit(b)
-    b.insert(func.ReturnOp())
-    f = func.FuncOp(name, ([t, t, t], []), Region(block), visibility="private")
-    module.body.block.add_op(f)
-    return f
-
-
-def call_kernel(b: Builder, f: func.FuncOp, nest: MatmulNest) -> None:
-    t = f.function_type.inputs.data[0]
-    operands = [v if v.type == t else b.insert(memref.CastOp.get(v, t)).dest  # type: ignore[arg-type]
-                for v in (nest.a, nest.b, nest.c)]
-    b.insert(func.CallOp(f.sym_name.data, operands, []))
+    return MatmulOperands(load_a.memref, load_b.memref, load_c.memref)  # type: ignore[union-attr]
 
 
 @dataclass(frozen=True)
@@ -420,7 +83,8 @@ class TileMatmulPass(ModulePass):
     min_work: int = MIN_WORK
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        kernels: dict[Attribute, func.FuncOp] = {}  # by element type, made on first use
+        unit = VectorUnit(self.vector_bits, self.vector_registers, self.fma)
+        caches = Caches(self.l1_cache, self.l2_cache, self.l3_cache)
         for loop in [o for o in op.walk() if isinstance(o, affine.ForOp)]:
             nest = match(loop)
             if nest is None:
@@ -430,10 +94,6 @@ class TileMatmulPass(ModulePass):
             sizes = [upper_bound(lp) for lp in (loop, j_loop, k_loop)]  # type: ignore[arg-type]
             if all(isinstance(s, int) for s in sizes) and sizes[0] * sizes[1] * sizes[2] < self.min_work:  # type: ignore[operator]
                 continue
-            element = nest.c.type.element_type  # type: ignore[attr-defined]
-            if element not in kernels:
-                unit = VectorUnit(self.vector_bits, self.vector_registers, self.fma)
-                caches = Caches(self.l1_cache, self.l2_cache, self.l3_cache)
-                kernels[element] = kernel(op, element, unit, caches)
-            call_kernel(Builder(InsertPoint.before(loop)), kernels[element], nest)
+            kernel = matmul_kernel(op, nest.c.type.element_type, unit, caches)  # type: ignore[attr-defined]
+            call_kernel(Builder(InsertPoint.before(loop)), kernel, [nest.a, nest.b, nest.c])
             Rewriter.erase_op(loop)

@@ -1,5 +1,6 @@
-"""``vectorize-reductions``: the reduction nests of ``lower-mg-to-affine`` -> vector loops
-that run at memory speed, their independent part an ``scf.parallel`` (for threads).
+"""``vectorize-reductions``: the reduction nests of ``lower-mg-to-affine`` -> calls to the
+module's reduction kernels (``mg_xdsl.kernels.reductions``: vector loops that run at memory
+speed, rows or row blocks in parallel).
 
 ``lower-mg-to-affine`` folds every element into its result cell one at a time::
 
@@ -12,70 +13,40 @@ that run at memory speed, their independent part an ``scf.parallel`` (for thread
       }
     }
 
-A row reduction is a chain of dependent additions (each waits for the one before: 3 cycles
-apiece), a third of what memory delivers. Here it becomes, for each row in parallel, A
-``vector<Lxf64>`` accumulators over S = A * L elements at a time, combined at the end with
-``vector.reduction`` starting from the cell's value, then the last ``N mod S`` elements one
-at a time. L and A are the target's (``mg_xdsl.target.reduction_vectors``; the pass options
-name its vector unit, by default AVX-512's: four ``vector<8xf64>``, S = 32). That reassociates the sum: the result may differ from the chapter's
+This pass replaces such a nest with
+
+    func.call @mg_row_sum_f64(%in, %out)     // each cast to memref<?x?xf64>
+
+(``@mg_column_sum_f64``, ``@mg_row_max_f64``, ``@mg_column_max_f64`` for the others) and adds
+the kernel function to the module the first time it is called. Its vector width and number
+of accumulators are the target's (``mg_xdsl.target.reduction_vectors``; the pass options
+name its vector unit, by default AVX-512's); ``row-block`` and ``rows-at-once`` shape the
+column kernel. A sum is reassociated: the result may differ from the chapter's
 left-to-right order in the last bits (a maximum does not change).
 
-A column reduction walks the matrix row by row already (the inner loop runs along a row);
-its rows are cut into blocks of ``row-block`` (a pass option, by default ``ROW_BLOCK``, 256)
-that threads take in parallel, each folding its rows, ``rows-at-once`` (4) at a time, into
-a partial result row of its own, L lanes at a time; the partial rows are then folded into
-the result in order. A sum then adds up block by block: the same as the chapter's order
-for up to ``row-block`` rows, and otherwise different in the last bits,
-but never dependent on the number of threads. (Threads taking blocks of columns instead
-would keep the order, but walking a matrix in narrow column stripes is slow here.)
-
-Maxima are exact: NaN propagates and +0 beats -0, as ``arith.maximumf`` says. The vector
-maxima of both kinds are marked ``fastmath<nsz>`` (the sign of a zero may come out wrong),
-because ordering -0 below +0 costs two blends around every ``vmaxpd`` on CPUs without
-AVX-512, half a row maximum's speed there; where a result is zero, it is recomputed
-exactly, element by element (a rare and short second pass). The fold of the partial rows
-into a column result is exact as it is.
-
-Small nests are left as they are: a nest of static sizes with fewer than ``min-elements``
-elements (a reduction of a few thousand numbers takes microseconds either way, and its vector
-form is ten times as much IR for every later pass to lower), and a row reduction whose rows
-are statically shorter than one vector step (S), whose vector loop
-would never run.
+The cost model: small nests are left as they are, a nest of static sizes with fewer than
+``min-elements`` elements (a reduction of a few thousand numbers takes microseconds either
+way, and a call has to cast its operands), and a row reduction whose rows are statically
+shorter than one vector step, whose vector loop would never run.
 """
 
 from dataclasses import dataclass
 
 from xdsl.builder import Builder
 from xdsl.context import Context
-from xdsl.dialects import affine, arith, memref, vector
-from xdsl.dialects.builtin import DYNAMIC_INDEX, FloatAttr, MemRefType, ModuleOp, VectorType
-from xdsl.dialects.vector import CombiningKindAttr, CombiningKindFlag
+from xdsl.dialects import affine, arith
+from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
+from mg_xdsl.kernels.reductions import COMBINE, ROW_BLOCK, ROWS_AT_ONCE, reduction_kernel
+from mg_xdsl.kernels.shared import call_kernel
 from mg_xdsl.target import DEFAULT, ReductionVectors, VectorUnit, reduction_vectors
-from mg_xdsl.transforms.affine_nests import bound_value, identity_indices, perfect_child, upper_bound
-from mg_xdsl.transforms.loop_builders import (
-    add,
-    ceil_div,
-    constant_value,
-    for_loop,
-    if_else,
-    if_else_value,
-    index,
-    minimum,
-    mul,
-    parallel_loop,
-    round_down,
-    sub,
-)
+from mg_xdsl.transforms.affine_nests import identity_indices, perfect_child, upper_bound
+from mg_xdsl.transforms.loop_builders import constant_value
 
-ROW_BLOCK = 256  # rows per parallel block of a column reduction
-ROWS_AT_ONCE = 4  # rows folded into the partial row per pass over it
 MIN_ELEMENTS = 4096  # smaller static nests stay scalar (see the module's docstring)
-
-COMBINE = {arith.AddfOp: ("add", 0.0), arith.MaximumfOp: ("maximumf", float("-inf"))}
 
 
 @dataclass
@@ -121,186 +92,6 @@ def _is_zero(v: SSAValue) -> bool:
     return constant_value(v) == 0
 
 
-def row_reduction(b: Builder, nest: ReductionNest, rows: SSAValue, cols: SSAValue,
-                  vectors: ReductionVectors) -> None:
-    kind, neutral = COMBINE[nest.combine]
-    element = nest.out.type.element_type  # type: ignore[attr-defined]
-    lanes = vectors.lanes
-    vtype = VectorType(element, [lanes])
-    combine = nest.combine
-
-    def row(b: Builder, i: SSAValue) -> None:
-        zero = index(b, 0)
-        start = b.insert(memref.LoadOp.get(nest.out, [i, zero])).res
-        splat = b.insert(vector.BroadcastOp(b.insert(arith.ConstantOp(FloatAttr(neutral, element))).result, vtype)).vector
-        width = vectors.step
-        vector_end = round_down(b, cols, width)
-
-        def chunk(b: Builder, j: SSAValue, accs: list[SSAValue]) -> list[SSAValue]:
-            out = []
-            for k, acc in enumerate(accs):
-                at = add(b, j, index(b, k * lanes))
-                v = b.insert(vector.LoadOp(nest.input, [i, at], vtype)).result
-                out.append(combine_vectors(b, combine, acc, v))
-            return out
-
-        accs = for_loop(b, zero, vector_end, index(b, width), chunk, [splat] * vectors.accumulators)
-        while len(accs) > 1:  # a balanced tree: (a0 + a1) + (a2 + a3)
-            accs = [combine_vectors(b, combine, accs[k], accs[k + 1]) for k in range(0, len(accs), 2)]
-        # What is left of a row is mostly whole vectors (1000 = 31 * 32 + 8): for a sum, one
-        # at a time, so that at most L - 1 elements take the slow scalar chain. Not for a
-        # maximum: with that loop LLVM's code for a ?x? row maximum on AVX2 took twice as
-        # long (8.4 -> 16 ms at 4096 x 4096, one thread), and a maximum's chain is short.
-        if combine is arith.MaximumfOp:
-            (acc,), lanes_end = accs, vector_end
-        else:
-            lanes_end = round_down(b, cols, lanes)
-            (acc,) = for_loop(b, vector_end, lanes_end, index(b, lanes), chunk, accs)
-        # A sum's lanes are added as a tree (reassoc): in lane order, LLVM's reduce.fadd is
-        # a chain of L dependent additions, which per row costs as much as a tenth of a
-        # 1000-element row's loads. The sum is reassociated already (the accumulators). A
-        # maximum's lanes have no order to keep.
-        reduced = b.insert(vector.ReductionOp.create(
-            operands=[acc, start], result_types=[element],
-            properties={"kind": CombiningKindAttr(CombiningKindFlag(kind)),
-                        "fastmath": NO_FLAGS if combine is arith.MaximumfOp else REASSOC})).results[0]
-
-        def one(b: Builder, j: SSAValue, acc: list[SSAValue]) -> list[SSAValue]:
-            x = b.insert(memref.LoadOp.get(nest.input, [i, j])).res
-            return [b.insert(combine(acc[0], x)).results[0]]
-
-        # A sum's last elements are fewer than L: short. A maximum's may be up to S - 1 (31),
-        # which LLVM's vector copy of the loop does in a fifth less time (4000 x 1021).
-        (total,) = for_loop(b, lanes_end, cols, index(b, 1), one, [reduced],
-                            short=combine is not arith.MaximumfOp)
-        if combine is arith.MaximumfOp:
-            # Of a zero maximum the sign may be wrong (see combine_vectors): then the exact
-            # one, element by element.
-            is_zero = b.insert(arith.CmpfOp(total, b.insert(arith.ConstantOp(FloatAttr(0.0, element))).result,
-                                            "oeq")).result
-            total = if_else_value(b, is_zero, lambda b: for_loop(b, zero, cols, index(b, 1), one, [start])[0],
-                                  lambda b: total)
-        b.insert(memref.StoreOp.get(total, nest.out, [i, zero]))
-
-    parallel_loop(b, rows, row)
-
-
-NO_SIGNED_ZEROS = arith.FastMathFlagsAttr([arith.FastMathFlag.NO_SIGNED_ZEROS])
-REASSOC = arith.FastMathFlagsAttr([arith.FastMathFlag.REASSOC])
-NO_FLAGS = arith.FastMathFlagsAttr("none")
-
-
-def combine_vectors(b: Builder, combine: type[Operation], x: SSAValue, y: SSAValue) -> SSAValue:
-    """``combine(x, y)`` on vectors. A maximum is marked ``nsz``: IEEE's maximum orders -0
-    below +0, which without AVX-512 LLVM can only do with two blends around each
-    ``vmaxpd`` (and a third for NaN), half the speed of a row maximum on AVX2. The sign of a
-    zero maximum may then be wrong; ``row_reduction`` recomputes such a result exactly. NaN
-    still propagates."""
-    if combine is arith.MaximumfOp:
-        return b.insert(arith.MaximumfOp(x, y, flags=NO_SIGNED_ZEROS)).result
-    return b.insert(combine(x, y)).results[0]
-
-
-def fold_rows(b: Builder, combine, dst: SSAValue, dst_row: SSAValue, src: SSAValue,
-              src_rows: list[SSAValue], cols: SSAValue, lanes: int, exact: bool = False) -> None:
-    """``dst[dst_row, j] = combine(...combine(dst[dst_row, j], src[r0, j])..., src[rn, j])``
-    for every ``j < cols``, the rows ``src_rows`` in order: ``lanes`` at a time, then the
-    rest one by one. Folding several rows per pass loads and stores ``dst`` once for all.
-    Not ``exact``, the vectors are combined as ``combine_vectors`` does."""
-    vtype = VectorType(dst.type.element_type, [lanes])  # type: ignore[attr-defined]
-    vector_end = round_down(b, cols, lanes)
-
-    def vector_step(b: Builder, j: SSAValue, _: list[SSAValue]) -> list[SSAValue]:
-        acc = b.insert(vector.LoadOp(dst, [dst_row, j], vtype)).result
-        for row in src_rows:
-            x = b.insert(vector.LoadOp(src, [row, j], vtype)).result
-            acc = b.insert(combine(acc, x)).results[0] if exact else combine_vectors(b, combine, acc, x)
-        b.insert(vector.StoreOp(acc, dst, [dst_row, j]))
-        return []
-
-    def one(b: Builder, j: SSAValue, _: list[SSAValue]) -> list[SSAValue]:
-        acc = b.insert(memref.LoadOp.get(dst, [dst_row, j])).res
-        for row in src_rows:
-            x = b.insert(memref.LoadOp.get(src, [row, j])).res
-            acc = b.insert(combine(acc, x)).results[0]
-        b.insert(memref.StoreOp.get(acc, dst, [dst_row, j]))
-        return []
-
-    for_loop(b, index(b, 0), vector_end, index(b, lanes), vector_step)
-    for_loop(b, vector_end, cols, index(b, 1), one, short=True)
-
-
-def column_reduction(b: Builder, nest: ReductionNest, rows: SSAValue, cols: SSAValue,
-                     vectors: ReductionVectors, row_block: int = ROW_BLOCK,
-                     rows_at_once: int = ROWS_AT_ONCE) -> None:
-    _, neutral = COMBINE[nest.combine]
-    element = nest.out.type.element_type  # type: ignore[attr-defined]
-    combine = nest.combine
-    blocks = ceil_div(b, rows, row_block)
-    shape = [constant_value(blocks), constant_value(cols)]
-    partial_type = MemRefType(element, [DYNAMIC_INDEX if d is None else d for d in shape])
-    partial = b.insert(memref.AllocOp([v for v, d in zip((blocks, cols), shape) if d is None], [],
-                                      partial_type)).memref
-
-    def block(b: Builder, k: SSAValue) -> None:
-        first = mul(b, k, index(b, row_block))
-        end = minimum(b, add(b, first, index(b, row_block)), rows)
-        start = b.insert(arith.ConstantOp(FloatAttr(neutral, element))).result
-
-        def fill(b: Builder, j: SSAValue, _: list[SSAValue]) -> list[SSAValue]:
-            b.insert(memref.StoreOp.get(start, partial, [k, j]))
-            return []
-
-        def rows_at(b: Builder, i: SSAValue, _: list[SSAValue]) -> list[SSAValue]:
-            fold_rows(b, combine, partial, k, nest.input, [add(b, i, index(b, r)) for r in range(rows_at_once)], cols,
-                      vectors.lanes)
-            return []
-
-        def row(b: Builder, i: SSAValue, _: list[SSAValue]) -> list[SSAValue]:
-            fold_rows(b, combine, partial, k, nest.input, [i], cols, vectors.lanes)
-            return []
-
-        grouped_end = add(b, first, round_down(b, sub(b, end, first), rows_at_once))
-        for_loop(b, index(b, 0), cols, index(b, 1), fill)
-        for_loop(b, first, grouped_end, index(b, rows_at_once), rows_at)
-        for_loop(b, grouped_end, end, index(b, 1), row)
-        if combine is arith.MaximumfOp:
-            exact_zero_maxima(b, partial, k, nest.input, first, end, cols, start)
-
-    parallel_loop(b, blocks, block)
-
-    def total(b: Builder, k: SSAValue, _: list[SSAValue]) -> list[SSAValue]:
-        # Few rows (one per block), and exact: of two zeros, the +0 must win.
-        fold_rows(b, combine, nest.out, index(b, 0), partial, [k], cols, vectors.lanes, exact=True)
-        return []
-
-    for_loop(b, index(b, 0), blocks, index(b, 1), total)
-
-
-def exact_zero_maxima(b: Builder, dst: SSAValue, dst_row: SSAValue, src: SSAValue,
-                      first: SSAValue, end: SSAValue, cols: SSAValue, start: SSAValue) -> None:
-    """Where ``dst[dst_row, j]`` (the maximum of rows ``first`` to ``end`` of column ``j``,
-    folded by ``combine_vectors``) is zero, whose sign may be wrong, the exact maximum
-    instead, row by row from ``start``."""
-    zero = b.insert(arith.ConstantOp(FloatAttr(0.0, start.type))).result
-
-    def column(b: Builder, j: SSAValue, _: list[SSAValue]) -> list[SSAValue]:
-        folded = b.insert(memref.LoadOp.get(dst, [dst_row, j])).res
-
-        def exact(b: Builder) -> None:
-            def one(b: Builder, r: SSAValue, acc: list[SSAValue]) -> list[SSAValue]:
-                x = b.insert(memref.LoadOp.get(src, [r, j])).res
-                return [b.insert(arith.MaximumfOp(acc[0], x)).result]
-
-            (value,) = for_loop(b, first, end, index(b, 1), one, [start])
-            b.insert(memref.StoreOp.get(value, dst, [dst_row, j]))
-
-        if_else(b, b.insert(arith.CmpfOp(folded, zero, "oeq")).result, exact, lambda b: None)
-        return []
-
-    for_loop(b, index(b, 0), cols, index(b, 1), column)
-
-
 def worth_vectorizing(nest: ReductionNest, min_elements: int, vectors: ReductionVectors) -> bool:
     rows, cols = upper_bound(nest.outer), upper_bound(perfect_child(nest.outer))  # type: ignore[arg-type]
     if nest.axis == 1 and isinstance(cols, int) and cols < vectors.step:
@@ -332,10 +123,7 @@ class VectorizeReductionsPass(ModulePass):
             vectors = reduction_vectors(unit, element.bitwidth)
             if not worth_vectorizing(nest, self.min_elements, vectors):
                 continue
-            b = Builder(InsertPoint.before(loop))
-            rows, cols = bound_value(b, loop), bound_value(b, perfect_child(loop))  # type: ignore[arg-type]
-            if nest.axis == 1:
-                row_reduction(b, nest, rows, cols, vectors)
-            else:
-                column_reduction(b, nest, rows, cols, vectors, self.row_block, self.rows_at_once)
+            kernel = reduction_kernel(op, nest.combine, nest.axis, element, vectors, self.row_block,
+                                      self.rows_at_once)
+            call_kernel(Builder(InsertPoint.before(loop)), kernel, [nest.input, nest.out])
             Rewriter.erase_op(loop)

@@ -15,17 +15,22 @@ func.func @mm(%a: tensor<8x8xf64>, %b: tensor<8x8xf64>) -> tensor<8x8xf64> {
 // TILED-LABEL: func.func @mm(
 // TILED:         func.call @mg_matmul_f64
 
-// 1000 rows in blocks of 100 (ten partial rows), folded two rows at a time.
+// Rows in blocks of 100 (a partial row each: ten for 1000 rows), folded two rows at a time.
 func.func @cols(%a: tensor<1000x12xf64>) -> tensor<1x12xf64> {
   %r = mg.reduce %a {axis = 0 : i64, kind = "sum"} : tensor<1000x12xf64> -> tensor<1x12xf64>
   func.return %r : tensor<1x12xf64>
 }
 // COLS-LABEL: func.func @cols(
-// COLS:         %[[PART:.*]] = memref.alloc() : memref<10x12xf64>
+// COLS:         func.call @mg_column_sum_f64
+// COLS-LABEL: func.func private @mg_column_sum_f64(
+// COLS:         %[[ROWS:.*]] = memref.dim %a, %{{.*}} : memref<?x?xf64>
+// COLS:         %[[BLOCK:.*]] = arith.constant 100 : index
+// COLS-NEXT:    %[[BLOCKS:.*]] = arith.ceildivsi %[[ROWS]], %[[BLOCK]] : index
+// COLS-NEXT:    %[[PART:.*]] = memref.alloc(%[[BLOCKS]], %{{.*}}) : memref<?x?xf64>
 // COLS:         scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} {
-// COLS:           %[[P:.*]] = vector.load %[[PART]][%{{.*}}, %[[J:.*]]] : memref<10x12xf64>, vector<8xf64>
-// COLS-NEXT:      %[[X0:.*]] = vector.load %a[%{{.*}}, %[[J]]] : memref<1000x12xf64>, vector<8xf64>
+// COLS:           %[[P:.*]] = vector.load %[[PART]][%{{.*}}, %[[J:.*]]] : memref<?x?xf64>, vector<8xf64>
+// COLS-NEXT:      %[[X0:.*]] = vector.load %a[%{{.*}}, %[[J]]] : memref<?x?xf64>, vector<8xf64>
 // COLS-NEXT:      %[[S0:.*]] = arith.addf %[[P]], %[[X0]] : vector<8xf64>
-// COLS-NEXT:      %[[X1:.*]] = vector.load %a[%{{.*}}, %[[J]]] : memref<1000x12xf64>, vector<8xf64>
+// COLS-NEXT:      %[[X1:.*]] = vector.load %a[%{{.*}}, %[[J]]] : memref<?x?xf64>, vector<8xf64>
 // COLS-NEXT:      %[[S1:.*]] = arith.addf %[[S0]], %[[X1]] : vector<8xf64>
-// COLS-NEXT:      vector.store %[[S1]], %[[PART]][%{{.*}}, %[[J]]] : memref<10x12xf64>, vector<8xf64>
+// COLS-NEXT:      vector.store %[[S1]], %[[PART]][%{{.*}}, %[[J]]] : memref<?x?xf64>, vector<8xf64>

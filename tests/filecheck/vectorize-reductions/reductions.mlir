@@ -1,22 +1,51 @@
-// vectorize-reductions: the accumulation nests of mg.reduce become vector loops whose
-// independent part is an scf.parallel.
+// vectorize-reductions: the accumulation nests of mg.reduce become calls to the module's
+// reduction kernels, private functions on memref<?x?xf64> added once each: vector loops
+// whose independent part is an scf.parallel.
 // RUN: mg-opt %s -p lower-mg-to-affine,vectorize-reductions | filecheck %s
 
-// A row sum: each row (in parallel) has four vector<8xf64> accumulators over 32 elements
-// a step, combined pairwise, reduced starting from the cell's value; the rest one by one.
+// A row sum: the kernel is below.
 func.func @rows(%a: tensor<?x?xf64>) -> tensor<?x1xf64> {
   %r = mg.reduce %a {axis = 1 : i64, kind = "sum"} : tensor<?x?xf64> -> tensor<?x1xf64>
   func.return %r : tensor<?x1xf64>
 }
 // CHECK-LABEL: func.func @rows(
+// CHECK:       %[[R:.*]] = memref.alloc(%{{.*}}) : memref<?x1xf64>
+// The start values are stored by the first nest, as before; the kernel does the rest.
+// CHECK:       affine.for
+// CHECK:       %[[RC:.*]] = "memref.cast"(%[[R]]) : (memref<?x1xf64>) -> memref<?x?xf64>
+// CHECK-NEXT:  func.call @mg_row_sum_f64(%a, %[[RC]]) : (memref<?x?xf64>, memref<?x?xf64>) -> ()
+// CHECK-NEXT:  func.return %[[R]]
+
+// A second row sum calls the same kernel.
+func.func @rows_again(%a: tensor<?x?xf64>) -> tensor<?x1xf64> {
+  %r = mg.reduce %a {axis = 1 : i64, kind = "sum"} : tensor<?x?xf64> -> tensor<?x1xf64>
+  func.return %r : tensor<?x1xf64>
+}
+// CHECK-LABEL: func.func @rows_again(
+// CHECK:       func.call @mg_row_sum_f64(%a, %{{.*}})
+
+// A column maximum of static sizes: its operands cast to the kernel's types.
+func.func @cols(%a: tensor<1000x12xf64>) -> tensor<1x12xf64> {
+  %r = mg.reduce %a {axis = 0 : i64, kind = "max"} : tensor<1000x12xf64> -> tensor<1x12xf64>
+  func.return %r : tensor<1x12xf64>
+}
+// CHECK-LABEL: func.func @cols(
+// CHECK:       %[[C:.*]] = memref.alloc() : memref<1x12xf64>
+// CHECK:       affine.for
+// CHECK:       %[[AC:.*]] = "memref.cast"(%a) : (memref<1000x12xf64>) -> memref<?x?xf64>
+// CHECK-NEXT:  %[[CC:.*]] = "memref.cast"(%[[C]]) : (memref<1x12xf64>) -> memref<?x?xf64>
+// CHECK-NEXT:  func.call @mg_column_max_f64(%[[AC]], %[[CC]]) : (memref<?x?xf64>, memref<?x?xf64>) -> ()
+
+// Each kernel once, after the functions, whatever number of reductions call it.
+// The row sum: each row (in parallel) has four vector<8xf64> accumulators over 32 elements
+// a step, combined pairwise, reduced starting from the cell's value; the rest one by one.
+// CHECK-NOT:   func.func @
+// CHECK-LABEL: func.func private @mg_row_sum_f64(%a: memref<?x?xf64>, %out: memref<?x?xf64>) {
 // CHECK:       %[[ROWS:.*]] = memref.dim %a, %{{.*}} : memref<?x?xf64>
 // CHECK:       %[[COLS:.*]] = memref.dim %a, %{{.*}} : memref<?x?xf64>
-// CHECK:       %[[OUT:.*]] = memref.alloc(%{{.*}}) : memref<?x1xf64>
-// The start values are stored by the first nest, as before.
-// CHECK:       affine.for
-// CHECK:       "scf.parallel"
+// CHECK:       "scf.parallel"(%{{.*}}, %[[ROWS]], %{{.*}})
 // CHECK-NEXT:  ^bb0(%[[I:.*]]: index):
-// CHECK:         %[[START:.*]] = memref.load %[[OUT]][%[[I]], %[[C0:.*]]] : memref<?x1xf64>
+// CHECK:         %[[START:.*]] = memref.load %out[%[[I]], %[[C0:.*]]] : memref<?x?xf64>
 // CHECK:         %[[ZEROS:.*]] = vector.broadcast %{{.*}} : f64 to vector<8xf64>
 // CHECK:         %[[REM:.*]] = arith.remsi %[[COLS]], %{{.*}} : index
 // CHECK-NEXT:    %[[VEND:.*]] = arith.subi %[[COLS]], %[[REM]] : index
@@ -42,59 +71,52 @@ func.func @rows(%a: tensor<?x?xf64>) -> tensor<?x1xf64> {
 // CHECK:         %[[T:.*]] = scf.for %{{.*}} = %[[LEND]] to %[[COLS]] step %{{.*}} iter_args(%{{.*}} = %[[R]]) -> (f64)
 // CHECK:           memref.load %a[%[[I]], %{{.*}}] : memref<?x?xf64>
 // CHECK:         } {loop_annotation = #llvm.loop_annotation<vectorize = <disable = true>, unroll = <disable = true>>}
-// CHECK:         memref.store %[[T]], %[[OUT]][%[[I]], %[[C0]]] : memref<?x1xf64>
+// CHECK:         memref.store %[[T]], %out[%[[I]], %[[C0]]] : memref<?x?xf64>
 // CHECK:         scf.reduce
-// CHECK-NOT:   affine.for
 
-// A column maximum: blocks of 256 rows (in parallel) fold their rows, four at a time, into
-// a partial row of their own, eight lanes at a time, ignoring the sign of zeros (fastmath
-// nsz: no blends on AVX2); a zero maximum is recomputed exactly; then the partial rows are
-// folded into the result, exactly.
-func.func @cols(%a: tensor<1000x12xf64>) -> tensor<1x12xf64> {
-  %r = mg.reduce %a {axis = 0 : i64, kind = "max"} : tensor<1000x12xf64> -> tensor<1x12xf64>
-  func.return %r : tensor<1x12xf64>
-}
-// CHECK-LABEL: func.func @cols(
-// CHECK:       %[[OUT:.*]] = memref.alloc() : memref<1x12xf64>
-// CHECK:       %[[PART:.*]] = memref.alloc() : memref<4x12xf64>
+// The column maximum: blocks of 256 rows (in parallel) fold their rows, four at a time,
+// into a partial row of their own, eight lanes at a time, ignoring the sign of zeros
+// (fastmath nsz: no blends on AVX2); a zero maximum is recomputed exactly; then the partial
+// rows are folded into the result, exactly.
+// CHECK-NOT:   func.func private @mg_row_sum_f64
+// CHECK-LABEL: func.func private @mg_column_max_f64(%a: memref<?x?xf64>, %out: memref<?x?xf64>) {
+// CHECK:       %[[PART:.*]] = memref.alloc(%{{.*}}, %{{.*}}) : memref<?x?xf64>
 // CHECK:       "scf.parallel"
 // CHECK-NEXT:  ^bb0(%[[K:.*]]: index):
 // CHECK:         %[[NEG:.*]] = arith.constant 0xfff0000000000000 : f64
 // CHECK:         scf.for %[[J:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
-// CHECK-NEXT:      memref.store %[[NEG]], %[[PART]][%[[K]], %[[J]]] : memref<4x12xf64>
+// CHECK-NEXT:      memref.store %[[NEG]], %[[PART]][%[[K]], %[[J]]] : memref<?x?xf64>
 // CHECK:         scf.for %[[I:[0-9a-z_]+]] = %{{.*}} to %{{.*}} step %{{.*}} {
 // CHECK:           %[[I1:[0-9a-z_]+]] = arith.addi %[[I]], %{{.*}} : index
 // CHECK:           %[[I2:[0-9a-z_]+]] = arith.addi %[[I]], %{{.*}} : index
 // CHECK:           %[[I3:[0-9a-z_]+]] = arith.addi %[[I]], %{{.*}} : index
 // CHECK:           scf.for %[[JV:[0-9a-z_]+]] = %{{.*}} to %{{.*}} step %{{.*}} {
-// CHECK-NEXT:        %[[P:.*]] = vector.load %[[PART]][%[[K]], %[[JV]]] : memref<4x12xf64>, vector<8xf64>
-// CHECK-NEXT:        %[[X0:.*]] = vector.load %a[%[[I]], %[[JV]]] : memref<1000x12xf64>, vector<8xf64>
+// CHECK-NEXT:        %[[P:.*]] = vector.load %[[PART]][%[[K]], %[[JV]]] : memref<?x?xf64>, vector<8xf64>
+// CHECK-NEXT:        %[[X0:.*]] = vector.load %a[%[[I]], %[[JV]]] : memref<?x?xf64>, vector<8xf64>
 // CHECK-NEXT:        %[[M0:.*]] = arith.maximumf %[[P]], %[[X0]] fastmath<nsz> : vector<8xf64>
-// CHECK-NEXT:        %[[X1:.*]] = vector.load %a[%[[I1]], %[[JV]]] : memref<1000x12xf64>, vector<8xf64>
+// CHECK-NEXT:        %[[X1:.*]] = vector.load %a[%[[I1]], %[[JV]]] : memref<?x?xf64>, vector<8xf64>
 // CHECK-NEXT:        %[[M1:.*]] = arith.maximumf %[[M0]], %[[X1]] fastmath<nsz> : vector<8xf64>
-// CHECK-NEXT:        %[[X2:.*]] = vector.load %a[%[[I2]], %[[JV]]] : memref<1000x12xf64>, vector<8xf64>
+// CHECK-NEXT:        %[[X2:.*]] = vector.load %a[%[[I2]], %[[JV]]] : memref<?x?xf64>, vector<8xf64>
 // CHECK-NEXT:        %[[M2:.*]] = arith.maximumf %[[M1]], %[[X2]] fastmath<nsz> : vector<8xf64>
-// CHECK-NEXT:        %[[X3:.*]] = vector.load %a[%[[I3]], %[[JV]]] : memref<1000x12xf64>, vector<8xf64>
+// CHECK-NEXT:        %[[X3:.*]] = vector.load %a[%[[I3]], %[[JV]]] : memref<?x?xf64>, vector<8xf64>
 // CHECK-NEXT:        %[[M3:.*]] = arith.maximumf %[[M2]], %[[X3]] fastmath<nsz> : vector<8xf64>
-// CHECK-NEXT:        vector.store %[[M3]], %[[PART]][%[[K]], %[[JV]]] : memref<4x12xf64>, vector<8xf64>
-// The columns after the last multiple of 8, one at a time. The loop's bounds are constants
-// here: LLVM sees that it is short and unrolls it, so it carries no hint (a ?-shaped one does).
+// CHECK-NEXT:        vector.store %[[M3]], %[[PART]][%[[K]], %[[JV]]] : memref<?x?xf64>, vector<8xf64>
+// The columns after the last multiple of 8, one at a time, in a loop LLVM is told not to
+// vectorize or unroll again:
 // CHECK:           scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} {
 // CHECK:             arith.maximumf %{{.*}}, %{{.*}} : f64
-// CHECK-NOT:         loop_annotation
-// CHECK:           }
-// CHECK-NOT:       loop_annotation
+// CHECK:           } {loop_annotation = #llvm.loop_annotation<vectorize = <disable = true>, unroll = <disable = true>>}
 // CHECK:           scf.for
 // The rows left over (1000 = 3 * 256 + 232 is a multiple of 4 here, but not in general).
 // CHECK:         scf.for
 // Where a block's maximum is zero, its sign may be wrong (nsz): that column again, exactly.
 // CHECK:         %[[ZERO:.*]] = arith.constant 0.000000e+00 : f64
 // CHECK:         scf.for %[[JZ:[0-9a-z_]+]] = %{{.*}} to %{{.*}} step %{{.*}} {
-// CHECK-NEXT:      %[[F:.*]] = memref.load %[[PART]][%[[K]], %[[JZ]]] : memref<4x12xf64>
+// CHECK-NEXT:      %[[F:.*]] = memref.load %[[PART]][%[[K]], %[[JZ]]] : memref<?x?xf64>
 // CHECK-NEXT:      %[[Z:.*]] = arith.cmpf oeq, %[[F]], %[[ZERO]] : f64
 // CHECK-NEXT:      scf.if %[[Z]] {
 // CHECK:             arith.maximumf %{{.*}}, %{{.*}} : f64
 // CHECK:         scf.reduce
 // CHECK:       scf.for %[[B:[0-9a-z_]+]] = %{{.*}} to %{{.*}} step %{{.*}} {
-// CHECK:         vector.load %[[OUT]][%{{.*}}, %{{.*}}] : memref<1x12xf64>, vector<8xf64>
-// CHECK-NEXT:    vector.load %[[PART]][%[[B]], %{{.*}}] : memref<4x12xf64>, vector<8xf64>
+// CHECK:         vector.load %out[%{{.*}}, %{{.*}}] : memref<?x?xf64>, vector<8xf64>
+// CHECK-NEXT:    vector.load %[[PART]][%[[B]], %{{.*}}] : memref<?x?xf64>, vector<8xf64>

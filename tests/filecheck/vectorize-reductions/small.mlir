@@ -5,38 +5,37 @@
 // RUN: mg-opt %s -p 'lower-mg-to-affine,vectorize-reductions{min-elements=0}' | filecheck %s --check-prefix=ALL
 
 // CHECK-LABEL: func.func @tiny(
-// CHECK-NOT:     vector
-// CHECK-NOT:     scf.parallel
+// CHECK-NOT:     func.call
 // CHECK:         affine.for
 // CHECK-NEXT:      affine.for
 // CHECK:           arith.addf
 // CHECK-LABEL: func.func @short_rows(
-// CHECK-NOT:     vector
-// CHECK-NOT:     scf.parallel
+// CHECK-NOT:     func.call
 // CHECK:         arith.addf
 // CHECK-LABEL: func.func @short_dynamic_rows(
-// CHECK-NOT:     vector
-// CHECK-NOT:     scf.parallel
+// CHECK-NOT:     func.call
 // CHECK:         arith.addf
 // CHECK-LABEL: func.func @small_columns(
-// CHECK-NOT:     vector
-// CHECK-NOT:     scf.parallel
+// CHECK-NOT:     func.call
 // CHECK:         arith.maximumf
 // CHECK-LABEL: func.func @large_columns(
-// CHECK:         "scf.parallel"
+// CHECK:         func.call @mg_column_max_f64
+// The one kernel is the module's only vector code.
+// CHECK-NOT:   func.func @
+// CHECK-LABEL: func.func private @mg_column_max_f64(
 // CHECK:         vector.load
 
 // With min-elements=0 only the short rows stay scalar.
 // ALL-LABEL: func.func @tiny(
-// ALL-NOT:     vector
+// ALL-NOT:     func.call
 // ALL-LABEL: func.func @short_rows(
-// ALL-NOT:     vector
+// ALL-NOT:     func.call
 // ALL-LABEL: func.func @short_dynamic_rows(
-// ALL-NOT:     vector
+// ALL-NOT:     func.call
 // ALL-LABEL: func.func @small_columns(
-// ALL:         vector.load
+// ALL:         func.call @mg_column_max_f64
 // ALL-LABEL: func.func @large_columns(
-// ALL:         vector.load
+// ALL:         func.call @mg_column_max_f64
 
 func.func @tiny(%a: tensor<2x3xf64>) -> tensor<2x1xf64> {
   %r = mg.reduce %a {axis = 1 : i64, kind = "sum"} : tensor<2x3xf64> -> tensor<2x1xf64>

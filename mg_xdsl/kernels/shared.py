@@ -1,0 +1,38 @@
+"""A module's kernel functions: ``@mg_<kernel>_<element>``, private, on ``memref<?x?x...>``
+operands, added on first use and called from every nest they replace."""
+
+from collections.abc import Callable, Sequence
+
+from xdsl.builder import Builder
+from xdsl.dialects import func, memref
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Attribute, Block, BlockArgument, Region, SSAValue
+from xdsl.rewriter import InsertPoint
+
+
+def kernel_function(module: ModuleOp, name: str, arg_types: Sequence[Attribute], arg_names: Sequence[str],
+                    body: Callable[[Builder, Sequence[BlockArgument]], None]) -> func.FuncOp:
+    """The function ``@name`` of ``module``; if there is none yet, one made of what ``body``
+    builds on the arguments (named ``arg_names``), added at the end. Only the module's own
+    ops are looked at, not their bodies: the kernels are top-level."""
+    for op in module.body.block.ops:
+        if isinstance(op, func.FuncOp) and op.sym_name.data == name:
+            return op
+    block = Block(arg_types=arg_types)
+    for arg, hint in zip(block.args, arg_names):
+        arg.name_hint = hint
+    b = Builder(InsertPoint.at_end(block))
+    body(b, block.args)
+    b.insert(func.ReturnOp())
+    f = func.FuncOp(name, (list(arg_types), []), Region(block), visibility="private")
+    module.body.block.add_op(f)
+    return f
+
+
+def call_kernel(b: Builder, f: func.FuncOp, operands: Sequence[SSAValue]) -> None:
+    """``func.call @f(operands)``, each operand cast to the parameter's type (a static
+    ``memref<4096x1xf64>`` to ``memref<?x?xf64>``) where it differs."""
+    params = f.function_type.inputs.data
+    cast = [v if v.type == t else b.insert(memref.CastOp.get(v, t)).dest  # type: ignore[arg-type]
+            for v, t in zip(operands, params)]
+    b.insert(func.CallOp(f.sym_name.data, cast, []))
