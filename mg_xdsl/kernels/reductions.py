@@ -106,13 +106,16 @@ def row_reduction(b: Builder, reduction: Reduction, rows: SSAValue, cols: SSAVal
     lanes = vectors.lanes
     vtype = VectorType(element, [lanes])
     combine = reduction.combine
+    # Where a row's vector steps end, before the rows' loop: the same for every row, and
+    # convert-parallel-loops-to-threads can then count a row's work (cols / step) and
+    # split the rows among threads.
+    width = vectors.step
+    vector_end = round_down(b, cols, width)
 
     def row(b: Builder, i: SSAValue) -> None:
         zero = index(b, 0)
         start = b.insert(memref.LoadOp.get(reduction.out, [i, zero])).res
         splat = b.insert(vector.BroadcastOp(b.insert(arith.ConstantOp(FloatAttr(neutral, element))).result, vtype)).vector
-        width = vectors.step
-        vector_end = round_down(b, cols, width)
 
         def chunk(b: Builder, j: SSAValue, accs: list[SSAValue]) -> list[SSAValue]:
             out = []

@@ -43,12 +43,14 @@ func.func @cols(%a: tensor<1000x12xf64>) -> tensor<1x12xf64> {
 // CHECK-LABEL: func.func private @mg_row_sum_f64(%a: memref<?x?xf64>, %out: memref<?x?xf64>) {
 // CHECK:       %[[ROWS:.*]] = memref.dim %a, %{{.*}} : memref<?x?xf64>
 // CHECK:       %[[COLS:.*]] = memref.dim %a, %{{.*}} : memref<?x?xf64>
+// Where the vector steps end, once for all rows (so that the rows' loop can be split by
+// the work of a row):
+// CHECK:       %[[REM:.*]] = arith.remsi %[[COLS]], %{{.*}} : index
+// CHECK-NEXT:  %[[VEND:.*]] = arith.subi %[[COLS]], %[[REM]] : index
 // CHECK:       "scf.parallel"(%{{.*}}, %[[ROWS]], %{{.*}})
 // CHECK-NEXT:  ^bb0(%[[I:.*]]: index):
 // CHECK:         %[[START:.*]] = memref.load %out[%[[I]], %[[C0:.*]]] : memref<?x?xf64>
 // CHECK:         %[[ZEROS:.*]] = vector.broadcast %{{.*}} : f64 to vector<8xf64>
-// CHECK:         %[[REM:.*]] = arith.remsi %[[COLS]], %{{.*}} : index
-// CHECK-NEXT:    %[[VEND:.*]] = arith.subi %[[COLS]], %[[REM]] : index
 // CHECK:         %[[R0:[0-9a-z_]+]], %[[R1:[0-9a-z_]+]], %[[R2:[0-9a-z_]+]], %[[R3:[0-9a-z_]+]] = scf.for %[[J:[0-9a-z_]+]] = %{{.*}} to %[[VEND]] step %{{.*}} iter_args(%[[A0:[0-9a-z_]+]] = %[[ZEROS]], %[[A1:[0-9a-z_]+]] = %[[ZEROS]], %[[A2:[0-9a-z_]+]] = %[[ZEROS]], %[[A3:[0-9a-z_]+]] = %[[ZEROS]])
 // CHECK:           %[[V0:.*]] = vector.load %a[%[[I]], %{{.*}}] : memref<?x?xf64>, vector<8xf64>
 // CHECK-NEXT:      %{{.*}} = arith.addf %[[A0]], %[[V0]] : vector<8xf64>
