@@ -163,7 +163,8 @@ def row_reduction(b: Builder, reduction: Reduction, rows: SSAValue, cols: SSAVal
                                   lambda b: total)
         b.insert(memref.StoreOp.get(total, reduction.out, [i, zero]))
 
-    parallel_loop(b, rows, row)
+    # A row's work is counted in vector steps (see vector_end), each `width` elements.
+    parallel_loop(b, rows, row, work_scale=width)
 
 
 NO_SIGNED_ZEROS = arith.FastMathFlagsAttr([arith.FastMathFlag.NO_SIGNED_ZEROS])
@@ -251,7 +252,9 @@ def column_reduction(b: Builder, reduction: Reduction, rows: SSAValue, cols: SSA
         if combine is arith.MaximumfOp:
             exact_zero_maxima(b, partial, k, reduction.input, first, end, cols, start)
 
-    parallel_loop(b, blocks, block)
+    # A block's work is counted by its first loop, the fill of its partial row (`cols`); it
+    # folds `row_block` rows of that length.
+    parallel_loop(b, blocks, block, work_scale=row_block)
 
     def total(b: Builder, k: SSAValue, _: list[SSAValue]) -> list[SSAValue]:
         # Few rows (one per block), and exact: of two zeros, the +0 must win.

@@ -26,8 +26,10 @@ Threads cost a few microseconds to wake, so a loop is worth splitting only when 
 enough work: ``min_chunk`` is the number of outer iterations that make about
 ``iterations-per-thread`` (the pass option, by default ``THRESHOLD``, 32768) innermost
 iterations (estimated from the trip counts of the loops nested in the body, at run time
-where they are run-time sizes), and the run time stays on one thread when the loop
-has fewer than two chunks' worth. A loop whose sizes are all static and too small is not
+where they are run-time sizes, times the loop's ``mg.work_scale`` where the pass that made
+it says that each such iteration stands for that many: a reduction kernel's vector step of
+32 elements), and the run time stays on one thread when the loop has fewer than two
+chunks' worth. A loop whose sizes are all static and too small is not
 outlined at all, nor is one containing a run-time check (``cf.assert``), which must stop the
 program on the calling thread. Nested ``scf.parallel`` loops, and the loops that stay serial, become
 ``scf.for``.
@@ -46,6 +48,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from mg_xdsl.transforms.loop_builders import (
     INDEX,
     MIN_CHUNK_ATTR,
+    WORK_SCALE_ATTR,
     captured_values,
     constant_value,
     index,
@@ -183,12 +186,15 @@ def min_chunk_of(par: scf.ParallelOp, per_thread: int = THRESHOLD) -> int | SSAV
     """Outer iterations per thread for about ``per_thread`` innermost ones; ``None`` if the
     loop is statically too small to be worth splitting (``min_work``). A pass that made the
     loop and knows an iteration's cost may have said it instead (``mg.min_chunk``, e.g. ``tile-matmul``'s
-    row blocks, each a large matrix product)."""
+    row blocks, each a large matrix product), or how many elements' work each counted
+    iteration stands for (``mg.work_scale``, e.g. a reduction's vector steps)."""
     if isinstance(given := par.attributes.get(MIN_CHUNK_ATTR), IntegerAttr):
         return given.value.data
     counts = [TripCount.of(par.lowerBound[0], par.upperBound[0], par.step[0]), *inner_trip_counts(par)]
+    scale = par.attributes.get(WORK_SCALE_ATTR)
+    scale = scale.value.data if isinstance(scale, IntegerAttr) else 1
     if all(c.static is not None for c in counts):
-        inner = 1
+        inner = scale
         for c in counts[1:]:
             inner *= c.static  # type: ignore[operator]
         if counts[0].static * inner < min_work(per_thread):  # type: ignore[operator]
@@ -196,7 +202,7 @@ def min_chunk_of(par: scf.ParallelOp, per_thread: int = THRESHOLD) -> int | SSAV
         return max(1, -(-per_thread // max(inner, 1)))
     b = Builder(InsertPoint.before(par))
     one = index(b, 1)
-    inner = one
+    inner = index(b, scale) if scale != 1 else one
     for c in counts[1:]:
         inner = b.insert(arith.MuliOp(inner, c.build(b))).result
     inner = b.insert(arith.MaxSIOp(inner, one)).result

@@ -78,10 +78,12 @@ def for_loop(b: Builder, lb: SSAValue, ub: SSAValue, step: SSAValue | int,
 
 
 def parallel_loop(b: Builder, ub: SSAValue, body: Callable[[Builder, SSAValue], None],
-                  min_chunk: int | None = None) -> scf.ParallelOp:
+                  min_chunk: int | None = None, work_scale: int | None = None) -> scf.ParallelOp:
     """``scf.parallel %k = 0 to ub``, its body built by ``body(builder, k)``. ``min_chunk``
     tells ``convert-parallel-loops-to-threads`` how many iterations are worth a thread,
-    where one iteration is known to be much work."""
+    where one iteration is known to be much work; ``work_scale``, how many elements' work
+    each iteration of the nested loops it counts stands for (a vector step, a block of
+    rows)."""
     block = Block(arg_types=[INDEX])
     inner = Builder(InsertPoint.at_end(block))
     body(inner, block.args[0])
@@ -89,10 +91,13 @@ def parallel_loop(b: Builder, ub: SSAValue, body: Callable[[Builder, SSAValue], 
     loop = scf.ParallelOp([index(b, 0)], [ub], [index(b, 1)], Region(block))
     if min_chunk is not None:
         loop.attributes[MIN_CHUNK_ATTR] = IntegerAttr(min_chunk, INDEX)
+    if work_scale is not None:
+        loop.attributes[WORK_SCALE_ATTR] = IntegerAttr(work_scale, INDEX)
     return b.insert(loop)
 
 
 MIN_CHUNK_ATTR = "mg.min_chunk"
+WORK_SCALE_ATTR = "mg.work_scale"
 
 
 def if_else(b: Builder, cond: SSAValue, then: Callable[[Builder], None],

@@ -236,4 +236,6 @@ MUTATIONS = [
              "import mg_xdsl no longer defers xDSL's assembly formats"),
     Mutation("mg_xdsl/kernels/shared.py", "        if isinstance(op, func.FuncOp) and op.sym_name.data == name:",
              "        if False:", "every reduction or product gets a kernel function of its own"),
+    Mutation("mg_xdsl/transforms/convert_parallel_loops_to_threads.py", "        inner = scale\n",
+             "        inner = 1\n", "a loop's work scale is ignored where its sizes are static"),
 ]

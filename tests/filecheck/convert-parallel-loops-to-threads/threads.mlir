@@ -98,3 +98,25 @@ func.func @dynamic(%a: memref<?x?xf64>, %n: index, %m: index) {
 // CHECK-NEXT:    %[[T:.*]] = arith.constant 32768 : index
 // CHECK-NEXT:    %[[MIN:.*]] = arith.ceildivsi %[[T]], %[[POS]] : index
 // CHECK:         func.call @mgrt_parallel_for(%{{.*}}, %{{.*}}, %{{.*}}, %n, %[[MIN]])
+
+// 1000 x 10 iterations, each standing for 32 elements' work (mg.work_scale, as a vector
+// step does): 320000 >= 65536, so outlined, in chunks of at least 103 rows (103 x 10 x 32
+// >= 32768). Without the scale the same loop would stay plain (10000 < 65536).
+func.func @scaled(%a: memref<1000x10xf64>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c10 = arith.constant 10 : index
+  %c1000 = arith.constant 1000 : index
+  %z = arith.constant 0.0 : f64
+  "scf.parallel"(%c0, %c1000, %c1) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+  ^bb0(%i: index):
+    scf.for %j = %c0 to %c10 step %c1 {
+      memref.store %z, %a[%i, %j] : memref<1000x10xf64>
+    }
+    scf.reduce
+  }) {mg.work_scale = 32 : index} : (index, index, index) -> ()
+  func.return
+}
+// CHECK-LABEL: func.func @scaled(
+// CHECK:         %[[CHUNK:.*]] = arith.constant 103 : index
+// CHECK-NEXT:    func.call @mgrt_parallel_for(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[CHUNK]])
