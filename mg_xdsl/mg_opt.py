@@ -102,13 +102,11 @@ class MgOptMain(xDSLOptMain):
     # --- what mg-opt knows --------------------------------------------------------------
     def register_all_dialects(self):
         super().register_all_dialects()
-        from mg_xdsl.dialects.llvm_loop_annotation import LoopAnnotationAttr
-        from mg_xdsl.dialects.memref_prefetch import PrefetchOp
+        from mg_xdsl.dialects import load_upstream_extras
         from mg_xdsl.dialects.mg import Mg
 
         self.ctx.register_dialect("mg", lambda: Mg)
-        self.ctx.load_op(PrefetchOp)  # upstream's memref.prefetch, which xDSL's lacks
-        self.ctx.load_attr_or_type(LoopAnnotationAttr)  # upstream's, which xDSL's lacks
+        load_upstream_extras(self.ctx)
 
     def register_all_passes(self):
         # The project's passes first (they replace xDSL's of the same name), then xDSL's:

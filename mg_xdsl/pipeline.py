@@ -168,16 +168,14 @@ def context() -> Context:
     cost a noticeable part of a second at every start)."""
     from xdsl.dialects import affine, arith, builtin, cf, func, llvm, memref, scf
 
-    from mg_xdsl.dialects.llvm_loop_annotation import LoopAnnotationAttr
-    from mg_xdsl.dialects.memref_prefetch import PrefetchOp
+    from mg_xdsl.dialects import load_upstream_extras
     from mg_xdsl.dialects.mg import Mg
 
     ctx = Context()
     for d in (builtin.Builtin, func.Func, arith.Arith, memref.MemRef, affine.Affine,
               scf.Scf, cf.Cf, llvm.LLVM, Mg):
         ctx.load_dialect(d)
-    ctx.load_op(PrefetchOp)  # upstream's, which xDSL's memref dialect lacks
-    ctx.load_attr_or_type(LoopAnnotationAttr)  # upstream's, which xDSL's llvm dialect lacks
+    load_upstream_extras(ctx)
     return ctx
 
 

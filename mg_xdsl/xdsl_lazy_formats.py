@@ -23,7 +23,6 @@ when the pin moves and that test fails.
 
 from __future__ import annotations
 
-import importlib.abc
 import importlib.machinery
 import sys
 from types import ModuleType
@@ -83,9 +82,12 @@ def _format_methods(op_def: Any, text: str, operations: ModuleType) -> dict[str,
     return {"parse": classmethod(parse), "print": print_}
 
 
-class _PatchWhenImported(importlib.abc.MetaPathFinder):
+class _PatchWhenImported:
     """Finds ``xdsl.irdl.operations`` as Python would, and runs ``defer_formats`` on it
-    right after the module has run (then leaves ``sys.meta_path``)."""
+    right after the module has run (then leaves ``sys.meta_path``). A meta-path finder needs
+    only ``find_spec``, so this one does not derive from ``importlib.abc.MetaPathFinder``,
+    whose import would be most of the time ``import mg_xdsl`` takes (llvmlite imports it
+    anyway once code is compiled or run)."""
 
     def find_spec(self, fullname: str, path: Any, target: Any = None) -> Any:
         if fullname != _MODULE:

@@ -339,8 +339,6 @@ class Tiling:
 def matmul_kernel(module: ModuleOp, element: Attribute, unit: VectorUnit, caches: Caches) -> func.FuncOp:
     """``@mg_matmul_<element>(A, B, C)``: ``C += A @ B`` on ``memref<?x?x<element>>``, the
     tiled code for ``unit`` and ``caches``; made on first use."""
-    t = MemRefType(element, [DYNAMIC_INDEX, DYNAMIC_INDEX])
-
     def body(b: Builder, args) -> None:
         a, b_, c = args
         zero, one = index(b, 0), index(b, 1)
@@ -349,4 +347,4 @@ def matmul_kernel(module: ModuleOp, element: Attribute, unit: VectorUnit, caches
         blocks = matmul_blocks(unit, element.bitwidth, caches)  # type: ignore[attr-defined]
         Tiling(MatmulOperands(a, b_, c), m, n, k, blocks).emit(b)
 
-    return kernel_function(module, f"mg_matmul_{element}", [t, t, t], "abc", body)
+    return kernel_function(module, f"mg_matmul_{element}", element, "abc", body)

@@ -36,8 +36,6 @@ OUT)``, ``@mg_column_max_f64(A, OUT)``, ... on ``memref<?x?xf64>``: A is M x N, 
 for rows and 1 x N for columns, and holds the start values (see ``mg_xdsl.kernels``).
 """
 
-from dataclasses import dataclass
-
 from xdsl.builder import Builder
 from xdsl.dialects import arith, func, memref, vector
 from xdsl.dialects.builtin import DYNAMIC_INDEX, FloatAttr, MemRefType, ModuleOp, VectorType
@@ -68,44 +66,31 @@ ROWS_AT_ONCE = 4  # rows folded into the partial row per pass over it
 COMBINE = {arith.AddfOp: ("add", 0.0, "sum"), arith.MaximumfOp: ("maximumf", float("-inf"), "max")}
 
 
-@dataclass
-class Reduction:
-    """``out[dst] = combine(out[dst], input[i, j])`` for all ``i, j``: ``dst`` is ``[i, 0]``
-    (rows) or ``[0, j]`` (columns)."""
-
-    input: SSAValue
-    out: SSAValue
-    combine: type[Operation]
-
-
 def reduction_kernel(module: ModuleOp, combine: type[Operation], axis: int, element: Attribute,
                      vectors: ReductionVectors, row_block: int = ROW_BLOCK,
                      rows_at_once: int = ROWS_AT_ONCE) -> func.FuncOp:
     """``@mg_row_<kind>_<element>(A, OUT)`` (``axis`` 1) or ``@mg_column_<kind>_<element>``
     (``axis`` 0), for ``vectors``; made on first use."""
-    t = MemRefType(element, [DYNAMIC_INDEX, DYNAMIC_INDEX])
-
     def body(b: Builder, args) -> None:
-        a, out = args
+        a, result = args
         rows, cols = (b.insert(memref.DimOp(a, index(b, d))).result for d in (0, 1))
         if axis == 1:
-            row_reduction(b, Reduction(a, out, combine), rows, cols, vectors)
+            row_reduction(b, combine, a, result, rows, cols, vectors)
         else:
-            column_reduction(b, Reduction(a, out, combine), rows, cols, vectors, row_block, rows_at_once)
+            column_reduction(b, combine, a, result, rows, cols, vectors, row_block, rows_at_once)
 
     name = f"mg_{'row' if axis == 1 else 'column'}_{COMBINE[combine][2]}_{element}"
-    return kernel_function(module, name, [t, t], ["a", "out"], body)
+    return kernel_function(module, name, element, ["a", "out"], body)
 
 
-def row_reduction(b: Builder, reduction: Reduction, rows: SSAValue, cols: SSAValue,
-                  vectors: ReductionVectors) -> None:
-    """Every row of ``reduction.input`` (``rows`` x ``cols``) folded into its cell of
-    ``reduction.out``, rows in parallel (see the module's docstring)."""
-    kind, neutral, _ = COMBINE[reduction.combine]
-    element = reduction.out.type.element_type  # type: ignore[attr-defined]
+def row_reduction(b: Builder, combine: type[Operation], a: SSAValue, result: SSAValue, rows: SSAValue,
+                  cols: SSAValue, vectors: ReductionVectors) -> None:
+    """Every row of ``a`` (``rows`` x ``cols``) folded by ``combine`` into its cell of
+    ``result`` (``rows`` x 1), rows in parallel (see the module's docstring)."""
+    kind, neutral, _ = COMBINE[combine]
+    element = result.type.element_type  # type: ignore[attr-defined]
     lanes = vectors.lanes
     vtype = VectorType(element, [lanes])
-    combine = reduction.combine
     # Where a row's vector steps end, before the rows' loop: the same for every row, and
     # convert-parallel-loops-to-threads can then count a row's work (cols / step) and
     # split the rows among threads.
@@ -114,14 +99,14 @@ def row_reduction(b: Builder, reduction: Reduction, rows: SSAValue, cols: SSAVal
 
     def row(b: Builder, i: SSAValue) -> None:
         zero = index(b, 0)
-        start = b.insert(memref.LoadOp.get(reduction.out, [i, zero])).res
+        start = b.insert(memref.LoadOp.get(result, [i, zero])).res
         splat = b.insert(vector.BroadcastOp(b.insert(arith.ConstantOp(FloatAttr(neutral, element))).result, vtype)).vector
 
         def chunk(b: Builder, j: SSAValue, accs: list[SSAValue]) -> list[SSAValue]:
             out = []
             for k, acc in enumerate(accs):
                 at = add(b, j, index(b, k * lanes))
-                v = b.insert(vector.LoadOp(reduction.input, [i, at], vtype)).result
+                v = b.insert(vector.LoadOp(a, [i, at], vtype)).result
                 out.append(combine_vectors(b, combine, acc, v))
             return out
 
@@ -147,7 +132,7 @@ def row_reduction(b: Builder, reduction: Reduction, rows: SSAValue, cols: SSAVal
                         "fastmath": NO_FLAGS if combine is arith.MaximumfOp else REASSOC})).results[0]
 
         def one(b: Builder, j: SSAValue, acc: list[SSAValue]) -> list[SSAValue]:
-            x = b.insert(memref.LoadOp.get(reduction.input, [i, j])).res
+            x = b.insert(memref.LoadOp.get(a, [i, j])).res
             return [b.insert(combine(acc[0], x)).results[0]]
 
         # A sum's last elements are fewer than L: short. A maximum's may be up to S - 1 (31),
@@ -161,7 +146,7 @@ def row_reduction(b: Builder, reduction: Reduction, rows: SSAValue, cols: SSAVal
                                             "oeq")).result
             total = if_else_value(b, is_zero, lambda b: for_loop(b, zero, cols, index(b, 1), one, [start])[0],
                                   lambda b: total)
-        b.insert(memref.StoreOp.get(total, reduction.out, [i, zero]))
+        b.insert(memref.StoreOp.get(total, result, [i, zero]))
 
     # A row's work is counted in vector steps (see vector_end), each `width` elements.
     parallel_loop(b, rows, row, work_scale=width)
@@ -212,15 +197,15 @@ def fold_rows(b: Builder, combine, dst: SSAValue, dst_row: SSAValue, src: SSAVal
     for_loop(b, vector_end, cols, index(b, 1), one, short=True)
 
 
-def column_reduction(b: Builder, reduction: Reduction, rows: SSAValue, cols: SSAValue,
+def column_reduction(b: Builder, combine: type[Operation], a: SSAValue, result: SSAValue, rows: SSAValue,
+                     cols: SSAValue,
                      vectors: ReductionVectors, row_block: int = ROW_BLOCK,
                      rows_at_once: int = ROWS_AT_ONCE) -> None:
-    """Every column of ``reduction.input`` (``rows`` x ``cols``) folded into its cell of
-    ``reduction.out``: blocks of ``row_block`` rows in parallel, each into a partial row,
+    """Every column of ``a`` (``rows`` x ``cols``) folded by ``combine`` into its cell of
+    ``result`` (1 x ``cols``): blocks of ``row_block`` rows in parallel, each into a partial row,
     then the partial rows in order (see the module's docstring)."""
-    _, neutral, _ = COMBINE[reduction.combine]
-    element = reduction.out.type.element_type  # type: ignore[attr-defined]
-    combine = reduction.combine
+    _, neutral, _ = COMBINE[combine]
+    element = result.type.element_type  # type: ignore[attr-defined]
     blocks = ceil_div(b, rows, row_block)
     shape = [constant_value(blocks), constant_value(cols)]
     partial_type = MemRefType(element, [DYNAMIC_INDEX if d is None else d for d in shape])
@@ -237,12 +222,12 @@ def column_reduction(b: Builder, reduction: Reduction, rows: SSAValue, cols: SSA
             return []
 
         def rows_at(b: Builder, i: SSAValue, _: list[SSAValue]) -> list[SSAValue]:
-            fold_rows(b, combine, partial, k, reduction.input, [add(b, i, index(b, r)) for r in range(rows_at_once)], cols,
+            fold_rows(b, combine, partial, k, a, [add(b, i, index(b, r)) for r in range(rows_at_once)], cols,
                       vectors.lanes)
             return []
 
         def row(b: Builder, i: SSAValue, _: list[SSAValue]) -> list[SSAValue]:
-            fold_rows(b, combine, partial, k, reduction.input, [i], cols, vectors.lanes)
+            fold_rows(b, combine, partial, k, a, [i], cols, vectors.lanes)
             return []
 
         grouped_end = add(b, first, round_down(b, sub(b, end, first), rows_at_once))
@@ -250,7 +235,7 @@ def column_reduction(b: Builder, reduction: Reduction, rows: SSAValue, cols: SSA
         for_loop(b, first, grouped_end, index(b, rows_at_once), rows_at)
         for_loop(b, grouped_end, end, index(b, 1), row)
         if combine is arith.MaximumfOp:
-            exact_zero_maxima(b, partial, k, reduction.input, first, end, cols, start)
+            exact_zero_maxima(b, partial, k, a, first, end, cols, start)
 
     # A block's work is counted by its first loop, the fill of its partial row (`cols`); it
     # folds `row_block` rows of that length.
@@ -258,7 +243,7 @@ def column_reduction(b: Builder, reduction: Reduction, rows: SSAValue, cols: SSA
 
     def total(b: Builder, k: SSAValue, _: list[SSAValue]) -> list[SSAValue]:
         # Few rows (one per block), and exact: of two zeros, the +0 must win.
-        fold_rows(b, combine, reduction.out, index(b, 0), partial, [k], cols, vectors.lanes, exact=True)
+        fold_rows(b, combine, result, index(b, 0), partial, [k], cols, vectors.lanes, exact=True)
         return []
 
     for_loop(b, index(b, 0), blocks, index(b, 1), total)

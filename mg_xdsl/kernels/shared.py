@@ -1,30 +1,32 @@
-"""A module's kernel functions: ``@mg_<kernel>_<element>``, private, on ``memref<?x?x...>``
+"""A module's kernel functions: ``@mg_<kernel>_<element>``, private, on ``memref<?x?x<element>>``
 operands, added on first use and called from every nest they replace."""
 
 from collections.abc import Callable, Sequence
 
 from xdsl.builder import Builder
 from xdsl.dialects import func, memref
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.builtin import DYNAMIC_INDEX, MemRefType, ModuleOp
 from xdsl.ir import Attribute, Block, BlockArgument, Region, SSAValue
 from xdsl.rewriter import InsertPoint
 
 
-def kernel_function(module: ModuleOp, name: str, arg_types: Sequence[Attribute], arg_names: Sequence[str],
+def kernel_function(module: ModuleOp, name: str, element: Attribute, arg_names: Sequence[str],
                     body: Callable[[Builder, Sequence[BlockArgument]], None]) -> func.FuncOp:
     """The function ``@name`` of ``module``; if there is none yet, one made of what ``body``
-    builds on the arguments (named ``arg_names``), added at the end. Only the module's own
-    ops are looked at, not their bodies: the kernels are top-level."""
+    builds on its arguments, one ``memref<?x?x<element>>`` for each of ``arg_names``, added
+    at the end. Only the module's own ops are looked at, not their bodies: the kernels are
+    top-level."""
     for op in module.body.block.ops:
         if isinstance(op, func.FuncOp) and op.sym_name.data == name:
             return op
+    arg_types = [MemRefType(element, [DYNAMIC_INDEX, DYNAMIC_INDEX])] * len(arg_names)
     block = Block(arg_types=arg_types)
     for arg, hint in zip(block.args, arg_names):
         arg.name_hint = hint
     b = Builder(InsertPoint.at_end(block))
     body(b, block.args)
     b.insert(func.ReturnOp())
-    f = func.FuncOp(name, (list(arg_types), []), Region(block), visibility="private")
+    f = func.FuncOp(name, (arg_types, []), Region(block), visibility="private")
     module.body.block.add_op(f)
     return f
 
