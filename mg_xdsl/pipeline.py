@@ -201,9 +201,9 @@ def stages_to(to: str, optimise: bool = False) -> tuple[Stage, ...]:
     return (OPTIMISED_STAGES if optimise else STAGES)[1:STAGE_NAMES.index(to) + 1]
 
 
-TARGETED_PASSES = {"vectorize-reductions": {}, "tile-matmul": {"fma": True, "caches": True}}
+TARGETED_PASSES = {"vectorize-reductions": {"datapath": True}, "tile-matmul": {"fma": True, "caches": True}}
 """The passes whose code depends on the CPU (their options describe its vector unit), and
-what else of it they take: its fused multiply-add, its cache sizes."""
+what else of it they take: its datapath, its fused multiply-add, its cache sizes."""
 
 
 def for_target(name: str, t: Target | None = None) -> str:

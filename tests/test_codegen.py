@@ -131,3 +131,17 @@ def test_micro_kernel_fits_the_targets_registers(cpu):
     assert all(i.startswith("vfmadd") for i in products) == fused
     spills = [i for i in instructions if "(%rsp)" in i]
     assert not spills, f"the micro-kernel spills on {cpu}:\n" + "\n".join(instructions)
+
+
+@pytest.mark.skipif(not __import__("platform").machine() in ("x86_64", "AMD64"),
+                    reason="the targets named are x86-64 CPUs")
+@pytest.mark.parametrize("cpu, register", [("znver4", "ymm"), ("znver5", "zmm")])
+@pytest.mark.parametrize("source", ["def f(a: tensor[1000x1000], b: tensor[1000x1000]) = a + b",
+                                    "def f(a: tensor[?x?]) = row_sum(a)"])
+def test_streaming_loops_use_the_datapaths_width(cpu, register, source):
+    """Zen 4 runs AVX-512 as two 256-bit halves (``target.HALF_DATAPATH``): its elementwise
+    loops (LLVM's vectoriser, tuned ``+prefer-256-bit``) and its reductions stream 256-bit
+    vectors; Zen 5 executes 512 bits at once and keeps zmm."""
+    adds = re.findall(r"\n\s*vaddpd\s+[^\n]*%([xyz]mm)", assembly_for(cpu, source))
+    wide = [r for r in adds if r != "xmm"]  # (xmm: the final sum of a row's accumulators)
+    assert wide and set(wide) == {register}, adds

@@ -20,10 +20,26 @@ x86_only = pytest.mark.skipif(not X86, reason="the CPUs named are x86-64 ones")
 @x86_only
 @pytest.mark.parametrize("cpu, unit", [
     ("x86-64", SSE2), ("x86-64-v2", SSE2), ("x86-64-v3", AVX2), ("haswell", AVX2),
-    ("znver3", AVX2), ("x86-64-v4", AVX512), ("skylake-avx512", AVX512), ("znver4", AVX512),
+    ("znver3", AVX2), ("x86-64-v4", AVX512), ("skylake-avx512", AVX512), ("znver5", AVX512),
+    ("znver4", VectorUnit(512, 32, True, datapath=256)),
 ])
 def test_vector_unit_of_named_cpus(cpu, unit):
     assert target.vector_unit(cpu) == unit
+
+
+def test_a_half_datapath_narrows_the_streaming_kernels_only():
+    """Zen 4: reductions of 256-bit vectors (eight accumulators, 256 bytes a step, as on
+    AVX2), the matrix block of AVX-512's 32 zmm registers, and LLVM tuned to prefer
+    256-bit vectors; a CPU that is not in the table gets no tuning."""
+    zen4 = VectorUnit(512, 32, True, datapath=256)
+    assert zen4.stream_bits == 256 and AVX512.stream_bits == 512
+    assert target.reduction_vectors(zen4, 64) == target.reduction_vectors(AVX2, 64)
+    assert target.reduction_vectors(zen4, 32).lanes == 8
+    assert target.matmul_blocks(zen4, 64) == target.matmul_blocks(AVX512, 64)
+    assert target.llvm_tuning("znver4") == "+prefer-256-bit"
+    assert target.llvm_tuning("znver5") == target.llvm_tuning("x86-64-v3") == ""
+    assert "datapath-bits=256" in target.pass_options(target.Target(zen4), datapath=True)
+    assert "datapath" not in target.pass_options(target.Target(AVX512), datapath=True)
 
 
 def test_unit_from_aarch64_assembly():

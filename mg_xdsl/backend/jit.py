@@ -22,6 +22,7 @@ import llvmlite.binding as llvm
 from mg_xdsl.backend import runtime
 from mg_xdsl.backend.runtime_ir import RUNTIME_IR
 from mg_xdsl.backend.threads_ir import THREADS_IR
+from mg_xdsl.target import llvm_tuning
 
 if TYPE_CHECKING:
     from xdsl.dialects.builtin import ModuleOp
@@ -53,9 +54,10 @@ def target_machine(cpu: str | None = None, opt: int = 3, reloc: str = "default",
     engine takes ownership of the one it is given and frees it with itself."""
     triple, host_cpu, host_features = host()
     target = llvm.Target.from_triple(triple)
+    features = ",".join(f for f in ("" if cpu else host_features, llvm_tuning(cpu or host_cpu)) if f)
     return target.create_target_machine(
         cpu=cpu or host_cpu,
-        features="" if cpu else host_features,
+        features=features,
         opt=opt,
         reloc=reloc,
         codemodel=codemodel,

@@ -112,9 +112,13 @@ class VectorizeReductionsPass(ModulePass):
     # ``--cpu``'s.
     vector_bits: int = DEFAULT.bits
     vector_registers: int = DEFAULT.registers
+    # Where the unit runs narrower than its registers (0: it does not), the reductions use
+    # vectors of that width (``VectorUnit.stream_bits``).
+    datapath_bits: int = 0
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        unit = VectorUnit(self.vector_bits, self.vector_registers, fma=False)  # no products here
+        unit = VectorUnit(self.vector_bits, self.vector_registers, fma=False,  # no products here
+                          datapath=self.datapath_bits)
         for loop in [o for o in op.walk() if isinstance(o, affine.ForOp)]:
             nest = match(loop)
             if nest is None:

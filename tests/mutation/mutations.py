@@ -238,4 +238,11 @@ MUTATIONS = [
              "        if False:", "every reduction or product gets a kernel function of its own"),
     Mutation("mg_xdsl/transforms/convert_parallel_loops_to_threads.py", "        inner = scale\n",
              "        inner = 1\n", "a loop's work scale is ignored where its sizes are static"),
+    # -- issue 14: kernels from the target's features (a CPU's datapath) ------------------------
+    Mutation("mg_xdsl/target.py", '    "znver4": 256,\n}', '    "znver4": 512,\n}',
+             "Zen 4's half-width datapath is forgotten: its reductions stream 512-bit vectors"),
+    Mutation("mg_xdsl/target.py", "    bits = unit.stream_bits\n", "    bits = unit.bits\n",
+             "reductions take the register width where the datapath is narrower"),
+    Mutation("mg_xdsl/backend/jit.py", "llvm_tuning(cpu or host_cpu)) if f)", '"") if f)',
+             "LLVM's vectorisers are not told of Zen 4's 256-bit datapath"),
 ]

@@ -1,8 +1,11 @@
 // vectorize-reductions takes the vector width from its options (mg_xdsl.target) for the
 // kernels it adds: a row reduction steps 256 bytes at a time in as many accumulators as
 // that takes, at most half the registers; column reductions fold rows one register wide.
+// A unit whose datapath is narrower than its registers (Zen 4: AVX-512 run as two 256-bit
+// halves) streams vectors of the datapath's width: the AVX2 kernels.
 // RUN: mg-opt %s -p 'lower-mg-to-affine,vectorize-reductions' | filecheck %s --check-prefix=AVX512
 // RUN: mg-opt %s -p 'lower-mg-to-affine,vectorize-reductions{vector-bits=256 vector-registers=16}' | filecheck %s --check-prefix=AVX2
+// RUN: mg-opt %s -p 'lower-mg-to-affine,vectorize-reductions{vector-bits=512 vector-registers=32 datapath-bits=256}' | filecheck %s --check-prefix=AVX2
 // RUN: mg-opt %s -p 'lower-mg-to-affine,vectorize-reductions{vector-bits=128 vector-registers=16}' | filecheck %s --check-prefix=SSE2
 
 func.func @rows(%a: tensor<?x?xf64>) -> tensor<?x1xf64> {
