@@ -56,6 +56,16 @@ def test_inputs_are_converted(lib):
     np.testing.assert_array_equal(lib.add(view, view), 2 * view)
 
 
+def test_read_only_and_empty_arrays_are_passed_as_they_are(lib):
+    # (Their addresses cannot be taken through a writable buffer: another path finds them.)
+    a = np.arange(6.0).reshape(2, 3)
+    a.setflags(write=False)
+    np.testing.assert_array_equal(lib.add(a, a), [[0, 2, 4], [6, 8, 10]])
+    np.testing.assert_array_equal(lib.totals(a), [[3], [12]])
+    assert lib.add(np.empty((0, 3)), np.empty((0, 3))).shape == (0, 3)
+    assert lib.totals(np.empty((2, 0))).tolist() == [[0.0], [0.0]]
+
+
 def test_results_own_their_memory(lib):
     a = np.ones((2, 2))
     r = lib.same(a)
@@ -309,3 +319,33 @@ def test_ten_thousand_calls_do_not_grow_memory(lib):
     grown = rss_kib() - before
     # Each call returns 32 KiB; a leak would be over 300 MiB.
     assert grown < 8 * 1024, f"resident memory grew by {grown} KiB"
+
+
+def vm_flags(address: int) -> set[str]:
+    """The flags Linux keeps for the mapping that holds ``address`` (``hg``: advised to use
+    transparent huge pages)."""
+    with open("/proc/self/smaps") as f:
+        inside = False
+        for line in f:
+            head = line.split()[0]
+            if "-" in head and not head.endswith(":"):
+                start, end = (int(x, 16) for x in head.split("-"))
+                inside = start <= address < end
+            elif inside and head == "VmFlags:":
+                return set(line.split()[1:])
+    raise AssertionError(f"no mapping holds {address:#x}")
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc/self/smaps is Linux's")
+def test_results_of_4_mib_and_more_are_advised_huge_pages_as_numpys_arrays_are(lib):
+    # The reference is NumPy, which advises the pages of each array of 4 MiB or more; where
+    # the kernel has no transparent huge pages neither array's mapping carries the flag.
+    a = np.ones((1024, 1024))  # 8 MiB
+    results = [lib.add(a, a) for _ in range(3)]  # the first may be mapped apart, later ones not
+    reference = np.ones((1024, 1024))
+    middle = 4 * 1024 * 1024
+    assert ("hg" in vm_flags(reference.ctypes.data + middle)) == ("hg" in vm_flags(a.ctypes.data + middle))
+    for r in results:
+        assert ("hg" in vm_flags(r.ctypes.data + middle)) == ("hg" in vm_flags(a.ctypes.data + middle))
+    small = lib.add(np.ones((64, 64)), np.ones((64, 64)))
+    np.testing.assert_array_equal(small, 2.0)

@@ -4,9 +4,11 @@ Values are ranked tensors (``tensor<2x3xf64>``, ``tensor<?x3xf64>``). Ops are va
 (``Pure``) except ``mg.print``; every op after the front end has operands whose shapes
 already agree, because the front end inserts an explicit ``mg.broadcast`` wherever a size-1
 dimension grows. Each verifier states its rule in its message. The rules themselves live in
-``mg_xdsl.shapes``, shared with the front end, so no op carries its own copy.
+``mg_xdsl.shapes`` (shared with the front end) and ``mg_xdsl.element_types`` (the trait
+``LoweredElementTypes`` of every op), so no op carries its own copy.
 """
 
+from dataclasses import dataclass
 from typing import ClassVar
 
 from xdsl.dialects.builtin import (
@@ -22,7 +24,7 @@ from xdsl.dialects.builtin import (
     TensorType,
     i64,
 )
-from xdsl.ir import Attribute, Dialect, Region, SSAValue
+from xdsl.ir import Attribute, Dialect, Operation, Region, SSAValue
 from xdsl.irdl import (
     AnyAttr,
     IRDLOperation,
@@ -37,10 +39,10 @@ from xdsl.irdl import (
     traits_def,
     var_operand_def,
 )
-from xdsl.traits import ConstantLike, HasParent, IsTerminator, Pure
+from xdsl.traits import ConstantLike, HasParent, IsTerminator, OpTrait, Pure
 from xdsl.utils.exceptions import VerifyException
 
-from mg_xdsl import shapes
+from mg_xdsl import element_types, shapes
 from mg_xdsl.shapes import Shape, ShapeError, fmt_shape
 
 # ---------------------------------------------------------------------------------------
@@ -62,6 +64,21 @@ def _tensor(value: SSAValue) -> TensorType:
     if not isinstance(t, TensorType):
         raise VerifyException(f"expected a ranked tensor, got {t}")
     return t
+
+
+@dataclass(frozen=True)
+class LoweredElementTypes(OpTrait):
+    """Every tensor the op takes or gives has an element type that its lowering handles:
+    one of ``element_types.ARITHMETIC`` unless the op says otherwise."""
+
+    types: tuple[Attribute, ...] = element_types.ARITHMETIC
+
+    def verify(self, op: Operation) -> None:
+        for value in (*op.operands, *op.results):
+            if isinstance(value.type, TensorType):
+                problem = element_types.unsupported(value.type.element_type, self.types)
+                if problem:
+                    raise VerifyException(f"{op.name}: {problem}")
 
 
 class MgOp(IRDLOperation):
@@ -103,7 +120,7 @@ class ConstantOp(MgOp):
     T: ClassVar = VarConstraint("T", AnyAttr())
     value = prop_def(ParamAttrConstraint(DenseIntOrFPElementsAttr, (T, AnyAttr())))
     result = result_def(T)
-    traits = traits_def(Pure(), ConstantLike())
+    traits = traits_def(Pure(), ConstantLike(), LoweredElementTypes())
     assembly_format = "$value attr-dict"
 
     def __init__(self, value: DenseIntOrFPElementsAttr):
@@ -120,7 +137,7 @@ class ElementwiseBinaryOp(MgOp):
     lhs = operand_def(TensorType)
     rhs = operand_def(TensorType)
     result = result_def(TensorType)
-    traits = traits_def(Pure())
+    traits = traits_def(Pure(), LoweredElementTypes())
     assembly_format = (
         "$lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs) `->` type($result)"
     )
@@ -159,7 +176,7 @@ class UnaryOp(MgOp):
 
     input = operand_def(TensorType)
     result = result_def(TensorType)
-    traits = traits_def(Pure())
+    traits = traits_def(Pure(), LoweredElementTypes())
     assembly_format = "$input attr-dict `:` type($input) `->` type($result)"
 
     def __init__(self, input: SSAValue, result_type: Attribute | None = None):
@@ -200,7 +217,7 @@ class ScalarOp(MgOp):
     op = prop_def(StringAttr)
     value = prop_def(FloatAttr)
     reversed = prop_def(BoolAttr)
-    traits = traits_def(Pure())
+    traits = traits_def(Pure(), LoweredElementTypes())
     irdl_options = (ParsePropInAttrDict(),)
     assembly_format = "$input attr-dict `:` type($input) `->` type($result)"
 
@@ -231,7 +248,7 @@ class MatmulOp(MgOp):
     lhs = operand_def(TensorType)
     rhs = operand_def(TensorType)
     result = result_def(TensorType)
-    traits = traits_def(Pure())
+    traits = traits_def(Pure(), LoweredElementTypes())
     assembly_format = (
         "$lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs) `->` type($result)"
     )
@@ -281,7 +298,7 @@ class ReduceOp(MgOp):
     result = result_def(TensorType)
     axis = prop_def(IntegerAttr[IntegerType])
     kind = prop_def(StringAttr)
-    traits = traits_def(Pure())
+    traits = traits_def(Pure(), LoweredElementTypes())
     irdl_options = (ParsePropInAttrDict(),)
     assembly_format = "$input attr-dict `:` type($input) `->` type($result)"
 
@@ -353,6 +370,7 @@ class PrintOp(MgOp):
 
     name = "mg.print"
     input = operand_def(TensorType)
+    traits = traits_def(LoweredElementTypes(element_types.PRINTABLE))
     assembly_format = "$input attr-dict `:` type($input)"
 
     def __init__(self, input: SSAValue):
@@ -380,7 +398,7 @@ class ElementwiseOp(MgOp):
     inputs = var_operand_def(TensorType)
     result = result_def(TensorType)
     body = region_def("single_block")
-    traits = traits_def(Pure())
+    traits = traits_def(Pure(), LoweredElementTypes())
     assembly_format = "$inputs attr-dict `:` type($inputs) `->` type($result) $body"
 
     def __init__(self, inputs: list[SSAValue], result_type: Attribute, body: Region):
@@ -437,6 +455,7 @@ class CheckSameShapeOp(MgOp):
     lhs_type = prop_def(TensorType)
     rhs_type = prop_def(TensorType)
     op = prop_def(StringAttr)
+    traits = traits_def(LoweredElementTypes())
     irdl_options = (ParsePropInAttrDict(),)
     assembly_format = ("$lhs `,` $rhs `as` $lhs_type `,` $rhs_type attr-dict "
                        "`:` type($lhs) `,` type($rhs)")

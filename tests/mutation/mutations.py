@@ -157,8 +157,9 @@ MUTATIONS = [
              "splitting a block puts the second half before the first"),
     Mutation("mg_xdsl/xdsl_compat.py", "    _verifying.counts = {} if outer[0] is None else outer[0]",
              "    _verifying.counts = outer[0]", "verification walks the blocks of a region for every block again"),
-    Mutation("mg_xdsl/backend/runtime_ir.py", "  br i1 %failed, label %no_memory, label %done",
-             "  br i1 false, label %no_memory, label %done", "a failed allocation hands the compiled code a null pointer"),
+    Mutation("mg_xdsl/backend/runtime_ir.py", "  br i1 %failed, label %no_memory, label %allocated",
+             "  br i1 false, label %no_memory, label %allocated",
+             "a failed allocation hands the compiled code a null pointer"),
     Mutation("mg_xdsl/cli.py", '"backend": args.backend, "path": args.file}', '"backend": args.backend}',
              "a cached program reports a failed check at the path of another copy"),
     # -- issue 13: compile time ---------------------------------------------------------------------
@@ -245,4 +246,17 @@ MUTATIONS = [
              "reductions take the register width where the datapath is narrower"),
     Mutation("mg_xdsl/backend/jit.py", "llvm_tuning(cpu or host_cpu)) if f)", '"") if f)',
              "LLVM's vectorisers are not told of Zen 4's 256-bit datapath"),
+    # -- issue 14: results' pages, the API's call ---------------------------------------------------
+    Mutation("mg_xdsl/backend/runtime_ir.py", "  %several_pages = icmp uge i64 %bytes, 4194304",
+             "  %several_pages = icmp uge i64 %bytes, 33554432",
+             "results of 4 to 32 MiB are no longer advised huge pages (faulted in 4 KiB at a time)"),
+    Mutation("mg_xdsl/backend/runtime_ir.py", '("row_stride", "i64 %c{i}")', '("row_stride", "i64 %r{i}")',
+             "the API describes its arguments with the wrong row stride"),
+    # -- issue 15: element types as a concept --------------------------------------------------
+    Mutation("mg_xdsl/element_types.py", "    if element_type in lowered:", "    if True:",
+             "the verifiers accept tensors of any element type (an i32 relu reaches the lowering)"),
+    Mutation("mg_xdsl/dialects/mg.py", "        for value in (*op.operands, *op.results):",
+             "        for value in op.operands:", "a result's element type is not checked"),
+    Mutation("mg_xdsl/dialects/mg.py", "traits_def(LoweredElementTypes(element_types.PRINTABLE))",
+             "traits_def(LoweredElementTypes())", "mg.print takes f32 tensors, which printMemrefF64 misreads"),
 ]
