@@ -304,7 +304,6 @@ class Library:
     def __init__(self, source: str | bytes, path: str = "<string>", gpu: str | None = None,
                  optimise: bool = True, cpu: str | None = None):
         from mg_xdsl.backend.jit import Engine
-        from mg_xdsl.backend.runtime_ir import guarded_wrapper
         from mg_xdsl.driver import Compilation
 
         if cpu is not None:
@@ -315,7 +314,7 @@ class Library:
         ir = comp.llvm_ir(verify=False)  # LLVM's verifier checks it
         for text in comp.warnings:
             warnings.warn(text, MgWarning, stacklevel=4)
-        guards = tuple(guarded_wrapper(n, len(s.params) + 1) for n, s in comp.signatures.items())
+        guards = _guards(comp.signatures)
         launcher = comp.launcher()
         self._engine = Engine(ir, extra=guards, symbols=launcher and launcher.symbols(), owner=launcher,
                               cpu=cpu)
@@ -337,6 +336,13 @@ class Library:
     @property
     def functions(self) -> dict[str, Function]:
         return dict(self._functions)
+
+
+def _guards(signatures: dict[str, Signature]) -> tuple[str, ...]:
+    """The LLVM IR of each def's ``mgrt_guarded_NAME``, which ``Function`` calls."""
+    from mg_xdsl.backend.runtime_ir import guarded_wrapper
+
+    return tuple(guarded_wrapper(name, len(sig.params)) for name, sig in signatures.items())
 
 
 @lru_cache(maxsize=64)

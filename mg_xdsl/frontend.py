@@ -462,7 +462,7 @@ class Parser:
             self.program.warn(tok.line, NEVER_BROADCAST)
         lhs = self.grow(left, shape, tok)
         rhs = self.grow(right, shape, tok)
-        result = BINARY_OPS[op](lhs, rhs, mg.tensor_type(shape))
+        result = BINARY_OPS[op](lhs, rhs)  # of type tensor<shape> (the op infers it)
         return Tensor(self.emit(result, tok), shape)
 
     def grow(self, v: Tensor, target: Shape, tok: Token) -> SSAValue:
@@ -484,7 +484,7 @@ class Parser:
         except ShapeError as e:
             raise self.error(str(e), tok) from None
         self.check_result(shape, "matrix-multiply", left, right, tok)  # MxK @ KxN can be far larger
-        op = mg.MatmulOp(left.value, right.value, mg.tensor_type(shape))
+        op = mg.MatmulOp(left.value, right.value)
         return Tensor(self.emit(op, tok), shape)
 
     def check_result(self, shape: Shape, verb: str, left: Tensor, right: Tensor, tok: Token) -> None:
@@ -560,13 +560,13 @@ class Parser:
             return Tensor(self.emit(mg.ReluOp(arg.value), name), arg.shape)
         if name.text == "transpose":
             shape = shapes.transpose_shape(arg.shape)
-            return Tensor(self.emit(mg.TransposeOp(arg.value, mg.tensor_type(shape)), name), shape)
+            return Tensor(self.emit(mg.TransposeOp(arg.value), name), shape)
         # row_*: one value per row (axis 1); col_*: one per column (axis 0).
         axis, kind = REDUCTIONS[name.text]
         shape = shapes.reduce_shape(arg.shape, axis)
         if kind == "mean" and arg.shape[axis] is None:
             raise self.error(f"{name.text} needs a static size along the averaged axis, not '?'", name)
-        reduce = mg.ReduceOp(arg.value, axis, "max" if kind == "max" else "sum", mg.tensor_type(shape))
+        reduce = mg.ReduceOp(arg.value, axis, "max" if kind == "max" else "sum")
         result = self.emit(reduce, name)
         if kind == "mean":
             count = float(arg.shape[axis])  # type: ignore[arg-type]

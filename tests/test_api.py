@@ -349,3 +349,18 @@ def test_results_of_4_mib_and_more_are_advised_huge_pages_as_numpys_arrays_are(l
         assert ("hg" in vm_flags(r.ctypes.data + middle)) == ("hg" in vm_flags(a.ctypes.data + middle))
     small = lib.add(np.ones((64, 64)), np.ones((64, 64)))
     np.testing.assert_array_equal(small, 2.0)
+
+
+def test_each_guard_calls_its_function_with_the_functions_own_parameters():
+    # (A wrapper that declared one parameter too many would still run, passing garbage.)
+    from mg_xdsl.api import _guards
+    from mg_xdsl.driver import Compilation
+
+    comp = Compilation(SOURCE, "<string>", lib=True)
+    ir = comp.llvm_ir()
+    for name, guard in zip(comp.signatures, _guards(comp.signatures)):
+        defined = re.search(rf"define [^@]*@_mlir_ciface_{name}\(([^)]*)\)", ir).group(1)
+        declared = re.search(rf"declare void @_mlir_ciface_{name}\(([^)]*)\)", guard).group(1)
+        called = re.search(rf"call void @_mlir_ciface_{name}\(([^)]*)\)", guard).group(1)
+        params = len(comp.signatures[name].params)
+        assert defined.count("ptr") == declared.count("ptr") == called.count("ptr") == params + 1, name

@@ -6,11 +6,18 @@ already agree, because the front end inserts an explicit ``mg.broadcast`` wherev
 dimension grows. Each verifier states its rule in its message. The rules themselves live in
 ``mg_xdsl.shapes`` (shared with the front end) and ``mg_xdsl.element_types`` (the trait
 ``LoweredElementTypes`` of every op), so no op carries its own copy.
+
+What each op computes on one element is said here too, once: an elementwise op's
+``scalar`` builds its arith ops (the interface ``ScalarComputation``), and ``REDUCTIONS``
+names each reduction's combining op and identity. ``lower-mg-to-affine``,
+``mg-fuse-elementwise-ops`` and the reduction kernels ask them; none keeps a table of its own.
 """
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
+from xdsl.dialects import arith
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
     AnyFloat,
@@ -57,6 +64,15 @@ def shape_of(t: Attribute) -> Shape:
 
 def tensor_type(shape: Shape, element_type: Attribute = Float64Type()) -> TensorType:
     return TensorType(element_type, [DYNAMIC_INDEX if d is None else d for d in shape])
+
+
+def _inferred(op_name: str, like: SSAValue, rule, *shapes_and_args) -> TensorType:
+    """The result type that a rule of ``shapes`` gives, of ``like``'s element type; a broken
+    rule is the VerifyException that the op's verifier would raise."""
+    try:
+        return tensor_type(rule(*shapes_and_args), _tensor(like).element_type)
+    except ShapeError as e:
+        raise VerifyException(f"{op_name}: {e}") from None
 
 
 def _tensor(value: SSAValue) -> TensorType:
@@ -108,6 +124,40 @@ class MgOp(IRDLOperation):
 
 
 # ---------------------------------------------------------------------------------------
+# What an op computes on one element
+# ---------------------------------------------------------------------------------------
+
+# The arith op of each binary operator, as ``mg.add`` and ``mg.scalar {op = "add"}`` name it.
+BINARY_ARITH: dict[str, type[IRDLOperation]] = {
+    "add": arith.AddfOp, "sub": arith.SubfOp, "mul": arith.MulfOp, "div": arith.DivfOp}
+
+
+class ScalarComputation:
+    """The interface of the elementwise ops: one element of the result from one element of
+    each operand. ``scalar`` makes arith ops in the current (implicit) builder; the numbers it
+    needs are made by the caller, once, from ``scalar_constants`` (a loop nest makes them
+    before its loops, a fused body at its start)."""
+
+    def scalar_constants(self) -> tuple[float, ...]:
+        return ()
+
+    def scalar(self, operands: Sequence[SSAValue], constants: Sequence[SSAValue]) -> SSAValue:
+        raise NotImplementedError
+
+
+@dataclass(frozen=True)
+class Reduction:
+    combine: type[IRDLOperation]  # the arith op that folds an element into the running value
+    identity: float  # where the fold starts: the value that leaves any element as it is
+
+
+REDUCTIONS: dict[str, Reduction] = {
+    "sum": Reduction(arith.AddfOp, 0.0),
+    "max": Reduction(arith.MaximumfOp, float("-inf")),  # maximumf propagates NaN, as NumPy's max
+}
+
+
+# ---------------------------------------------------------------------------------------
 # Ops
 # ---------------------------------------------------------------------------------------
 
@@ -131,8 +181,10 @@ class ConstantOp(MgOp):
             raise self.fail("a constant needs a static shape")
 
 
-class ElementwiseBinaryOp(MgOp):
+class ElementwiseBinaryOp(MgOp, ScalarComputation):
     """``lhs op rhs`` on tensors of agreeing shapes, element by element."""
+
+    OPERATOR: ClassVar[str]  # its key in BINARY_ARITH
 
     lhs = operand_def(TensorType)
     rhs = operand_def(TensorType)
@@ -142,21 +194,31 @@ class ElementwiseBinaryOp(MgOp):
         "$lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs) `->` type($result)"
     )
 
-    def __init__(self, lhs: SSAValue, rhs: SSAValue, result_type: Attribute):
+    def __init__(self, lhs: SSAValue, rhs: SSAValue, result_type: Attribute | None = None):
+        """The result type, unless given, is the operands' shapes merged (a static size
+        where either has one; the front end has already inserted any broadcast)."""
+        if result_type is None:
+            result_type = _inferred(self.name, lhs, shapes.broadcast_shapes, shape_of(lhs.type),
+                                    shape_of(rhs.type))
         super().__init__(operands=[lhs, rhs], result_types=[result_type])
 
     def verify_(self) -> None:
         self.check_elementwise(self.lhs, self.rhs, self.result)
 
+    def scalar(self, operands: Sequence[SSAValue], constants: Sequence[SSAValue]) -> SSAValue:
+        return BINARY_ARITH[self.OPERATOR](*operands).result
+
 
 @irdl_op_definition
 class AddOp(ElementwiseBinaryOp):
     name = "mg.add"
+    OPERATOR: ClassVar[str] = "add"
 
 
 @irdl_op_definition
 class SubOp(ElementwiseBinaryOp):
     name = "mg.sub"
+    OPERATOR: ClassVar[str] = "sub"
 
 
 @irdl_op_definition
@@ -164,11 +226,13 @@ class MulOp(ElementwiseBinaryOp):
     """The elementwise (Hadamard) product, the language's ``*``."""
 
     name = "mg.mul"
+    OPERATOR: ClassVar[str] = "mul"
 
 
 @irdl_op_definition
 class DivOp(ElementwiseBinaryOp):
     name = "mg.div"
+    OPERATOR: ClassVar[str] = "div"
 
 
 class UnaryOp(MgOp):
@@ -183,7 +247,7 @@ class UnaryOp(MgOp):
         super().__init__(operands=[input], result_types=[result_type or input.type])
 
 
-class ElementwiseUnaryOp(UnaryOp):
+class ElementwiseUnaryOp(UnaryOp, ScalarComputation):
     def verify_(self) -> None:
         self.check_elementwise(self.input, self.result)
 
@@ -192,6 +256,9 @@ class ElementwiseUnaryOp(UnaryOp):
 class NegOp(ElementwiseUnaryOp):
     name = "mg.neg"
 
+    def scalar(self, operands: Sequence[SSAValue], constants: Sequence[SSAValue]) -> SSAValue:
+        return arith.NegfOp(operands[0]).result
+
 
 @irdl_op_definition
 class ReluOp(ElementwiseUnaryOp):
@@ -199,12 +266,18 @@ class ReluOp(ElementwiseUnaryOp):
 
     name = "mg.relu"
 
+    def scalar_constants(self) -> tuple[float, ...]:
+        return (0.0,)
 
-SCALAR_OPS = ("add", "sub", "mul", "div")
+    def scalar(self, operands: Sequence[SSAValue], constants: Sequence[SSAValue]) -> SSAValue:
+        return arith.MaximumfOp(operands[0], constants[0]).result  # NaN stays NaN
+
+
+SCALAR_OPS = tuple(BINARY_ARITH)
 
 
 @irdl_op_definition
-class ScalarOp(MgOp):
+class ScalarOp(MgOp, ScalarComputation):
     """A tensor combined elementwise with a compile-time number.
 
     ``op`` is one of add/sub/mul/div; ``reversed = true`` puts the number on the left, so
@@ -239,6 +312,14 @@ class ScalarOp(MgOp):
             raise self.fail(f"op must be add, sub, mul or div, got '{self.op.data}'")
         self.check_elementwise(self.input, self.result)
 
+    def scalar_constants(self) -> tuple[float, ...]:
+        return (self.value.value.data,)
+
+    def scalar(self, operands: Sequence[SSAValue], constants: Sequence[SSAValue]) -> SSAValue:
+        x, number = operands[0], constants[0]
+        lhs, rhs = (number, x) if self.reversed.value.data else (x, number)
+        return BINARY_ARITH[self.op.data](lhs, rhs).result
+
 
 @irdl_op_definition
 class MatmulOp(MgOp):
@@ -253,7 +334,10 @@ class MatmulOp(MgOp):
         "$lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs) `->` type($result)"
     )
 
-    def __init__(self, lhs: SSAValue, rhs: SSAValue, result_type: Attribute):
+    def __init__(self, lhs: SSAValue, rhs: SSAValue, result_type: Attribute | None = None):
+        if result_type is None:
+            result_type = _inferred(self.name, lhs, shapes.matmul_shape, shape_of(lhs.type),
+                                    shape_of(rhs.type))
         super().__init__(operands=[lhs, rhs], result_types=[result_type])
 
     def verify_(self) -> None:
@@ -274,6 +358,11 @@ class TransposeOp(UnaryOp):
     name = "mg.transpose"
     assembly_format = "$input attr-dict `:` type($input) `to` type($result)"
 
+    def __init__(self, input: SSAValue, result_type: Attribute | None = None):
+        if result_type is None:
+            result_type = _inferred(self.name, input, shapes.transpose_shape, shape_of(input.type))
+        super().__init__(input, result_type)
+
     def verify_(self) -> None:
         self.check_same_element_type(self.input, self.result)
         want = shapes.transpose_shape(shape_of(self.input.type))
@@ -282,7 +371,7 @@ class TransposeOp(UnaryOp):
             raise self.fail(f"the result must be {fmt_shape(want)}, got {fmt_shape(got)}")
 
 
-REDUCE_KINDS = ("sum", "max")
+REDUCE_KINDS = tuple(REDUCTIONS)
 
 
 @irdl_op_definition
@@ -302,12 +391,18 @@ class ReduceOp(MgOp):
     irdl_options = (ParsePropInAttrDict(),)
     assembly_format = "$input attr-dict `:` type($input) `->` type($result)"
 
-    def __init__(self, input: SSAValue, axis: int, kind: str, result_type: Attribute):
+    def __init__(self, input: SSAValue, axis: int, kind: str, result_type: Attribute | None = None):
+        if result_type is None:
+            result_type = _inferred(self.name, input, shapes.reduce_shape, shape_of(input.type), axis)
         super().__init__(
             operands=[input],
             result_types=[result_type],
             properties={"axis": IntegerAttr(axis, i64), "kind": StringAttr(kind)},
         )
+
+    @property
+    def reduction(self) -> Reduction:
+        return REDUCTIONS[self.kind.data]
 
     def verify_(self) -> None:
         self.check_same_element_type(self.input, self.result)

@@ -42,6 +42,7 @@ from xdsl.dialects.builtin import DYNAMIC_INDEX, FloatAttr, MemRefType, ModuleOp
 from xdsl.dialects.vector import CombiningKindAttr, CombiningKindFlag
 from xdsl.ir import Attribute, Operation, SSAValue
 
+from mg_xdsl.dialects import mg
 from mg_xdsl.kernels.shared import kernel_function
 from mg_xdsl.target import ReductionVectors
 from mg_xdsl.transforms.loop_builders import (
@@ -62,8 +63,10 @@ from mg_xdsl.transforms.loop_builders import (
 ROW_BLOCK = 256  # rows per parallel block of a column reduction
 ROWS_AT_ONCE = 4  # rows folded into the partial row per pass over it
 
-# The combining op -> its vector.reduction kind, its neutral start value, its kernel's name.
-COMBINE = {arith.AddfOp: ("add", 0.0, "sum"), arith.MaximumfOp: ("maximumf", float("-inf"), "max")}
+# The combining op -> its vector.reduction kind, its neutral start value, its kernel's name
+# (the last two from the mg dialect's REDUCTIONS).
+VECTOR_KIND = {arith.AddfOp: "add", arith.MaximumfOp: "maximumf"}
+COMBINE = {r.combine: (VECTOR_KIND[r.combine], r.identity, kind) for kind, r in mg.REDUCTIONS.items()}
 
 
 def reduction_kernel(module: ModuleOp, combine: type[Operation], axis: int, element: Attribute,

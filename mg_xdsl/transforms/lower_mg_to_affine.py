@@ -178,7 +178,7 @@ class MgLowering(RewritePattern):
     builder placed before the op) and returns the buffer that replaces the op's result.
     Every created op keeps the source location of the mg op it came from."""
 
-    op_type: type[Operation]
+    op_type: type[Operation] | tuple[type[Operation], ...]
 
     def build(self, op: Operation) -> SSAValue | None:
         raise NotImplementedError
@@ -202,14 +202,6 @@ class MgLowering(RewritePattern):
 # ---------------------------------------------------------------------------------------
 
 
-ARITH_BINARY = {
-    "add": arith.AddfOp,
-    "sub": arith.SubfOp,
-    "mul": arith.MulfOp,
-    "div": arith.DivfOp,
-}
-
-
 def check_same_shape(lhs: SSAValue, rhs: SSAValue, op_name: str,
                      lhs_type: Attribute | None = None, rhs_type: Attribute | None = None,
                      ) -> list[int | SSAValue]:
@@ -227,74 +219,37 @@ class ElementwiseBinaryLowering(MgLowering):
     """``mg.add/sub/mul/div``: ``out[ivs] = lhs[ivs] op rhs[ivs]``."""
 
     op_type = mg.ElementwiseBinaryOp
-    ARITH = {mg.AddOp: "add", mg.SubOp: "sub", mg.MulOp: "mul", mg.DivOp: "div"}
 
     def build(self, op: mg.ElementwiseBinaryOp) -> SSAValue:
         lhs_sizes = check_same_shape(op.lhs, op.rhs, op.name)
         sizes = [r if r is not None else a
                  for r, a in zip(shape_of(op.result.type), lhs_sizes)]
         out = alloc(op.result.type, sizes)
-        arith_op = ARITH_BINARY[self.ARITH[type(op)]]
 
         def body(ivs: list[SSAValue]) -> None:
-            store(arith_op(load(op.lhs, ivs), load(op.rhs, ivs)).result, out, ivs)
+            store(op.scalar([load(op.lhs, ivs), load(op.rhs, ivs)], []), out, ivs)
 
         nest(sizes, body)
         return out
 
 
 class ElementwiseUnaryLowering(MgLowering):
-    """``mg.neg``, ``mg.relu`` and ``mg.scalar``: one load, one computation, one store."""
+    """``mg.neg``, ``mg.relu`` and ``mg.scalar``: one load, the op's computation, one store;
+    the numbers it needs (relu's 0.0, the scalar's) made once, before the nest."""
 
-    def constant(self, op: Operation) -> SSAValue | None:
-        """The number the computation needs, created once before the nest (or None)."""
-        return None
-
-    def compute(self, op: Operation, x: SSAValue, c: SSAValue | None) -> SSAValue:
-        raise NotImplementedError
+    op_type = (mg.NegOp, mg.ReluOp, mg.ScalarOp)
 
     def build(self, op: mg.ElementwiseUnaryOp | mg.ScalarOp) -> SSAValue:
         sizes = extents(op.input, shape_of(op.result.type))
         out = alloc(op.result.type, sizes)
-        c = self.constant(op)
+        element = element_type_of(op.input)
+        constants = [float_constant(c, element) for c in op.scalar_constants()]
 
         def body(ivs: list[SSAValue]) -> None:
-            store(self.compute(op, load(op.input, ivs), c), out, ivs)
+            store(op.scalar([load(op.input, ivs)], constants), out, ivs)
 
         nest(sizes, body)
         return out
-
-
-class NegLowering(ElementwiseUnaryLowering):
-    op_type = mg.NegOp
-
-    def compute(self, op: mg.NegOp, x: SSAValue, c: None) -> SSAValue:
-        return arith.NegfOp(x).result
-
-
-class ReluLowering(ElementwiseUnaryLowering):
-    """relu(x) = maximumf(x, 0.0); ``maximumf`` returns NaN when x is NaN."""
-
-    op_type = mg.ReluOp
-
-    def constant(self, op: mg.ReluOp) -> SSAValue:
-        return float_constant(0.0, element_type_of(op.input))
-
-    def compute(self, op: mg.ReluOp, x: SSAValue, zero: SSAValue) -> SSAValue:
-        return arith.MaximumfOp(x, zero).result
-
-
-class ScalarLowering(ElementwiseUnaryLowering):
-    """``x op c``, or ``c op x`` when ``reversed`` (so ``2 - a`` stays 2 - a)."""
-
-    op_type = mg.ScalarOp
-
-    def constant(self, op: mg.ScalarOp) -> SSAValue:
-        return float_constant(op.value.value.data, element_type_of(op.input))
-
-    def compute(self, op: mg.ScalarOp, x: SSAValue, number: SSAValue) -> SSAValue:
-        lhs, rhs = (number, x) if op.reversed.value.data else (x, number)
-        return ARITH_BINARY[op.op.data](lhs, rhs).result
 
 
 class BroadcastLowering(MgLowering):
@@ -323,15 +278,14 @@ class ReduceLowering(MgLowering):
     each element into ``out[i, 0]`` (axis 1: one value per row) or ``out[0, j]`` (axis 0)."""
 
     op_type = mg.ReduceOp
-    START = {"sum": 0.0, "max": float("-inf")}
 
     def build(self, op: mg.ReduceOp) -> SSAValue:
-        axis, kind = op.axis.value.data, op.kind.data
+        axis, reduction = op.axis.value.data, op.reduction
         element = element_type_of(op.input)
         in_sizes = extents(op.input, shape_of(op.input.type))
         out_sizes = [1 if d == axis else s for d, s in enumerate(in_sizes)]
         out = alloc(op.result.type, out_sizes)
-        start = float_constant(self.START[kind], element)
+        start = float_constant(reduction.identity, element)
         nest(out_sizes, lambda ivs: store(start, out, ivs))
 
         def accumulate(ivs: list[SSAValue]) -> None:
@@ -339,8 +293,7 @@ class ReduceLowering(MgLowering):
             dst = [zero if d == axis else iv for d, iv in enumerate(ivs)]
             acc = load(out, dst)
             x = load(op.input, ivs)
-            combined = arith.MaximumfOp(acc, x) if kind == "max" else arith.AddfOp(acc, x)
-            store(combined.result, out, dst)
+            store(reduction.combine(acc, x).results[0], out, dst)
 
         nest(in_sizes, accumulate)
         return out
@@ -546,9 +499,7 @@ class LowerMgToAffinePass(ModulePass):
         patterns: list[RewritePattern] = [
             ConstantLowering(op),
             ElementwiseBinaryLowering(),
-            NegLowering(),
-            ReluLowering(),
-            ScalarLowering(),
+            ElementwiseUnaryLowering(),
             BroadcastLowering(),
             ReduceLowering(),
             MatmulLowering(),

@@ -51,9 +51,6 @@ from mg_xdsl.dialects import mg
 from mg_xdsl.dialects.mg import shape_of
 
 FUSIBLE = (mg.ElementwiseBinaryOp, mg.NegOp, mg.ReluOp, mg.ScalarOp)
-ARITH_BINARY = {mg.AddOp: arith.AddfOp, mg.SubOp: arith.SubfOp, mg.MulOp: arith.MulfOp,
-                mg.DivOp: arith.DivfOp}
-ARITH_SCALAR = {"add": arith.AddfOp, "sub": arith.SubfOp, "mul": arith.MulfOp, "div": arith.DivfOp}
 
 
 def _producer(value: SSAValue, consumer: Operation) -> Operation | None:
@@ -135,18 +132,9 @@ def build_body(tree: Tree) -> Region:
         for op in tree.ops:
             if isinstance(op, mg.BroadcastOp):
                 scalar[op.result] = scalar[op.input]
-            elif isinstance(op, mg.ElementwiseBinaryOp):
-                scalar[op.result] = ARITH_BINARY[type(op)](scalar[op.lhs], scalar[op.rhs]).result
-            elif isinstance(op, mg.NegOp):
-                scalar[op.result] = arith.NegfOp(scalar[op.input]).result
-            elif isinstance(op, mg.ReluOp):
-                zero = arith.ConstantOp(FloatAttr(0.0, element)).result
-                scalar[op.result] = arith.MaximumfOp(scalar[op.input], zero).result
-            elif isinstance(op, mg.ScalarOp):
-                number = arith.ConstantOp(FloatAttr(op.value.value.data, element)).result
-                x = scalar[op.input]
-                lhs, rhs = (number, x) if op.reversed.value.data else (x, number)
-                scalar[op.result] = ARITH_SCALAR[op.op.data](lhs, rhs).result
+                continue
+            constants = [arith.ConstantOp(FloatAttr(c, element)).result for c in op.scalar_constants()]
+            scalar[op.results[0]] = op.scalar([scalar[x] for x in op.operands], constants)
         mg.YieldOp(scalar[tree.root.results[0]])
     return Region(block)
 

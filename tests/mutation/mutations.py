@@ -31,9 +31,10 @@ MUTATIONS = [
     Mutation(SH, "        elif b == 1:\n            out.append(a)", "        elif b == 1 and 1 not in a_dims:\n            out.append(a)",
              "a 1x1 (all-ones) right operand is never broadcast"),
     # -- the chapter's lowering mutations ---------------------------------------------------
-    Mutation(AFF, 'START = {"sum": 0.0, "max": float("-inf")}', 'START = {"sum": 0.0, "max": 0.0}',
+    Mutation(MG, '"max": Reduction(arith.MaximumfOp, float("-inf")),', '"max": Reduction(arith.MaximumfOp, 0.0),',
              "max reduction starts at 0 instead of -infinity"),
-    Mutation(AFF, "return arith.MaximumfOp(x, zero).result", "return arith.MaximumfOp(x, x).result",
+    Mutation(MG, "return arith.MaximumfOp(operands[0], constants[0]).result",
+             "return arith.MaximumfOp(operands[0], operands[0]).result",
              "relu does not clamp (max of x with itself)"),
     Mutation(AFF, "src = [zero if size == 1 and out_shape[lead + d] != 1 else ivs[lead + d]",
              "src = [zero if in_shape[len(in_shape) - 1 - d] == 1 and out_shape[lead + d] != 1 else ivs[lead + d]",
@@ -41,7 +42,7 @@ MUTATIONS = [
     Mutation(AFF, "dst = [zero if d == axis else iv for d, iv in enumerate(ivs)]",
              "dst = [zero, ivs[0]] if axis == 1 else [zero if d == axis else iv for d, iv in enumerate(ivs)]",
              "reduce over axis 1 writes into the wrong cell (the equivalent mutant)"),
-    Mutation(AFF, "lhs, rhs = (number, x) if op.reversed.value.data else (x, number)", "lhs, rhs = (x, number)",
+    Mutation(MG, "lhs, rhs = (number, x) if self.reversed.value.data else (x, number)", "lhs, rhs = (x, number)",
              "a number on the left (2 - a) is applied on the right"),
     # -- front end ----------------------------------------------------------------------------
     Mutation(FE, "            left = self.binary(tok, left, self.term())",
@@ -67,7 +68,7 @@ MUTATIONS = [
              "matmul reads the right operand transposed"),
     Mutation(AFF, "nest(sizes, lambda ivs: store(load(op.input, list(reversed(ivs))), out, ivs))",
              "nest(sizes, lambda ivs: store(load(op.input, ivs), out, ivs))", "transpose copies"),
-    Mutation(AFF, 'ARITH = {mg.AddOp: "add", mg.SubOp: "sub"', 'ARITH = {mg.AddOp: "add", mg.SubOp: "add"',
+    Mutation(MG, '    name = "mg.sub"\n    OPERATOR: ClassVar[str] = "sub"', '    name = "mg.sub"\n    OPERATOR: ClassVar[str] = "add"',
              "subtraction lowers to addition"),
     Mutation("mg_xdsl/transforms/lower_affine.py", "    dims, symbols = operands[: map.num_dims], operands[map.num_dims :]",
              "    dims, symbols = operands[: map.num_dims], operands[: map.num_dims]",
@@ -259,4 +260,14 @@ MUTATIONS = [
              "        for value in op.operands:", "a result's element type is not checked"),
     Mutation("mg_xdsl/dialects/mg.py", "traits_def(LoweredElementTypes(element_types.PRINTABLE))",
              "traits_def(LoweredElementTypes())", "mg.print takes f32 tensors, which printMemrefF64 misreads"),
+    Mutation("mg_xdsl/dialects/mg.py", "result_type = _inferred(self.name, lhs, shapes.matmul_shape, shape_of(lhs.type),\n"
+             "                                    shape_of(rhs.type))",
+             "result_type = _inferred(self.name, lhs, shapes.matmul_shape, shape_of(rhs.type),\n"
+             "                                    shape_of(lhs.type))",
+             "a matrix product infers its result from its operands swapped"),
+    Mutation("mg_xdsl/dialects/mg.py", "                                    shape_of(rhs.type))\n        super().__init__(operands=[lhs, rhs], result_types=[result_type])\n\n    def verify_(self) -> None:\n        self.check_elementwise(",
+             "                                    shape_of(lhs.type))\n        super().__init__(operands=[lhs, rhs], result_types=[result_type])\n\n    def verify_(self) -> None:\n        self.check_elementwise(",
+             "an elementwise result keeps the left operand's '?' where the right one has a size"),
+    Mutation("mg_xdsl/api.py", "guarded_wrapper(name, len(sig.params)) for", "guarded_wrapper(name, len(sig.params) + 1) for",
+             "each guard declares and passes one matrix more than its function takes"),
 ]
