@@ -15,6 +15,7 @@ names each reduction's combining op and identity. ``lower-mg-to-affine``,
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import ClassVar
 
 from xdsl.dialects import arith
@@ -63,6 +64,13 @@ def shape_of(t: Attribute) -> Shape:
 
 
 def tensor_type(shape: Shape, element_type: Attribute = Float64Type()) -> TensorType:
+    return _tensor_type(tuple(shape), element_type)
+
+
+@lru_cache(maxsize=4096)
+def _tensor_type(shape: Shape, element_type: Attribute) -> TensorType:
+    # Types are immutable, and making one costs ~80 us (verified parameters): a long
+    # program's ops have a few types between them.
     return TensorType(element_type, [DYNAMIC_INDEX if d is None else d for d in shape])
 
 

@@ -13,18 +13,21 @@ class Mutation(NamedTuple):
     breaks: str
 
 
-FE, SH, MG = "mg_xdsl/frontend.py", "mg_xdsl/shapes.py", "mg_xdsl/dialects/mg.py"
+SH, MG = "mg_xdsl/shapes.py", "mg_xdsl/dialects/mg.py"
+# The front end's stages (mg_xdsl/frontend.py drives them).
+PARSE, CHECK, GEN = ("mg_xdsl/language/syntax_tree.py", "mg_xdsl/language/checker.py",
+                     "mg_xdsl/language/irgen.py")
 AFF = "mg_xdsl/transforms/lower_mg_to_affine.py"
 
 MUTATIONS = [
     # -- the chapter's front-end mutations --------------------------------------------------
-    Mutation(FE, 'f"{side}_{kind}": (1 if side == "row" else 0, kind)',
+    Mutation(CHECK, 'f"{side}_{kind}": (1 if side == "row" else 0, kind)',
              'f"{side}_{kind}": (0 if side == "row" else 1, kind)',
              "row_* and col_* use the opposite axis"),
-    Mutation(FE, "count = float(arg.shape[axis])", "count = float(arg.shape[1 - axis])",
+    Mutation(GEN, "shape[axis])  # type: ignore[union-attr]", "shape[1 - axis])  # type: ignore[union-attr]",
              "mean divides by the wrong dimension's count"),
-    Mutation(FE, "return Tensor(self.emit(mg.ReluOp(arg.value), name), arg.shape)",
-             "return Tensor(self.emit(mg.NegOp(arg.value), name), arg.shape)",
+    Mutation(GEN, "return self.emit(fn, mg.ReluOp(args[0]), name)",
+             "return self.emit(fn, mg.NegOp(args[0]), name)",
              "relu is emitted as negation"),
     Mutation(SH, "        elif a == 1:\n            out.append(b)", "        elif False:\n            out.append(b)",
              "a size-1 left operand is not broadcast"),
@@ -45,12 +48,12 @@ MUTATIONS = [
     Mutation(MG, "lhs, rhs = (number, x) if self.reversed.value.data else (x, number)", "lhs, rhs = (x, number)",
              "a number on the left (2 - a) is applied on the right"),
     # -- front end ----------------------------------------------------------------------------
-    Mutation(FE, "            left = self.binary(tok, left, self.term())",
-             "            left = self.binary(tok, left, self.expr())",
+    Mutation(PARSE, "            rest.append((tok, operand()))",
+             '            rest.append((tok, self.expr() if "+" in operators else operand()))',
              "+ and - associate to the right"),
-    Mutation(FE, '    if op == "-":\n        return a - b', '    if op == "-":\n        return b - a',
+    Mutation(CHECK, '    if op == "-":\n        return a - b', '    if op == "-":\n        return b - a',
              "folding two numbers subtracts the wrong way round"),
-    Mutation(FE, "            if not shapes.shapes_compatible(arg.shape, pshape):",
+    Mutation(CHECK, "            if not shapes.shapes_compatible(arg.shape, pshape):",
              "            if False:", "a call accepts an argument of the wrong static shape"),
     # -- shape rules and verifiers -----------------------------------------------------------
     Mutation(SH, 'raise ShapeError(f"axis must be {allowed}, got {axis}")',

@@ -1,0 +1,174 @@
+"""IR generation: a checked statement -> mg dialect ops.
+
+Nothing here can fail: the checker has typed every expression and reported every problem,
+so each construct becomes its ops directly. Compile-time numbers are the checker's folded
+values; a matrix with a number is ``mg.scalar``; an elementwise operator broadcasts a
+static size-1 dimension by an explicit ``mg.broadcast``, so later stages only ever see
+operands of agreeing shapes; an argument whose shape differs from its parameter's (a static
+size passed as ``?``, or the reverse, checked when the program runs) goes through
+``mg.cast``. Every op is located at the token it came from.
+"""
+
+from dataclasses import dataclass, field
+
+from xdsl.dialects import func
+from xdsl.dialects.builtin import (
+    DenseIntOrFPElementsAttr,
+    FileLineColLoc,
+    FunctionType,
+    IntAttr,
+    ModuleOp,
+    StringAttr,
+    UnitAttr,
+)
+from xdsl.ir import Block, Operation, Region, SSAValue
+
+from mg_xdsl import shapes
+from mg_xdsl.dialects import mg
+from mg_xdsl.language.checker import REDUCTIONS, Checker, Matrix, Type
+from mg_xdsl.language.lexer import Token
+from mg_xdsl.language.syntax_tree import Call, Chain, Def, Expr, Let, Literal, Name, Negate, Statement
+from mg_xdsl.shapes import Shape
+
+BINARY_OPS: dict[str, type[mg.ElementwiseBinaryOp]] = {
+    "+": mg.AddOp,
+    "-": mg.SubOp,
+    "*": mg.MulOp,
+    "/": mg.DivOp,
+}
+SCALAR_NAMES = {"+": "add", "-": "sub", "*": "mul", "/": "div"}
+
+Value = SSAValue | float  # a matrix's SSA value, or a compile-time number
+
+
+@dataclass
+class Function:
+    """The block being filled and the values of the names visible in it."""
+
+    block: Block
+    env: dict[str, Value] = field(default_factory=dict)
+
+
+@dataclass
+class IRGen:
+    path: str
+    checker: Checker
+    module: ModuleOp = field(default_factory=lambda: ModuleOp([]))
+    main: Function = field(default_factory=lambda: Function(Block()))
+
+    def loc(self, tok: Token) -> FileLineColLoc:
+        return FileLineColLoc(StringAttr(self.path), IntAttr(tok.line), IntAttr(tok.col))
+
+    def emit(self, fn: Function, op: Operation, tok: Token) -> SSAValue:
+        """Append ``op`` to ``fn``, located at ``tok``; its result."""
+        op.location = self.loc(tok)
+        fn.block.add_op(op)
+        return op.results[0] if op.results else None  # type: ignore[return-value]
+
+    # -- statements ---------------------------------------------------------------------
+
+    def statement(self, s: Statement) -> None:
+        if isinstance(s, Def):
+            return self.define(s)
+        value = self.expr(s.value, self.main)
+        if isinstance(s, Let):
+            self.main.env[s.name.text] = value
+        else:
+            self.emit(self.main, mg.PrintOp(value), s.head)
+
+    def define(self, d: Def) -> None:
+        """``def NAME(P: TYPE, ...) = EXPR`` becomes ``func.func @NAME``."""
+        fn = Function(Block())
+        for pname, shape, _ in d.params:
+            arg = fn.block.insert_arg(mg.tensor_type(shape), len(fn.block.args))
+            arg.name_hint = pname.text
+            fn.env[pname.text] = arg
+        body = self.expr(d.body, fn)
+        self.emit(fn, func.ReturnOp(body), d.name)
+        sig = self.checker.functions[d.name.text]
+        fn_type = FunctionType.from_lists([mg.tensor_type(t.shape, t.element) for t in sig.types],
+                                          [mg.tensor_type(sig.result, sig.result_type.element)])
+        op = func.FuncOp(d.name.text, fn_type, Region(fn.block))
+        # Callable from C, C++ and Python through a `_mlir_ciface_` wrapper.
+        op.attributes["llvm.emit_c_interface"] = UnitAttr()
+        op.location = self.loc(d.name)
+        self.module.body.block.add_op(op)
+
+    def finish(self, with_main: bool = True) -> ModuleOp:
+        """The module; without ``@main`` for a library, which holds only the defs."""
+        if with_main:
+            self.main.block.add_op(func.ReturnOp())
+            self.module.body.block.add_op(func.FuncOp("main", ((), ()), Region(self.main.block)))
+        return self.module
+
+    # -- expressions --------------------------------------------------------------------
+
+    def expr(self, e: Expr, fn: Function) -> Value:
+        t = self.checker.types[e]
+        if isinstance(t, float):
+            return t  # folded by the checker
+        if isinstance(e, Name):
+            return fn.env[e.tok.text]
+        if isinstance(e, Literal):
+            attr = DenseIntOrFPElementsAttr.from_list(mg.tensor_type(t.shape), [x for r in e.rows for x in r])
+            return self.emit(fn, mg.ConstantOp(attr), e.tok)
+        if isinstance(e, Negate):
+            v = self.expr(e.operand, fn)
+            for tok in reversed(e.signs):  # the innermost minus applies first
+                v = self.emit(fn, mg.NegOp(v), tok)
+            return v
+        if isinstance(e, Chain):
+            left, left_type = self.expr(e.first, fn), self.checker.types[e.first]
+            for (tok, right), t in zip(e.rest, self.checker.steps[e]):
+                right_value = self.expr(right, fn)
+                left = self.step(fn, tok, (left, left_type), (right_value, self.checker.types[right]), t)
+                left_type = t
+            return left
+        assert isinstance(e, Call)
+        return self.call(e, fn, t)
+
+    def step(self, fn: Function, tok: Token, left: tuple[Value, Type], right: tuple[Value, Type],
+             t: Type) -> Value:
+        """One operator of a chain, whose result the checker typed ``t``."""
+        if isinstance(t, float):
+            return t
+        (lv, lt), (rv, rt) = left, right
+        if tok.text == "@":
+            return self.emit(fn, mg.MatmulOp(lv, rv), tok)
+        if isinstance(rt, float) or isinstance(lt, float):
+            tensor, number, reversed_ = (lv, rt, False) if isinstance(rt, float) else (rv, lt, True)
+            return self.emit(fn, mg.ScalarOp(tensor, SCALAR_NAMES[tok.text], number, reversed_), tok)
+        lhs = self.grow(fn, lv, lt, t.shape, tok)
+        rhs = self.grow(fn, rv, rt, t.shape, tok)
+        return self.emit(fn, BINARY_OPS[tok.text](lhs, rhs), tok)  # of type tensor<t.shape>
+
+    def grow(self, fn: Function, v: SSAValue, t: Matrix, target: Shape, tok: Token) -> SSAValue:
+        """Broadcast ``v`` to ``target`` with an explicit ``mg.broadcast`` where needed."""
+        if not shapes.needs_broadcast(t.shape, target):
+            return v
+        return self.emit(fn, mg.BroadcastOp(v, mg.tensor_type(target)), tok)
+
+    def call(self, c: Call, fn: Function, t: Matrix) -> SSAValue:
+        name = c.tok
+        args = [self.expr(a, fn) for a in c.args]
+        if name.text == "relu":
+            return self.emit(fn, mg.ReluOp(args[0]), name)
+        if name.text == "transpose":
+            return self.emit(fn, mg.TransposeOp(args[0]), name)
+        if name.text in REDUCTIONS:
+            # row_*: one value per row (axis 1); col_*: one per column (axis 0).
+            axis, kind = REDUCTIONS[name.text]
+            result = self.emit(fn, mg.ReduceOp(args[0], axis, "max" if kind == "max" else "sum"), name)
+            if kind == "mean":
+                count = float(self.checker.types[c.args[0]].shape[axis])  # type: ignore[union-attr]
+                result = self.emit(fn, mg.ScalarOp(result, "div", count, reversed=False), name)
+            return result
+        sig = self.checker.functions[name.text]
+        values: list[SSAValue] = []
+        for arg, a, (_, pshape) in zip(args, c.args, sig.params):
+            if self.checker.types[a].shape != pshape:  # type: ignore[union-attr]
+                # A static size passed as '?' is forgotten; a '?' passed where a static size
+                # is expected is checked when the program runs.
+                arg = self.emit(fn, mg.CastOp(arg, mg.tensor_type(pshape)), name)
+            values.append(arg)  # type: ignore[arg-type]
+        return self.emit(fn, func.CallOp(name.text, values, [mg.tensor_type(t.shape)]), name)

@@ -1,0 +1,87 @@
+"""The lexer: source text -> the tokens of each statement.
+
+A program is one statement per line (``#`` starts a comment); inside brackets or
+parentheses a newline is whitespace, as in Python, so a matrix literal may have one row per
+line. LF, CRLF and a bare CR all end a line.
+"""
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from mg_xdsl.language.diagnostics import MgError
+
+_TOKEN = re.compile(
+    r"""
+    (?P<ws>[ \t\r\f\v]+)
+  | (?P<num>(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)
+  | (?P<name>[A-Za-z_][A-Za-z_0-9]*)
+  | (?P<op>[-+*/@()\[\],=:?])
+    """,
+    re.VERBOSE,
+)
+
+
+@dataclass(frozen=True)
+class Token:
+    kind: str  # "num", "name", "op" or "end"
+    text: str
+    col: int
+    line: int
+
+
+def tokenize(text: str, line: int) -> list[Token]:
+    """The tokens of one line of source (without an end token)."""
+    tokens: list[Token] = []
+    pos = 0
+    while pos < len(text):
+        if text[pos] == "#":
+            break
+        m = _TOKEN.match(text, pos)
+        if m is None:
+            raise MgError(line, f"unexpected character {text[pos]!r}")
+        if m.lastgroup != "ws":
+            tokens.append(Token(m.lastgroup or "", m.group(), m.start() + 1, line))
+        pos = m.end()
+    return tokens
+
+
+def split_lines(text: str) -> list[str]:
+    """The lines of ``text``: CRLF and a bare CR end a line as LF does (old Mac files use CR)."""
+    return text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+
+
+STATEMENT_KEYWORDS = {"let", "print", "def"}
+
+
+def statements(text: str) -> Iterator[list[Token]]:
+    """The tokens of each statement in turn, each list ending with an ``end`` token.
+
+    A statement ends with its line unless a bracket or parenthesis is still open: then, as
+    in Python, the newline is whitespace and the statement goes on. A line that starts
+    with ``let``, ``print`` or ``def`` always starts a new statement, so a forgotten ``]``
+    is reported on its own statement's line ("expected ... found the end of the line")
+    instead of swallowing the rest of the file. Tokens keep their own line, so a message
+    about any part of a long statement names the right line. Being a generator, this
+    tokenizes a line only after the statements before it were compiled, so the first
+    error in the file is the one reported.
+    """
+    current: list[Token] = []
+    depth = 0  # brackets and parentheses open at the end of the line so far
+    for line_no, line in enumerate(split_lines(text), start=1):
+        tokens = tokenize(line, line_no)
+        starts_statement = bool(tokens) and tokens[0].kind == "name" and tokens[0].text in STATEMENT_KEYWORDS
+        if current and starts_statement:
+            yield current + [Token("end", "", current[-1].col + len(current[-1].text), current[-1].line)]
+            current, depth = [], 0
+        for tok in tokens:
+            if tok.kind == "op" and tok.text in "([":
+                depth += 1
+            elif tok.kind == "op" and tok.text in ")]":
+                depth = max(depth - 1, 0)  # a mismatched pair is left for the parser to report
+        current += tokens
+        if current and depth == 0:
+            yield current + [Token("end", "", len(line) + 1, line_no)]
+            current = []
+    if current:
+        yield current + [Token("end", "", current[-1].col + len(current[-1].text), current[-1].line)]

@@ -1,0 +1,376 @@
+"""The parser: the tokens of one statement -> its syntax tree. Only the syntax is checked
+here (what is written where); names, shapes and types are the checker's.
+
+Grammar, with Python's precedence (unary minus tightest, then ``@ * /``, then ``+ -``, each
+left-associative)::
+
+    statement := "let" NAME "=" expr | "print" expr
+               | "def" NAME "(" (NAME ":" type ("," NAME ":" type)*)? ")" "=" expr
+    expr      := term (("+" | "-") term)*
+    term      := unary (("@" | "*" | "/") unary)*
+    unary     := "-"* atom
+    atom      := NUMBER | NAME | NAME "(" args ")" | "(" expr ")" | literal
+    type      := "tensor" "[" DIM "x" DIM "]"          DIM := a positive integer | "?"
+
+A run of operators of one precedence is one ``Chain`` node and a run of minus signs one
+``Negate`` node, so a chain of any length (``a + a + ... + a`` with 10^4 terms, ``- - - a``)
+is parsed, checked and emitted in loops, in constant stack depth; only parentheses and calls
+nest, up to ``MAX_NESTING`` levels. Each node keeps the token it is reported at.
+"""
+
+import math
+from dataclasses import dataclass, field
+
+from mg_xdsl import shapes
+from mg_xdsl.language.diagnostics import MgError
+from mg_xdsl.language.lexer import Token
+from mg_xdsl.shapes import MAX_DIMENSION, Shape, ShapeError
+
+MAX_LITERAL_ELEMENTS = 100_000
+# Parentheses and calls nest by recursion in the parser (and the checker and the IR
+# generator); this bound keeps them far from Python's recursion limit wherever the compiler
+# is called from.
+MAX_NESTING = 100
+
+# ---------------------------------------------------------------------------------------
+# The tree
+# ---------------------------------------------------------------------------------------
+
+
+@dataclass(eq=False)
+class Expr:
+    tok: Token  # where the expression is reported and located
+
+
+@dataclass(eq=False)
+class Number(Expr):
+    value: float
+
+
+@dataclass(eq=False)
+class Name(Expr):
+    pass
+
+
+@dataclass(eq=False)
+class Literal(Expr):
+    """``[[1, 2], [3, 4]]``: a matrix written row by row (``tok`` is its ``[``)."""
+
+    rows: list[list[float]]
+
+
+@dataclass(eq=False)
+class Negate(Expr):
+    """``- - x``: ``signs`` in source order; the innermost applies first."""
+
+    signs: list[Token]
+    operand: Expr
+
+
+@dataclass(eq=False)
+class Chain(Expr):
+    """``first op x op y ...`` of one precedence, applied left to right; ``tok`` is the
+    first operand's."""
+
+    first: Expr
+    rest: list[tuple[Token, Expr]]  # (operator, right operand)
+
+
+@dataclass(eq=False)
+class Call(Expr):
+    """``name(args)`` of a built-in or a def (``tok`` is the name)."""
+
+    args: list[Expr]
+
+
+@dataclass(eq=False)
+class Let:
+    head: Token
+    name: Token
+    value: Expr
+
+
+@dataclass(eq=False)
+class Print:
+    head: Token
+    value: Expr
+
+
+@dataclass(eq=False)
+class Def:
+    head: Token
+    name: Token
+    params: list[tuple[Token, Shape, Token]]  # (name, shape, the type's first token)
+    body: Expr
+
+
+Statement = Let | Print | Def
+
+# ---------------------------------------------------------------------------------------
+# The parser
+# ---------------------------------------------------------------------------------------
+
+KEYWORDS = {"let", "print", "def", "tensor"}
+
+
+def shorten(text: str, limit: int = 60) -> str:
+    """``text``, or its two ends if it is longer than ``limit``: for runaway input in messages."""
+    if len(text) <= limit:
+        return text
+    return f"{text[: limit // 2]}...{text[-(limit // 2):]} ({len(text)} characters)"
+
+
+def found(tok: Token) -> str:
+    return "the end of the line" if tok.kind == "end" else repr(tok.text)
+
+
+@dataclass
+class Parser:
+    """Recursive descent over the tokens of one statement (ending with an ``end`` token)."""
+
+    tokens: list[Token]
+    pos: int = 0
+    depth: int = field(default=0)  # parentheses and calls open around the current position
+
+    # -- token helpers ------------------------------------------------------------------
+
+    def peek(self, offset: int = 0) -> Token:
+        return self.tokens[min(self.pos + offset, len(self.tokens) - 1)]
+
+    def next(self) -> Token:
+        tok = self.peek()
+        self.pos += 1
+        return tok
+
+    def error(self, message: str, at: Token | None = None) -> MgError:
+        """An error on the line of ``at`` (by default the next token)."""
+        return MgError((at or self.peek()).line, message)
+
+    def expect(self, text: str, what: str | None = None) -> Token:
+        tok = self.peek()
+        if tok.text != text:
+            raise self.error(f"expected {what or repr(text)}, found {found(tok)}")
+        return self.next()
+
+    def expect_end(self) -> None:
+        tok = self.peek()
+        if tok.kind != "end":
+            raise self.error(f"unexpected {tok.text!r} after the end of the expression")
+
+    def enter(self, tok: Token) -> None:
+        """Open one level of parentheses or call arguments at ``tok``."""
+        self.depth += 1
+        if self.depth > MAX_NESTING:
+            raise self.error(
+                f"expression is nested too deeply (more than {MAX_NESTING} levels of "
+                "parentheses and calls)", tok
+            )
+
+    # -- statements ---------------------------------------------------------------------
+
+    def statement(self) -> Statement:
+        head = self.peek()
+        line = head.line
+        if head.kind == "name" and head.text == "def":
+            return self.define()
+        if head.kind == "name" and head.text == "let":
+            if not (self.peek(1).kind == "name" and self.peek(2).text == "="):
+                raise MgError(line, "expected 'let NAME = EXPR'")
+            self.pos = 3
+            value = self.expr()
+            self.expect_end()
+            return Let(head, self.tokens[1], value)
+        if head.kind == "name" and head.text == "print":
+            self.pos = 1
+            value = self.expr()
+            self.expect_end()
+            return Print(head, value)
+        raise MgError(line, f"expected a statement (let, print or def), found {found(head)}")
+
+    def define(self) -> Def:
+        """``def NAME(P: TYPE, ...) = EXPR``."""
+        head = self.next()
+        name = self.next()
+        if name.kind != "name":
+            raise MgError(head.line, f"expected a function name after 'def', found {found(name)}")
+        self.expect("(", f"'(' after def {name.text}")
+        params: list[tuple[Token, Shape, Token]] = []
+        while self.peek().text != ")":
+            pname = self.next()
+            if pname.kind != "name":
+                raise MgError(pname.line, f"expected a parameter name, found {found(pname)}")
+            self.expect(":", f"':' and a type after parameter {pname.text}")
+            type_tok = self.peek()
+            params.append((pname, self.tensor_type(), type_tok))
+            if self.peek().text == ",":
+                self.next()
+            elif self.peek().text != ")":
+                raise self.error(f"expected ',' or ')' in the parameter list, found {found(self.peek())}")
+        self.next()
+        self.expect("=", f"'=' and the body of {name.text}")
+        body = self.expr()
+        self.expect_end()
+        return Def(head, name, params, body)
+
+    # -- expressions --------------------------------------------------------------------
+
+    def chain(self, operators: tuple[str, ...], operand) -> Expr:
+        first = operand()
+        rest: list[tuple[Token, Expr]] = []
+        while self.peek().text in operators and self.peek().kind == "op":
+            tok = self.next()
+            rest.append((tok, operand()))
+        return Chain(first.tok, first, rest) if rest else first
+
+    def expr(self) -> Expr:
+        return self.chain(("+", "-"), self.term)
+
+    def term(self) -> Expr:
+        return self.chain(("@", "*", "/"), self.unary)
+
+    def unary(self) -> Expr:
+        signs: list[Token] = []
+        while self.peek().text == "-" and self.peek().kind == "op":
+            signs.append(self.next())
+        operand = self.atom()
+        return Negate(signs[0], signs, operand) if signs else operand
+
+    def atom(self) -> Expr:
+        tok = self.peek()
+        if tok.kind == "num":
+            self.next()
+            return Number(tok, self.number(tok))
+        if tok.kind == "name":
+            self.next()
+            if self.peek().text == "(":
+                return Call(tok, self.arguments())
+            return Name(tok)
+        if tok.text == "(":
+            self.next()
+            self.enter(tok)
+            v = self.expr()
+            self.expect(")", "')' to close '('")
+            self.depth -= 1
+            return v
+        if tok.text == "[":
+            return self.literal()
+        if tok.kind == "end":
+            raise self.error("expected an expression, found the end of the line")
+        raise self.error(f"expected an expression, found {tok.text!r}")
+
+    def arguments(self) -> list[Expr]:
+        self.enter(self.expect("("))
+        args: list[Expr] = []
+        if self.peek().text != ")":
+            args.append(self.expr())
+            while self.peek().text == ",":
+                self.next()
+                args.append(self.expr())
+        self.expect(")", "',' or ')' in the argument list")
+        self.depth -= 1
+        return args
+
+    def number(self, tok: Token) -> float:
+        value = float(tok.text)
+        if math.isinf(value):
+            raise self.error(f"number {tok.text} is too large for f64", tok)
+        return value
+
+    def literal(self) -> Literal:
+        start = self.expect("[")
+        rows: list[list[float]] = []
+        count = 0
+        while True:
+            if self.peek().text != "[":
+                raise self.error(
+                    f"a matrix literal is a list of rows like [[1, 2], [3, 4]]; "
+                    f"found {found(self.peek())}"
+                )
+            row_start = self.next()
+            row: list[float] = []
+            while True:
+                row.append(self.literal_number())
+                count += 1
+                if count > MAX_LITERAL_ELEMENTS:
+                    raise self.error(
+                        f"matrix literal is too large (more than {MAX_LITERAL_ELEMENTS} elements)",
+                        start,
+                    )
+                if self.peek().text == ",":
+                    self.next()
+                    continue
+                self.expect("]", "',' or ']' in a row of the matrix literal")
+                break
+            if rows and len(row) != len(rows[0]):
+                raise self.error(
+                    f"rows of a matrix literal must have equal length: row 1 has "
+                    f"{len(rows[0])} elements, row {len(rows) + 1} has {len(row)}",
+                    row_start,
+                )
+            rows.append(row)
+            if self.peek().text == ",":
+                self.next()
+                continue
+            self.expect("]", "',' or ']' after a row of the matrix literal")
+            break
+        return Literal(start, rows)
+
+    def literal_number(self) -> float:
+        sign = 1.0
+        if self.peek().text == "-":
+            self.next()
+            sign = -1.0
+        tok = self.peek()
+        if tok.kind != "num":
+            raise self.error(f"matrix literal elements must be numbers, found {found(tok)}")
+        self.next()
+        return sign * self.number(tok)
+
+    # -- types --------------------------------------------------------------------------
+
+    def tensor_type(self) -> Shape:
+        """``tensor[2x3]``, ``tensor[?x3]``: a rank-2 tensor type, as its shape."""
+        tok = self.next()
+        if tok.text != "tensor":
+            raise self.error(f"expected a type like tensor[2x3], found {found(tok)}", tok)
+        self.expect("[", "'[' after 'tensor'")
+        text = ""
+        while self.peek().text != "]":
+            if self.peek().kind == "end":
+                raise self.error("expected ']' to close the tensor type")
+            text += self.next().text
+        self.next()
+        parts = text.split("x")
+        if len(parts) != 2:
+            raise self.error(
+                f"a tensor type has two dimensions, like tensor[2x3] or tensor[?x?]; "
+                f"got tensor[{shorten(text)}]", tok
+            )
+        dims: list[int | None] = []
+        for p in parts:
+            digits = p.lstrip("0")
+            if p == "?":
+                dims.append(None)
+            elif not (p.isascii() and p.isdigit()) or not digits:
+                raise self.error(
+                    f"a dimension is a positive integer or '?', got {shorten(p)!r} in "
+                    f"tensor[{shorten(text)}]", tok
+                )
+            # Compared as text first: int() refuses strings of more than 4300 digits.
+            elif len(digits) > len(str(MAX_DIMENSION)) or int(digits) > MAX_DIMENSION:
+                raise self.error(
+                    f"dimension {shorten(p)} in tensor[{shorten(text)}] is too large: a "
+                    f"dimension is at most 2^40 = {MAX_DIMENSION}", tok
+                )
+            else:
+                dims.append(int(digits))
+        try:
+            shapes.check_size(dims)
+        except ShapeError as e:
+            raise self.error(str(e), tok) from None
+        return tuple(dims)
+
+
+def parse_statement(tokens: list[Token]) -> Statement:
+    """The syntax tree of one statement's tokens (as ``lexer.statements`` yields them)."""
+    return Parser(tokens).statement()
