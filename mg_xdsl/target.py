@@ -45,9 +45,10 @@ class VectorUnit:
     fma: bool  # fused multiply-add in hardware (without it, a multiply and an add)
     datapath: int = 0  # bits one instruction works on at a time, where fewer than ``bits``
 
-    def lanes(self, element_bits: int) -> int:
-        """Elements of ``element_bits`` in one register (at least one)."""
-        return max(1, self.bits // element_bits)
+    def lanes(self, element_bits: int, bits: int | None = None) -> int:
+        """Elements of ``element_bits`` in one vector of ``bits`` (a register by default),
+        at least one."""
+        return max(1, (bits or self.bits) // element_bits)
 
     @property
     def stream_bits(self) -> int:
@@ -244,7 +245,7 @@ def reduction_vectors(unit: VectorUnit, element_bits: int) -> ReductionVectors:
     """Vectors of the unit's streaming width (``VectorUnit.stream_bits``)."""
     bits = unit.stream_bits
     accumulators = min(REDUCTION_STEP_BYTES * 8 // bits, unit.registers // 2)
-    return ReductionVectors(max(1, bits // element_bits), max(1, accumulators))
+    return ReductionVectors(unit.lanes(element_bits, bits), max(1, accumulators))
 
 
 # ----------------------------------------------------------------------------- the CPU
