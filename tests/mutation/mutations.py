@@ -273,4 +273,7 @@ MUTATIONS = [
              "an elementwise result keeps the left operand's '?' where the right one has a size"),
     Mutation("mg_xdsl/api.py", "guarded_wrapper(name, len(sig.params)) for", "guarded_wrapper(name, len(sig.params) + 1) for",
              "each guard declares and passes one matrix more than its function takes"),
+    Mutation(AFF, "        element = element_type_of(op.input)\n        constants = ",
+             "        element = mg.tensor_type((1,)).element_type\n        constants = ",
+             "relu's and mg.scalar's constants are f64 whatever the element type"),
 ]
