@@ -201,8 +201,7 @@ def fold_rows(b: Builder, combine, dst: SSAValue, dst_row: SSAValue, src: SSAVal
 
 
 def column_reduction(b: Builder, combine: type[Operation], a: SSAValue, result: SSAValue, rows: SSAValue,
-                     cols: SSAValue,
-                     vectors: ReductionVectors, row_block: int = ROW_BLOCK,
+                     cols: SSAValue, vectors: ReductionVectors, row_block: int = ROW_BLOCK,
                      rows_at_once: int = ROWS_AT_ONCE) -> None:
     """Every column of ``a`` (``rows`` x ``cols``) folded by ``combine`` into its cell of
     ``result`` (1 x ``cols``): blocks of ``row_block`` rows in parallel, each into a partial row,

@@ -162,15 +162,15 @@ class Checker:
         if name in self.functions:
             raise MgError(line, f"function {name!r} is already defined")
         scope = Scope(name=name)
-        for pname, shape, _ in d.params:
+        for pname, shape in d.params:
             if pname.text in scope.env:
                 raise MgError(pname.line, f"parameter {pname.text!r} appears twice")
             scope.env[pname.text] = Matrix(shape)
         body = self.expr(d.body, scope)
         if not isinstance(body, Matrix):
             raise MgError(line, f"the body of {name} must be a matrix, got {describe(body)}")
-        self.functions[name] = Signature([p.text for p, _, _ in d.params],
-                                         [Matrix(shape) for _, shape, _ in d.params], body)
+        self.functions[name] = Signature([p.text for p, _ in d.params],
+                                         [Matrix(shape) for _, shape in d.params], body)
 
     # -- expressions --------------------------------------------------------------------
 

@@ -79,7 +79,7 @@ class IRGen:
     def define(self, d: Def) -> None:
         """``def NAME(P: TYPE, ...) = EXPR`` becomes ``func.func @NAME``."""
         fn = Function(Block())
-        for pname, shape, _ in d.params:
+        for pname, shape in d.params:
             arg = fn.block.insert_arg(mg.tensor_type(shape), len(fn.block.args))
             arg.name_hint = pname.text
             fn.env[pname.text] = arg
@@ -118,33 +118,31 @@ class IRGen:
                 v = self.emit(fn, mg.NegOp(v), tok)
             return v
         if isinstance(e, Chain):
-            left, left_type = self.expr(e.first, fn), self.checker.types[e.first]
+            left = self.expr(e.first, fn)
             for (tok, right), t in zip(e.rest, self.checker.steps[e]):
-                right_value = self.expr(right, fn)
-                left = self.step(fn, tok, (left, left_type), (right_value, self.checker.types[right]), t)
-                left_type = t
+                left = self.step(fn, tok, left, self.expr(right, fn), t)
             return left
         assert isinstance(e, Call)
         return self.call(e, fn, t)
 
-    def step(self, fn: Function, tok: Token, left: tuple[Value, Type], right: tuple[Value, Type],
-             t: Type) -> Value:
-        """One operator of a chain, whose result the checker typed ``t``."""
+    def step(self, fn: Function, tok: Token, left: Value, right: Value, t: Type) -> Value:
+        """One operator of a chain, whose result the checker typed ``t`` (a number is its
+        own value, a matrix's shape is its value's type)."""
         if isinstance(t, float):
             return t
-        (lv, lt), (rv, rt) = left, right
         if tok.text == "@":
-            return self.emit(fn, mg.MatmulOp(lv, rv), tok)
-        if isinstance(rt, float) or isinstance(lt, float):
-            tensor, number, reversed_ = (lv, rt, False) if isinstance(rt, float) else (rv, lt, True)
-            return self.emit(fn, mg.ScalarOp(tensor, SCALAR_NAMES[tok.text], number, reversed_), tok)
-        lhs = self.grow(fn, lv, lt, t.shape, tok)
-        rhs = self.grow(fn, rv, rt, t.shape, tok)
+            return self.emit(fn, mg.MatmulOp(left, right), tok)  # type: ignore[arg-type]
+        if isinstance(left, float) or isinstance(right, float):
+            tensor, number, reversed_ = (left, right, False) if isinstance(right, float) else (right, left, True)
+            scalar = mg.ScalarOp(tensor, SCALAR_NAMES[tok.text], number, reversed_)  # type: ignore[arg-type]
+            return self.emit(fn, scalar, tok)
+        lhs = self.grow(fn, left, t.shape, tok)
+        rhs = self.grow(fn, right, t.shape, tok)
         return self.emit(fn, BINARY_OPS[tok.text](lhs, rhs), tok)  # of type tensor<t.shape>
 
-    def grow(self, fn: Function, v: SSAValue, t: Matrix, target: Shape, tok: Token) -> SSAValue:
+    def grow(self, fn: Function, v: SSAValue, target: Shape, tok: Token) -> SSAValue:
         """Broadcast ``v`` to ``target`` with an explicit ``mg.broadcast`` where needed."""
-        if not shapes.needs_broadcast(t.shape, target):
+        if not shapes.needs_broadcast(mg.shape_of(v.type), target):
             return v
         return self.emit(fn, mg.BroadcastOp(v, mg.tensor_type(target)), tok)
 
@@ -160,13 +158,13 @@ class IRGen:
             axis, kind = REDUCTIONS[name.text]
             result = self.emit(fn, mg.ReduceOp(args[0], axis, "max" if kind == "max" else "sum"), name)
             if kind == "mean":
-                count = float(self.checker.types[c.args[0]].shape[axis])  # type: ignore[union-attr]
+                count = float(mg.shape_of(args[0].type)[axis])  # type: ignore[arg-type]
                 result = self.emit(fn, mg.ScalarOp(result, "div", count, reversed=False), name)
             return result
         sig = self.checker.functions[name.text]
         values: list[SSAValue] = []
-        for arg, a, (_, pshape) in zip(args, c.args, sig.params):
-            if self.checker.types[a].shape != pshape:  # type: ignore[union-attr]
+        for arg, (_, pshape) in zip(args, sig.params):
+            if mg.shape_of(arg.type) != pshape:
                 # A static size passed as '?' is forgotten; a '?' passed where a static size
                 # is expected is checked when the program runs.
                 arg = self.emit(fn, mg.CastOp(arg, mg.tensor_type(pshape)), name)

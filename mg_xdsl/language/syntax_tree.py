@@ -19,7 +19,7 @@ nest, up to ``MAX_NESTING`` levels. Each node keeps the token it is reported at.
 """
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from mg_xdsl import shapes
 from mg_xdsl.language.diagnostics import MgError
@@ -100,7 +100,7 @@ class Print:
 class Def:
     head: Token
     name: Token
-    params: list[tuple[Token, Shape, Token]]  # (name, shape, the type's first token)
+    params: list[tuple[Token, Shape]]  # (name, shape)
     body: Expr
 
 
@@ -130,7 +130,7 @@ class Parser:
 
     tokens: list[Token]
     pos: int = 0
-    depth: int = field(default=0)  # parentheses and calls open around the current position
+    depth: int = 0  # parentheses and calls open around the current position
 
     # -- token helpers ------------------------------------------------------------------
 
@@ -194,14 +194,13 @@ class Parser:
         if name.kind != "name":
             raise MgError(head.line, f"expected a function name after 'def', found {found(name)}")
         self.expect("(", f"'(' after def {name.text}")
-        params: list[tuple[Token, Shape, Token]] = []
+        params: list[tuple[Token, Shape]] = []
         while self.peek().text != ")":
             pname = self.next()
             if pname.kind != "name":
                 raise MgError(pname.line, f"expected a parameter name, found {found(pname)}")
             self.expect(":", f"':' and a type after parameter {pname.text}")
-            type_tok = self.peek()
-            params.append((pname, self.tensor_type(), type_tok))
+            params.append((pname, self.tensor_type()))
             if self.peek().text == ",":
                 self.next()
             elif self.peek().text != ")":

@@ -24,7 +24,7 @@ MUTATIONS = [
     Mutation(CHECK, 'f"{side}_{kind}": (1 if side == "row" else 0, kind)',
              'f"{side}_{kind}": (0 if side == "row" else 1, kind)',
              "row_* and col_* use the opposite axis"),
-    Mutation(GEN, "shape[axis])  # type: ignore[union-attr]", "shape[1 - axis])  # type: ignore[union-attr]",
+    Mutation(GEN, "mg.shape_of(args[0].type)[axis])", "mg.shape_of(args[0].type)[1 - axis])",
              "mean divides by the wrong dimension's count"),
     Mutation(GEN, "return self.emit(fn, mg.ReluOp(args[0]), name)",
              "return self.emit(fn, mg.NegOp(args[0]), name)",
