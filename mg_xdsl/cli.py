@@ -328,6 +328,9 @@ def execute(args: argparse.Namespace) -> int:
     if args.file == STDIN and args.command == "lib":
         return usage_error("mgc lib names its files after the program (NAME.o, NAME.h): give "
                            "it a file, not standard input")
+    if args.command == "mlir" and args.stage == "linalg" and args.reference:
+        return usage_error("--stage linalg: the reference pipeline (--reference) has no linalg "
+                           "stage; it lowers the mg dialect straight to affine loops")
     if args.command == "run":
         return run(args)
     if args.command == "ptx":

@@ -10,16 +10,22 @@ suite sets it) it verifies after every stage, which says which stage broke the I
 a fifth of the compile time of a long program.
 
     mg      the front end's output (tensors, mg ops)
-    affine  lower-mg-to-affine, buffer-deallocation: memrefs, affine loop nests, deallocs
+    linalg  (optimised pipeline only) convert-mg-to-linalg: memrefs and upstream linalg ops,
+            each op's computation as indexing maps and iterator types; elementwise trees fused
+    affine  memrefs, affine loop nests, deallocs (the reference pipeline: lower-mg-to-affine
+            straight from mg; the optimised one: kernels for the products and reductions its
+            passes recognise on linalg, convert-linalg-to-affine-loops for the rest)
     scf     lower-affine: scf.for loops and memref.load/store
     cf      convert-scf-to-cf, lower-assert-to-stderr: blocks and branches
     llvm    the LLVM dialect only, ready for translation to LLVM IR
 
 ``STAGES`` is the chapter's pipeline: one loop nest per op, every loop as written. The
 compiler runs ``OPTIMISED_STAGES`` unless asked for the reference (``mgc --reference``,
-``compile(..., optimise=False)``): the same stages with passes added that make the code fast
-(``OPTIMISED_STAGES`` lists them, each with what it is for). Both give the same results, up to
-the summation order of reductions and matrix products.
+``compile(..., optimise=False)``): it goes through ``linalg``, where fusion, matrix-product
+tiling, reduction vectorisation and parallelisation are decided from the structured ops'
+maps and iterator types (``OPTIMISED_STAGES`` lists the passes, each with what it is for),
+and adds passes that make the loops fast. Both give the same results, up to the summation
+order of reductions and matrix products.
 
 Every pipeline is here: ``STAGES``, ``OPTIMISED_STAGES``, the GPU path's ``GPU_STAGES``
 and ``UPSTREAM_PASSES``, which ``mlir-opt-22`` runs for ``--backend mlir``. ``mg-opt``
@@ -91,9 +97,6 @@ STAGES: tuple[Stage, ...] = (
         "the LLVM dialect",
     ),
 )
-STAGE_NAMES = tuple(s.name for s in STAGES)
-
-
 def _with(stage: Stage, *passes: str) -> Stage:
     return Stage(stage.name, passes, stage.gone, stage.description)
 
@@ -101,14 +104,18 @@ def _with(stage: Stage, *passes: str) -> Stage:
 _MG, _AFFINE, _SCF, _CF, _LLVM = STAGES
 OPTIMISED_STAGES: tuple[Stage, ...] = (
     _MG,
-    _with(_AFFINE,
-          "mg-fuse-elementwise-ops",  # one loop nest, and no buffer, per tree of elementwise ops
-          "lower-mg-to-affine",
-          "vectorize-reductions",  # row sums with vector accumulators, column sums by rows
-          "buffer-deallocation",
-          "tile-matmul",  # packed, cache-tiled, register-blocked matrix products
-          # loops whose iterations are independent, for threads (where there is enough work)
-          f"affine-parallelize{{min-iterations={MIN_WORK}}}"),
+    Stage("linalg",
+          ("convert-mg-to-linalg",
+           "linalg-fuse-elementwise-ops",  # one generic, and no buffer, per tree of elementwise ops
+           "reuse-dying-buffers"),  # an elementwise result written over an input that dies there
+          ("mg",), "linalg ops on memrefs: what each op computes, as maps and iterator types"),
+    Stage("affine",
+          ("vectorize-reductions",  # row sums with vector accumulators, column sums by rows
+           "tile-matmul",  # packed, cache-tiled, register-blocked matrix products
+           # loop nests; the parallel loops of those with enough work for threads
+           f"convert-linalg-to-affine-loops{{min-parallel-work={MIN_WORK}}}",
+           "buffer-deallocation"),
+          ("mg", "linalg"), _AFFINE.description),
     _with(_SCF,
           "affine-loop-normalize{promote-single-iter=true}",
           "lower-affine",
@@ -119,6 +126,8 @@ OPTIMISED_STAGES: tuple[Stage, ...] = (
     _CF,
     _LLVM,
 )
+STAGE_NAMES = tuple(s.name for s in OPTIMISED_STAGES)
+"""Every stage's name, in pipeline order; the reference pipeline has all but ``linalg``."""
 
 
 # The GPU path (``mgc run --gpu``, ``mgc ptx``): from the mg dialect to host code that
@@ -167,13 +176,14 @@ def context() -> Context:
     """A context with only the dialects the pipeline uses (registering all of xDSL's would
     cost a noticeable part of a second at every start)."""
     from xdsl.dialects import affine, arith, builtin, cf, func, llvm, memref, scf
+    from xdsl.dialects.linalg import Linalg
 
     from mg_xdsl.dialects import load_upstream_extras
     from mg_xdsl.dialects.mg import Mg
 
     ctx = Context()
     for d in (builtin.Builtin, func.Func, arith.Arith, memref.MemRef, affine.Affine,
-              scf.Scf, cf.Cf, llvm.LLVM, Mg):
+              scf.Scf, cf.Cf, llvm.LLVM, Linalg, Mg):
         ctx.load_dialect(d)
     load_upstream_extras(ctx)
     return ctx
@@ -198,7 +208,12 @@ def stages_to(to: str, optimise: bool = False) -> tuple[Stage, ...]:
     ``optimise``)."""
     if to not in STAGE_NAMES:
         raise ValueError(f"unknown stage {to!r} (choose from {', '.join(STAGE_NAMES)})")
-    return (OPTIMISED_STAGES if optimise else STAGES)[1:STAGE_NAMES.index(to) + 1]
+    stages = OPTIMISED_STAGES if optimise else STAGES
+    names = [s.name for s in stages]
+    if to not in names:
+        raise ValueError(f"the reference pipeline has no {to!r} stage: it lowers the mg dialect "
+                         "straight to affine loops (leave out --reference to see it)")
+    return stages[1:names.index(to) + 1]
 
 
 TARGETED_PASSES = {"vectorize-reductions": {"datapath": True}, "tile-matmul": {"fma": True, "caches": True}}

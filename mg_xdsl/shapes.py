@@ -122,7 +122,7 @@ def needs_broadcast(shape: Sequence[Dim], target: Sequence[Dim]) -> bool:
 
 
 def broadcast_blocker(shape: Sequence[Dim], target: Sequence[Dim]) -> int | None:
-    """The rule of ``mg.broadcast`` (static shapes) and of an ``mg.elementwise`` input: the
+    """The rule of ``mg.broadcast`` (static shapes): the
     first dimension of ``target`` (after right-aligning ``shape``) that ``shape`` can
     neither match (equal, or ``?`` on either side) nor grow to from a static 1; ``None`` if
     ``shape`` broadcasts to ``target``."""

@@ -1,6 +1,6 @@
 """Interpreting a program at each stage of the pipeline, for the stage-equivalence test.
 
-xDSL's interpreters run the affine, scf, cf, arith, memref and func levels; this module adds
+xDSL's interpreters run the linalg, affine, scf, cf, arith, memref and func levels; this module adds
 what they lack for our IR (``arith.divf/negf``, ``memref.cast``, the external
 ``printMemrefF64``) and an interpreter of the mg dialect itself, written with NumPy from the
 ops' documented meaning, so that the very first stage is checked too.
@@ -20,7 +20,7 @@ from xdsl.interpreter import (
     impl_external,
     register_impls,
 )
-from xdsl.interpreters import affine, arith as xarith, builtin, cf as xcf, func, memref as xmemref, scf
+from xdsl.interpreters import affine, arith as xarith, builtin, cf as xcf, func, linalg, memref as xmemref, scf
 
 from xdsl.interpreters.builtin import xtype_for_el_type
 from xdsl.interpreters.shaped_array import ShapedArray
@@ -187,12 +187,13 @@ class MgFunctions(InterpreterFunctions):
 
 
 def interpret(module: ModuleOp) -> str:
-    """Run ``@main`` of a module at any stage from mg to cf; what it printed."""
+    """Run ``@main`` of a module at any stage from mg to cf (linalg included); what it
+    printed."""
     out = io.StringIO()
     interpreter = Interpreter(module)
     for functions in (affine.AffineFunctions(), xarith.ArithFunctions(), builtin.BuiltinFunctions(),
                       xcf.CfFunctions(), func.FuncFunctions(), xmemref.MemRefFunctions(),
-                      scf.ScfFunctions(), MgFunctions(out)):
+                      scf.ScfFunctions(), linalg.LinalgFunctions(), MgFunctions(out)):
         interpreter.register_implementations(functions)
     # Ours replace xDSL's memref.alloc, which knows only static shapes.
     interpreter.register_implementations(MissingFunctions(out), override=True)

@@ -29,6 +29,8 @@ def test_usage_errors_exit_2():
         (("frobnicate", "x.mg"), "mgc: error: argument COMMAND: invalid choice: 'frobnicate'"),
         (("mlir", "x.mg", "--stage", "nope"), "mgc mlir: error: argument --stage: invalid choice: 'nope'"),
         (("run", "--stage", "affine", "x.mg"), "mgc: error: unrecognized arguments: --stage"),
+        (("mlir", "x.mg", "--stage", "linalg", "--reference"),
+         "mgc: error: --stage linalg: the reference pipeline (--reference) has no linalg stage"),
     ]:
         p = mgc(*args)
         assert p.returncode == 2, args
@@ -40,7 +42,7 @@ def test_every_stage_prints_and_reparses(stage, tmp_path):
     p = mgc("mlir", str(EXAMPLES / "09_dynamic_reductions.mg"), "--stage", stage)
     assert p.returncode == 0, p.stderr
     text = p.stdout.decode()
-    gone = pipeline.STAGES[pipeline.STAGE_NAMES.index(stage)].gone
+    gone = pipeline.OPTIMISED_STAGES[pipeline.STAGE_NAMES.index(stage)].gone
     assert not any(f" {g}." in text or f'"{g}.' in text for g in gone)
     path = tmp_path / "out.mlir"
     path.write_bytes(p.stdout)
@@ -62,10 +64,11 @@ def test_mgc_keep_writes_every_intermediate_file(tmp_path):
     p = mgc("run", str(EXAMPLES / "07_mlp_layer.mg"), env={"MGC_KEEP": str(keep)})
     assert p.returncode == 0
     names = sorted(f.name for f in keep.iterdir())
-    assert names == sorted(["07_mlp_layer.mg.mlir", "07_mlp_layer.affine.mlir", "07_mlp_layer.scf.mlir",
+    assert names == sorted(["07_mlp_layer.mg.mlir", "07_mlp_layer.linalg.mlir", "07_mlp_layer.affine.mlir", "07_mlp_layer.scf.mlir",
                             "07_mlp_layer.cf.mlir", "07_mlp_layer.llvm.mlir", "07_mlp_layer.ll",
                             "07_mlp_layer.opt.ll"])
     assert "mg.matmul" in (keep / "07_mlp_layer.mg.mlir").read_text()
+    assert "linalg.matmul" in (keep / "07_mlp_layer.linalg.mlir").read_text()
     assert "affine.for" in (keep / "07_mlp_layer.affine.mlir").read_text()
     exe_keep = tmp_path / "keep2"
     mgc("build", str(EXAMPLES / "07_mlp_layer.mg"), "-o", str(tmp_path / "exe"), env={"MGC_KEEP": str(exe_keep)})
@@ -82,8 +85,8 @@ def test_an_op_left_behind_is_an_error_naming_op_and_stage():
 
 
 @pytest.mark.parametrize(("each", "step", "verified"), [
-    (False, "mlir", 1), (True, "mlir", 3), (False, "llvm_ir", 1), (False, "jit_object", 0),
-    (True, "jit_object", 4)])
+    (False, "mlir", 1), (True, "mlir", 4), (False, "llvm_ir", 1), (False, "jit_object", 0),
+    (True, "jit_object", 5)])
 def test_what_is_verified(each, step, verified, monkeypatch):
     """A compilation verifies the IR it hands on as text (``mgc mlir``, ``mgc llvm``), not
     the LLVM dialect it compiles (LLVM verifies the LLVM IR made of it: a fifth of a long
@@ -101,10 +104,10 @@ def test_what_is_verified(each, step, verified, monkeypatch):
     comp = Compilation((EXAMPLES / "01_relu.mg").read_text(), "01_relu.mg", keep_dir=None, verify_each=each)
     if step == "mlir":
         comp.mlir("cf")
-        assert stages == ["affine", "scf", "cf"]
+        assert stages == ["linalg", "affine", "scf", "cf"]
     else:
         getattr(comp, step)()
-        assert stages == ["affine", "scf", "cf", "llvm"]
+        assert stages == ["linalg", "affine", "scf", "cf", "llvm"]
     assert len(calls) == verified
 
 
@@ -122,7 +125,8 @@ def test_verify_each_flag_and_environment(tmp_path):
 def test_time_breakdown():
     p = mgc("run", str(EXAMPLES / "01_relu.mg"), "--time")
     err = p.stderr.decode()
-    for step in ("front end", "lower-mg-to-affine", "convert-to-llvm", "LLVM optimise + JIT"):
+    for step in ("front end", "convert-mg-to-linalg", "convert-linalg-to-affine-loops", "convert-to-llvm",
+                 "LLVM optimise + JIT"):
         assert step in err
 
 
@@ -146,7 +150,7 @@ def test_run_help_shows_the_pipelines_and_no_stages():
     text = mgc("run", "--help").stdout.decode()
     assert "--stage" not in text and "stages (for --stage)" not in text
     default, reference = text.index("by default, the optimised pipeline:"), text.index("with --reference")
-    assert default < text.index("mg-fuse-elementwise-ops") < reference
+    assert default < text.index("linalg-fuse-elementwise-ops") < reference
     assert "tile-matmul" not in text[reference:]  # the chapter's pipeline does not tile
     assert "lower-assert-to-stderr" in text[reference:]
     assert "stages (for --stage)" in mgc("mlir", "--help").stdout.decode()

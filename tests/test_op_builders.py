@@ -18,6 +18,8 @@ from xdsl.dialects.builtin import (
     i32,
     i64,
 )
+from xdsl.dialects.linalg import ops as linalg
+from xdsl.dialects.linalg.attrs import IteratorTypeAttr
 from xdsl.ir import Block, Region
 from xdsl.ir.affine import AffineExpr, AffineMap
 
@@ -45,6 +47,14 @@ def affine_body() -> Region:
     return Region(body)
 
 
+def generic_body() -> Region:
+    body = Block(arg_types=[f64, f64])
+    body.add_op(linalg.YieldOp(body.args[0]))
+    return Region(body)
+
+
+ID = AffineMap.identity(2)
+ROW = AffineMap.from_callable(lambda i, j: (i, 0))
 CONST0 = AffineMapAttr(AffineMap.constant_map(0))
 CONST3 = AffineMapAttr(AffineMap.constant_map(3))
 SYMBOL = AffineMapAttr(AffineMap(0, 1, (AffineExpr.symbol(0),)))
@@ -107,6 +117,10 @@ PAIRS = {
     "memref.dealloc": (lambda: b.memref_dealloc(M), lambda: memref.DeallocOp.get(M)),
     "memref.load": (lambda: b.memref_load(M, [I, J]), lambda: memref.LoadOp.get(M, [I, J])),
     "memref.store": (lambda: b.memref_store(F, M, [I, J]), lambda: memref.StoreOp.get(F, M, [I, J])),
+    "linalg.generic": (lambda: b.linalg_generic([M], [M], generic_body(), [ROW, ID], b.iterator_types((True, False))),
+                       lambda: linalg.GenericOp([M], [M], generic_body(), [AffineMapAttr(ROW), AffineMapAttr(ID)],
+                                                [IteratorTypeAttr.parallel(), IteratorTypeAttr.reduction()])),
+    "linalg.yield": (lambda: b.linalg_yield([F]), lambda: linalg.YieldOp(F)),
 }
 
 

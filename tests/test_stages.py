@@ -1,7 +1,9 @@
 """Stage equivalence: one program, run at every stage of the pipeline, prints the same.
 
 The mg stage runs on a NumPy interpreter of the mg dialect, the affine, scf and cf stages on
-xDSL's interpreters, and the llvm stage as native code through the JIT.
+xDSL's interpreters, and the llvm stage as native code through the JIT; the optimised
+pipeline's linalg stage (fused elementwise trees, buffers reused) on xDSL's linalg
+interpreter.
 """
 
 import pytest
@@ -36,6 +38,9 @@ def at_every_stage(source: str) -> dict[str, str]:
         pipeline.run_stage(module, stage, ctx)
         if stage.name != "llvm":
             printed[stage.name] = interpret(module)
+    optimised = compile_source(source, "prog.mg")
+    pipeline.run_stage(optimised, pipeline.OPTIMISED_STAGES[1], ctx)
+    printed["optimised linalg"] = interpret(optimised)
     printed["native"] = mask(run_in_process(source)).replace("base@ = 0x…", "base@ = 0")
     return printed
 

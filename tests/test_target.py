@@ -123,7 +123,7 @@ def test_tile_matmul_takes_the_cache_blocks_from_its_options():
         module = parse_program("def f(a: tensor[?x?], b: tensor[?x?]) = a @ b\n", "f.mg", with_main=False).module
         from mg_xdsl import pipeline
         ctx = pipeline.context()
-        for name in ("lower-mg-to-affine", f"tile-matmul{{{options}}}"):
+        for name in ("convert-mg-to-linalg", f"tile-matmul{{{options}}}"):
             make_pass(name).apply(ctx, module)
         return {c.value.value.data for c in module.walk() if c.name == "arith.constant"
                 and hasattr(c.value, "value") and isinstance(c.value.value.data, int)}

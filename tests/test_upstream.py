@@ -30,7 +30,8 @@ def upstream_accepts(text: str, generic_mg: bool = False) -> None:
 
 
 def stages_of(source: str, path: str = "prog.mg") -> dict[str, str]:
-    """The IR after every stage; the mg stage in generic form (mlir-opt has no mg dialect)."""
+    """The IR after every stage of both pipelines, the chapter's and the optimised one (which
+    has the linalg stage); the mg stage in generic form (mlir-opt has no mg dialect)."""
     from xdsl.printer import Printer
     import io
 
@@ -41,9 +42,11 @@ def stages_of(source: str, path: str = "prog.mg") -> dict[str, str]:
     Printer(stream=out, print_generic_format=True).print_op(module)
     texts = {"mg": out.getvalue()}
     ctx = pipeline.context()
-    for stage in pipeline.STAGES[1:]:
-        pipeline.run_stage(module, stage, ctx)
-        texts[stage.name] = str(module)
+    for name, stages in (("reference", pipeline.STAGES), ("optimised", pipeline.OPTIMISED_STAGES)):
+        module = compile_source(source, path)
+        for stage in stages[1:]:
+            pipeline.run_stage(module, stage, ctx)
+            texts[f"{name} {stage.name}"] = str(module)
     return texts
 
 

@@ -10,7 +10,7 @@ dimension grows. Each verifier states its rule in its message. The rules themsel
 What each op computes on one element is said here too, once: an elementwise op's
 ``scalar`` builds its arith ops (the interface ``ScalarComputation``), and ``REDUCTIONS``
 names each reduction's combining op and identity. ``lower-mg-to-affine``,
-``mg-fuse-elementwise-ops`` and the reduction kernels ask them; none keeps a table of its own.
+``convert-mg-to-linalg`` and the reduction kernels ask them; none keeps a table of its own.
 """
 
 from collections.abc import Sequence
@@ -32,7 +32,7 @@ from xdsl.dialects.builtin import (
     TensorType,
     i64,
 )
-from xdsl.ir import Attribute, Dialect, Operation, Region, SSAValue
+from xdsl.ir import Attribute, Dialect, Operation, SSAValue
 from xdsl.irdl import (
     AnyAttr,
     IRDLOperation,
@@ -42,12 +42,10 @@ from xdsl.irdl import (
     irdl_op_definition,
     operand_def,
     prop_def,
-    region_def,
     result_def,
     traits_def,
-    var_operand_def,
 )
-from xdsl.traits import ConstantLike, HasParent, IsTerminator, OpTrait, Pure
+from xdsl.traits import ConstantLike, OpTrait, Pure
 from xdsl.utils.exceptions import VerifyException
 
 from mg_xdsl import element_types, shapes
@@ -144,7 +142,7 @@ class ScalarComputation:
     """The interface of the elementwise ops: one element of the result from one element of
     each operand. ``scalar`` makes arith ops in the current (implicit) builder; the numbers it
     needs are made by the caller, once, from ``scalar_constants`` (a loop nest makes them
-    before its loops, a fused body at its start)."""
+    before its loops, a linalg.generic's body at its start)."""
 
     def scalar_constants(self) -> tuple[float, ...]:
         return ()
@@ -480,107 +478,6 @@ class PrintOp(MgOp):
         super().__init__(operands=[input])
 
 
-@irdl_op_definition
-class ElementwiseOp(MgOp):
-    """A fused chain of elementwise operations: one loop nest computes every element.
-
-    Made by the pass ``mg-fuse-elementwise-ops``, in the spirit of upstream MLIR's
-    ``linalg.generic``. The body receives one scalar per input and yields the result's
-    element. An input has the result's shape, or a static size 1 (or a lower rank, aligned on
-    the right) where the result is larger: that input is read at index 0 there, i.e.
-    broadcast in place instead of being materialised by ``mg.broadcast``::
-
-        %r = mg.elementwise %a, %row : tensor<4x3xf64>, tensor<1x3xf64> -> tensor<4x3xf64> {
-        ^bb0(%x: f64, %y: f64):
-          %s = arith.addf %x, %y : f64
-          mg.yield %s : f64
-        }
-    """
-
-    name = "mg.elementwise"
-    inputs = var_operand_def(TensorType)
-    result = result_def(TensorType)
-    body = region_def("single_block")
-    traits = traits_def(Pure(), LoweredElementTypes())
-    assembly_format = "$inputs attr-dict `:` type($inputs) `->` type($result) $body"
-
-    def __init__(self, inputs: list[SSAValue], result_type: Attribute, body: Region):
-        super().__init__(operands=[inputs], result_types=[result_type], regions=[body])
-
-    def verify_(self) -> None:
-        self.check_same_element_type(*self.inputs, self.result)
-        target = shape_of(self.result.type)
-        for k, v in enumerate(self.inputs):
-            d = shapes.broadcast_blocker(shape_of(v.type), target)
-            if d is not None:
-                raise self.fail(f"input {k} ({v.type}) neither matches nor broadcasts to "
-                                f"{self.result.type} in dimension {d}")
-        element = _tensor(self.result).element_type
-        block = self.body.block
-        if [a.type for a in block.args] != [_tensor(v).element_type for v in self.inputs]:
-            raise self.fail("the body takes one element of each input, of its element type")
-        last = block.last_op
-        if not isinstance(last, YieldOp) or [v.type for v in last.operands] != [element]:
-            raise self.fail(f"the body must end with mg.yield of one {element}")
-
-
-@irdl_op_definition
-class YieldOp(MgOp):
-    """The element an ``mg.elementwise`` body computes."""
-
-    name = "mg.yield"
-    value = operand_def(AnyAttr())
-    traits = traits_def(IsTerminator(), HasParent(ElementwiseOp), Pure())
-    assembly_format = "$value attr-dict `:` type($value)"
-
-    def __init__(self, value: SSAValue):
-        super().__init__(operands=[value])
-
-
-@irdl_op_definition
-class CheckSameShapeOp(MgOp):
-    """The run-time check of an elementwise op whose operands have a ``?`` dimension, kept
-    where that op was when ``mg-fuse-elementwise-ops`` fused it away. ``op`` names the fused
-    op, for the message: ``mg.add: operand shapes differ at runtime in dimension 0``.
-
-    The fused op's operands no longer exist as values, so the check names their types
-    (``lhs_type``, ``rhs_type``) and, for each, a *witness*: a value that has that operand's
-    run-time size in each of its ``?`` dimensions. Static dimensions are read from the type,
-    never from the witness, which may be smaller there (a broadcast input)::
-
-        mg.check_same_shape %x, %c as tensor<?x?xf64>, tensor<1x3xf64> {op = "mg.sub"}
-            : tensor<?x?xf64>, tensor<1x1xf64>
-    """
-
-    name = "mg.check_same_shape"
-    lhs = operand_def(TensorType)
-    rhs = operand_def(TensorType)
-    lhs_type = prop_def(TensorType)
-    rhs_type = prop_def(TensorType)
-    op = prop_def(StringAttr)
-    traits = traits_def(LoweredElementTypes())
-    irdl_options = (ParsePropInAttrDict(),)
-    assembly_format = ("$lhs `,` $rhs `as` $lhs_type `,` $rhs_type attr-dict "
-                       "`:` type($lhs) `,` type($rhs)")
-
-    def __init__(self, lhs: SSAValue, rhs: SSAValue, lhs_type: Attribute, rhs_type: Attribute,
-                 op: str):
-        super().__init__(operands=[lhs, rhs], properties={
-            "lhs_type": lhs_type, "rhs_type": rhs_type, "op": StringAttr(op)})
-
-    def verify_(self) -> None:
-        checked = (shape_of(self.lhs_type), shape_of(self.rhs_type))
-        if not shapes.shapes_compatible(*checked):
-            raise self.fail("the checked shapes must agree (a '?' dimension matches any size), "
-                            f"got {fmt_shape(checked[0])}, {fmt_shape(checked[1])}")
-        for side, witness, shape in (("lhs", self.lhs, checked[0]), ("rhs", self.rhs, checked[1])):
-            has = shape_of(_tensor(witness))
-            if len(has) != len(shape) or any(d is None and w is not None
-                                             for d, w in zip(shape, has)):
-                raise self.fail(f"the {side} witness ({witness.type}) must have a '?' in every "
-                                f"'?' dimension of {self.lhs_type if side == 'lhs' else self.rhs_type}")
-
-
 Mg = Dialect(
     "mg",
     [
@@ -598,8 +495,5 @@ Mg = Dialect(
         BroadcastOp,
         CastOp,
         PrintOp,
-        ElementwiseOp,
-        YieldOp,
-        CheckSameShapeOp,
     ],
 )

@@ -14,8 +14,11 @@ import mg_xdsl.xdsl_compat  # noqa: F401  (linear-time verification and block sp
 
 # pass name -> (module under mg_xdsl.transforms, class name)
 _PROJECT_PASSES: dict[str, tuple[str, str]] = {
-    "mg-fuse-elementwise-ops": ("mg_fuse_elementwise_ops", "MgFuseElementwiseOpsPass"),
     "lower-mg-to-affine": ("lower_mg_to_affine", "LowerMgToAffinePass"),
+    "convert-mg-to-linalg": ("convert_mg_to_linalg", "ConvertMgToLinalgPass"),
+    "linalg-fuse-elementwise-ops": ("linalg_fuse_elementwise_ops", "LinalgFuseElementwiseOpsPass"),
+    "reuse-dying-buffers": ("reuse_dying_buffers", "ReuseDyingBuffersPass"),
+    "convert-linalg-to-affine-loops": ("convert_linalg_to_affine_loops", "ConvertLinalgToAffineLoopsPass"),
     "tile-matmul": ("tile_matmul", "TileMatmulPass"),
     "vectorize-reductions": ("vectorize_reductions", "VectorizeReductionsPass"),
     "buffer-deallocation": ("buffer_deallocation", "BufferDeallocationPass"),

@@ -8,7 +8,8 @@ was returned by a call (results belong to the caller). This pass
   directly or through a ``memref.cast`` of it (a use inside a loop nest counts as a use by
   the nest);
 - leaves returned buffers alone: ownership passes to the caller, which frees them in turn
-  (a C++ ``mg::Matrix`` or a NumPy array, at the outermost level);
+  (a C++ ``mg::Matrix`` or a NumPy array, at the outermost level); so are buffers that are
+  freed already (a kernel's own scratch buffers);
 - copies a returned value the function does not own (a parameter, a constant global) into
   a new buffer, so that whatever a function returns can always be freed by its caller.
 
@@ -70,7 +71,7 @@ def deallocate(fn: func.FuncOp) -> None:
     owned = owned_buffers(block)
     returned = {root(v) for op in block.ops if isinstance(op, func.ReturnOp) for v in op.arguments}
     for buffer in owned:
-        if buffer in returned:
+        if buffer in returned or any(isinstance(u.operation, memref.DeallocOp) for u in buffer.uses):
             continue
         users = users_through_casts(buffer, block)
         last = max(users, key=position.__getitem__) if users else buffer.owner

@@ -120,8 +120,8 @@ def as_index(size: int | SSAValue) -> SSAValue:
 def check_same_size(a: int | SSAValue, b: int | SSAValue, message: str) -> None:
     """A run-time check (``cf.assert``) that two sizes agree, where either is known only at
     run time. Two static sizes were already checked by the front end and the verifier, so
-    static shapes get no check at all."""
-    if isinstance(a, int) and isinstance(b, int):
+    static shapes get no check at all; nor does a size compared with itself."""
+    if (isinstance(a, int) and isinstance(b, int)) or a is b:
         return
     same = arith.CmpiOp(as_index(a), as_index(b), "eq")
     cf.AssertOp(same.result, message)
@@ -136,9 +136,11 @@ def alloc(result_type: Attribute, sizes: Sequence[int | SSAValue]) -> SSAValue:
 
 def nest(
     sizes: Sequence[int | SSAValue], body: Callable[[list[SSAValue]], None]
-) -> None:
+) -> list[affine.ForOp]:
     """A perfect nest of ``affine.for`` loops, one per entry of ``sizes`` (outermost first),
-    whose innermost body is built by ``body(induction_variables)``."""
+    whose innermost body is built by ``body(induction_variables)``; its loops, outermost
+    first."""
+    loops: list[affine.ForOp] = []
 
     def level(depth: int, ivs: list[SSAValue]) -> None:
         if depth == len(sizes):
@@ -150,11 +152,12 @@ def nest(
             affine_yield()
         size = sizes[depth]
         if isinstance(size, int):
-            affine_for(_bound_map(0), _bound_map(size), [], [], Region(block))
+            loops.append(affine_for(_bound_map(0), _bound_map(size), [], [], Region(block)))
         else:
-            affine_for(_bound_map(0), _bound_map(None), [], [size], Region(block))
+            loops.append(affine_for(_bound_map(0), _bound_map(None), [], [size], Region(block)))
 
     level(0, [])
+    return loops[::-1]
 
 
 def load(buffer: SSAValue, indices: Sequence[SSAValue]) -> SSAValue:
@@ -202,17 +205,11 @@ class MgLowering(RewritePattern):
 # ---------------------------------------------------------------------------------------
 
 
-def check_same_shape(lhs: SSAValue, rhs: SSAValue, op_name: str,
-                     lhs_type: Attribute | None = None, rhs_type: Attribute | None = None,
-                     ) -> list[int | SSAValue]:
-    """The run-time checks of an elementwise op's operand sizes; the left operand's sizes.
-    An operand's sizes are those of ``lhs_type`` (default: the operand's own type), with each
-    ``?`` read from the operand at run time."""
-    lhs_sizes = extents(lhs, shape_of(lhs_type or lhs.type))
-    rhs_sizes = extents(rhs, shape_of(rhs_type or rhs.type))
+def check_same_shape(lhs_sizes: Sequence[int | SSAValue], rhs_sizes: Sequence[int | SSAValue],
+                     op_name: str) -> None:
+    """The run-time checks that an elementwise op's operands have the same sizes."""
     for d, (a, b) in enumerate(zip(lhs_sizes, rhs_sizes)):
         check_same_size(a, b, f"{op_name}: operand shapes differ at runtime in dimension {d}")
-    return lhs_sizes
 
 
 class ElementwiseBinaryLowering(MgLowering):
@@ -221,7 +218,8 @@ class ElementwiseBinaryLowering(MgLowering):
     op_type = mg.ElementwiseBinaryOp
 
     def build(self, op: mg.ElementwiseBinaryOp) -> SSAValue:
-        lhs_sizes = check_same_shape(op.lhs, op.rhs, op.name)
+        lhs_sizes = extents(op.lhs, shape_of(op.lhs.type))
+        check_same_shape(lhs_sizes, extents(op.rhs, shape_of(op.rhs.type)), op.name)
         sizes = [r if r is not None else a
                  for r, a in zip(shape_of(op.result.type), lhs_sizes)]
         out = alloc(op.result.type, sizes)
@@ -261,12 +259,12 @@ class BroadcastLowering(MgLowering):
     def build(self, op: mg.BroadcastOp) -> SSAValue:
         in_shape, out_shape = shape_of(op.input.type), shape_of(op.result.type)
         out = alloc(op.result.type, out_shape)  # type: ignore[arg-type]
+        repeated = shapes.repeated_dims(in_shape, out_shape)
         lead = len(out_shape) - len(in_shape)  # lower ranks are aligned on the right
 
         def body(ivs: list[SSAValue]) -> None:
             zero = index_constant(0)
-            src = [zero if size == 1 and out_shape[lead + d] != 1 else ivs[lead + d]
-                   for d, size in enumerate(in_shape)]
+            src = [zero if r else ivs[lead + d] for d, r in enumerate(repeated)]
             store(load(op.input, src), out, ivs)
 
         nest(out_shape, body)  # type: ignore[arg-type]
@@ -332,71 +330,6 @@ class TransposeLowering(MgLowering):
         sizes = list(reversed(in_sizes))
         out = alloc(op.result.type, sizes)
         nest(sizes, lambda ivs: store(load(op.input, list(reversed(ivs))), out, ivs))
-        return out
-
-
-class CheckSameShapeLowering(MgLowering):
-    """``mg.check_same_shape``: the checks the fused op would have made, and nothing else."""
-
-    op_type = mg.CheckSameShapeOp
-
-    def build(self, op: mg.CheckSameShapeOp) -> None:
-        check_same_shape(op.lhs, op.rhs, op.op.data, op.lhs_type, op.rhs_type)
-        return None
-
-
-def dead_after(buffer: SSAValue, op: Operation) -> bool:
-    """Whether ``buffer`` is a fresh allocation of this block that nothing uses after
-    ``op``: then ``op`` may overwrite it in place."""
-    if not isinstance(buffer.owner, memref.AllocOp) or buffer.owner.parent is not op.parent:
-        return False
-    block = op.parent
-    assert block is not None
-    for use in buffer.uses:
-        user = block.find_ancestor_op_in_block(use.operation)
-        if user is None or (user is not op and not user.is_before_in_block(op)):
-            return False
-    return True
-
-
-class FusedElementwiseLowering(MgLowering):
-    """``mg.elementwise``: one nest over the result; each input is loaded at the result's
-    indices (index 0 where it is broadcast), the body's scalar ops compute the element.
-
-    The result goes into the buffer of an input of the same type that dies here (e.g. a
-    matmul's result, for the bias and relu after it) instead of a new one."""
-
-    op_type = mg.ElementwiseOp
-
-    def build(self, op: mg.ElementwiseOp) -> SSAValue:
-        out_shape = shape_of(op.result.type)
-        sizes: list[int | SSAValue] = list(out_shape)  # type: ignore[arg-type]
-        for d, size in enumerate(out_shape):
-            if size is None:  # a `?`: an input has it too (inputs only broadcast static 1s)
-                at = d - len(out_shape)  # right-aligned: inputs of a lower rank end together
-                full = next(v for v in op.inputs
-                            if len(shape_of(v.type)) >= -at and shape_of(v.type)[at] is None)
-                sizes[d] = memref.DimOp(full, index_constant(len(shape_of(full.type)) + at)).result
-        in_place = [v for v in op.inputs if v.type == memref_type_of(op.result.type) and dead_after(v, op)]
-        out = in_place[0] if in_place else alloc(op.result.type, sizes)
-        repeated = [shapes.repeated_dims(shape_of(v.type), out_shape) for v in op.inputs]
-        # The body's numbers are made once, before the nest; the implicit builder inserts
-        # every clone where it is made.
-        constants = {c.result: c.clone().result for c in op.body.block.ops if isinstance(c, arith.ConstantOp)}
-        zero = index_constant(0) if any(any(r) for r in repeated) else None
-
-        def body(ivs: list[SSAValue]) -> None:
-            values = dict(constants)
-            for arg, v, rep in zip(op.body.block.args, op.inputs, repeated):
-                lead = len(ivs) - len(rep)
-                values[arg] = load(v, [zero if r else ivs[lead + d] for d, r in enumerate(rep)])
-            for inner in op.body.block.ops:
-                if isinstance(inner, mg.YieldOp):
-                    store(values[inner.value], out, ivs)
-                elif not isinstance(inner, arith.ConstantOp):
-                    values.update(zip(inner.results, inner.clone(value_mapper=values).results))
-
-        nest(sizes, body)
         return out
 
 
@@ -506,8 +439,6 @@ class LowerMgToAffinePass(ModulePass):
             TransposeLowering(),
             CastLowering(),
             PrintLowering(op),
-            FusedElementwiseLowering(),
-            CheckSameShapeLowering(),
         ]
         PatternRewriteWalker(
             GreedyRewritePatternApplier(patterns), apply_recursively=False

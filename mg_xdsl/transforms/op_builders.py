@@ -17,8 +17,11 @@ from collections.abc import Sequence
 from functools import cache
 
 from xdsl.dialects import affine, arith, cf, llvm, memref, scf
+from xdsl.dialects.linalg import ops as linalg
+from xdsl.dialects.linalg.attrs import IteratorTypeAttr
 from xdsl.dialects.builtin import (
     AffineMapAttr,
+    ArrayAttr,
     DenseArrayBase,
     IndexType,
     IntegerAttr,
@@ -265,3 +268,30 @@ def memref_load(ref: SSAValue, indices: Sequence[SSAValue]) -> memref.LoadOp:
 
 def memref_store(value: SSAValue, ref: SSAValue, indices: Sequence[SSAValue]) -> memref.StoreOp:
     return create_op(memref.StoreOp, operands=[value, ref, *indices])
+
+
+# --- linalg -----------------------------------------------------------------------------------
+
+
+@cache
+def affine_map_attr(m: AffineMap) -> AffineMapAttr:
+    return AffineMapAttr(m)
+
+
+@cache
+def iterator_types(parallel: tuple[bool, ...]) -> ArrayAttr[IteratorTypeAttr]:
+    """``iterator_types``: for each loop, ``parallel`` or (False) ``reduction``."""
+    return ArrayAttr([IteratorTypeAttr.parallel() if p else IteratorTypeAttr.reduction() for p in parallel])
+
+
+def linalg_generic(inputs: Sequence[SSAValue], outputs: Sequence[SSAValue], body: Region,
+                   maps: Sequence[AffineMap], iterators: ArrayAttr[IteratorTypeAttr]) -> linalg.GenericOp:
+    """``linalg.generic`` on memrefs (no results, no doc, no library call)."""
+    return create_op(linalg.GenericOp, operands=[*inputs, *outputs], regions=[body],
+                     properties={"indexing_maps": ArrayAttr([affine_map_attr(m) for m in maps]),
+                                 "iterator_types": iterators,
+                                 "operandSegmentSizes": segments(len(inputs), len(outputs))})
+
+
+def linalg_yield(values: Sequence[SSAValue]) -> linalg.YieldOp:
+    return create_op(linalg.YieldOp, operands=list(values))

@@ -1,26 +1,28 @@
-"""``tile-matmul``: the matrix-product nest of ``lower-mg-to-affine`` -> a call to the
-module's matrix-product kernel, ``@mg_matmul_f64`` (``mg_xdsl.kernels.matmul``: packed,
-cache-tiled, register-blocked vector code, its row blocks in parallel).
+"""``tile-matmul``: a matrix product on buffers -> a call to the module's matrix-product
+kernel, ``@mg_matmul_<element>`` (``mg_xdsl.kernels.matmul``: packed, cache-tiled,
+register-blocked vector code, its row blocks in parallel).
 
-``lower-mg-to-affine`` computes ``C = A @ B`` (A: M x K, B: K x N; C zero-filled by the nest
-before it) as
-
-    affine.for %i = 0 to M { affine.for %j = 0 to N { affine.for %k = 0 to K {
-      C[i, j] = C[i, j] + A[i, k] * B[k, j] } } }
-
-which reads a column of B for every element of C: about 1% of what the machine can do.
-This pass replaces the nest with
+A matrix product is recognised by what it is, not by its loops: a ``linalg.matmul``, or any
+structured op with two parallel loops ``i, j`` and one reduction loop ``k`` that reads
+``A[i, k]`` and ``B[k, j]``, accumulates into ``C[i, j]``, and whose body is a multiply and an
+add (``C = C + A * B``, either operand order). Either input may be read transposed
+(``A[k, i]``, ``B[j, k]``): the pass then first copies it into its transpose
+(``linalg.transpose`` into a new buffer), which costs a pass over that operand, against the
+product's pass per row or column of the other. Written as loops the product would read a
+column of B for every element of C: about 1% of what the machine can do. The op becomes
 
     func.call @mg_matmul_f64(%A, %B, %C)    -- each cast to memref<?x?xf64>
 
-and adds the kernel function to the module on the first product of each element type.
+and the kernel function is added to the module on the first product of each element type.
+The kernel accumulates into C, as the op does (``convert-mg-to-linalg`` fills C with 0
+first).
 
 The kernel's register block, vector length and cache blocks are the target's
 (``mg_xdsl.target.matmul_blocks``): the pass options name the target's vector unit, and
 default to AVX-512's, and its caches (``l1-cache``, ``l2-cache``, ``l3-cache`` in bytes; by
 default a typical core's). Matrix products with static sizes whose M * N * K is below
-``min-work`` (the pass option, by default ``MIN_WORK``, 32768) keep the simple nest: tiling
-buys nothing there. The kernel sums in blocks with fused multiply-adds, so the result may
+``min-work`` (the pass option, by default ``MIN_WORK``, 32768) stay as they are (loops, once
+lowered): tiling buys nothing there. The kernel sums in blocks with fused multiply-adds, so the result may
 differ from the chapter's order in the last bits.
 """
 
@@ -28,41 +30,81 @@ from dataclasses import dataclass
 
 from xdsl.builder import Builder
 from xdsl.context import Context
-from xdsl.dialects import affine, arith
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects import arith, memref
+from xdsl.dialects.linalg import ops as linalg
+from xdsl.dialects.linalg.abstract_ops import LinalgStructuredOperation
+from xdsl.dialects.linalg.attrs import IteratorType
+from xdsl.dialects.builtin import DenseArrayBase, MemRefType, ModuleOp, i64
+from xdsl.ir import Block, Operation, SSAValue
+from xdsl.ir.affine import AffineDimExpr, AffineMap
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from mg_xdsl.kernels.matmul import MatmulOperands, matmul_kernel
 from mg_xdsl.kernels.shared import call_kernel
 from mg_xdsl.target import DEFAULT, TYPICAL_CACHES, Caches, VectorUnit
-from mg_xdsl.transforms.affine_nests import identity_indices, perfect_child, upper_bound
+from mg_xdsl.transforms.loop_builders import index
+
+PARALLEL, REDUCTION = IteratorType.PARALLEL, IteratorType.REDUCTION
 
 MIN_WORK = 32 * 32 * 32
 
 
-def match(loop: affine.ForOp) -> MatmulOperands | None:
-    """``C[i, j] = C[i, j] + A[i, k] * B[k, j]`` over a perfect ``i, j, k`` nest from 0."""
-    j_loop = perfect_child(loop)
-    k_loop = perfect_child(j_loop) if j_loop else None
-    if k_loop is None or any(upper_bound(lp) is None for lp in (loop, j_loop, k_loop)):
+@dataclass
+class Product:
+    """A matched product: its operands, and which inputs it reads transposed."""
+
+    operands: MatmulOperands
+    transposed: tuple[bool, bool]
+
+    def sizes(self) -> tuple[int, int, int]:
+        """M, N and K (negative where dynamic)."""
+        a, b = (v.type.get_shape() for v in (self.operands.a, self.operands.b))  # type: ignore[attr-defined]
+        m, k = a[::-1] if self.transposed[0] else a
+        n = b[0] if self.transposed[1] else b[1]
+        return m, n, k
+
+
+def _dims(m: AffineMap) -> tuple[int, ...] | None:
+    if not all(isinstance(e, AffineDimExpr) for e in m.results):
         return None
-    body = [o for o in k_loop.body.block.ops if not isinstance(o, affine.YieldOp)]
-    if len(body) != 6:
+    return tuple(e.position for e in m.results)  # type: ignore[attr-defined]
+
+
+def _is_multiply_add(block: Block) -> bool:
+    """``yield(acc + a * b)``, in either order of either operation."""
+    a, b, acc = block.args
+    ops = list(block.ops)
+    if len(ops) != 3:
+        return False
+    product, total, yielded = ops
+    return (isinstance(product, arith.MulfOp) and set(product.operands) == {a, b}
+            and isinstance(total, arith.AddfOp) and set(total.operands) == {product.result, acc}
+            and isinstance(yielded, linalg.YieldOp) and list(yielded.operands) == [total.result])
+
+
+def match(op: Operation) -> Product | None:
+    if not isinstance(op, LinalgStructuredOperation) or len(op.inputs) != 2 or len(op.outputs) != 1:
         return None
-    load_a, load_b, product, load_c, total, store = body
-    i, j, k = (lp.body.block.args[0] for lp in (loop, j_loop, k_loop))
-    if not (identity_indices(load_a) == (i, k) and identity_indices(load_b) == (k, j)
-            and identity_indices(load_c) == (i, j) and identity_indices(store) == (i, j)
-            and isinstance(product, arith.MulfOp)
-            and isinstance(total, arith.AddfOp) and isinstance(store, affine.StoreOp)
-            and isinstance(load_c, affine.LoadOp)):
+    if [it.data for it in op.get_iterator_types()] != [PARALLEL, PARALLEL, REDUCTION]:
         return None
-    if (list(product.operands) != [load_a.results[0], load_b.results[0]]  # type: ignore[union-attr]
-            or list(total.operands) != [load_c.results[0], product.results[0]]
-            or store.value is not total.results[0] or store.memref is not load_c.memref):
+    a_map, b_map, c_map = (_dims(m.data) for m in op.get_indexing_maps())
+    if c_map != (0, 1) or a_map not in ((0, 2), (2, 0)) or b_map not in ((2, 1), (1, 2)):
         return None
-    return MatmulOperands(load_a.memref, load_b.memref, load_c.memref)  # type: ignore[union-attr]
+    if not _is_multiply_add(op.body.block):
+        return None
+    a, b = op.inputs
+    return Product(MatmulOperands(a, b, op.outputs[0]), (a_map == (2, 0), b_map == (1, 2)))
+
+
+def transposed_copy(b: Builder, v: SSAValue) -> SSAValue:
+    """A new buffer holding the transpose of ``v``."""
+    t = v.type
+    shape = t.get_shape()  # type: ignore[attr-defined]
+    dynamic = [b.insert(memref.DimOp(v, index(b, d))).result for d in (1, 0) if shape[d] < 0]
+    out = b.insert(memref.AllocOp(dynamic, [], MemRefType(t.element_type, shape[::-1]))).memref  # type: ignore[attr-defined]
+    b.insert(linalg.TransposeOp(v, out, DenseArrayBase.from_list(i64, [1, 0])))
+    return out
 
 
 @dataclass(frozen=True)
@@ -79,21 +121,23 @@ class TileMatmulPass(ModulePass):
     l1_cache: int = TYPICAL_CACHES.l1
     l2_cache: int = TYPICAL_CACHES.l2
     l3_cache: int = TYPICAL_CACHES.l3
-    # Products of static sizes with M * N * K below this keep the plain nest.
+    # Products of static sizes with M * N * K below this stay as they are (loops, later).
     min_work: int = MIN_WORK
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         unit = VectorUnit(self.vector_bits, self.vector_registers, self.fma)
         caches = Caches(self.l1_cache, self.l2_cache, self.l3_cache)
-        for loop in [o for o in op.walk() if isinstance(o, affine.ForOp)]:
-            nest = match(loop)
-            if nest is None:
+        for product in list(op.walk()):
+            matched = match(product)
+            if matched is None:
                 continue
-            j_loop = perfect_child(loop)
-            k_loop = perfect_child(j_loop)  # type: ignore[arg-type]
-            sizes = [upper_bound(lp) for lp in (loop, j_loop, k_loop)]  # type: ignore[arg-type]
-            if all(isinstance(s, int) for s in sizes) and sizes[0] * sizes[1] * sizes[2] < self.min_work:  # type: ignore[operator]
+            sizes = matched.sizes()
+            if all(s >= 0 for s in sizes) and sizes[0] * sizes[1] * sizes[2] < self.min_work:
                 continue
-            kernel = matmul_kernel(op, nest.c.type.element_type, unit, caches)  # type: ignore[attr-defined]
-            call_kernel(Builder(InsertPoint.before(loop)), kernel, [nest.a, nest.b, nest.c])
-            Rewriter.erase_op(loop)
+            builder = Builder(InsertPoint.before(product))
+            lhs, rhs, out = matched.operands.a, matched.operands.b, matched.operands.c
+            lhs = transposed_copy(builder, lhs) if matched.transposed[0] else lhs
+            rhs = transposed_copy(builder, rhs) if matched.transposed[1] else rhs
+            kernel = matmul_kernel(op, out.type.element_type, unit, caches)  # type: ignore[attr-defined]
+            call_kernel(builder, kernel, [lhs, rhs, out])
+            Rewriter.erase_op(product)

@@ -18,6 +18,12 @@ SH, MG = "mg_xdsl/shapes.py", "mg_xdsl/dialects/mg.py"
 PARSE, CHECK, GEN = ("mg_xdsl/language/syntax_tree.py", "mg_xdsl/language/checker.py",
                      "mg_xdsl/language/irgen.py")
 AFF = "mg_xdsl/transforms/lower_mg_to_affine.py"
+# The optimised pipeline's linalg stage and the passes that decide on it.
+TO_LINALG, FUSE, REUSE, LOOPS = ("mg_xdsl/transforms/convert_mg_to_linalg.py",
+                                 "mg_xdsl/transforms/linalg_fuse_elementwise_ops.py",
+                                 "mg_xdsl/transforms/reuse_dying_buffers.py",
+                                 "mg_xdsl/transforms/convert_linalg_to_affine_loops.py")
+TILE, VEC = "mg_xdsl/transforms/tile_matmul.py", "mg_xdsl/transforms/vectorize_reductions.py"
 
 MUTATIONS = [
     # -- the chapter's front-end mutations --------------------------------------------------
@@ -39,8 +45,8 @@ MUTATIONS = [
     Mutation(MG, "return arith.MaximumfOp(operands[0], constants[0]).result",
              "return arith.MaximumfOp(operands[0], operands[0]).result",
              "relu does not clamp (max of x with itself)"),
-    Mutation(AFF, "src = [zero if size == 1 and out_shape[lead + d] != 1 else ivs[lead + d]",
-             "src = [zero if in_shape[len(in_shape) - 1 - d] == 1 and out_shape[lead + d] != 1 else ivs[lead + d]",
+    Mutation(AFF, "src = [zero if r else ivs[lead + d] for d, r in enumerate(repeated)]",
+             "src = [zero if repeated[len(repeated) - 1 - d] else ivs[lead + d] for d, r in enumerate(repeated)]",
              "broadcast reads index 0 of the wrong dimension"),
     Mutation(AFF, "dst = [zero if d == axis else iv for d, iv in enumerate(ivs)]",
              "dst = [zero, ivs[0]] if axis == 1 else [zero if d == axis else iv for d, iv in enumerate(ivs)]",
@@ -131,12 +137,13 @@ MUTATIONS = [
     # -- the optimised pipeline -------------------------------------------------------------------
     Mutation(SH, "    return tuple(a == 1 and target[lead + d] != 1 for d, a in enumerate(shape))",
              "    return tuple(a == 1 and target[lead + d] != 1 and d == 0 for d, a in enumerate(shape))",
-             "a fused broadcast of a column reads past it instead of index 0"),
-    Mutation(AFF, "        if user is None or (user is not op and not user.is_before_in_block(op)):\n            return False",
+             "a broadcast of a column reads past it instead of index 0"),
+    Mutation(REUSE, "        if user is None or (user is not op and not user.is_before_in_block(op)):\n            return False",
              "        if user is None:\n            return False",
-             "a fused op overwrites a buffer that is used again later"),
-    Mutation("mg_xdsl/transforms/mg_fuse_elementwise_ops.py", "            if lhs is rhs and op.lhs.type == op.rhs.type:\n                continue",
-             "            if True:\n                continue", "fusion drops the run-time size checks"),
+             "an elementwise result overwrites an input buffer that is used again later"),
+    Mutation(FUSE, "        size = alloc.dynamic_sizes[sum(1 for s in shape[:d] if s < 0)]",
+             "        size = alloc.dynamic_sizes[0]",
+             "a check of a buffer fused away reads its first ? size for every dimension (a false abort)"),
     Mutation("mg_xdsl/kernels/reductions.py", "(total,) = for_loop(b, lanes_end, cols, index(b, 1), one, [reduced],",
              "(total,) = for_loop(b, cols, cols, index(b, 1), one, [reduced],", "a row reduction skips the last elements"),
     Mutation("mg_xdsl/kernels/reductions.py", "for_loop(b, index(b, 0), blocks, index(b, 1), total)",
@@ -154,9 +161,8 @@ MUTATIONS = [
     Mutation("mg_xdsl/transforms/convert_vector_to_llvm.py", "mask = DenseArrayBase.from_list(i32, [0] * t.get_shape()[0])",
              "mask = DenseArrayBase.from_list(i32, list(range(t.get_shape()[0])))", "a vector broadcast fills only lane 0"),
     # -- issue 12: robustness -----------------------------------------------------------------------
-    Mutation(AFF, "    lhs_sizes = extents(lhs, shape_of(lhs_type or lhs.type))\n    rhs_sizes = extents(rhs, shape_of(rhs_type or rhs.type))",
-             "    lhs_sizes = extents(lhs, shape_of(lhs.type))\n    rhs_sizes = extents(rhs, shape_of(rhs.type))",
-             "a fused check reads a broadcast leaf's sizes instead of its operand's (a false abort)"),
+    Mutation(LOOPS, "                indices.append(self.constants[expr.value])",
+             "                indices.append(ivs[0])", "a broadcast input is read along a loop instead of at index 0"),
     Mutation("mg_xdsl/xdsl_compat.py", "    parent.insert_block_after(b, self)", "    parent.insert_block_before(b, self)",
              "splitting a block puts the second half before the first"),
     Mutation("mg_xdsl/xdsl_compat.py", "    _verifying.counts = {} if outer[0] is None else outer[0]",
@@ -169,7 +175,7 @@ MUTATIONS = [
     # -- issue 13: compile time ---------------------------------------------------------------------
     Mutation("mg_xdsl/transforms/outline_loop_nests.py", "    returned = [r for op in ops for r in op.results\n                if any(use.operation not in moved for use in r.uses)]",
              "    returned: list[SSAValue] = []", "an outlined run of loop nests does not return the buffers used after it"),
-    Mutation("mg_xdsl/transforms/vectorize_reductions.py", "    if nest.axis == 1 and isinstance(cols, int) and cols < vectors.step:",
+    Mutation(VEC, "    if found.axis == 1 and cols >= 0 and cols < vectors.step:",
              "    if False:", "a row reduction with rows shorter than one vector step is vectorised"),
     Mutation("mg_xdsl/driver.py", "verify_result=self.verify_each or (verify and s is stages[-1]),",
              "verify_result=self.verify_each,", "the IR that mgc mlir prints is not verified unless asked to verify every stage"),
@@ -196,8 +202,8 @@ MUTATIONS = [
     # -- issue 15: every pipeline in one place ------------------------------------------------------
     Mutation("mg_xdsl/pipeline.py", "        for stage in self.stages[1:names.index(to) + 1]:",
              "        for stage in self.stages[1:names.index(to)]:", "a named pipeline stops a stage early"),
-    Mutation("mg_xdsl/transforms/vectorize_reductions.py", "            kernel = reduction_kernel(op, nest.combine, nest.axis, element, vectors, self.row_block,\n                                      self.rows_at_once)",
-             "            kernel = reduction_kernel(op, nest.combine, nest.axis, element, vectors)", "vectorize-reductions ignores its row-block and rows-at-once options"),
+    Mutation(VEC, "            kernel = reduction_kernel(op, found.combine, found.axis, element, vectors, self.row_block,\n                                      self.rows_at_once)",
+             "            kernel = reduction_kernel(op, found.combine, found.axis, element, vectors)", "vectorize-reductions ignores its row-block and rows-at-once options"),
     Mutation("mg_xdsl/target.py", "            sizes[level] = size // max(1, sharing)",
              "            sizes[level] = size", "a shared L3 is taken for one core's own"),
     # -- issue 13: compile time --------------------------------------------------------------------
@@ -276,4 +282,23 @@ MUTATIONS = [
     Mutation(AFF, "        element = element_type_of(op.input)\n        constants = ",
              "        element = mg.tensor_type((1,)).element_type\n        constants = ",
              "relu's and mg.scalar's constants are f64 whatever the element type"),
+    # -- issue 15: the linalg stage -----------------------------------------------------------
+    Mutation(LOOPS, "        order.sort(key=lambda d: not is_parallel(iterators[d]))",
+             "        order.sort(key=lambda d: is_parallel(iterators[d]))",
+             "parallelised, the reduction loops stay outside the parallel ones"),
+    Mutation(LOOPS, "    return min_work >= 0 and not (all(isinstance(s, int) for s in sizes) and prod(sizes) < min_work)",
+             "    return min_work >= 0", "every parallel loop becomes affine.parallel, however little work it has"),
+    Mutation(TILE, "            lhs = transposed_copy(builder, lhs) if matched.transposed[0] else lhs",
+             "            lhs = lhs", "a left operand read transposed is multiplied as it is"),
+    Mutation(TILE, "            and isinstance(total, arith.AddfOp) and set(total.operands) == {product.result, acc}",
+             "            and isinstance(total, arith.AddfOp | arith.SubfOp) and set(total.operands) == {product.result, acc}",
+             "a multiply-subtract is taken for a matrix product"),
+    Mutation(VEC, "FOLDS = {(PARALLEL, REDUCTION, ROW_CELLS): 1, (REDUCTION, PARALLEL, COLUMN_CELLS): 0}",
+             "FOLDS = {(PARALLEL, REDUCTION, ROW_CELLS): 1, (REDUCTION, PARALLEL, COLUMN_CELLS): 1}",
+             "a column reduction calls the row kernel"),
+    Mutation(FUSE, "    return m == identity(m.num_dims)", "    return True",
+             "fusion computes a producer the consumer reads broadcast again for every repetition"),
+    Mutation(TO_LINALG, "                lambda args: reduction.combine(args[1], args[0]).results[0])",
+             "                lambda args: reduction.combine(args[0], args[0]).results[0])",
+             "a reduction's body folds each element with itself, not with the running value"),
 ]

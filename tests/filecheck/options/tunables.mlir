@@ -1,9 +1,9 @@
 // The optimisations' tunables are pass options (their defaults are what the pipeline uses).
-// RUN: mg-opt %s -p lower-mg-to-affine,tile-matmul | filecheck %s --check-prefix=SMALL
-// RUN: mg-opt %s -p 'lower-mg-to-affine,tile-matmul{min-work=1}' | filecheck %s --check-prefix=TILED
-// RUN: mg-opt %s -p 'lower-mg-to-affine,vectorize-reductions{row-block=100 rows-at-once=2}' | filecheck %s --check-prefix=COLS
+// RUN: mg-opt %s -p convert-mg-to-linalg,tile-matmul | filecheck %s --check-prefix=SMALL
+// RUN: mg-opt %s -p 'convert-mg-to-linalg,tile-matmul{min-work=1}' | filecheck %s --check-prefix=TILED
+// RUN: mg-opt %s -p 'convert-mg-to-linalg,vectorize-reductions{row-block=100 rows-at-once=2}' | filecheck %s --check-prefix=COLS
 
-// 8 x 8 x 8 = 512 products: below tile-matmul's min-work (32768) the nest stays; with
+// 8 x 8 x 8 = 512 products: below tile-matmul's min-work (32768) the product stays; with
 // min-work=1 it calls the kernel.
 func.func @mm(%a: tensor<8x8xf64>, %b: tensor<8x8xf64>) -> tensor<8x8xf64> {
   %c = mg.matmul %a, %b : tensor<8x8xf64>, tensor<8x8xf64> -> tensor<8x8xf64>
@@ -11,7 +11,7 @@ func.func @mm(%a: tensor<8x8xf64>, %b: tensor<8x8xf64>) -> tensor<8x8xf64> {
 }
 // SMALL-LABEL: func.func @mm(
 // SMALL-NOT:     func.call @mg_matmul_f64
-// SMALL:         arith.mulf
+// SMALL:         linalg.matmul
 // TILED-LABEL: func.func @mm(
 // TILED:         func.call @mg_matmul_f64
 

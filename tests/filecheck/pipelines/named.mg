@@ -23,4 +23,4 @@ print f([[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 1, 2, 3,
 # As LLVM IR, the lanes of the row sums added with reassoc, as mgc compiles them.
 # LLVM:         define {{.*}} @f(
 # LLVM:         call reassoc double @llvm.vector.reduce.fadd.v{{[0-9]+}}f64(
-# BAD:          mg-opt: error: mg-cpu-pipeline: no stage 'ptx' (choose from affine, scf, cf, llvm)
+# BAD:          mg-opt: error: mg-cpu-pipeline: no stage 'ptx' (choose from linalg, affine, scf, cf, llvm)

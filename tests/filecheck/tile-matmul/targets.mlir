@@ -2,10 +2,10 @@
 // (mg_xdsl.target): AVX-512 (the default) 8 rows x 16 columns of f64 in 16 vector<8xf64>
 // sums; AVX2 6 x 8 in 12 vector<4xf64>; SSE2 without FMA 4 x 4 in 8 vector<2xf64>, each a
 // multiply and an add (llvm.fma would be a call to the C library there).
-// RUN: mg-opt %s -p lower-mg-to-affine,tile-matmul | filecheck %s --check-prefix=AVX512
-// RUN: mg-opt %s -p 'lower-mg-to-affine,tile-matmul{vector-bits=256 vector-registers=16}' | filecheck %s --check-prefix=AVX2
-// RUN: mg-opt %s -p 'lower-mg-to-affine,tile-matmul{vector-bits=128 vector-registers=16 fma=false}' | filecheck %s --check-prefix=SSE2
-// RUN: mg-opt %s -p 'lower-mg-to-affine,tile-matmul{vector-bits=256 vector-registers=16}' | filecheck %s --check-prefix=AVX2F32
+// RUN: mg-opt %s -p convert-mg-to-linalg,tile-matmul | filecheck %s --check-prefix=AVX512
+// RUN: mg-opt %s -p 'convert-mg-to-linalg,tile-matmul{vector-bits=256 vector-registers=16}' | filecheck %s --check-prefix=AVX2
+// RUN: mg-opt %s -p 'convert-mg-to-linalg,tile-matmul{vector-bits=128 vector-registers=16 fma=false}' | filecheck %s --check-prefix=SSE2
+// RUN: mg-opt %s -p 'convert-mg-to-linalg,tile-matmul{vector-bits=256 vector-registers=16}' | filecheck %s --check-prefix=AVX2F32
 
 func.func @mm(%a: tensor<?x?xf64>, %b: tensor<?x?xf64>) -> tensor<?x?xf64> {
   %c = mg.matmul %a, %b : tensor<?x?xf64>, tensor<?x?xf64> -> tensor<?x?xf64>

@@ -1,7 +1,7 @@
-// tile-matmul: the i, j, k nest of a matrix product becomes a call to one tiled kernel per
+// tile-matmul: a matrix product (linalg.matmul) becomes a call to one tiled kernel per
 // module and element type: packing loops, a parallel loop over blocks of 128 rows, and an
 // 8 x 16 register-blocked micro-kernel of vector FMAs.
-// RUN: mg-opt %s -p lower-mg-to-affine,tile-matmul | filecheck %s
+// RUN: mg-opt %s -p convert-mg-to-linalg,tile-matmul | filecheck %s
 
 func.func @mm(%a: tensor<?x?xf64>, %b: tensor<?x?xf64>) -> tensor<?x?xf64> {
   %c = mg.matmul %a, %b : tensor<?x?xf64>, tensor<?x?xf64> -> tensor<?x?xf64>
@@ -12,12 +12,12 @@ func.func @mm(%a: tensor<?x?xf64>, %b: tensor<?x?xf64>) -> tensor<?x?xf64> {
 // CHECK:       %[[K:[0-9a-z_]+]] = memref.dim %a, %{{.*}}
 // CHECK:       memref.dim %b, %{{.*}}
 // CHECK:       %[[N:[0-9a-z_]+]] = memref.dim %b, %{{.*}}
-// The run-time check and C's zero fill stay as lower-mg-to-affine made them.
+// The run-time check and C's zero fill stay as convert-mg-to-linalg made them.
 // CHECK:       cf.assert
 // CHECK:       %[[C:[0-9a-z_]+]] = memref.alloc(%[[M]], %[[N]]) : memref<?x?xf64>
-// CHECK:       affine.store %{{.*}}, %[[C]]
+// CHECK:       linalg.fill ins(%{{.*}} : f64) outs(%[[C]] : memref<?x?xf64>)
 // CHECK:       func.call @mg_matmul_f64(%a, %b, %[[C]]) : (memref<?x?xf64>, memref<?x?xf64>, memref<?x?xf64>) -> ()
-// CHECK-NOT:   affine.for
+// CHECK-NOT:   linalg.matmul
 // CHECK:       func.return %[[C]]
 
 // Products of static sizes call the same kernel, their operands cast.
@@ -31,16 +31,14 @@ func.func @static(%a: tensor<64x32xf64>, %b: tensor<32x64xf64>) -> tensor<64x64x
 // CHECK-NEXT:  %[[SC:[0-9a-z_]+]] = "memref.cast"(%{{.*}}) : (memref<64x64xf64>) -> memref<?x?xf64>
 // CHECK-NEXT:  func.call @mg_matmul_f64(%[[SA]], %[[SB]], %[[SC]])
 
-// A small product with static sizes keeps the simple nest.
+// A small product with static sizes stays a linalg.matmul (loops, once lowered).
 func.func @small(%a: tensor<4x3xf64>, %b: tensor<3x5xf64>) -> tensor<4x5xf64> {
   %c = mg.matmul %a, %b : tensor<4x3xf64>, tensor<3x5xf64> -> tensor<4x5xf64>
   func.return %c : tensor<4x5xf64>
 }
 // CHECK-LABEL: func.func @small(
-// CHECK:       affine.store %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}] : memref<4x5xf64>
-// CHECK:       affine.for %{{.*}} = 0 to 4 {
-// CHECK-NEXT:    affine.for %{{.*}} = 0 to 5 {
-// CHECK-NEXT:      affine.for %{{.*}} = 0 to 3 {
+// CHECK:       linalg.fill ins(%{{.*}} : f64) outs(%{{.*}} : memref<4x5xf64>)
+// CHECK-NEXT:  linalg.matmul ins(%a, %b : memref<4x3xf64>, memref<3x5xf64>) outs(%{{.*}} : memref<4x5xf64>)
 // CHECK-NOT:   vector.fma
 
 // The kernel, once, at the end of the module.

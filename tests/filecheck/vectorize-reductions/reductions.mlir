@@ -1,7 +1,8 @@
-// vectorize-reductions: the accumulation nests of mg.reduce become calls to the module's
+// vectorize-reductions: the reductions of mg.reduce (linalg.generic, a parallel and a
+// reduction loop, one combining op) become calls to the module's
 // reduction kernels, private functions on memref<?x?xf64> added once each: vector loops
 // whose independent part is an scf.parallel.
-// RUN: mg-opt %s -p lower-mg-to-affine,vectorize-reductions | filecheck %s
+// RUN: mg-opt %s -p convert-mg-to-linalg,vectorize-reductions | filecheck %s
 
 // A row sum: the kernel is below.
 func.func @rows(%a: tensor<?x?xf64>) -> tensor<?x1xf64> {
@@ -10,8 +11,8 @@ func.func @rows(%a: tensor<?x?xf64>) -> tensor<?x1xf64> {
 }
 // CHECK-LABEL: func.func @rows(
 // CHECK:       %[[R:.*]] = memref.alloc(%{{.*}}) : memref<?x1xf64>
-// The start values are stored by the first nest, as before; the kernel does the rest.
-// CHECK:       affine.for
+// The start values are stored by the fill, as before; the kernel does the rest.
+// CHECK:       linalg.fill
 // CHECK:       %[[RC:.*]] = "memref.cast"(%[[R]]) : (memref<?x1xf64>) -> memref<?x?xf64>
 // CHECK-NEXT:  func.call @mg_row_sum_f64(%a, %[[RC]]) : (memref<?x?xf64>, memref<?x?xf64>) -> ()
 // CHECK-NEXT:  func.return %[[R]]
@@ -31,7 +32,7 @@ func.func @cols(%a: tensor<1000x12xf64>) -> tensor<1x12xf64> {
 }
 // CHECK-LABEL: func.func @cols(
 // CHECK:       %[[C:.*]] = memref.alloc() : memref<1x12xf64>
-// CHECK:       affine.for
+// CHECK:       linalg.fill
 // CHECK:       %[[AC:.*]] = "memref.cast"(%a) : (memref<1000x12xf64>) -> memref<?x?xf64>
 // CHECK-NEXT:  %[[CC:.*]] = "memref.cast"(%[[C]]) : (memref<1x12xf64>) -> memref<?x?xf64>
 // CHECK-NEXT:  func.call @mg_column_max_f64(%[[AC]], %[[CC]]) : (memref<?x?xf64>, memref<?x?xf64>) -> ()

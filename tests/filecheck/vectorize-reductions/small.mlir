@@ -1,13 +1,12 @@
-// vectorize-reductions leaves small reductions as plain loop nests: a nest of static sizes
+// vectorize-reductions leaves small reductions as they are (loops, once lowered): a nest of static sizes
 // with fewer than min-elements elements (default 4096), and a row reduction whose rows are
 // statically shorter than one vector step (4 accumulators of 8 lanes), whatever its rows.
-// RUN: mg-opt %s -p lower-mg-to-affine,vectorize-reductions | filecheck %s
-// RUN: mg-opt %s -p 'lower-mg-to-affine,vectorize-reductions{min-elements=0}' | filecheck %s --check-prefix=ALL
+// RUN: mg-opt %s -p convert-mg-to-linalg,vectorize-reductions | filecheck %s
+// RUN: mg-opt %s -p 'convert-mg-to-linalg,vectorize-reductions{min-elements=0}' | filecheck %s --check-prefix=ALL
 
 // CHECK-LABEL: func.func @tiny(
 // CHECK-NOT:     func.call
-// CHECK:         affine.for
-// CHECK-NEXT:      affine.for
+// CHECK:         linalg.generic
 // CHECK:           arith.addf
 // CHECK-LABEL: func.func @short_rows(
 // CHECK-NOT:     func.call

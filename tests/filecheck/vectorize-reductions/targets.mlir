@@ -3,10 +3,10 @@
 // that takes, at most half the registers; column reductions fold rows one register wide.
 // A unit whose datapath is narrower than its registers (Zen 4: AVX-512 run as two 256-bit
 // halves) streams vectors of the datapath's width: the AVX2 kernels.
-// RUN: mg-opt %s -p 'lower-mg-to-affine,vectorize-reductions' | filecheck %s --check-prefix=AVX512
-// RUN: mg-opt %s -p 'lower-mg-to-affine,vectorize-reductions{vector-bits=256 vector-registers=16}' | filecheck %s --check-prefix=AVX2
-// RUN: mg-opt %s -p 'lower-mg-to-affine,vectorize-reductions{vector-bits=512 vector-registers=32 datapath-bits=256}' | filecheck %s --check-prefix=AVX2
-// RUN: mg-opt %s -p 'lower-mg-to-affine,vectorize-reductions{vector-bits=128 vector-registers=16}' | filecheck %s --check-prefix=SSE2
+// RUN: mg-opt %s -p 'convert-mg-to-linalg,vectorize-reductions' | filecheck %s --check-prefix=AVX512
+// RUN: mg-opt %s -p 'convert-mg-to-linalg,vectorize-reductions{vector-bits=256 vector-registers=16}' | filecheck %s --check-prefix=AVX2
+// RUN: mg-opt %s -p 'convert-mg-to-linalg,vectorize-reductions{vector-bits=512 vector-registers=32 datapath-bits=256}' | filecheck %s --check-prefix=AVX2
+// RUN: mg-opt %s -p 'convert-mg-to-linalg,vectorize-reductions{vector-bits=128 vector-registers=16}' | filecheck %s --check-prefix=SSE2
 
 func.func @rows(%a: tensor<?x?xf64>) -> tensor<?x1xf64> {
   %r = mg.reduce %a {axis = 1 : i64, kind = "sum"} : tensor<?x?xf64> -> tensor<?x1xf64>

@@ -3,7 +3,7 @@
 // computed inside it, every row counted as one iteration and no row reduction under 65536
 // rows got a thread), each 32 elements (mg.work_scale); a column block's fill loop (cols),
 // times its 256 rows.
-// RUN: mg-opt %s -p lower-mg-to-affine,vectorize-reductions,lower-affine,convert-parallel-loops-to-threads | filecheck %s
+// RUN: mg-opt %s -p convert-mg-to-linalg,vectorize-reductions,convert-linalg-to-affine-loops,lower-affine,convert-parallel-loops-to-threads | filecheck %s
 
 func.func @rows(%a: tensor<?x?xf64>) -> tensor<?x1xf64> {
   %r = mg.reduce %a {axis = 1 : i64, kind = "sum"} : tensor<?x?xf64> -> tensor<?x1xf64>

@@ -1,0 +1,224 @@
+"""``convert-mg-to-linalg``: mg ops on tensors -> upstream ``linalg`` ops on memrefs.
+
+The optimised pipeline's first lowering. Where ``lower-mg-to-affine`` writes each op as loops,
+this pass says what each op computes as a *structured op*: a buffer for the result
+(``memref.alloc``) and a ``linalg`` op that fills it, whose indexing maps say which element
+of each operand every iteration reads and writes, and whose iterator types say which loops
+are independent (``parallel``) and which fold (``reduction``). The passes after it decide
+fusion, tiling, vectorisation and threads from those maps and iterator types alone, for any
+element type and rank; ``convert-linalg-to-affine-loops`` then writes the loops.
+
+- elementwise ops (``mg.add/sub/mul/div/neg/relu/scalar``): a ``linalg.generic`` with
+  identity maps, all loops parallel, the op's scalar computation (``mg.ScalarComputation``)
+  as its body;
+- ``mg.broadcast``: a ``linalg.generic`` whose input map reads index 0 where the input has
+  size 1, e.g. ``(d0, d1) -> (0, d1)``;
+- ``mg.reduce``: ``linalg.fill`` with the reduction's identity, then a ``linalg.generic``
+  whose output map drops the reduced loop, ``(d0, d1) -> (d0, 0)`` for axis 1, that loop a
+  ``reduction``, the body the reduction's combine (``mg.REDUCTIONS``);
+- ``mg.matmul``: ``linalg.fill`` with 0, then ``linalg.matmul``;
+- ``mg.transpose``: ``linalg.transpose``;
+- ``mg.cast``, ``mg.constant``, ``mg.print``, signatures and calls: as ``lower-mg-to-affine``
+  lowers them (they build no loops).
+
+The run-time checks of ``?`` sizes (``cf.assert``) come before the op they guard, with the
+messages of ``lower-mg-to-affine``. Before::
+
+    %2 = mg.add %a, %b : tensor<4x3xf64>, tensor<4x3xf64> -> tensor<4x3xf64>
+
+After::
+
+    %2 = memref.alloc() : memref<4x3xf64>
+    linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]}
+        ins(%a, %b : memref<4x3xf64>, memref<4x3xf64>) outs(%2 : memref<4x3xf64>) {
+    ^bb0(%x: f64, %y: f64, %out: f64):
+      %s = arith.addf %x, %y : f64
+      linalg.yield %s : f64
+    }
+"""
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from xdsl.builder import ImplicitBuilder
+from xdsl.context import Context
+from xdsl.dialects.linalg import ops as linalg
+from xdsl.dialects.builtin import DenseArrayBase, FloatAttr, ModuleOp, i64
+from xdsl.ir import Attribute, Block, Region, SSAValue
+from xdsl.ir.affine import AffineExpr, AffineMap
+from xdsl.passes import ModulePass
+from xdsl.pattern_rewriter import GreedyRewritePatternApplier, PatternRewriteWalker, RewritePattern
+
+from mg_xdsl import shapes
+from mg_xdsl.dialects import mg
+from mg_xdsl.dialects.mg import shape_of
+from mg_xdsl.transforms.lower_mg_to_affine import (
+    CallLowering,
+    CastLowering,
+    ConstantLowering,
+    FuncSignatureLowering,
+    MgLowering,
+    PrintLowering,
+    alloc,
+    check_same_shape,
+    check_same_size,
+    element_type_of,
+    extents,
+    float_constant,
+)
+from mg_xdsl.transforms.op_builders import arith_constant, iterator_types, linalg_generic, linalg_yield
+
+class Sizes(dict[SSAValue, list[int | SSAValue]]):
+    """The sizes of the buffers of a function: those this pass allocated, the sizes it
+    allocated them with; any other, read once (``memref.dim`` of each ``?``). So the sizes of
+    a chain of ops on ``?`` shapes are the same values all along, and a check that compares
+    a size with itself is left out (``a - a - a ...``: no check at all)."""
+
+    def of(self, v: SSAValue) -> list[int | SSAValue]:
+        if v not in self:
+            self[v] = extents(v, shape_of(v.type))
+        return self[v]
+
+    def alloc(self, result_type: Attribute, sizes: Sequence[int | SSAValue]) -> SSAValue:
+        out = alloc(result_type, sizes)
+        self[out] = [d if d is not None else s for d, s in zip(shape_of(result_type), sizes)]
+        return out
+
+
+def generic(inputs: Sequence[SSAValue], input_maps: Sequence[AffineMap], out: SSAValue,
+            out_map: AffineMap, parallel: Sequence[bool],
+            body: Callable[[Sequence[SSAValue]], SSAValue]) -> linalg.GenericOp:
+    """A ``linalg.generic`` writing ``out``, its loops ``parallel`` or not (reduction);
+    ``body(args)`` builds the element to store from one element of each input and (last)
+    the output's current element."""
+    block = Block(arg_types=[element_type_of(v) for v in (*inputs, out)])
+    with ImplicitBuilder(block):
+        linalg_yield([body(block.args)])
+    return linalg_generic(inputs, [out], Region(block), [*input_maps, out_map], iterator_types(tuple(parallel)))
+
+
+def scalar_body(op: mg.ScalarComputation) -> Callable[[Sequence[SSAValue]], SSAValue]:
+    """The body of an elementwise op: its constants, then its scalar computation."""
+    def body(args: Sequence[SSAValue]) -> SSAValue:
+        element = args[0].type
+        constants = [arith_constant(FloatAttr(c, element), element).result for c in op.scalar_constants()]
+        return op.scalar(args[:-1], constants)
+    return body
+
+
+@dataclass
+class ToLinalg(MgLowering):
+    """Base of this pass's patterns: they share the function's known sizes."""
+
+    sizes: Sizes
+
+    def elementwise(self, op: mg.ScalarComputation, inputs: Sequence[SSAValue],
+                    sizes: Sequence[int | SSAValue]) -> SSAValue:
+        out = self.sizes.alloc(op.result.type, sizes)  # type: ignore[attr-defined]
+        identity = AffineMap.identity(len(sizes))
+        generic(inputs, [identity] * len(inputs), out, identity, [True] * len(sizes), scalar_body(op))
+        return out
+
+
+class ElementwiseBinaryToLinalg(ToLinalg):
+    op_type = mg.ElementwiseBinaryOp
+
+    def build(self, op: mg.ElementwiseBinaryOp) -> SSAValue:
+        lhs_sizes = self.sizes.of(op.lhs)
+        check_same_shape(lhs_sizes, self.sizes.of(op.rhs), op.name)
+        sizes = [r if r is not None else a for r, a in zip(shape_of(op.result.type), lhs_sizes)]
+        return self.elementwise(op, [op.lhs, op.rhs], sizes)
+
+
+class ElementwiseUnaryToLinalg(ToLinalg):
+    op_type = (mg.NegOp, mg.ReluOp, mg.ScalarOp)
+
+    def build(self, op: mg.ElementwiseUnaryOp | mg.ScalarOp) -> SSAValue:
+        return self.elementwise(op, [op.input], self.sizes.of(op.input))
+
+
+def broadcast_map(in_shape: Sequence[int | None], out_shape: Sequence[int | None]) -> AffineMap:
+    """Reads of an input broadcast to ``out_shape``: index 0 where it repeats (a size 1
+    that grows); lower ranks are aligned on the right."""
+    lead = len(out_shape) - len(in_shape)
+    return AffineMap(len(out_shape), 0, tuple(
+        AffineExpr.constant(0) if r else AffineExpr.dimension(lead + d)
+        for d, r in enumerate(shapes.repeated_dims(in_shape, out_shape))))
+
+
+class BroadcastToLinalg(ToLinalg):
+    op_type = mg.BroadcastOp
+
+    def build(self, op: mg.BroadcastOp) -> SSAValue:
+        in_shape, out_shape = shape_of(op.input.type), shape_of(op.result.type)
+        out = self.sizes.alloc(op.result.type, out_shape)  # type: ignore[arg-type]
+        rank = len(out_shape)
+        generic([op.input], [broadcast_map(in_shape, out_shape)], out, AffineMap.identity(rank),
+                [True] * rank, lambda args: args[0])
+        return out
+
+
+def fill(value: float, out: SSAValue) -> None:
+    linalg.FillOp([float_constant(value, element_type_of(out))], [out], res=())
+
+
+class ReduceToLinalg(ToLinalg):
+    op_type = mg.ReduceOp
+
+    def build(self, op: mg.ReduceOp) -> SSAValue:
+        axis, reduction = op.axis.value.data, op.reduction
+        in_sizes = self.sizes.of(op.input)
+        out = self.sizes.alloc(op.result.type, [1 if d == axis else s for d, s in enumerate(in_sizes)])
+        fill(reduction.identity, out)
+        rank = len(in_sizes)
+        out_map = AffineMap(rank, 0, tuple(AffineExpr.constant(0) if d == axis else AffineExpr.dimension(d)
+                                           for d in range(rank)))
+        generic([op.input], [AffineMap.identity(rank)], out, out_map, [d != axis for d in range(rank)],
+                lambda args: reduction.combine(args[1], args[0]).results[0])  # (running value, element)
+        return out
+
+
+class MatmulToLinalg(ToLinalg):
+    op_type = mg.MatmulOp
+
+    def build(self, op: mg.MatmulOp) -> SSAValue:
+        m, k = self.sizes.of(op.lhs)
+        k_rhs, n = self.sizes.of(op.rhs)
+        check_same_size(k, k_rhs, "mg.matmul: inner dimensions differ at runtime "
+                        "(columns of the left operand, rows of the right)")
+        out = self.sizes.alloc(op.result.type, [m, n])
+        fill(0.0, out)
+        linalg.MatmulOp([op.lhs, op.rhs], [out], res=())
+        return out
+
+
+class TransposeToLinalg(ToLinalg):
+    op_type = mg.TransposeOp
+
+    def build(self, op: mg.TransposeOp) -> SSAValue:
+        in_sizes = self.sizes.of(op.input)
+        out = self.sizes.alloc(op.result.type, in_sizes[::-1])
+        linalg.TransposeOp(op.input, out, DenseArrayBase.from_list(i64, list(reversed(range(len(in_sizes))))))
+        return out
+
+
+@dataclass(frozen=True)
+class ConvertMgToLinalgPass(ModulePass):
+    name = "convert-mg-to-linalg"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        sizes = Sizes()  # values are unique to their function: one table serves them all
+        patterns: list[RewritePattern] = [
+            ConstantLowering(op),
+            ElementwiseBinaryToLinalg(sizes),
+            ElementwiseUnaryToLinalg(sizes),
+            BroadcastToLinalg(sizes),
+            ReduceToLinalg(sizes),
+            MatmulToLinalg(sizes),
+            TransposeToLinalg(sizes),
+            CastLowering(),
+            PrintLowering(op),
+        ]
+        PatternRewriteWalker(GreedyRewritePatternApplier(patterns), apply_recursively=False).rewrite_module(op)
+        PatternRewriteWalker(GreedyRewritePatternApplier([FuncSignatureLowering(), CallLowering()]),
+                             apply_recursively=False).rewrite_module(op)

@@ -1,0 +1,70 @@
+// vectorize-reductions decides from the structured op alone (hand-written linalg here, no
+// mg): a linalg.generic over two loops that folds each element of its input (identity map)
+// into one cell per row (parallel, reduction; (d0, d1) -> (d0, 0)) or per column
+// (reduction, parallel; (d0, d1) -> (0, d1)) with one combining op of mg.REDUCTIONS.
+// RUN: mg-opt %s -p vectorize-reductions | filecheck %s
+// RUN: %if mlir-opt %{ mlir-opt-22 %s | mg-opt -p vectorize-reductions | mlir-opt-22 > /dev/null %}
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#rows = affine_map<(d0, d1) -> (d0, 0)>
+#cols = affine_map<(d0, d1) -> (0, d1)>
+
+// A reduction over the last axis (a row maximum), f32, the combine's operands either way.
+func.func @row_max(%a: memref<?x?xf32>, %r: memref<?x1xf32>) {
+  linalg.generic {indexing_maps = [#id, #rows], iterator_types = ["parallel", "reduction"]}
+      ins(%a : memref<?x?xf32>) outs(%r : memref<?x1xf32>) {
+  ^bb0(%x: f32, %acc: f32):
+    %m = arith.maximumf %x, %acc : f32
+    linalg.yield %m : f32
+  }
+  return
+}
+// CHECK-LABEL: func.func @row_max(
+// CHECK-NEXT:    %[[R:.*]] = "memref.cast"(%r) : (memref<?x1xf32>) -> memref<?x?xf32>
+// CHECK-NEXT:    func.call @mg_row_max_f32(%a, %[[R]]) : (memref<?x?xf32>, memref<?x?xf32>) -> ()
+// CHECK-NEXT:    func.return
+
+// A column sum.
+func.func @col_sum(%a: memref<5000x100xf64>, %r: memref<1x100xf64>) {
+  linalg.generic {indexing_maps = [#id, #cols], iterator_types = ["reduction", "parallel"]}
+      ins(%a : memref<5000x100xf64>) outs(%r : memref<1x100xf64>) {
+  ^bb0(%x: f64, %acc: f64):
+    %s = arith.addf %acc, %x : f64
+    linalg.yield %s : f64
+  }
+  return
+}
+// CHECK-LABEL: func.func @col_sum(
+// CHECK:         func.call @mg_column_sum_f64(
+
+// Not a reduction the kernels know: a product.
+func.func @row_product(%a: memref<?x?xf64>, %r: memref<?x1xf64>) {
+  linalg.generic {indexing_maps = [#id, #rows], iterator_types = ["parallel", "reduction"]}
+      ins(%a : memref<?x?xf64>) outs(%r : memref<?x1xf64>) {
+  ^bb0(%x: f64, %acc: f64):
+    %s = arith.mulf %acc, %x : f64
+    linalg.yield %s : f64
+  }
+  return
+}
+// CHECK-LABEL: func.func @row_product(
+// CHECK-NOT:     func.call
+// CHECK:         linalg.generic
+
+// Not a reduction: the cells are per row but the row loop is declared a reduction too.
+func.func @wrong_iterators(%a: memref<?x?xf64>, %r: memref<?x1xf64>) {
+  linalg.generic {indexing_maps = [#id, #rows], iterator_types = ["reduction", "reduction"]}
+      ins(%a : memref<?x?xf64>) outs(%r : memref<?x1xf64>) {
+  ^bb0(%x: f64, %acc: f64):
+    %s = arith.addf %acc, %x : f64
+    linalg.yield %s : f64
+  }
+  return
+}
+// CHECK-LABEL: func.func @wrong_iterators(
+// CHECK-NOT:     func.call
+// CHECK:         linalg.generic
+
+// CHECK-LABEL: func.func private @mg_row_max_f32(
+// CHECK:         vector.load %a[{{.*}}] : memref<?x?xf32>, vector<16xf32>
+// CHECK-LABEL: func.func private @mg_column_sum_f64(
