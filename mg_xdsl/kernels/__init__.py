@@ -1,11 +1,10 @@
-"""Kernels: the code that the optimisations put in place of a loop nest, each emitted once
-per module as a private function that every matched nest of its kind calls.
+"""Kernels: the code that the optimisations put in place of a structured op, each emitted
+once per module as a private function that every matched op of its kind calls.
 
-A pass (``tile-matmul``, ``vectorize-reductions``) finds the nests it can speed up and
-decides whether it is worth it (its cost model: nests of a few static elements keep their
-plain loops); the kernel modules here say what the fast code is. Kept apart so that the
-matchers can change (they will match ``linalg`` ops rather than ``affine`` nests) while the
-kernels and the decision stay.
+A pass (``tile-matmul``, ``vectorize-reductions``) finds the ``linalg`` ops it can speed up
+(by their indexing maps, iterator types and bodies) and decides whether it is worth it (its
+cost model: ops of a few static elements stay, to become plain loops); the kernel modules
+here say what the fast code is.
 
 Why shared functions rather than a copy at every nest: a matrix product's tiled code is
 some 1,200 ops in the LLVM dialect and a column reduction's some 500, which every later

@@ -1,12 +1,8 @@
-"""Reading the affine loop nests that ``lower-mg-to-affine`` makes: the questions every pass
-that recognises such a nest asks (``affine-parallelize``, ``vectorize-reductions``,
-``tile-matmul``), answered once."""
+"""Reading the affine loop nests that ``lower-mg-to-affine`` makes: the questions that
+``affine-parallelize`` (the GPU pipeline's) asks of a nest."""
 
-from xdsl.builder import Builder
 from xdsl.dialects import affine
 from xdsl.ir import Operation, SSAValue
-
-from mg_xdsl.transforms.loop_builders import index
 
 
 def identity_indices(op: Operation) -> tuple[SSAValue, ...] | None:
@@ -43,10 +39,3 @@ def upper_bound(loop: affine.ForOp) -> int | SSAValue | None:
     if upper.num_symbols == 1 and len(loop.upperBoundOperands) == 1:
         return loop.upperBoundOperands[0]
     return None
-
-
-def bound_value(b: Builder, loop: affine.ForOp) -> SSAValue:
-    """``upper_bound(loop)`` as an index value (a constant made at ``b`` for a number)."""
-    bound = upper_bound(loop)
-    assert bound is not None, "not a loop from 0 in steps of 1"
-    return index(b, bound) if isinstance(bound, int) else bound

@@ -220,8 +220,9 @@ def _declare_runtime(module: ModuleOp) -> None:
 class ConvertParallelLoopsToThreadsPass(ModulePass):
     name = "convert-parallel-loops-to-threads"
 
-    # Innermost iterations a thread should get at least (the pipeline's affine-parallelize
-    # leaves nests of fewer than twice this alone: see thread_work).
+    # Innermost iterations a thread should get at least (the pipeline's
+    # convert-linalg-to-affine-loops leaves nests of fewer than twice this sequential: see
+    # thread_work).
     iterations_per_thread: int = THRESHOLD
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:

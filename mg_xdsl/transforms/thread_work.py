@@ -1,6 +1,6 @@
 """How much work a thread should get: shared by ``convert-parallel-loops-to-threads``, which
-splits loops by it, and the optimised pipeline, which tells ``affine-parallelize`` not to
-make loops parallel that would get no thread. Nothing is imported here, so that loading the
+splits loops by it, and the optimised pipeline, which tells ``convert-linalg-to-affine-loops``
+not to make loops parallel that would get no thread. Nothing is imported here, so that loading the
 pipeline's definition (``mgc pipeline``, ``mgc --help``) does not load xDSL's dialects."""
 
 THRESHOLD = 1 << 15

@@ -56,6 +56,38 @@ func.func @chain(%a: memref<?x3xf64>, %v: memref<1x3xf64>) -> (memref<?x3xf64>, 
 // CHECK-NEXT:    }
 // CHECK-NEXT:    func.return %[[D]], %[[N]]
 
+// A ? x ? buffer fused away: the size of each of its dimensions is the one it was
+// allocated with.
+func.func @sizes(%a: memref<?x?xf64>) -> (memref<?x?xf64>, index, index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %m = memref.dim %a, %c0 : memref<?x?xf64>
+  %n = memref.dim %a, %c1 : memref<?x?xf64>
+  %t = memref.alloc(%m, %n) : memref<?x?xf64>
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%a : memref<?x?xf64>) outs(%t : memref<?x?xf64>) {
+  ^bb0(%x: f64, %o: f64):
+    %0 = arith.negf %x : f64
+    linalg.yield %0 : f64
+  }
+  %cols = memref.dim %t, %c1 : memref<?x?xf64>
+  %rows = memref.dim %t, %c0 : memref<?x?xf64>
+  %r = memref.alloc(%m, %n) : memref<?x?xf64>
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%t : memref<?x?xf64>) outs(%r : memref<?x?xf64>) {
+  ^bb0(%x: f64, %o: f64):
+    %0 = arith.mulf %x, %x : f64
+    linalg.yield %0 : f64
+  }
+  return %r, %cols, %rows : memref<?x?xf64>, index, index
+}
+// CHECK-LABEL: func.func @sizes(
+// CHECK:         %[[M:.*]] = memref.dim %a, %c0
+// CHECK-NEXT:    %[[N:.*]] = memref.dim %a, %c1
+// CHECK-NEXT:    %[[R:.*]] = memref.alloc(%[[M]], %[[N]])
+// CHECK-NEXT:    linalg.generic {{.*}} ins(%a : memref<?x?xf64>) outs(%[[R]] : memref<?x?xf64>)
+// CHECK:         func.return %[[R]], %[[N]], %[[M]]
+
 // A buffer read twice is computed once and kept; a buffer the consumer reads broadcast
 // (a 1x3 row used by every row) too: fusing would compute each element once per row.
 func.func @kept(%a: memref<4x3xf64>, %v: memref<1x3xf64>) -> memref<4x3xf64> {
