@@ -22,7 +22,9 @@ element type and rank; ``convert-linalg-to-affine-loops`` then writes the loops.
   lowers them (they build no loops).
 
 The run-time checks of ``?`` sizes (``cf.assert``) come before the op they guard, with the
-messages of ``lower-mg-to-affine``. Before::
+messages of ``lower-mg-to-affine``. A buffer's sizes are the ones it was allocated with, and
+an operand's ``?`` sizes are read once (``memref.dim``), so a chain of ops on ``?`` shapes
+compares the same values all along, and a size is never checked against itself. Before::
 
     %2 = mg.add %a, %b : tensor<4x3xf64>, tensor<4x3xf64> -> tensor<4x3xf64>
 
@@ -72,7 +74,8 @@ class Sizes(dict[SSAValue, list[int | SSAValue]]):
     """The sizes of the buffers of a function: those this pass allocated, the sizes it
     allocated them with; any other, read once (``memref.dim`` of each ``?``). So the sizes of
     a chain of ops on ``?`` shapes are the same values all along, and a check that compares
-    a size with itself is left out (``a - a - a ...``: no check at all)."""
+    a size with itself is left out (``a - a - a ...``: no check at all; the chapter's
+    lowering makes 2 * 10^4 of them for 10^4 terms)."""
 
     def of(self, v: SSAValue) -> list[int | SSAValue]:
         if v not in self:
