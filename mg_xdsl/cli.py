@@ -5,7 +5,7 @@
                                       (--gpu-emulated: those kernels run on the CPU)
     mgc build prog.mg -o exe          a native executable (linked by the system C compiler)
     mgc lib   prog.mg -o dir          dir/prog.o with every def, and the C++ header dir/prog.h
-    mgc mlir  prog.mg [--stage S]     print the IR after stage S (mg, affine, scf, cf, llvm)
+    mgc mlir  prog.mg [--stage S]     print the IR after stage S (mg, linalg, affine, scf, cf, llvm)
     mgc llvm  prog.mg [--opt N]       print the LLVM IR (optimised at -ON if N > 0)
     mgc ptx   prog.mg [--check]       PTX for the program's kernels, one per parallel loop nest
     mgc pipeline [--reference] [--cpu NAME]   the passes mgc runs, as one ``mg-opt -p`` argument
