@@ -27,12 +27,13 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import affine, builtin
-from xdsl.dialects.builtin import ArrayAttr, DenseArrayBase, DenseIntElementsAttr, IntegerAttr, i32, i64
+from xdsl.dialects.builtin import DenseArrayBase, i32
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 
 from mg_xdsl.transforms.affine_nests import identity_indices, perfect_child, upper_bound
+from mg_xdsl.transforms.op_builders import affine_parallel
 
 
 def is_parallel(loop: affine.ForOp) -> bool:
@@ -100,22 +101,8 @@ def sink_sequential(loop: affine.ForOp) -> None:
 
 def to_parallel(loop: affine.ForOp) -> affine.ParallelOp:
     body = Rewriter.move_region_contents_to_new_regions(loop.body)
-    par = affine.ParallelOp.create(
-        operands=[*loop.lowerBoundOperands, *loop.upperBoundOperands],
-        result_types=[],
-        properties={
-            "reductions": ArrayAttr([]),
-            "lowerBoundsMap": loop.lowerBoundMap,
-            "lowerBoundsGroups": DenseIntElementsAttr.from_list(
-                builtin.TensorType(i32, [1]), [1]),
-            "upperBoundsMap": loop.upperBoundMap,
-            "upperBoundsGroups": DenseIntElementsAttr.from_list(
-                builtin.TensorType(i32, [1]), [1]),
-            "steps": ArrayAttr([IntegerAttr(loop.step.value.data, i64)]),
-        },
-        regions=[body],
-    )
-    return par
+    return affine_parallel(loop.lowerBoundMap, loop.upperBoundMap, list(loop.lowerBoundOperands),
+                           list(loop.upperBoundOperands), body, loop.step.value.data)
 
 
 def static_iterations(loop: affine.ForOp) -> int | None:

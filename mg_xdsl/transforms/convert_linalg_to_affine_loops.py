@@ -46,21 +46,18 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from math import prod
 
-from xdsl.builder import ImplicitBuilder
 from xdsl.context import Context
 from xdsl.dialects import affine, arith, memref
 from xdsl.dialects.linalg import ops as linalg
 from xdsl.dialects.linalg.abstract_ops import LinalgStructuredOperation
 from xdsl.dialects.linalg.attrs import IteratorType, IteratorTypeAttr
 from xdsl.dialects.builtin import AffineMapAttr, ModuleOp, ShapedType
-from xdsl.ir import Block, Operation, SSAValue
+from xdsl.ir import SSAValue
 from xdsl.ir.affine import AffineConstantExpr, AffineDimExpr, AffineMap
 from xdsl.passes import ModulePass
-from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, RewritePattern
-from xdsl.rewriter import Rewriter
+from xdsl.pattern_rewriter import PatternRewriteWalker
 
-from mg_xdsl.transforms.affine_parallelize import to_parallel
-from mg_xdsl.transforms.lower_mg_to_affine import index_constant, load, nest, store
+from mg_xdsl.transforms.lower_mg_to_affine import MgLowering, index_constant, load, nest, store
 
 
 def loop_sizes(op: LinalgStructuredOperation, maps: Sequence[AffineMap]) -> list[int | SSAValue]:
@@ -113,47 +110,6 @@ def is_parallel(iterator: IteratorTypeAttr) -> bool:
     return iterator.data == IteratorType.PARALLEL
 
 
-def lower(op: LinalgStructuredOperation, min_parallel_work: int) -> list[affine.ForOp]:
-    """The loop nest of ``op``, built at the current implicit builder; the loops to make
-    parallel."""
-    maps = [m.data for m in op.get_indexing_maps()]
-    iterators = list(op.get_iterator_types())
-    sizes = loop_sizes(op, maps)
-    # Loop order: as declared; where the nest is worth parallelising, the parallel loops first.
-    order = list(range(len(sizes)))
-    if enough_work(sizes, min_parallel_work):
-        order.sort(key=lambda d: not is_parallel(iterators[d]))
-    indexer = Indexer.before_nest(maps)
-    block = op.body.block
-    values: dict[SSAValue, SSAValue] = {}
-    for inner in block.ops:
-        if isinstance(inner, arith.ConstantOp):  # made once, before the nest
-            values[inner.result] = inner.clone().result
-
-    def body(loop_ivs: list[SSAValue]) -> None:
-        ivs: list[SSAValue] = [*loop_ivs]
-        for d, iv in zip(order, loop_ivs):
-            ivs[d] = iv
-        env = dict(values)
-        for arg, operand, m in zip(block.args, op.operands, maps):
-            if isinstance(operand.type, ShapedType):
-                if arg.uses:
-                    env[arg] = load(operand, indexer(m, ivs))
-            else:
-                env[arg] = operand
-        for inner in block.ops:
-            if isinstance(inner, linalg.YieldOp):
-                for value, out, m in zip(inner.operands, op.outputs, maps[len(op.inputs):]):
-                    store(env[value], out, indexer(m, ivs))  # type: ignore[arg-type]
-            elif not isinstance(inner, arith.ConstantOp):
-                env.update(zip(inner.results, inner.clone(value_mapper=env).results))
-
-    ordered = [sizes[d] for d in order]
-    loops = nest(ordered, body)
-    return [loop for t, (d, loop) in enumerate(zip(order, loops))
-            if is_parallel(iterators[d]) and enough_work(ordered[t:], min_parallel_work)]
-
-
 def enough_work(sizes: Sequence[int | SSAValue], min_work: int) -> bool:
     """Whether a loop and those inside it (``sizes``) do ``min_work`` iterations or more, or
     may (a size is known only at run time); never if ``min_work`` is negative."""
@@ -161,23 +117,50 @@ def enough_work(sizes: Sequence[int | SSAValue], min_work: int) -> bool:
 
 
 @dataclass
-class LinalgToAffineLoops(RewritePattern):
-    min_parallel_work: int
+class LinalgToAffineLoops(MgLowering):
+    """The loop nest of any structured op, built where the op was."""
 
-    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
-        if not isinstance(op, LinalgStructuredOperation):
-            return
-        new = Block()
-        with ImplicitBuilder(new):
-            parallel = lower(op, self.min_parallel_work)
-        for loop in reversed(parallel):
-            Rewriter.replace_op(loop, to_parallel(loop))
-        for created in new.walk():
-            created.location = op.location
-        ops = list(new.ops)
-        for created in ops:
-            created.detach()
-        rewriter.replace(op, ops, [])
+    min_parallel_work: int
+    op_type = LinalgStructuredOperation
+
+    def build(self, op: LinalgStructuredOperation) -> None:
+        maps = [m.data for m in op.get_indexing_maps()]
+        iterators = [is_parallel(it) for it in op.get_iterator_types()]
+        sizes = loop_sizes(op, maps)
+        # Loop order: as declared; where the nest is worth parallelising, the parallel
+        # loops first.
+        order = list(range(len(sizes)))
+        if enough_work(sizes, self.min_parallel_work):
+            order.sort(key=lambda d: not iterators[d])
+        indexer = Indexer.before_nest(maps)
+        block = op.body.block
+        values: dict[SSAValue, SSAValue] = {}
+        for inner in block.ops:
+            if isinstance(inner, arith.ConstantOp):  # made once, before the nest
+                values[inner.result] = inner.clone().result
+        n_inputs = len(op.inputs)
+
+        def body(loop_ivs: list[SSAValue]) -> None:
+            ivs: list[SSAValue] = [*loop_ivs]
+            for d, iv in zip(order, loop_ivs):
+                ivs[d] = iv
+            env = dict(values)
+            for arg, operand, m in zip(block.args, op.operands, maps):
+                if isinstance(operand.type, ShapedType):
+                    if arg.uses:
+                        env[arg] = load(operand, indexer(m, ivs))
+                else:
+                    env[arg] = operand
+            for inner in block.ops:
+                if isinstance(inner, linalg.YieldOp):
+                    for value, out, m in zip(inner.operands, op.operands[n_inputs:], maps[n_inputs:]):
+                        store(env[value], out, indexer(m, ivs))
+                elif not isinstance(inner, arith.ConstantOp):
+                    env.update(zip(inner.results, inner.clone(value_mapper=env).results))
+
+        ordered = [sizes[d] for d in order]
+        nest(ordered, body, [iterators[d] and enough_work(ordered[t:], self.min_parallel_work)
+                             for t, d in enumerate(order)])
 
 
 @dataclass(frozen=True)

@@ -45,7 +45,7 @@ from dataclasses import dataclass
 from xdsl.builder import ImplicitBuilder
 from xdsl.context import Context
 from xdsl.dialects.linalg import ops as linalg
-from xdsl.dialects.builtin import DenseArrayBase, FloatAttr, ModuleOp, i64
+from xdsl.dialects.builtin import DenseArrayBase, ModuleOp, i64
 from xdsl.ir import Attribute, Block, Region, SSAValue
 from xdsl.ir.affine import AffineExpr, AffineMap
 from xdsl.passes import ModulePass
@@ -68,7 +68,7 @@ from mg_xdsl.transforms.lower_mg_to_affine import (
     extents,
     float_constant,
 )
-from mg_xdsl.transforms.op_builders import arith_constant, iterator_types, linalg_generic, linalg_yield
+from mg_xdsl.transforms.op_builders import iterator_types, linalg_generic, linalg_yield
 
 class Sizes(dict[SSAValue, list[int | SSAValue]]):
     """The sizes of the buffers of a function: those this pass allocated, the sizes it
@@ -103,8 +103,7 @@ def generic(inputs: Sequence[SSAValue], input_maps: Sequence[AffineMap], out: SS
 def scalar_body(op: mg.ScalarComputation) -> Callable[[Sequence[SSAValue]], SSAValue]:
     """The body of an elementwise op: its constants, then its scalar computation."""
     def body(args: Sequence[SSAValue]) -> SSAValue:
-        element = args[0].type
-        constants = [arith_constant(FloatAttr(c, element), element).result for c in op.scalar_constants()]
+        constants = [float_constant(c, args[0].type) for c in op.scalar_constants()]  # type: ignore[arg-type]
         return op.scalar(args[:-1], constants)
     return body
 

@@ -64,6 +64,7 @@ from mg_xdsl.transforms.op_builders import (
     INDEX,
     affine_for,
     affine_load,
+    affine_parallel,
     affine_store,
     affine_yield,
     arith_constant,
@@ -135,12 +136,12 @@ def alloc(result_type: Attribute, sizes: Sequence[int | SSAValue]) -> SSAValue:
 
 
 def nest(
-    sizes: Sequence[int | SSAValue], body: Callable[[list[SSAValue]], None]
-) -> list[affine.ForOp]:
-    """A perfect nest of ``affine.for`` loops, one per entry of ``sizes`` (outermost first),
-    whose innermost body is built by ``body(induction_variables)``; its loops, outermost
-    first."""
-    loops: list[affine.ForOp] = []
+    sizes: Sequence[int | SSAValue], body: Callable[[list[SSAValue]], None],
+    parallel: Sequence[bool] = (),
+) -> None:
+    """A perfect nest of loops, one per entry of ``sizes`` (outermost first), whose innermost
+    body is built by ``body(induction_variables)``: an ``affine.for`` each, or an
+    ``affine.parallel`` where ``parallel`` says so."""
 
     def level(depth: int, ivs: list[SSAValue]) -> None:
         if depth == len(sizes):
@@ -151,13 +152,13 @@ def nest(
             level(depth + 1, [*ivs, block.args[0]])
             affine_yield()
         size = sizes[depth]
+        loop = affine_parallel if depth < len(parallel) and parallel[depth] else affine_for
         if isinstance(size, int):
-            loops.append(affine_for(_bound_map(0), _bound_map(size), [], [], Region(block)))
+            loop(_bound_map(0), _bound_map(size), [], [], Region(block))
         else:
-            loops.append(affine_for(_bound_map(0), _bound_map(None), [], [size], Region(block)))
+            loop(_bound_map(0), _bound_map(None), [], [size], Region(block))
 
     level(0, [])
-    return loops[::-1]
 
 
 def load(buffer: SSAValue, indices: Sequence[SSAValue]) -> SSAValue:
@@ -177,9 +178,11 @@ def module_prologue(module: ModuleOp) -> Builder:
 
 
 class MgLowering(RewritePattern):
-    """Base of the op lowerings: ``build`` creates the replacement code (through an implicit
-    builder placed before the op) and returns the buffer that replaces the op's result.
-    Every created op keeps the source location of the mg op it came from."""
+    """Base of the op lowerings (of mg ops here, of linalg ops in
+    ``convert-linalg-to-affine-loops``): ``build`` creates the replacement code (through an
+    implicit builder placed before the op) and returns the buffer that replaces the op's
+    result (``None`` for an op without one). Every created op keeps the source location of
+    the op it came from."""
 
     op_type: type[Operation] | tuple[type[Operation], ...]
 

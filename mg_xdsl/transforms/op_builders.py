@@ -15,17 +15,18 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from functools import cache
+from typing import TYPE_CHECKING
 
 from xdsl.dialects import affine, arith, cf, llvm, memref, scf
-from xdsl.dialects.linalg import ops as linalg
-from xdsl.dialects.linalg.attrs import IteratorTypeAttr
 from xdsl.dialects.builtin import (
     AffineMapAttr,
     ArrayAttr,
+    DenseIntElementsAttr,
     DenseArrayBase,
     IndexType,
     IntegerAttr,
     SymbolRefAttr,
+    TensorType,
     UnitAttr,
     UnrealizedConversionCastOp,
     VectorType,
@@ -37,6 +38,10 @@ from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.ir.affine import AffineMap
 
 from mg_xdsl.xdsl_compat import create_op
+
+if TYPE_CHECKING:
+    from xdsl.dialects.linalg import ops as linalg
+    from xdsl.dialects.linalg.attrs import IteratorTypeAttr
 
 INDEX = IndexType()
 
@@ -199,6 +204,25 @@ def affine_for(lower: AffineMapAttr, upper: AffineMapAttr, lower_operands: Seque
                                  "operandSegmentSizes": segments(len(lower_operands), len(upper_operands), 0)})
 
 
+_ONE_GROUP = DenseIntElementsAttr.from_list(TensorType(i32, [1]), [1])
+_NO_REDUCTIONS = ArrayAttr([])
+
+
+@cache
+def _steps(step: int) -> ArrayAttr:
+    return ArrayAttr([integer_attr(step, i64)])
+
+
+def affine_parallel(lower: AffineMapAttr, upper: AffineMapAttr, lower_operands: Sequence[SSAValue],
+                    upper_operands: Sequence[SSAValue], body: Region, step: int = 1) -> affine.ParallelOp:
+    """A one-dimensional ``affine.parallel`` without reductions: ``affine.for``'s bounds,
+    step and body, its iterations independent."""
+    return create_op(affine.ParallelOp, operands=[*lower_operands, *upper_operands], regions=[body],
+                     properties={"reductions": _NO_REDUCTIONS, "lowerBoundsMap": lower,
+                                 "lowerBoundsGroups": _ONE_GROUP, "upperBoundsMap": upper,
+                                 "upperBoundsGroups": _ONE_GROUP, "steps": _steps(step)})
+
+
 def affine_yield() -> affine.YieldOp:
     return create_op(affine.YieldOp)
 
@@ -270,7 +294,7 @@ def memref_store(value: SSAValue, ref: SSAValue, indices: Sequence[SSAValue]) ->
     return create_op(memref.StoreOp, operands=[value, ref, *indices])
 
 
-# --- linalg -----------------------------------------------------------------------------------
+# --- linalg (imported where used: only the optimised pipeline makes linalg ops) ------------------
 
 
 @cache
@@ -281,12 +305,16 @@ def affine_map_attr(m: AffineMap) -> AffineMapAttr:
 @cache
 def iterator_types(parallel: tuple[bool, ...]) -> ArrayAttr[IteratorTypeAttr]:
     """``iterator_types``: for each loop, ``parallel`` or (False) ``reduction``."""
+    from xdsl.dialects.linalg.attrs import IteratorTypeAttr
+
     return ArrayAttr([IteratorTypeAttr.parallel() if p else IteratorTypeAttr.reduction() for p in parallel])
 
 
 def linalg_generic(inputs: Sequence[SSAValue], outputs: Sequence[SSAValue], body: Region,
                    maps: Sequence[AffineMap], iterators: ArrayAttr[IteratorTypeAttr]) -> linalg.GenericOp:
     """``linalg.generic`` on memrefs (no results, no doc, no library call)."""
+    from xdsl.dialects.linalg import ops as linalg
+
     return create_op(linalg.GenericOp, operands=[*inputs, *outputs], regions=[body],
                      properties={"indexing_maps": ArrayAttr([affine_map_attr(m) for m in maps]),
                                  "iterator_types": iterators,
@@ -294,4 +322,6 @@ def linalg_generic(inputs: Sequence[SSAValue], outputs: Sequence[SSAValue], body
 
 
 def linalg_yield(values: Sequence[SSAValue]) -> linalg.YieldOp:
+    from xdsl.dialects.linalg import ops as linalg
+
     return create_op(linalg.YieldOp, operands=list(values))

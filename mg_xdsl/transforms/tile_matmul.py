@@ -44,6 +44,7 @@ from mg_xdsl.kernels.matmul import MatmulOperands, matmul_kernel
 from mg_xdsl.kernels.shared import call_kernel
 from mg_xdsl.target import DEFAULT, TYPICAL_CACHES, Caches, VectorUnit
 from mg_xdsl.transforms.loop_builders import index
+from mg_xdsl.transforms.op_builders import memref_alloc
 
 PARALLEL, REDUCTION = IteratorType.PARALLEL, IteratorType.REDUCTION
 
@@ -102,7 +103,7 @@ def transposed_copy(b: Builder, v: SSAValue) -> SSAValue:
     t = v.type
     shape = t.get_shape()  # type: ignore[attr-defined]
     dynamic = [b.insert(memref.DimOp(v, index(b, d))).result for d in (1, 0) if shape[d] < 0]
-    out = b.insert(memref.AllocOp(dynamic, [], MemRefType(t.element_type, shape[::-1]))).memref  # type: ignore[attr-defined]
+    out = b.insert(memref_alloc(dynamic, MemRefType(t.element_type, shape[::-1]))).memref  # type: ignore[attr-defined]
     b.insert(linalg.TransposeOp(v, out, DenseArrayBase.from_list(i64, [1, 0])))
     return out
 
