@@ -17,7 +17,9 @@ against the NumPy expression with ``np.testing.assert_allclose`` (``rtol=1e-9``,
 checking call of each side is also the warm-up. Then mg and NumPy are timed
 **alternately** on the same input arrays (mg, NumPy, mg, NumPy, ...), so that a drift in
 the machine's state (another job, the clock, the memory system) hits both sides alike;
-the garbage collector is off while timing and each result is dropped outside the timed
+each timed call follows an untimed call of the same side, so that it meets its own side's
+steady state rather than the buffer and cache lines the other side left (malloc hands
+each call the block the call before it freed); the garbage collector is off while timing and each result is dropped outside the timed
 region. Repetitions are adaptive: at least ``--min-reps`` (3) pairs, and more until the
 slower side has run ``--budget`` seconds (2) in all or ``--max-reps`` (100) is reached;
 ``--reps N`` fixes the count. Reported are the **medians** (robust against the odd
@@ -104,7 +106,8 @@ QUIET_BLAS = {"OPENBLAS_THREAD_TIMEOUT": os.environ.get("OPENBLAS_THREAD_TIMEOUT
 
 NOTES = [
     "Times are medians of alternating runs (mg, NumPy, mg, NumPy, ...) on the same inputs, "
-    "after a checked warm-up call of each; ratio = NumPy median / mg median, so above 1 "
+    "after a checked warm-up call of each; each timed call follows an untimed one of the same "
+    "side, so that neither meets the cache state the other left; ratio = NumPy median / mg median, so above 1 "
     "means mg is faster.",
     "GFLOP/s counts 2*m*n*k per matrix product (epilogue additions and relus not counted); "
     "GB/s counts the bytes of the inputs read plus the output written, once, per call.",
@@ -153,17 +156,25 @@ def corrupt(expected: np.ndarray) -> np.ndarray:
 
 def alternate(mg, ref, inputs: list, reps: tuple[int, int], budget: float) -> tuple[list, list]:
     """Time mg(*inputs) and ref(*inputs) alternately; at least reps[0] pairs, then more until
-    the slower side has run `budget` seconds in all, at most reps[1] pairs."""
+    the slower side has run `budget` seconds in all, at most reps[1] pairs.
+
+    Each timed call follows an untimed call of the same side, so that it meets its own
+    side's steady state: malloc hands a call the buffer that the call before it freed, and
+    whether that buffer's lines are still in the cache (written by ordinary stores) or not
+    (written past the caches with streaming stores) would otherwise count for the other
+    side."""
     least, most = reps
     mg_times, np_times = [], []
     gc.collect()
     gc.disable()
     try:
         while len(mg_times) < most:
+            mg(*inputs)  # (its result is freed at once)
             t0 = time.perf_counter()
             result = mg(*inputs)
             t1 = time.perf_counter()
             del result
+            ref(*inputs)
             t2 = time.perf_counter()
             result = ref(*inputs)
             t3 = time.perf_counter()
@@ -188,7 +199,7 @@ def measure_workload(w: Workload, args, threads: int, log) -> dict:
 
     rec = {"kind": "kernel", "name": w.name, "size": w.size, "id": w.id, "threads": threads,
            "unit": w.unit, "work_per_call": w.work(), "source": w.source,
-           "mg_kernel": kernel_of(w.name, args.cpu)}
+           "mg_kernel": kernel_of(w, args.cpu)}
     try:
         t0 = time.perf_counter()
         f = mg_xdsl.compile(w.source, cpu=args.cpu).f
@@ -228,17 +239,31 @@ def target_info(cpu: str | None) -> dict:
                        "read": cpu is None and target.caches_from_sysfs(target.HOST_CACHES_SYSFS) is not None},
             "matmul": f"{mm.mr}x{mm.nr} f64 block, {mm.lanes} lanes" + ("" if mm.fma else ", no FMA"),
             "matmul_blocks": f"KC {mm.kc}, MC {mm.mc}, NC {mm.nc}",
-            "reduction": f"{red.accumulators} x vector<{red.lanes}xf64>"}
+            "reduction": f"{red.accumulators} x vector<{red.lanes}xf64>",
+            "stream_lanes": unit.lanes(64, unit.stream_bits)}
 
 
-def kernel_of(workload: str, cpu: str | None) -> str:
+def kernel_of(w: Workload, cpu: str | None) -> str:
     """The kernel shape a workload's mg code uses on ``cpu``, for the report."""
     info = target_info(cpu)
-    if workload in ("matmul", "layer", "two_layers"):
+    if w.name in ("matmul", "layer", "two_layers"):
         return info["matmul"]
-    if workload.startswith(("row_", "col_")):
+    if w.name.startswith(("row_", "col_")):
         return info["reduction"]
+    if w.name in ("add", "relu_add") and streams(w, cpu):
+        return f"streaming stores, vector<{info['stream_lanes']}xf64>"
     return "LLVM's loop vectoriser"
+
+
+def streams(w: Workload, cpu: str | None) -> bool:
+    """Whether ``stream-large-results`` writes this elementwise workload's result past the
+    caches on ``cpu`` (its rule: ``mg_xdsl.target.streaming_min_bytes``)."""
+    from mg_xdsl import target
+
+    t = target.target(cpu)
+    result = 8 * int(np.prod(w.out_shape))
+    return (t.nontemporal and result * (len(w.shapes) + 1) >= target.streaming_min_bytes(t.caches)
+            and result < target.FRESH_PAGES_BYTES)
 
 
 def reps_of(args) -> tuple[int, int]:

@@ -103,8 +103,8 @@ def pipeline_help() -> str:
     return f"""pipeline (after the front end; `mgc pipeline [--reference]` prints it for mg-opt -p):
   by default, the optimised pipeline:
 {listing(OPTIMISED_STAGES)}
-    (vectorize-reductions and tile-matmul shape their kernels for the CPU, this machine's
-    or --cpu NAME's: `mgc pipeline [--cpu NAME]` shows their options)
+    (vectorize-reductions, tile-matmul and stream-large-results shape their code for the
+    CPU, this machine's or --cpu NAME's: `mgc pipeline [--cpu NAME]` shows their options)
   with --reference, the chapter's pipeline (one loop nest per op; no fusion, tiling,
   vectors or threads):
 {listing(STAGES)}

@@ -14,7 +14,8 @@ a fifth of the compile time of a long program.
             each op's computation as indexing maps and iterator types; elementwise trees fused
     affine  memrefs, affine loop nests, deallocs (the reference pipeline: lower-mg-to-affine
             straight from mg; the optimised one: kernels for the products and reductions its
-            passes recognise on linalg, convert-linalg-to-affine-loops for the rest)
+            passes recognise on linalg, streaming-store loops for large elementwise
+            results, convert-linalg-to-affine-loops for the rest)
     scf     lower-affine: scf.for loops and memref.load/store
     cf      convert-scf-to-cf, lower-assert-to-stderr: blocks and branches
     llvm    the LLVM dialect only, ready for translation to LLVM IR
@@ -34,9 +35,10 @@ knows the first three by name (``PIPELINES``), each as one pass with the options
 ``mgc`` runs, stage checks included; ``mg-opt prog.mg -p "$(mgc pipeline)"`` the same pass
 by pass.
 
-Two optimisations shape their code for the CPU: ``vectorize-reductions`` and
-``tile-matmul`` take its vector unit as options (``mg_xdsl.target``), ``tile-matmul`` its
-cache sizes too, filled in here for this host or for ``mgc build/lib --cpu NAME``
+Three optimisations shape their code for the CPU: ``vectorize-reductions``,
+``tile-matmul`` and ``stream-large-results`` take its vector unit as options
+(``mg_xdsl.target``), ``tile-matmul`` its cache sizes too, ``stream-large-results`` the
+size from which it streams and whether the CPU has streaming stores, filled in here for this host or for ``mgc build/lib --cpu NAME``
 (``for_target``). The stage lists name them
 without options.
 """
@@ -113,6 +115,7 @@ OPTIMISED_STAGES: tuple[Stage, ...] = (
     Stage("affine",
           ("vectorize-reductions",  # row sums with vector accumulators, column sums by rows
            "tile-matmul",  # packed, cache-tiled, register-blocked matrix products
+           "stream-large-results",  # large results written past the caches
            # loop nests; the parallel loops of those with enough work for threads
            f"convert-linalg-to-affine-loops{{min-parallel-work={MIN_WORK}}}",
            "buffer-deallocation"),
@@ -152,7 +155,8 @@ GPU_STAGES: tuple[Stage, ...] = (
 # ``--backend mlir``: this project's passes up to the affine stage (of either pipeline) and
 # ``lower-assert-to-stderr``, then upstream MLIR's ``mlir-opt-22`` with these passes.
 UPSTREAM_PASSES: tuple[str, ...] = (
-    "lower-affine",
+    "expand-strided-metadata",  # memref.collapse_shape, as memref.reinterpret_cast
+    "lower-affine",  # (which also lowers the affine.apply of the sizes that makes)
     "convert-vector-to-llvm",  # the optimised pipeline's vector loads, stores, reductions
     "convert-scf-to-cf",  # which also lowers scf.parallel: such loops run on one thread
     "convert-arith-to-llvm",
@@ -219,9 +223,11 @@ def stages_to(to: str, optimise: bool = False) -> tuple[Stage, ...]:
     return stages[1:names.index(to) + 1]
 
 
-TARGETED_PASSES = {"vectorize-reductions": {"datapath": True}, "tile-matmul": {"fma": True, "caches": True}}
+TARGETED_PASSES = {"vectorize-reductions": {"datapath": True}, "tile-matmul": {"fma": True, "caches": True},
+                   "stream-large-results": {"datapath": True, "streaming": True}}
 """The passes whose code depends on the CPU (their options describe its vector unit), and
-what else of it they take: its datapath, its fused multiply-add, its cache sizes."""
+what else of it they take: its datapath, its fused multiply-add, its cache sizes, its
+streaming stores."""
 
 
 def for_target(name: str, t: Target | None = None) -> str:

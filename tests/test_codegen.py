@@ -145,3 +145,19 @@ def test_streaming_loops_use_the_datapaths_width(cpu, register, source):
     adds = re.findall(r"\n\s*vaddpd\s+[^\n]*%([xyz]mm)", assembly_for(cpu, source))
     wide = [r for r in adds if r != "xmm"]  # (xmm: the final sum of a row's accumulators)
     assert wide and set(wide) == {register}, adds
+
+
+@pytest.mark.skipif(not __import__("platform").machine() in ("x86_64", "AMD64"),
+                    reason="the targets named are x86-64 CPUs")
+@pytest.mark.parametrize("cpu, register", [("skylake-avx512", "zmm"), ("znver4", "ymm"), ("haswell", "ymm"),
+                                           ("x86-64", "xmm")])
+def test_large_results_are_written_with_streaming_stores(cpu, register):
+    """``stream-large-results``: a returned ``a + b`` that streams 24 MB stores whole
+    vectors of the target's streaming width past the caches (``movntpd``), and fences
+    them; one that streams 2.4 MB stores as usual."""
+    large = assembly_for(cpu, "def f(a: tensor[1000x1000], b: tensor[1000x1000]) = a + b")
+    streaming = re.findall(r"\n\s*v?movntpd\s+%([xyz]mm)", large)
+    assert streaming and set(streaming) == {register}, streaming
+    assert count(r"\n\s*sfence", large) >= 1
+    small = assembly_for(cpu, "def f(a: tensor[100x1000], b: tensor[100x1000]) = a + b")
+    assert "movnt" not in small and "sfence" not in small

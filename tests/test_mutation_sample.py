@@ -14,3 +14,14 @@ def test_sampled_mutations_are_all_caught():
                         "--only", *SAMPLE], capture_output=True, text=True, timeout=3000)
     assert p.returncode == 0, p.stdout + p.stderr
     assert f"{len(SAMPLE)} of {len(SAMPLE)} mutations caught" in p.stdout
+
+
+def test_every_mutation_still_applies():
+    """Each mutation's text occurs exactly once in its file: a mutation whose code has
+    changed under it would otherwise be reported as not applicable, not as caught."""
+    sys.path.insert(0, str(ROOT / "tests" / "mutation"))
+    from mutations import MUTATIONS
+
+    stale = [(i, m.file, (ROOT / m.file).read_text().count(m.old))
+             for i, m in enumerate(MUTATIONS, 1) if (ROOT / m.file).read_text().count(m.old) != 1]
+    assert not stale, stale

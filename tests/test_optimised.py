@@ -19,6 +19,9 @@ def cols(a: tensor[?x?]) = col_sum(a) - col_max(a)
 def fused(a: tensor[?x?], b: tensor[?x?]) = relu(a - b) * (a + 1) / (2 - b)
 def centred(a: tensor[700x90]) = a - col_mean(a) + row_mean(a)
 def chain(a: tensor[?x?], b: tensor[?x?], c: tensor[?x?]) = row_max((a @ b) @ c)
+def streamed(a: tensor[1x699051], b: tensor[1x699051]) = relu(a - b) * 2
+def streamed_static(a: tensor[1001x997], b: tensor[1001x997]) = a + b
+def sized_at_run_time(a: tensor[?x?], b: tensor[?x?]) = relu(a - b) * 2
 """
 
 
@@ -46,6 +49,11 @@ def reference(name, *args):
     if name == "chain":
         a, b, c = args
         return ((a @ b) @ c).max(1, keepdims=True)
+    if name in ("streamed", "sized_at_run_time"):
+        a, b = args
+        return np.maximum(a - b, 0) * 2
+    if name == "streamed_static":
+        return args[0] + args[1]
     raise KeyError(name)
 
 
@@ -63,6 +71,12 @@ def cases():
     yield "fused", (r(size=(700, 300)), r(size=(700, 300)))
     yield "centred", (r(size=(700, 90)),)
     yield "chain", (r(size=(150, 60)), r(size=(60, 200)), r(size=(200, 40)))
+    # stream-large-results: written with streaming stores (static sizes, from 16 MiB
+    # streamed), with tails of vectors and of blocks; the same sizes at run time are not.
+    yield "streamed", (r(size=(1, 699051)), r(size=(1, 699051)))
+    for shape in [(1, 1), (3, 7), (1, 699051), (1001, 999)]:
+        yield "sized_at_run_time", (r(size=shape), r(size=shape))
+    yield "streamed_static", (r(size=(1001, 997)), r(size=(1001, 997)))
 
 
 CASES = list(cases())
@@ -98,17 +112,22 @@ def test_runtime_checks_survive_fusion(libraries):
 
 
 SCRIPT = """
-import os, numpy as np, mg_xdsl
-lib = mg_xdsl.compile("def f(a: tensor[?x?]) = relu(a) * 3")
+import os, sys, numpy as np, mg_xdsl
+lib = mg_xdsl.compile(sys.argv[1])
 small, big = np.ones((4, 4)), np.ones((2000, 2000))
 tasks = lambda: len(os.listdir("/proc/self/task"))
-before = tasks(); lib.f(small); after_small = tasks(); lib.f(big); after_big = tasks()
+large = lib.functions.get("g", lib.f)
+before = tasks(); lib.f(small); after_small = tasks(); large(big); after_big = tasks()
 print(before, after_small, after_big)
 """
 
 
 @pytest.mark.parametrize("threads,extra", [("1", 0), ("2", 1), ("3", 2)])
-def test_large_loops_start_workers_small_ones_do_not(threads, extra):
+@pytest.mark.parametrize("program", ["def f(a: tensor[?x?]) = relu(a) * 3",
+                                     # static: the large one written with streaming stores
+                                     "def f(a: tensor[?x?]) = relu(a) * 3\n"
+                                     "def g(a: tensor[2000x2000]) = relu(a) * 3"])
+def test_large_loops_start_workers_small_ones_do_not(threads, extra, program):
     """In a fresh process: a 4x4 loop starts no thread; a 2000x2000 one starts the pool's
     workers, MG_NUM_THREADS - 1 of them (the caller is the other thread)."""
     import os
@@ -116,7 +135,7 @@ def test_large_loops_start_workers_small_ones_do_not(threads, extra):
     import sys
 
     env = {**os.environ, "MG_NUM_THREADS": threads}
-    out = subprocess.run([sys.executable, "-c", SCRIPT], env=env, capture_output=True, text=True, timeout=120)
+    out = subprocess.run([sys.executable, "-c", SCRIPT, program], env=env, capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     before, after_small, after_big = map(int, out.stdout.split())
     assert after_small == before

@@ -199,3 +199,16 @@ def test_maxima_order_zeros_and_propagate_nan_exactly(cpu):
     assert np.isnan(rows[4]) and not np.isnan(rows[5]) and np.signbit(rows[5])
     assert not np.signbit(cols[0]) and not np.signbit(cols[1]) and np.isnan(cols[2])
     assert np.signbit(cols[3])  # -0 and -1 only
+
+
+def test_streaming_starts_at_the_l3_share_and_never_below_16_mib():
+    assert target.streaming_min_bytes(target.TYPICAL_CACHES) == 16 * target.MiB
+    assert target.streaming_min_bytes(target.Caches(48 * target.KiB, 2 * target.MiB, 64 * target.MiB)) == 64 * target.MiB
+
+
+def test_fresh_pages_start_where_the_run_time_allocates_them():
+    """``stream-large-results`` leaves results of FRESH_PAGES_BYTES or more alone because the
+    run time's allocator gives those fresh huge pages: the two numbers must agree."""
+    from mg_xdsl.backend.runtime_ir import RUNTIME_IR
+
+    assert f"%large = icmp uge i64 %bytes, {target.FRESH_PAGES_BYTES}\n" in RUNTIME_IR

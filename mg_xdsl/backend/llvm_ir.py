@@ -200,7 +200,7 @@ _IGNORED = frozenset({"CConv", "TailCallKind", "op_bundle_sizes", "operandSegmen
                       "ordering", "noWrapFlags", "elem_type", "rawConstantIndices",
                       "callee", "intrin", "position", "predicate", "value", "mask",
                       "fastmathFlags", "overflowFlags", "isExact", "isDisjoint",
-                      "alignment", "inbounds", "global_name"})
+                      "alignment", "inbounds", "global_name", "nontemporal"})
 
 
 class _FunctionPrinter:
@@ -361,7 +361,8 @@ def _store(p: _FunctionPrinter, op: Operation) -> str:
     if ordering is not None and ordering.value.data:  # type: ignore[attr-defined]
         raise Unsupported("atomic llvm.store")
     value, ptr = op.operands
-    return f"store {p.typed(value)}, {p.typed(ptr)}{_alignment(op)}"
+    streaming = f", !nontemporal {p.module.node('!{i32 1}')}" if "nontemporal" in op.properties else ""
+    return f"store {p.typed(value)}, {p.typed(ptr)}{_alignment(op)}{streaming}"
 
 
 def _alloca(p: _FunctionPrinter, op: Operation) -> str:
@@ -477,14 +478,15 @@ class _ModulePrinter:
         """A new loop's metadata node (LLVM tells loops apart by their distinct nodes), its
         hints shared by all loops, as ``mlir-translate`` writes them; ``None`` where the
         annotation asks for nothing."""
-        hints = [self._node(_LOOP_HINTS[hint]) for hint in annotation.disabled()]
+        hints = [self.node(_LOOP_HINTS[hint]) for hint in annotation.disabled()]
         if not hints:
             return None
         node = f"!{len(self.metadata)}"
         self.metadata.append(f"{node} = distinct !{{{', '.join([node, *hints])}}}")
         return node
 
-    def _node(self, text: str) -> str:
+    def node(self, text: str) -> str:
+        """The metadata node ``text`` (``!{i32 1}``), one per module however often used."""
         node = self.hint_nodes.get(text)
         if node is None:
             node = self.hint_nodes[text] = f"!{len(self.metadata)}"

@@ -21,6 +21,7 @@ _PROJECT_PASSES: dict[str, tuple[str, str]] = {
     "convert-linalg-to-affine-loops": ("convert_linalg_to_affine_loops", "ConvertLinalgToAffineLoopsPass"),
     "tile-matmul": ("tile_matmul", "TileMatmulPass"),
     "vectorize-reductions": ("vectorize_reductions", "VectorizeReductionsPass"),
+    "stream-large-results": ("stream_large_results", "StreamLargeResultsPass"),
     "buffer-deallocation": ("buffer_deallocation", "BufferDeallocationPass"),
     "lower-affine": ("lower_affine", "LowerAffinePass"),
     "cse": ("cse", "CsePass"),

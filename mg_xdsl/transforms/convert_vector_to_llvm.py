@@ -4,8 +4,10 @@ A ``vector<8xf64>`` is already an LLVM type (``<8 x double>``), so the conversio
 
 - ``vector.load %m[%i, %j]`` / ``vector.store %v, %m[%i, %j]`` -> the address of element
   ``[%i, %j]`` (as ``memref.load`` computes it, see ``finalize-memref-to-llvm``) and an
-  ``llvm.load``/``llvm.store`` of the whole vector. The alignment stated is the element's:
-  the vector may start at any element, and LLVM would otherwise assume 64 bytes;
+  ``llvm.load``/``llvm.store`` of the whole vector. The alignment stated is the op's
+  ``alignment`` where it has one, else the element's: the vector may start at any element,
+  and LLVM would otherwise assume 64 bytes. A ``nontemporal`` store stays one (LLVM makes
+  it a streaming store only where it is aligned to its size);
 - ``vector.broadcast %x`` (a scalar) -> ``llvm.insertelement`` into lane 0 of an undefined
   vector, then ``llvm.shufflevector`` with an all-zero mask (every lane reads lane 0);
 - ``vector.insert %x, %v[k]`` (a scalar at a constant lane) -> ``llvm.insertelement``;
@@ -63,8 +65,10 @@ class StoreLowering(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: vector.StoreOp, rewriter: PatternRewriter):
         ptr = _address(rewriter, op.base, op.indices)
-        t = op.vector.type
-        rewriter.insert(llvm.StoreOp(op.vector, ptr, alignment=_element_bytes(t)))
+        stated = op.attributes.get("alignment")
+        alignment = stated.value.data if isinstance(stated, IntegerAttr) else _element_bytes(op.vector.type)
+        nontemporal = op.nontemporal is not None and op.nontemporal.value.data
+        rewriter.insert(llvm.StoreOp(op.vector, ptr, alignment=alignment, nontemporal=bool(nontemporal)))
         rewriter.erase(op)
 
 

@@ -26,7 +26,9 @@
   an error, and the sentinel makes it show).
 
 - ``memref.subview`` (same rank) -> a descriptor on the same buffer with the offset, sizes
-  and strides of the view (upstream gets the same from ``expand-strided-metadata`` first).
+  and strides of the view (upstream gets the same from ``expand-strided-metadata`` first);
+- ``memref.collapse_shape`` of a contiguous (identity-layout) memref into one dimension -> a
+  descriptor on the same buffer and offset, its size the product of the sizes, stride 1.
 
 Layouts: the identity (no layout, or an identity ``affine_map``) everywhere, a strided one for
 loads, stores, dims and subviews. Before changing anything the pass declines, with a
@@ -37,7 +39,7 @@ shape whose byte size does not fit in i64) or a rank-reducing subview::
     finalize-memref-to-llvm: memref.alloc on memref<4000000000x4000000000xf64> is not
     supported: its size in bytes does not fit in i64
 
-Other memref ops (``view``, ``reinterpret_cast``, ``expand_shape``, ...) are left as they are,
+Other memref ops (``view``, ``reinterpret_cast``, ``expand_shape``, other collapses, ...) are left as they are,
 as upstream leaves ``subview``: the casts around them keep the IR valid.
 """
 
@@ -53,7 +55,6 @@ from xdsl.dialects.builtin import (
     DenseIntOrFPElementsAttr,
     FloatAttr,
     IntegerAttr,
-    IntegerType,
     MemRefType,
     ModuleOp,
     NoneAttr,
@@ -431,6 +432,27 @@ class SubviewLowering(RewritePattern):
         replace_with_llvm(rewriter, op, [result.value])
 
 
+class CollapseShapeLowering(RewritePattern):
+    """``memref.collapse_shape`` of every dimension of a contiguous memref: the same buffer
+    seen as one row of all its elements."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: memref.CollapseShapeOp, rewriter: PatternRewriter):
+        source, result = op.src.type, op.result.type
+        assert isinstance(source, MemRefType) and isinstance(result, MemRefType)
+        if result.get_num_dims() != 1 or not isinstance(source.layout, NoneAttr):
+            return  # others are declined before the pass starts (see _check_supported)
+        const = I64Constants(rewriter)
+        desc = MemRefDescriptor(to_llvm(rewriter, op.src), source.get_num_dims())
+        shape = source.get_shape()
+        count: Index = prod(s for s in shape if s != DYNAMIC_INDEX)
+        for k in (k for k, s in enumerate(shape) if s == DYNAMIC_INDEX):
+            count = _mul_index(rewriter, const, desc.size(rewriter, k), count)
+        flat = MemRefDescriptor.pack(rewriter, desc.allocated_ptr(rewriter), desc.aligned_ptr(rewriter),
+                                     desc.offset(rewriter), [_as_value(const, count)], [const(1)])
+        replace_with_llvm(rewriter, op, [flat.value])
+
+
 def _check_supported(pass_name: str, op: Operation) -> None:
     """Decline, before anything changes, a memref op this pass cannot lower correctly."""
     if isinstance(op, memref.GlobalOp):
@@ -445,6 +467,15 @@ def _check_supported(pass_name: str, op: Operation) -> None:
             raise PassFailedException(
                 f"{pass_name}: memref.subview from {source} to {result} is not supported: "
                 "rank-reducing subviews are not"
+            )
+    if isinstance(op, memref.CollapseShapeOp):
+        source, result = op.src.type, op.result.type
+        if isinstance(source, MemRefType) and isinstance(result, MemRefType) and (
+            result.get_num_dims() != 1 or not isinstance(source.layout, NoneAttr)
+        ):
+            raise PassFailedException(
+                f"{pass_name}: memref.collapse_shape from {source} to {result} is not supported: "
+                "only a contiguous memref collapsed into one dimension is"
             )
 
 
@@ -521,6 +552,7 @@ class MemRefConversion(Conversion):
             GlobalLowering(),
             GetGlobalLowering(),
             SubviewLowering(),
+            CollapseShapeLowering(),
         ]
 
 

@@ -24,6 +24,7 @@ TO_LINALG, FUSE, REUSE, LOOPS = ("mg_xdsl/transforms/convert_mg_to_linalg.py",
                                  "mg_xdsl/transforms/reuse_dying_buffers.py",
                                  "mg_xdsl/transforms/convert_linalg_to_affine_loops.py")
 TILE, VEC = "mg_xdsl/transforms/tile_matmul.py", "mg_xdsl/transforms/vectorize_reductions.py"
+STREAM = "mg_xdsl/transforms/stream_large_results.py"
 
 MUTATIONS = [
     # -- the chapter's front-end mutations --------------------------------------------------
@@ -283,8 +284,8 @@ MUTATIONS = [
              "        element = mg.tensor_type((1,)).element_type\n        constants = ",
              "relu's and mg.scalar's constants are f64 whatever the element type"),
     # -- issue 15: the linalg stage -----------------------------------------------------------
-    Mutation(LOOPS, "        order.sort(key=lambda d: not is_parallel(iterators[d]))",
-             "        order.sort(key=lambda d: is_parallel(iterators[d]))",
+    Mutation(LOOPS, "            order.sort(key=lambda d: not iterators[d])",
+             "            order.sort(key=lambda d: iterators[d])",
              "parallelised, the reduction loops stay outside the parallel ones"),
     Mutation(LOOPS, "    return min_work >= 0 and not (all(isinstance(s, int) for s in sizes) and prod(sizes) < min_work)",
              "    return min_work >= 0", "every parallel loop becomes affine.parallel, however little work it has"),
@@ -301,4 +302,27 @@ MUTATIONS = [
     Mutation(TO_LINALG, "                lambda args: reduction.combine(args[1], args[0]).results[0])",
              "                lambda args: reduction.combine(args[0], args[0]).results[0])",
              "a reduction's body folds each element with itself, not with the running value"),
+    # -- issue 14: large results written with streaming stores -----------------------------------
+    Mutation(STREAM, " and size < self.max_result_bytes\n", "\n",
+             "results of 32 MiB or more, fresh pages already in the cache, are streamed past it too"),
+    Mutation(STREAM, "nontemporal=BoolAttr.from_bool(True))", "nontemporal=BoolAttr.from_bool(False))",
+             "the vector loop stores through the cache, reading every line it writes"),
+    Mutation(STREAM, "        b.insert(llvm.CallIntrinsicOp(SFENCE, [], []))\n", "",
+             "a thread's streaming stores may not be visible when it reports its block done"),
+    Mutation(STREAM, "        for_loop(b, end, hi, 1, elements, short=True)\n", "",
+             "the elements after the last whole vector of a block are never written"),
+    Mutation(STREAM, "            align(found.alloc, max(CACHE_LINE, lanes * element_bits // 8))\n", "",
+             "the result is not aligned: an aligned streaming store to it faults"),
+    Mutation(STREAM, "    if any(m.data != identity for m in op.indexing_maps) or len(op.outputs) != 1:",
+             "    if len(op.outputs) != 1:", "a broadcast input is read at the flat index, past its end"),
+    Mutation(STREAM, "block, work_scale=BLOCK)", "block, work_scale=lanes)",
+             "a block counts as one vector's work: the streamed loops stay on one thread"),
+    Mutation("mg_xdsl/target.py", "    return max(STREAMING_MIN_BYTES, caches.l3)", "    return caches.l3",
+             "a named CPU's typical 4 MiB L3 share streams loops that one thread keeps in its L3"),
+    Mutation("mg_xdsl/transforms/convert_vector_to_llvm.py",
+             "alignment = stated.value.data if isinstance(stated, IntegerAttr) else _element_bytes(op.vector.type)",
+             "alignment = _element_bytes(op.vector.type)",
+             "the stated alignment is lost: LLVM stores the vectors through the cache"),
+    Mutation("mg_xdsl/backend/llvm_ir.py", 'streaming = f", !nontemporal {p.module.node(\'!{i32 1}\')}" if',
+             'streaming = "" if', "the LLVM IR printer drops the non-temporal hint"),
 ]

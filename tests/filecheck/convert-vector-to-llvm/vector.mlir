@@ -42,3 +42,12 @@ func.func @f(%m: memref<?x?xf64>, %i: index, %j: index, %x: f64) -> f64 {
 // LLVM-LABEL: llvm.func @f(
 // LLVM:       llvm.fadd %{{.*}}, %{{.*}} : vector<8xf64>
 // LLVM:       llvm.call_intrinsic "llvm.maximum.v8f64"(%{{.*}}, %{{.*}}) : (vector<8xf64>, vector<8xf64>) -> vector<8xf64>
+
+// A non-temporal store keeps its flag and the alignment it states (LLVM emits a streaming
+// store only where the address is aligned to the vector's size).
+// CHECK-LABEL: func.func @streaming(
+// CHECK:       llvm.store %v, %{{.*}} {alignment = 32 : i64, nontemporal} : vector<4xf64>, !llvm.ptr
+func.func @streaming(%m: memref<?xf64>, %i: index, %v: vector<4xf64>) {
+  vector.store %v, %m[%i] {alignment = 32 : i64, nontemporal = true} : memref<?xf64>, vector<4xf64>
+  func.return
+}

@@ -65,3 +65,25 @@ func.func @element_sizes() {
   %b = memref.alloc() : memref<10xvector<3xf32>>
   return
 }
+
+// A contiguous memref collapsed into one dimension: the same pointers and offset, its size
+// the product of the sizes (static ones folded), stride 1.
+// CHECK-LABEL: func.func @collapse(
+// CHECK:         %[[D:.*]] = builtin.unrealized_conversion_cast %m : memref<?x3x4xf64> to !llvm.struct<(!llvm.ptr, !llvm.ptr, i64, !llvm.array<3 x i64>, !llvm.array<3 x i64>)>
+// CHECK-NEXT:    %[[ROWS:.*]] = llvm.extractvalue %[[D]][3, 0]
+// CHECK-NEXT:    %[[TWELVE:.*]] = llvm.mlir.constant(12) : i64
+// CHECK-NEXT:    %[[N:.*]] = llvm.mul %[[ROWS]], %[[TWELVE]] : i64
+// CHECK-NEXT:    %[[ALLOCATED:.*]] = llvm.extractvalue %[[D]][0]
+// CHECK-NEXT:    %[[ALIGNED:.*]] = llvm.extractvalue %[[D]][1]
+// CHECK-NEXT:    %[[OFFSET:.*]] = llvm.extractvalue %[[D]][2]
+// CHECK-NEXT:    %[[ONE:.*]] = llvm.mlir.constant(1) : i64
+// CHECK:         llvm.insertvalue %[[ALLOCATED]], %{{.*}}[0]
+// CHECK-NEXT:    llvm.insertvalue %[[ALIGNED]], %{{.*}}[1]
+// CHECK-NEXT:    llvm.insertvalue %[[OFFSET]], %{{.*}}[2]
+// CHECK-NEXT:    llvm.insertvalue %[[N]], %{{.*}}[3, 0] : !llvm.struct<(!llvm.ptr, !llvm.ptr, i64, !llvm.array<1 x i64>, !llvm.array<1 x i64>)>
+// CHECK-NEXT:    llvm.insertvalue %[[ONE]], %{{.*}}[4, 0] : !llvm.struct<(!llvm.ptr, !llvm.ptr, i64, !llvm.array<1 x i64>, !llvm.array<1 x i64>)>
+func.func @collapse(%m: memref<?x3x4xf64>, %i: index) -> f64 {
+  %f = memref.collapse_shape %m [[0, 1, 2]] : memref<?x3x4xf64> into memref<?xf64>
+  %v = memref.load %f[%i] : memref<?xf64>
+  return %v : f64
+}
