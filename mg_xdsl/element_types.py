@@ -7,7 +7,7 @@ correctly through both CPU pipelines (``tests/test_element_types.py``, against N
 Nothing else is accepted yet. ``f16`` goes through the pipelines, but the optimised
 matrix product's kernel crashes on it, and the LLVM IR printer has no ``bf16``. Integers do
 not lower at all: ``arith.addf`` on ``i32`` is invalid, and ``relu`` has no integer form
-yet. ``mg.print`` calls ``printMemrefF64``, so it prints ``f64`` only. The mg dialect's
+yet. ``mg.print`` calls the runner library's printer of its element type (``PRINTERS``). The mg dialect's
 verifiers ask ``unsupported`` (through the trait ``LoweredElementTypes``) and reject
 anything else with the rule, instead of a later pass failing an assertion, emitting invalid
 arithmetic or crashing at run time. The issue that adds element types to the language grows
@@ -19,7 +19,10 @@ from xdsl.dialects.builtin import Float32Type, Float64Type
 from xdsl.ir import Attribute
 
 ARITHMETIC: tuple[Attribute, ...] = (Float32Type(), Float64Type())
-PRINTABLE: tuple[Attribute, ...] = (Float64Type(),)
+# ``mg.print``: the function of MLIR's runner library that prints each element type (the
+# run time also has ``printMemrefI32`` and ``printMemrefI64`` for the integer types).
+PRINTERS: dict[Attribute, str] = {Float32Type(): "printMemrefF32", Float64Type(): "printMemrefF64"}
+PRINTABLE: tuple[Attribute, ...] = tuple(PRINTERS)
 
 
 def unsupported(element_type: Attribute, lowered: tuple[Attribute, ...] = ARITHMETIC) -> str | None:

@@ -86,3 +86,24 @@ def test_every_op_computes_what_numpy_does_in_each_accepted_type(compiled, name)
     assert got.dtype == dtype and got.shape == want.shape
     tolerance = 1e-5 if dtype == np.float32 else 1e-12
     np.testing.assert_allclose(got, want, rtol=tolerance, atol=tolerance * np.abs(want).max())
+
+
+@pytest.mark.parametrize("e", [str(t) for t in element_types.PRINTABLE])
+@pytest.mark.parametrize("optimise", [False, True], ids=["reference", "optimised"])
+def test_print_calls_the_printer_of_its_element_type(e, optimise):
+    """``mg.print`` of each printable type, through a pipeline to native code, prints what
+    NumPy's values of that type are (6 significant digits, as C++ prints a float)."""
+    from mg_xdsl.backend import runtime
+
+    values = np.array([[0.1, -2.5, 1e10], [123456789.0, 1.0 / 3, -0.0]], dtype=NUMPY[e])
+    text = (f"func.func @main() {{\n  %a = mg.constant dense<{[[float(x) for x in row] for row in values]}>"
+            f" : tensor<2x3x{e}>\n  mg.print %a : tensor<2x3x{e}>\n  func.return\n}}\n")
+    ctx = pipeline.context()
+    module = Parser(ctx, text).parse_module()
+    for stage in (pipeline.OPTIMISED_STAGES if optimise else pipeline.STAGES)[1:]:
+        pipeline.run_stage(module, stage, ctx)
+    engine = Engine(translate(module))
+    with runtime.capture() as printed:
+        ctypes.CFUNCTYPE(None)(engine.address("main"))()
+    rows = [",   ".join("%g" % float(x) for x in row) for row in values]
+    assert printed.getvalue().endswith("data = \n[[" + "], \n [".join(rows) + "]]\n"), printed.getvalue()

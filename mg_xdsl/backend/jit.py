@@ -2,7 +2,7 @@
 
 ``translate`` gives the LLVM IR text of a module in the LLVM dialect; ``Engine`` optimises
 it (O2 by default), JIT-compiles it with MCJIT and hands out the addresses of its
-functions, with the run-time library's symbols (``printMemrefF64``) already resolved.
+functions, with the run-time library's symbols (``printMemrefF64``, ...) already resolved.
 
 ``mgc run`` goes through object code instead, so that it can keep it in its on-disk cache
 (``mg_xdsl.backend.cache``): ``jit_object_code`` compiles a whole program, run-time library
@@ -212,7 +212,7 @@ class ObjectEngine(_Loaded):
     only, would not run; compiled programs have none.) ``close`` when done."""
 
     def __init__(self, data: bytes):
-        # Registers printMemrefF64 process-wide: the engine resolves the object's external
+        # Registers the printers process-wide: the engine resolves the object's external
         # symbols when finalised, just below.
         _initialise_llvm()
         self.engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), target_machine())

@@ -1,8 +1,8 @@
 /* The run-time library of executables built by `mgc build`.
  *
- * printMemrefF64 prints exactly as MLIR's runner library (and mg_xdsl/backend/runtime.py,
- * its in-process twin for the JIT) does. main() runs the program's top-level statements,
- * compiled as mg_main. Failed run-time checks (mgrt_check_failed) and failed allocations
+ * printMemrefF64, printMemrefF32, printMemrefI32 and printMemrefI64 print exactly as MLIR's
+ * runner library (and mg_xdsl/backend/runtime.py, its in-process twin for the JIT) does.
+ * main() runs the program's top-level statements, compiled as mg_main. Failed run-time checks (mgrt_check_failed) and failed allocations
  * (mgrt_out_of_memory, called by the allocator _mlir_memref_to_llvm_alloc) report on stderr
  * and abort; they are compiled into the program's object from LLVM IR
  * (mg_xdsl/backend/runtime_ir.py), as they are for the JIT and for `mgc lib` objects.
@@ -13,30 +13,38 @@
 
 /* A ranked memref descriptor of any rank: sizes[rank] then strides[rank] follow offset. */
 typedef struct {
-  double *allocated;
-  double *aligned;
+  void *allocated;
+  void *aligned;
   int64_t offset;
   int64_t sizes_and_strides[];
 } Descriptor;
 
-static void print_element(double x) {
+/* Prints element i of a buffer, as C++'s std::ostream prints its type by default. */
+typedef void (*ElementPrinter)(const void *data, int64_t i);
+
+static void print_float(double x) {
   if (isnan(x))
     fputs("nan", stdout); /* the sign of a NaN means nothing; see runtime.py */
   else
     printf("%g", x);
 }
 
-static void print_data(const double *base, int64_t dim, int64_t rank, int64_t offset,
-                       const int64_t *sizes, const int64_t *strides) {
+static void print_f64(const void *data, int64_t i) { print_float(((const double *)data)[i]); }
+static void print_f32(const void *data, int64_t i) { print_float(((const float *)data)[i]); }
+static void print_i32(const void *data, int64_t i) { printf("%d", ((const int32_t *)data)[i]); }
+static void print_i64(const void *data, int64_t i) { printf("%lld", (long long)((const int64_t *)data)[i]); }
+
+static void print_data(const void *base, ElementPrinter element, int64_t dim, int64_t rank,
+                       int64_t offset, const int64_t *sizes, const int64_t *strides) {
   if (dim == rank) {
-    print_element(base[offset]);
+    element(base, offset);
     return;
   }
   putchar('[');
   for (int64_t i = 0; i < sizes[dim]; i++) {
     if (i > 0)
       for (int64_t s = 0; s <= dim; s++) putchar(' ');
-    print_data(base, dim + 1, rank, offset + i * strides[dim], sizes, strides);
+    print_data(base, element, dim + 1, rank, offset + i * strides[dim], sizes, strides);
     if (i < sizes[dim] - 1) {
       fputs(", ", stdout);
       if (dim + 1 < rank) putchar('\n');
@@ -45,7 +53,7 @@ static void print_data(const double *base, int64_t dim, int64_t rank, int64_t of
   putchar(']');
 }
 
-void printMemrefF64(int64_t rank, Descriptor *d) {
+static void print_memref(int64_t rank, const Descriptor *d, ElementPrinter element) {
   const int64_t *sizes = d->sizes_and_strides, *strides = d->sizes_and_strides + rank;
   printf("Unranked Memref base@ = 0x%lx rank = %ld offset = %ld sizes = [",
          (unsigned long)(uintptr_t)d->aligned, (long)rank, (long)d->offset);
@@ -57,17 +65,22 @@ void printMemrefF64(int64_t rank, Descriptor *d) {
   for (int64_t i = 0; i < rank; i++) empty |= sizes[i] == 0;
   if (rank == 0) {
     putchar('[');
-    print_element(d->aligned[d->offset]);
+    element(d->aligned, d->offset);
     putchar(']');
   } else if (empty) {
     fputs("[]", stdout);
   } else {
-    print_data(d->aligned, 0, rank, d->offset, sizes, strides);
+    print_data(d->aligned, element, 0, rank, d->offset, sizes, strides);
   }
   putchar('\n');
   /* A failed check may abort right after: what was printed must reach the terminal. */
   fflush(stdout);
 }
+
+void printMemrefF64(int64_t rank, Descriptor *d) { print_memref(rank, d, print_f64); }
+void printMemrefF32(int64_t rank, Descriptor *d) { print_memref(rank, d, print_f32); }
+void printMemrefI32(int64_t rank, Descriptor *d) { print_memref(rank, d, print_i32); }
+void printMemrefI64(int64_t rank, Descriptor *d) { print_memref(rank, d, print_i64); }
 
 void mg_main(void);
 

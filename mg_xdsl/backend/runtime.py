@@ -1,12 +1,15 @@
 """The run-time library that compiled programs call, for the in-process JIT.
 
-Compiled code prints with ``printMemrefF64(i64 rank, ptr descriptor)``, the entry point of
-MLIR's runner library (``libmlir_runner_utils``), so the same IR also runs under upstream
-``mlir-runner``. Here it is provided in Python, so that ``mgc run`` needs neither a C
-compiler nor an MLIR installation: the JIT resolves the symbol to a ctypes callback.
+Compiled code prints with ``printMemrefF64(i64 rank, ptr descriptor)`` (and
+``printMemrefF32``, ``printMemrefI32``, ``printMemrefI64`` for the other element types),
+the entry points of MLIR's runner library (``libmlir_runner_utils``), so the same IR also
+runs under upstream ``mlir-runner``. Here they are provided in Python, so that ``mgc run``
+needs neither a C compiler nor an MLIR installation: the JIT resolves each symbol to a
+ctypes callback. (``runtime.c`` is their twin for executables.)
 
-The text is exactly what upstream prints (``printMemrefF64``/``printMemref`` in
-``mlir/lib/ExecutionEngine/RunnerUtils``), including its trailing spaces.
+The text is exactly what upstream prints (``printMemref`` in
+``mlir/lib/ExecutionEngine/RunnerUtils``), including its trailing spaces: floats as C++
+prints a ``float`` or ``double``, integers as integers.
 """
 
 import contextlib
@@ -18,11 +21,14 @@ from collections.abc import Iterator, Sequence
 from typing import TextIO
 
 
-def format_element(x: float) -> str:
-    """A double as C++ ``std::ostream`` prints it by default: ``%g`` with 6 significant
-    digits. Every NaN prints as ``nan``: the sign of a NaN depends on whether LLVM folded the
-    operation at compile time or the processor computed it (x86 makes ``-nan``), and IEEE 754
-    gives it no meaning, so printing it would make output depend on the optimiser."""
+def format_element(x: float | int) -> str:
+    """A number as C++ ``std::ostream`` prints it by default: an integer as it is; a
+    ``double`` or ``float`` with ``%g``, 6 significant digits. Every NaN prints as ``nan``:
+    the sign of a NaN depends on whether LLVM folded the operation at compile time or the
+    processor computed it (x86 makes ``-nan``), and IEEE 754 gives it no meaning, so printing
+    it would make output depend on the optimiser."""
+    if isinstance(x, int):
+        return str(x)
     if math.isnan(x):
         return "nan"
     if math.isinf(x):
@@ -66,7 +72,7 @@ def format_data(
 def format_memref(
     address: int, data: Sequence[float], offset: int, sizes: Sequence[int], strides: Sequence[int]
 ) -> str:
-    """The whole ``printMemrefF64`` text of one memref, ending in a newline."""
+    """The whole ``printMemref*`` text of one memref, ending in a newline."""
     header = (
         f"Unranked Memref base@ = {hex(address) if address else '0'} rank = {len(sizes)} "
         f"offset = {offset} sizes = [{', '.join(map(str, sizes))}] "
@@ -83,10 +89,15 @@ def read_descriptor(rank: int, descriptor: int) -> tuple[int, int, list[int], li
     return aligned, offset, list(words[3:3 + rank]), list(words[3 + rank:3 + 2 * rank])
 
 
-def print_memref_f64(rank: int, descriptor: int, stream: TextIO | None = None) -> None:
+# Each printer's element type, as ctypes reads it.
+ELEMENTS = {"F64": ctypes.c_double, "F32": ctypes.c_float, "I32": ctypes.c_int32, "I64": ctypes.c_int64}
+
+
+def print_memref(kind: str, rank: int, descriptor: int, stream: TextIO | None = None) -> None:
+    """What ``printMemref<kind>`` prints for the memref at ``descriptor``."""
     aligned, offset, sizes, strides = read_descriptor(rank, descriptor)
     extent = offset + sum((s - 1) * st for s, st in zip(sizes, strides)) + 1 if all(sizes) else 0
-    data = (ctypes.c_double * max(extent, 1)).from_address(aligned) if aligned else []
+    data = (ELEMENTS[kind] * max(extent, 1)).from_address(aligned) if aligned else []
     stream = stream or _output[-1] or sys.stdout
     stream.write(format_memref(aligned, data, offset, sizes, strides))
     # Native code may abort right after (a failed run-time check): nothing may stay buffered.
@@ -108,15 +119,15 @@ def capture() -> Iterator[io.StringIO]:
         _output.pop()
 
 
-PRINT_MEMREF_F64 = ctypes.CFUNCTYPE(None, ctypes.c_int64, ctypes.c_void_p)
+PRINT_MEMREF = ctypes.CFUNCTYPE(None, ctypes.c_int64, ctypes.c_void_p)
 
 
-def _print_callback(rank: int, descriptor: int | None) -> None:
-    print_memref_f64(rank, descriptor or 0)
+def _printer(kind: str):
+    return PRINT_MEMREF(lambda rank, descriptor: print_memref(kind, rank, descriptor or 0))
 
 
-# Kept at module level so the callback outlives every JIT that points at it.
-_CALLBACKS = {"printMemrefF64": PRINT_MEMREF_F64(_print_callback)}
+# Kept at module level so the callbacks outlive every JIT that points at them.
+_CALLBACKS = {f"printMemref{kind}": _printer(kind) for kind in ELEMENTS}
 
 
 def symbols() -> dict[str, int]:

@@ -467,7 +467,7 @@ class CastOp(UnaryOp):
 
 @irdl_op_definition
 class PrintOp(MgOp):
-    """Print a tensor in the format of MLIR's ``printMemrefF64``."""
+    """Print a tensor in the format of MLIR's ``printMemref*`` for its element type."""
 
     name = "mg.print"
     input = operand_def(TensorType)

@@ -21,7 +21,8 @@ them at run time with the message the program stops with, e.g. ``mg.add: operand
 differ at runtime in dimension 0``. Static shapes get no check.
 - ``mg.constant``: a ``memref.global`` constant, read with ``memref.get_global``;
 - ``mg.print``: a cast to ``memref<*xf64>`` and a call to ``printMemrefF64``, the printer of
-  MLIR's runner library (provided by ``mg_xdsl.backend.runtime`` when JIT-compiling).
+  MLIR's runner library (provided by ``mg_xdsl.backend.runtime`` when JIT-compiling); an
+  ``f32`` tensor to ``memref<*xf32>`` and ``printMemrefF32`` (``element_types.PRINTERS``).
 
 Function signatures, calls and returns change their tensor types to memref types last.
 """
@@ -56,7 +57,7 @@ from xdsl.pattern_rewriter import (
 )
 from xdsl.rewriter import InsertPoint
 
-from mg_xdsl import shapes
+from mg_xdsl import element_types, shapes
 from mg_xdsl.dialects import mg
 from mg_xdsl.dialects.mg import shape_of
 from mg_xdsl.transforms import op_builders
@@ -70,8 +71,6 @@ from mg_xdsl.transforms.op_builders import (
     arith_constant,
     memref_alloc,
 )
-
-PRINT_FUNCTION = "printMemrefF64"
 
 # ---------------------------------------------------------------------------------------
 # Building blocks shared by the patterns
@@ -374,20 +373,22 @@ class ConstantLowering(MgLowering):
 
 @dataclass
 class PrintLowering(MgLowering):
-    """``mg.print %m`` -> ``func.call @printMemrefF64(memref.cast %m to memref<*xf64>)``."""
+    """``mg.print %m`` -> ``func.call @printMemrefF64(memref.cast %m to memref<*xf64>)``
+    (the printer of ``%m``'s element type, declared once)."""
 
     module: ModuleOp
     op_type = mg.PrintOp
-    declared: bool = False
+    declared: set[str] = field(default_factory=set)
 
     def build(self, op: mg.PrintOp) -> None:
-        unranked = UnrankedMemRefType.from_type(element_type_of(op.input))
-        if not self.declared:
+        element = element_type_of(op.input)
+        unranked, printer = UnrankedMemRefType.from_type(element), element_types.PRINTERS[element]
+        if printer not in self.declared:
             with ImplicitBuilder(module_prologue(self.module)):
-                func.FuncOp(PRINT_FUNCTION, ((unranked,), ()), Region(), visibility="private")
-            self.declared = True
+                func.FuncOp(printer, ((unranked,), ()), Region(), visibility="private")
+            self.declared.add(printer)
         cast = memref.CastOp.get(op.input, unranked)
-        func.CallOp(PRINT_FUNCTION, [cast.dest], [])
+        func.CallOp(printer, [cast.dest], [])
         return None
 
 

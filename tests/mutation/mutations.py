@@ -325,4 +325,13 @@ MUTATIONS = [
              "the stated alignment is lost: LLVM stores the vectors through the cache"),
     Mutation("mg_xdsl/backend/llvm_ir.py", 'streaming = f", !nontemporal {p.module.node(\'!{i32 1}\')}" if',
              'streaming = "" if', "the LLVM IR printer drops the non-temporal hint"),
+    # -- issue 16: printing each element type -------------------------------------------------
+    Mutation("mg_xdsl/backend/runtime.c", 'printf("%lld", (long long)((const int64_t *)data)[i]);',
+             'printf("%d", (int)((const int64_t *)data)[i]);',
+             "an executable prints i64 elements cut to 32 bits"),
+    Mutation("mg_xdsl/backend/runtime.py", '"F32": ctypes.c_float,', '"F32": ctypes.c_double,',
+             "the JIT's printMemrefF32 reads its floats as doubles"),
+    Mutation("mg_xdsl/element_types.py", 'PRINTERS: dict[Attribute, str] = {Float32Type(): "printMemrefF32",',
+             'PRINTERS: dict[Attribute, str] = {Float32Type(): "printMemrefF64",',
+             "mg.print of an f32 tensor calls the f64 printer"),
 ]
