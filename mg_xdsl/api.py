@@ -28,6 +28,7 @@ import numbers
 import sys
 import threading
 import warnings
+from collections.abc import Sequence
 from functools import lru_cache
 
 import numpy as np
@@ -66,16 +67,16 @@ class RuntimeCheckFailed(RuntimeError):
         return type(self), (str(self), self.message, self.path, self.line, self.sizes)
 
 
-class Descriptor(ctypes.Structure):
-    """Upstream MLIR's descriptor of a rank-2 memref of f64."""
+@lru_cache(maxsize=None)
+def descriptor_type(rank: int) -> type[ctypes.Structure]:
+    """Upstream MLIR's descriptor of a memref of f64 of ``rank`` dimensions."""
+    fields = [("allocated", ctypes.c_void_p), ("aligned", ctypes.c_void_p), ("offset", ctypes.c_int64)]
+    if rank:
+        fields += [("sizes", ctypes.c_int64 * rank), ("strides", ctypes.c_int64 * rank)]
+    return type(f"Descriptor{rank}", (ctypes.Structure,), {"_fields_": fields})
 
-    _fields_ = [
-        ("allocated", ctypes.c_void_p),
-        ("aligned", ctypes.c_void_p),
-        ("offset", ctypes.c_int64),
-        ("sizes", ctypes.c_int64 * 2),
-        ("strides", ctypes.c_int64 * 2),
-    ]
+
+Descriptor = descriptor_type(2)
 
 
 class Failure(ctypes.Structure):
@@ -147,23 +148,23 @@ class _Buffer:
 
     __slots__ = ("__array_interface__", "_allocated")
 
-    def __init__(self, d: Descriptor, rows: int, cols: int):
+    def __init__(self, d: ctypes.Structure, shape: tuple[int, ...]):
         self._allocated = d.allocated
-        self.__array_interface__ = {"data": (d.aligned + 8 * d.offset, False), "shape": (rows, cols),
+        self.__array_interface__ = {"data": (d.aligned + 8 * d.offset, False), "shape": shape,
                                     "typestr": "<f8", "version": 3}
 
     def __del__(self) -> None:
         _libc.free(self._allocated)
 
 
-def _take(d: Descriptor) -> np.ndarray:
+def _take(d: ctypes.Structure, rank: int) -> np.ndarray:
     """A NumPy array over a buffer the compiled code returned; freeing it when the array
     (and every view of it) is gone."""
-    rows, cols = d.sizes[0], d.sizes[1]
-    if rows * cols == 0:
+    shape = tuple(d.sizes) if rank else ()
+    if 0 in shape:
         _libc.free(d.allocated)
-        return np.empty((rows, cols))
-    return np.asarray(_Buffer(d, rows, cols))
+        return np.empty(shape)
+    return np.asarray(_Buffer(d, shape))
 
 
 def _data_field_offset() -> int | None:
@@ -193,8 +194,17 @@ def _address(a: np.ndarray) -> int:
     return ctypes.c_void_p.from_address(id(a) + _DATA_OFFSET).value or 0
 
 
+def _shape_text(shape: Sequence) -> str:
+    """``2x3``, or ``rank 0`` for the empty shape."""
+    return "x".join("?" if d is None else str(d) for d in shape) or "rank 0"
+
+
+def _expected(shape: Sequence) -> str:
+    return f"a {len(shape)}-D array of shape {fmt_shape(shape)}" if shape else "a 0-D array or a number"
+
+
 def _described(value: "np.ndarray | numbers.Number | np.generic | None") -> str:
-    """What was given for a matrix (None, a number or an array), for an error message."""
+    """What was given for a tensor (None, a number or an array), for an error message."""
     if value is None:
         return "None"
     if isinstance(value, np.ndarray):
@@ -216,9 +226,12 @@ class Function:
         self.name, self.signature, self._library = name, sig, library
         self.parameters = [p for p, _ in sig.params]
         self._positions = range(1, len(sig.params) + 1)
-        matrix = [ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64]  # data, rows, columns
-        proto = ctypes.CFUNCTYPE(ctypes.c_int32, ctypes.POINTER(Failure), ctypes.POINTER(Descriptor),
-                                 *(matrix * len(sig.params)))
+        # Each array as its data and its sizes.
+        arrays = [t for _, shape in sig.params for t in (ctypes.c_void_p, *[ctypes.c_int64] * len(shape))]
+        self._result_rank = len(sig.result)
+        self._result_type = descriptor_type(self._result_rank)
+        proto = ctypes.CFUNCTYPE(ctypes.c_int32, ctypes.POINTER(Failure), ctypes.POINTER(self._result_type),
+                                 *arrays)
         self._call = proto(library._engine.address(f"mgrt_guarded_{name}"))
         self.__doc__ = f"{name}(" + ", ".join(f"{p}: {fmt_shape(s)}" for p, s in sig.params) + \
             f") -> {fmt_shape(sig.result)}"
@@ -228,14 +241,12 @@ class Function:
 
     def _argument(self, i: int, value, pname: str, pshape) -> np.ndarray:
         """The array the compiled code reads for argument ``i``: ``value`` itself where it can."""
-        if not (type(value) is np.ndarray and value.dtype == _F64 and value.ndim == 2
+        if not (type(value) is np.ndarray and value.dtype == _F64 and value.ndim == len(pshape)
                 and value.flags.c_contiguous):
             return self._converted(i, value, pname, pshape)
         # The common case, an array the compiled code can read as it is, in a few steps: a
         # call on small matrices costs microseconds.
-        rows, cols = value.shape
-        want_rows, want_cols = pshape
-        if (want_rows is not None and rows != want_rows) or (want_cols is not None and cols != want_cols):
+        if any(want is not None and got != want for got, want in zip(value.shape, pshape)):
             self._converted(i, value, pname, pshape)  # (it says what is wrong)
         return value
 
@@ -243,8 +254,8 @@ class Function:
         """``_argument`` of anything else: checked, with a message for each way it can be
         wrong, and converted to a C-ordered ``float64`` array (a copy where it has to be)."""
         where = f"{self.name}: argument {i} ({pname})"
-        expected = f"a 2-D array of shape {fmt_shape(pshape)}"
-        if value is None or isinstance(value, (numbers.Number, np.generic)):
+        expected = _expected(pshape)
+        if value is None or (pshape and isinstance(value, (numbers.Number, np.generic))):
             raise TypeError(f"{where} must be {expected}, got {_described(value)}")
         try:
             a = np.asarray(value)
@@ -257,11 +268,11 @@ class Function:
         if a.dtype.kind not in "biuf":
             raise TypeError(f"{where} must be {expected} of numbers, got a {type(value).__name__} "
                             f"that NumPy makes an array of {a.dtype}")
-        if a.ndim != 2:
+        if a.ndim != len(pshape):
             raise ShapeMismatch(f"{where} must be {expected}, got {_described(a)}")
         if any(want is not None and got != want for got, want in zip(a.shape, pshape)):
-            raise ShapeMismatch(f"{where} must be {fmt_shape(pshape)}, got {a.shape[0]}x{a.shape[1]}")
-        return np.ascontiguousarray(a, dtype=np.float64)
+            raise ShapeMismatch(f"{where} must be {_shape_text(pshape)}, got {_shape_text(a.shape)}")
+        return np.asarray(a, dtype=np.float64, order="C")  # (ascontiguousarray makes 0-D 1-D)
 
     def _bind(self, args: tuple, kwargs: dict) -> list:
         """The arguments in parameter order, as Python binds them (``TypeError`` for too
@@ -291,11 +302,11 @@ class Function:
         arrays = [self._argument(i, v, p, s)
                   for i, v, (p, s) in zip(self._positions, values, self.signature.params)]
         failure, failure_ref = _failure_record()
-        result = Descriptor()
-        matrices = [x for a in arrays for x in (_address(a), *a.shape)]
-        if self._call(failure_ref, ctypes.byref(result), *matrices):
+        result = self._result_type()
+        flat = [x for a in arrays for x in (_address(a), *a.shape)]
+        if self._call(failure_ref, ctypes.byref(result), *flat):
             raise failure.exception()
-        return _take(result)
+        return _take(result, self._result_rank)
 
 
 class Library:
@@ -342,7 +353,7 @@ def _guards(signatures: dict[str, Signature]) -> tuple[str, ...]:
     """The LLVM IR of each def's ``mgrt_guarded_NAME``, which ``Function`` calls."""
     from mg_xdsl.backend.runtime_ir import guarded_wrapper
 
-    return tuple(guarded_wrapper(name, len(sig.params)) for name, sig in signatures.items())
+    return tuple(guarded_wrapper(name, [len(shape) for _, shape in sig.params]) for name, sig in signatures.items())
 
 
 @lru_cache(maxsize=64)

@@ -543,6 +543,7 @@ def run_command(args: argparse.Namespace) -> int:
         # Imported only now: mg_xdsl.frontend imports xDSL, which a cached run never needs.
         from mg_xdsl.backend.gpu_runtime import GpuError
         from mg_xdsl.backend.ptx import UnknownGpuArch
+        from mg_xdsl.backend.cpp_header import CppInterfaceError
         from mg_xdsl.backend.native import LinkError
         from mg_xdsl.backend.upstream import UpstreamToolMissing
         from mg_xdsl.frontend import MgError
@@ -550,7 +551,7 @@ def run_command(args: argparse.Namespace) -> int:
         if isinstance(e, MgError):
             print(e.render(), file=sys.stderr)
             status = 1
-        elif isinstance(e, (LinkError, UpstreamToolMissing)):
+        elif isinstance(e, (LinkError, UpstreamToolMissing, CppInterfaceError)):
             print(f"mgc: error: {e}", file=sys.stderr)
             status = 1
         elif isinstance(e, OSError) and e.filename is not None:  # e.g. -o in a missing directory

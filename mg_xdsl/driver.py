@@ -199,8 +199,9 @@ class Compilation:
         assert self.lib, "a library is compiled without @main"
         stem = Path(self.path).stem or "prog"
         obj = self.object_code(level=level)
+        text = header(Path(self.path).name, stem, self.signatures.items())  # (before writing: it may refuse)
         os.makedirs(out_dir, exist_ok=True)
         obj_path, header_path = Path(out_dir, f"{stem}.o"), Path(out_dir, f"{stem}.h")
         obj_path.write_bytes(obj)
-        header_path.write_text(header(Path(self.path).name, stem, self.signatures.items()))
+        header_path.write_text(text)
         return obj_path, header_path

@@ -35,7 +35,8 @@ def test_the_parser_alone_builds_the_tree_with_precedence():
     assert isinstance(product.first, Negate) and isinstance(product.first.operand, Chain)
     assert isinstance(product.rest[0][1], Call) and product.rest[0][1].tok.text == "relu"
     assert isinstance(product.rest[1][1], Number) and product.rest[1][1].value == 3.0
-    assert isinstance(top.rest[0][1], Literal) and top.rest[0][1].rows == [[1.0, 2.0]]
+    assert isinstance(top.rest[0][1], Literal) and top.rest[0][1].shape == (1, 2)
+    assert top.rest[0][1].values == [1.0, 2.0]
 
 
 def test_the_parser_knows_no_names_and_no_shapes():

@@ -136,6 +136,23 @@ def function(name: str, sig: Signature) -> str:
     )
 
 
+class CppInterfaceError(ValueError):
+    """A def the C++ interface cannot declare yet."""
+
+
+def check_matrices(name: str, sig: Signature) -> None:
+    """``mg::Matrix`` is rank 2: a def that takes or returns another rank has no C++ form
+    yet (the Python API and ``mgc run`` take every rank)."""
+    for what, shape in [*((f"parameter {p}", s) for p, s in sig.params), ("result", sig.result)]:
+        if len(shape) != 2:
+            raise CppInterfaceError(
+                f"{name}: its {what} is {'a rank-0 tensor' if not shape else 'tensor[' + _fmt(shape) + ']'}, "
+                "but the C++ interface (mg::Matrix) takes and returns matrices (rank 2) only for now")
+
+
 def header(source: str, stem: str, functions: Iterable[tuple[str, Signature]]) -> str:
+    functions = list(functions)
+    for name, sig in functions:
+        check_matrices(name, sig)
     body = "".join(function(name, sig) for name, sig in functions)
     return PRELUDE.format(source=source, stem=stem) + body + "\n}  // namespace mg\n"

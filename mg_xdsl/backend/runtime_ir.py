@@ -46,6 +46,8 @@ The definitions are ``linkonce_odr``/``weak`` so that objects from several ``mgc
 builds can be linked into one program.
 """
 
+from collections.abc import Sequence  # noqa: E402
+
 CHECK_FAILED, OUT_OF_MEMORY = 1, 2  # the record's ``kind``
 FAILURE_TEXT_BYTES = 1024  # the size of its ``text`` (as in %mgrt.failure below)
 
@@ -288,29 +290,38 @@ fail:
 }}
 """
 
-# The descriptor of a C-ordered rows x cols matrix at %pI: upstream's { ptr allocated, ptr
-# aligned, i64 offset, [2 x i64] sizes, [2 x i64] strides }, seven 8-byte words on LP64.
-_WORDS = (("allocated", "ptr %p{i}"), ("aligned", "ptr %p{i}"), ("offset", "i64 0"), ("rows", "i64 %r{i}"), ("cols", "i64 %c{i}"),
-          ("row_stride", "i64 %c{i}"), ("col_stride", "i64 1"))
-_WORD = """  %d{i}.{name} = getelementptr inbounds i64, ptr %d{i}, i64 {k}
-  store {value}, ptr %d{i}.{name}
+# The descriptor of a C-ordered array at %pI of sizes %sI_0 ... %sI_{r-1}: upstream's
+# { ptr allocated, ptr aligned, i64 offset, [r x i64] sizes, [r x i64] strides }, 3 + 2r
+# 8-byte words on LP64; the strides row-major, each the product of the sizes after it.
+_WORD = """  %d{i}.{k} = getelementptr inbounds i64, ptr %d{i}, i64 {k}
+  store {value}, ptr %d{i}.{k}
 """
 
 
-def _descriptor(i: int) -> str:
-    return f"  %d{i} = alloca [7 x i64], align 8\n" + "".join(
-        _WORD.format(i=i, name=name, k=k, value=value.format(i=i)) for k, (name, value) in enumerate(_WORDS))
+def _descriptor(i: int, rank: int) -> str:
+    strides = [f"%t{i}_{d}" for d in range(rank)]
+    code = [f"  %d{i} = alloca [{3 + 2 * rank} x i64], align 8\n"]
+    for d in reversed(range(rank - 1)):  # the last stride is 1
+        after = f"%t{i}_{d + 1}" if d + 1 < rank - 1 else "1"
+        code.append(f"  %t{i}_{d} = mul i64 {after}, %s{i}_{d + 1}\n")
+    if rank:
+        strides[-1] = "1"
+    words = [f"ptr %p{i}", f"ptr %p{i}", "i64 0", *(f"i64 %s{i}_{d}" for d in range(rank)),
+             *(f"i64 {t}" for t in strides)]
+    code += [_WORD.format(i=i, k=k, value=value) for k, value in enumerate(words)]
+    return "".join(code)
 
 
-def guarded_wrapper(name: str, matrices: int) -> str:
+def guarded_wrapper(name: str, ranks: Sequence[int]) -> str:
     """An LLVM IR module defining ``i32 mgrt_guarded_NAME(ptr record, ptr result, ptr p0,
-    i64 rows0, i64 cols0, ...)``: it describes each C-ordered matrix (data, rows, columns)
-    as a memref, calls ``_mlir_ciface_NAME`` with the result's descriptor and theirs, and
-    returns 0, or 1 if the call failed (a run-time check or an allocation); ``record``
-    (``%mgrt.failure``) then says how. Passing three numbers a matrix, not a descriptor
-    built in Python, halves what a call costs the Python API."""
+    i64 size0_0, ..., ptr p1, ...)``, one pointer and ``ranks[i]`` sizes for each parameter:
+    it describes each C-ordered array as a memref, calls ``_mlir_ciface_NAME`` with the
+    result's descriptor and theirs, and returns 0, or 1 if the call failed (a run-time check
+    or an allocation); ``record`` (``%mgrt.failure``) then says how. Passing the data and the
+    sizes, not a descriptor built in Python, halves what a call costs the Python API."""
     return _GUARD.format(
-        name=name, params=", ".join(["ptr"] * (matrices + 1)),
-        matrices="".join(f", ptr %p{i}, i64 %r{i}, i64 %c{i}" for i in range(matrices)),
-        descriptors="".join(_descriptor(i) for i in range(matrices)),
-        args=", ".join(["ptr %result"] + [f"ptr %d{i}" for i in range(matrices)]))
+        name=name, params=", ".join(["ptr"] * (len(ranks) + 1)),
+        matrices="".join(f", ptr %p{i}" + "".join(f", i64 %s{i}_{d}" for d in range(r))
+                         for i, r in enumerate(ranks)),
+        descriptors="".join(_descriptor(i, r) for i, r in enumerate(ranks)),
+        args=", ".join(["ptr %result"] + [f"ptr %d{i}" for i in range(len(ranks))]))

@@ -2,8 +2,8 @@
 what makes a program wrong (an unknown name, shapes that cannot combine, a call with the
 wrong arguments) or likely to abort when it runs (warnings).
 
-A type is a ``Matrix`` (a shape and an element type; today always ``f64``) or a
-compile-time number, which the checker folds: ``2 * 3`` is the number 6.0, and a matrix
+A type is a ``Matrix`` (a tensor of any rank: a shape and an element type; today always
+``f64``) or a compile-time number, which the checker folds: ``2 * 3`` is the number 6.0, and a matrix
 with a number is an ``mg.scalar`` later. The rules themselves are ``mg_xdsl.shapes``'s,
 shared with the mg dialect's verifiers; this module phrases them for the program's author.
 """
@@ -82,7 +82,11 @@ RESERVED = {"main", "malloc", "free", "printMemrefF64", "abort"}
 
 
 def describe(t: Type) -> str:
-    return f"a {fmt_shape(t.shape)} matrix" if isinstance(t, Matrix) else f"the number {t:g}"
+    if not isinstance(t, Matrix):
+        return f"the number {t:g}"
+    if len(t.shape) == 2:
+        return f"a {fmt_shape(t.shape)} matrix"
+    return f"a {fmt_shape(t.shape)} tensor" if t.shape else "a rank-0 tensor"
 
 
 def fold(op: str, a: float, b: float) -> float:
@@ -183,7 +187,7 @@ class Checker:
         if isinstance(e, Number):
             return e.value
         if isinstance(e, Literal):
-            return Matrix((len(e.rows), len(e.rows[0])))
+            return Matrix(e.shape)
         if isinstance(e, Name):
             return self.name(e.tok, scope)
         if isinstance(e, Negate):
@@ -293,6 +297,8 @@ class Checker:
         if name.text == "transpose":
             return Matrix(shapes.transpose_shape(arg.shape))
         axis, kind = REDUCTIONS[name.text]
+        if len(arg.shape) != 2:
+            raise MgError(name.line, f"{name.text} needs a matrix (rank 2), got {describe(arg)}")
         if kind == "mean" and arg.shape[axis] is None:
             raise MgError(name.line, f"{name.text} needs a static size along the averaged axis, not '?'")
         return Matrix(shapes.reduce_shape(arg.shape, axis))

@@ -110,7 +110,7 @@ class IRGen:
         if isinstance(e, Name):
             return fn.env[e.tok.text]
         if isinstance(e, Literal):
-            attr = DenseIntOrFPElementsAttr.from_list(mg.tensor_type(t.shape), [x for r in e.rows for x in r])
+            attr = DenseIntOrFPElementsAttr.from_list(mg.tensor_type(t.shape), e.values)
             return self.emit(fn, mg.ConstantOp(attr), e.tok)
         if isinstance(e, Negate):
             v = self.expr(e.operand, fn)

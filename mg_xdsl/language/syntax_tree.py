@@ -10,7 +10,8 @@ left-associative)::
     term      := unary (("@" | "*" | "/") unary)*
     unary     := "-"* atom
     atom      := NUMBER | NAME | NAME "(" args ")" | "(" expr ")" | literal
-    type      := "tensor" "[" DIM "x" DIM "]"          DIM := a positive integer | "?"
+    type      := "tensor" "[" (DIM ("x" DIM)*)? "]"    DIM := a positive integer | "?"
+    literal   := "[" (NUMBER ("," NUMBER)* | literal ("," literal)*) "]"
 
 A run of operators of one precedence is one ``Chain`` node and a run of minus signs one
 ``Negate`` node, so a chain of any length (``a + a + ... + a`` with 10^4 terms, ``- - - a``)
@@ -54,9 +55,11 @@ class Name(Expr):
 
 @dataclass(eq=False)
 class Literal(Expr):
-    """``[[1, 2], [3, 4]]``: a matrix written row by row (``tok`` is its ``[``)."""
+    """``[[1, 2], [3, 4]]``, ``[1, 2, 3]``, ``[[[1], [2]]]``: a tensor written as nested lists
+    (``tok`` is its first ``[``), as its shape and its elements in row-major order."""
 
-    rows: list[list[float]]
+    shape: Shape
+    values: list[float]
 
 
 @dataclass(eq=False)
@@ -276,43 +279,54 @@ class Parser:
         return value
 
     def literal(self) -> Literal:
-        start = self.expect("[")
-        rows: list[list[float]] = []
-        count = 0
-        while True:
-            if self.peek().text != "[":
-                raise self.error(
-                    f"a matrix literal is a list of rows like [[1, 2], [3, 4]]; "
-                    f"found {found(self.peek())}"
-                )
-            row_start = self.next()
-            row: list[float] = []
+        """Nested lists of numbers, every list of a level as long as the others and as deep:
+        a matrix is a list of rows, ``[[1, 2], [3, 4]]``."""
+        start = self.peek()
+        values: list[float] = []
+        shape = self.nested_list(values, start, 0)
+        return Literal(start, shape, values)
+
+    def nested_list(self, values: list[float], start: Token, depth: int) -> Shape:
+        """One ``[...]`` of a literal, its numbers appended to ``values``; its shape."""
+        opening = self.expect("[")
+        if depth >= MAX_NESTING:
+            raise self.error(f"literal nested too deeply (more than {MAX_NESTING} levels)", opening)
+        if self.peek().text != "[":  # a list of numbers
+            length = 0
             while True:
-                row.append(self.literal_number())
-                count += 1
-                if count > MAX_LITERAL_ELEMENTS:
+                values.append(self.literal_number())
+                length += 1
+                if len(values) > MAX_LITERAL_ELEMENTS:
                     raise self.error(
-                        f"matrix literal is too large (more than {MAX_LITERAL_ELEMENTS} elements)",
-                        start,
-                    )
+                        f"matrix literal is too large (more than {MAX_LITERAL_ELEMENTS} elements)", start)
                 if self.peek().text == ",":
                     self.next()
                     continue
                 self.expect("]", "',' or ']' in a row of the matrix literal")
-                break
-            if rows and len(row) != len(rows[0]):
+                return (length,)
+        inner: Shape | None = None
+        count = 0
+        while True:
+            row_start = self.peek()
+            shape = self.nested_list(values, start, depth + 1)
+            count += 1
+            if inner is not None and shape != inner:
+                if len(shape) == len(inner) == 1:
+                    raise self.error(
+                        f"rows of a matrix literal must have equal length: row 1 has "
+                        f"{inner[0]} elements, row {count} has {shape[0]}", row_start)
                 raise self.error(
-                    f"rows of a matrix literal must have equal length: row 1 has "
-                    f"{len(rows[0])} elements, row {len(rows) + 1} has {len(row)}",
-                    row_start,
-                )
-            rows.append(row)
+                    f"the lists of a literal must have equal shapes: list 1 is "
+                    f"{shapes.fmt_shape(inner) or 'a number'} and list {count} "
+                    f"{shapes.fmt_shape(shape)}", row_start)
+            inner = shape
             if self.peek().text == ",":
                 self.next()
+                if self.peek().text != "[":
+                    raise self.error(f"expected '[' after ',' in a nested literal, found {found(self.peek())}")
                 continue
             self.expect("]", "',' or ']' after a row of the matrix literal")
-            break
-        return Literal(start, rows)
+            return (count, *inner)
 
     def literal_number(self) -> float:
         sign = 1.0
@@ -328,7 +342,8 @@ class Parser:
     # -- types --------------------------------------------------------------------------
 
     def tensor_type(self) -> Shape:
-        """``tensor[2x3]``, ``tensor[?x3]``: a rank-2 tensor type, as its shape."""
+        """``tensor[2x3]``, ``tensor[?x3]``, ``tensor[2x3x4]``, ``tensor[3]``, ``tensor[]`` (rank
+        0): a tensor type of any rank, as its shape."""
         tok = self.next()
         if tok.text != "tensor":
             raise self.error(f"expected a type like tensor[2x3], found {found(tok)}", tok)
@@ -339,14 +354,8 @@ class Parser:
                 raise self.error("expected ']' to close the tensor type")
             text += self.next().text
         self.next()
-        parts = text.split("x")
-        if len(parts) != 2:
-            raise self.error(
-                f"a tensor type has two dimensions, like tensor[2x3] or tensor[?x?]; "
-                f"got tensor[{shorten(text)}]", tok
-            )
         dims: list[int | None] = []
-        for p in parts:
+        for p in text.split("x") if text else []:
             digits = p.lstrip("0")
             if p == "?":
                 dims.append(None)
