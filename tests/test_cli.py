@@ -2,6 +2,8 @@
 
 import importlib.metadata
 
+import os
+
 import llvmlite
 import llvmlite.binding as llvm
 import pytest
@@ -264,3 +266,23 @@ def test_an_output_that_cannot_be_written_is_an_error(tmp_path):
     blocker.write_text("")
     p = mgc("lib", str(EXAMPLES / "01_relu.mg"), "-o", str(blocker / "out"))
     assert (p.returncode, p.stderr.decode()) == (1, f"mgc: error: {blocker / 'out'}: Not a directory\n")
+
+
+@pytest.mark.parametrize("cache", ["0", "1"])
+def test_run_into_a_reader_that_leaves_is_quiet(tmp_path, cache):
+    """``mgc run prog.mg | head -1``: once the reader has gone, the rest of the output goes
+    nowhere, without a traceback for every print left (the printer is a callback from the
+    compiled code, where an exception cannot stop the program)."""
+    import subprocess
+
+    prog = tmp_path / "big.mg"
+    prog.write_text("def f(a: tensor[?x?]) = a * 2\n" + ("print f(" + repr([[1.5] * 300] * 300) + ")\n") * 4)
+    env = {**os.environ, "MGC_NO_CACHE": "" if cache == "1" else "1"}
+    if cache == "1":
+        subprocess.run([tool("mgc"), "run", str(prog)], capture_output=True, env=env, check=True)
+    p = subprocess.Popen([tool("mgc"), "run", str(prog)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    assert p.stdout.readline().startswith(b"Unranked Memref")
+    p.stdout.close()
+    stderr = p.stderr.read().decode()
+    p.wait(timeout=120)
+    assert "Traceback" not in stderr and "BrokenPipeError" not in stderr, stderr

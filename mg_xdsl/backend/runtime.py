@@ -16,6 +16,7 @@ import contextlib
 import ctypes
 import io
 import math
+import os
 import sys
 from collections.abc import Iterator, Sequence
 from typing import TextIO
@@ -99,9 +100,15 @@ def print_memref(kind: str, rank: int, descriptor: int, stream: TextIO | None = 
     extent = offset + sum((s - 1) * st for s, st in zip(sizes, strides)) + 1 if all(sizes) else 0
     data = (ELEMENTS[kind] * max(extent, 1)).from_address(aligned) if aligned else []
     stream = stream or _output[-1] or sys.stdout
-    stream.write(format_memref(aligned, data, offset, sizes, strides))
-    # Native code may abort right after (a failed run-time check): nothing may stay buffered.
-    stream.flush()
+    try:
+        stream.write(format_memref(aligned, data, offset, sizes, strides))
+        # Native code may abort right after (a failed run-time check): nothing may stay buffered.
+        stream.flush()
+    except BrokenPipeError:
+        # The reader has gone (``mgc run prog.mg | head -1``): the rest of the output goes
+        # nowhere, quietly (an exception here, in a callback from native code, would print
+        # a traceback for every print left).
+        os.dup2(os.open(os.devnull, os.O_WRONLY), stream.fileno())
 
 
 # Where printed memrefs go: the innermost ``capture()``, else the current sys.stdout.
