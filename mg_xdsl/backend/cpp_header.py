@@ -146,7 +146,7 @@ def check_matrices(name: str, sig: Signature) -> None:
     for what, shape in [*((f"parameter {p}", s) for p, s in sig.params), ("result", sig.result)]:
         if len(shape) != 2:
             raise CppInterfaceError(
-                f"{name}: its {what} is {'a rank-0 tensor' if not shape else 'tensor[' + _fmt(shape) + ']'}, "
+                f"{name}: its {what} is tensor[{_fmt(shape)}], "
                 "but the C++ interface (mg::Matrix) takes and returns matrices (rank 2) only for now")
 
 

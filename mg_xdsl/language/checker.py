@@ -86,7 +86,7 @@ def describe(t: Type) -> str:
         return f"the number {t:g}"
     if len(t.shape) == 2:
         return f"a {fmt_shape(t.shape)} matrix"
-    return f"a {fmt_shape(t.shape)} tensor" if t.shape else "a rank-0 tensor"
+    return f"a tensor[{fmt_shape(t.shape)}]"  # (as the language writes its type: tensor[3], tensor[])
 
 
 def fold(op: str, a: float, b: float) -> float:
