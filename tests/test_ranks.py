@@ -187,3 +187,18 @@ def test_upstream_accepts_every_stage_and_prints_the_same():
     theirs = mgc("run", "--backend", "mlir", "-", input=PROGRAM.encode())
     assert theirs.returncode == ours.returncode == 0, theirs.stderr
     assert mask(theirs.stdout.decode()) == mask(ours.stdout.decode())
+
+
+def test_a_number_is_a_rank_0_tensor_argument():
+    """A number passed for a ``tensor[]`` parameter is a rank-0 tensor; printed as
+    ``mlir-runner`` prints rank 0 (``[-2.5]``). Another rank still needs a tensor."""
+    out = mgc("run", "-", input=b"def f(x: tensor[], y: tensor[3]) = x * y + x\nprint f(2, [1, 2, 3])\n"
+                                 b"def g(x: tensor[]) = -x\nprint g(2.5)\nprint g(g(1))\n")
+    assert out.returncode == 0, out.stderr
+    got = printed_arrays(out.stdout.decode())
+    for g, w in zip(got, [np.array([4.0, 6.0, 8.0]), np.array(-2.5), np.array(1.0)]):
+        assert g.shape == w.shape
+        np.testing.assert_array_equal(g, w)
+    assert "rank = 0 offset = 0 sizes = [] strides = [] data = \n[-2.5]\n" in out.stdout.decode()
+    with pytest.raises(MgError, match=r"argument 1 of f \(x\) must be a tensor\[2\], got the number 3"):
+        mg_xdsl.compile("def f(x: tensor[2]) = x\nprint f(3)\n")

@@ -164,6 +164,9 @@ class IRGen:
         sig = self.checker.functions[name.text]
         values: list[SSAValue] = []
         for arg, (_, pshape) in zip(args, sig.params):
+            if isinstance(arg, float):  # a number given for a tensor[] parameter
+                attr = DenseIntOrFPElementsAttr.from_list(mg.tensor_type(()), [arg])
+                arg = self.emit(fn, mg.ConstantOp(attr), name)
             if mg.shape_of(arg.type) != pshape:
                 # A static size passed as '?' is forgotten; a '?' passed where a static size
                 # is expected is checked when the program runs.

@@ -348,4 +348,7 @@ MUTATIONS = [
     Mutation("mg_xdsl/backend/runtime.py", "    except BrokenPipeError:\n        # The reader has gone",
              "    except ZeroDivisionError:\n        # The reader has gone",
              "mgc run | head -1 prints a traceback for every print left"),
+    Mutation(CHECK, "            if not isinstance(arg, Matrix) and pshape == ():",
+             "            if not isinstance(arg, Matrix) and False:",
+             "a number is refused for a tensor[] parameter"),
 ]
