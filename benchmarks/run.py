@@ -262,8 +262,7 @@ def streams(w: Workload, cpu: str | None) -> bool:
 
     t = target.target(cpu)
     result = 8 * int(np.prod(w.out_shape))
-    return (t.nontemporal and result * (len(w.shapes) + 1) >= target.streaming_min_bytes(t.caches)
-            and result < target.FRESH_PAGES_BYTES)
+    return t.nontemporal and target.worth_streaming(result, len(w.shapes), target.streaming_min_bytes(t.caches))
 
 
 def reps_of(args) -> tuple[int, int]:

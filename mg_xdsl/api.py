@@ -76,9 +76,6 @@ def descriptor_type(rank: int) -> type[ctypes.Structure]:
     return type(f"Descriptor{rank}", (ctypes.Structure,), {"_fields_": fields})
 
 
-Descriptor = descriptor_type(2)
-
-
 class Failure(ctypes.Structure):
     """What a failure inside a guarded call reports (``%mgrt.failure`` of ``runtime_ir``)."""
 
@@ -196,7 +193,7 @@ def _address(a: np.ndarray) -> int:
 
 def _shape_text(shape: Sequence) -> str:
     """``2x3``, or ``rank 0`` for the empty shape."""
-    return "x".join("?" if d is None else str(d) for d in shape) or "rank 0"
+    return fmt_shape(shape) or "rank 0"
 
 
 def _expected(shape: Sequence) -> str:

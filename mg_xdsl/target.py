@@ -277,6 +277,14 @@ FRESH_PAGES_BYTES = 32 * MiB
 CACHE_LINE = 64
 
 
+def worth_streaming(result_bytes: int, inputs: int, min_bytes: int,
+                    max_result_bytes: int = FRESH_PAGES_BYTES) -> bool:
+    """Whether an elementwise loop that reads ``inputs`` arrays of its result's size and
+    writes a result of ``result_bytes`` streams ``min_bytes`` or more in all, into a result
+    smaller than ``max_result_bytes`` (one of fresh pages)."""
+    return min_bytes <= result_bytes * (inputs + 1) and result_bytes < max_result_bytes
+
+
 def streaming_min_bytes(caches: Caches) -> int:
     """The bytes (inputs read and result written) from which an elementwise loop writes its
     result with non-temporal stores."""

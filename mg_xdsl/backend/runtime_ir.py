@@ -46,7 +46,7 @@ The definitions are ``linkonce_odr``/``weak`` so that objects from several ``mgc
 builds can be linked into one program.
 """
 
-from collections.abc import Sequence  # noqa: E402
+from collections.abc import Sequence
 
 CHECK_FAILED, OUT_OF_MEMORY = 1, 2  # the record's ``kind``
 FAILURE_TEXT_BYTES = 1024  # the size of its ``text`` (as in %mgrt.failure below)
@@ -299,13 +299,11 @@ _WORD = """  %d{i}.{k} = getelementptr inbounds i64, ptr %d{i}, i64 {k}
 
 
 def _descriptor(i: int, rank: int) -> str:
-    strides = [f"%t{i}_{d}" for d in range(rank)]
     code = [f"  %d{i} = alloca [{3 + 2 * rank} x i64], align 8\n"]
-    for d in reversed(range(rank - 1)):  # the last stride is 1
-        after = f"%t{i}_{d + 1}" if d + 1 < rank - 1 else "1"
-        code.append(f"  %t{i}_{d} = mul i64 {after}, %s{i}_{d + 1}\n")
-    if rank:
-        strides[-1] = "1"
+    strides = ["1"] * rank  # from the last axis back: each the one after it times its size
+    for d in reversed(range(rank - 1)):
+        strides[d] = f"%t{i}_{d}"
+        code.append(f"  {strides[d]} = mul i64 {strides[d + 1]}, %s{i}_{d + 1}\n")
     words = [f"ptr %p{i}", f"ptr %p{i}", "i64 0", *(f"i64 %s{i}_{d}" for d in range(rank)),
              *(f"i64 {t}" for t in strides)]
     code += [_WORD.format(i=i, k=k, value=value) for k, value in enumerate(words)]

@@ -271,9 +271,9 @@ class Checker:
             raise MgError(name.line, f"{name.text} takes {len(sig.params)} argument"
                                      f"{'' if len(sig.params) == 1 else 's'}, got {len(args)}")
         for i, (arg, (pname, pshape)) in enumerate(zip(args, sig.params), start=1):
-            if not isinstance(arg, Matrix) and pshape == ():
-                continue  # a number is a rank-0 tensor
             if not isinstance(arg, Matrix):
+                if pshape == ():
+                    continue  # a number is a rank-0 tensor
                 raise MgError(name.line, f"argument {i} of {name.text} ({pname}) must be "
                                          f"{describe(Matrix(pshape))}, got {describe(arg)}")
             if not shapes.shapes_compatible(arg.shape, pshape):

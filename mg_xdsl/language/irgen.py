@@ -110,8 +110,7 @@ class IRGen:
         if isinstance(e, Name):
             return fn.env[e.tok.text]
         if isinstance(e, Literal):
-            attr = DenseIntOrFPElementsAttr.from_list(mg.tensor_type(t.shape), e.values)
-            return self.emit(fn, mg.ConstantOp(attr), e.tok)
+            return self.constant(fn, t.shape, e.values, e.tok)
         if isinstance(e, Negate):
             v = self.expr(e.operand, fn)
             for tok in reversed(e.signs):  # the innermost minus applies first
@@ -146,6 +145,11 @@ class IRGen:
             return v
         return self.emit(fn, mg.BroadcastOp(v, mg.tensor_type(target)), tok)
 
+    def constant(self, fn: Function, shape: Shape, values: list[float], tok: Token) -> SSAValue:
+        """An ``mg.constant`` of ``shape`` holding ``values`` (row-major)."""
+        attr = DenseIntOrFPElementsAttr.from_list(mg.tensor_type(shape), values)
+        return self.emit(fn, mg.ConstantOp(attr), tok)
+
     def call(self, c: Call, fn: Function, t: Matrix) -> SSAValue:
         name = c.tok
         args = [self.expr(a, fn) for a in c.args]
@@ -165,8 +169,7 @@ class IRGen:
         values: list[SSAValue] = []
         for arg, (_, pshape) in zip(args, sig.params):
             if isinstance(arg, float):  # a number given for a tensor[] parameter
-                attr = DenseIntOrFPElementsAttr.from_list(mg.tensor_type(()), [arg])
-                arg = self.emit(fn, mg.ConstantOp(attr), name)
+                arg = self.constant(fn, (), [arg], name)
             if mg.shape_of(arg.type) != pshape:
                 # A static size passed as '?' is forgotten; a '?' passed where a static size
                 # is expected is checked when the program runs.

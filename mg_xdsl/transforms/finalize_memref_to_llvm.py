@@ -438,10 +438,8 @@ class CollapseShapeLowering(RewritePattern):
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: memref.CollapseShapeOp, rewriter: PatternRewriter):
-        source, result = op.src.type, op.result.type
-        assert isinstance(source, MemRefType) and isinstance(result, MemRefType)
-        if result.get_num_dims() != 1 or not isinstance(source.layout, NoneAttr):
-            return  # others are declined before the pass starts (see _check_supported)
+        source = op.src.type  # contiguous, into one dimension: others are declined first
+        assert isinstance(source, MemRefType)
         const = I64Constants(rewriter)
         desc = MemRefDescriptor(to_llvm(rewriter, op.src), source.get_num_dims())
         shape = source.get_shape()

@@ -62,7 +62,6 @@ from xdsl.builder import Builder
 from xdsl.context import Context
 from xdsl.dialects import arith, func, llvm, memref, vector
 from xdsl.dialects.builtin import (
-    DYNAMIC_INDEX,
     ArrayAttr,
     BoolAttr,
     IntegerAttr,
@@ -77,7 +76,7 @@ from xdsl.ir.affine import AffineMap
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from mg_xdsl.target import CACHE_LINE, DEFAULT, FRESH_PAGES_BYTES, STREAMING_MIN_BYTES
+from mg_xdsl.target import CACHE_LINE, DEFAULT, FRESH_PAGES_BYTES, STREAMING_MIN_BYTES, worth_streaming
 from mg_xdsl.transforms.linalg_fuse_elementwise_ops import is_elementwise
 from mg_xdsl.transforms.loop_builders import (
     add,
@@ -128,9 +127,8 @@ def flattened(b: Builder, buffer: SSAValue) -> SSAValue:
     t = buffer.type
     assert isinstance(t, MemRefType)
     shape = t.get_shape()
-    size = prod(shape) if all(s >= 0 for s in shape) else DYNAMIC_INDEX
     reassociation = ArrayAttr([ArrayAttr([IntegerAttr(d, i64) for d in range(len(shape))])])
-    flat = MemRefType(t.element_type, [size])
+    flat = MemRefType(t.element_type, [prod(shape)])  # (static sizes only: see worth_streaming)
     return b.insert(memref.CollapseShapeOp(operands=[buffer], result_types=[flat],
                                            properties={"reassociation": reassociation})).results[0]
 
@@ -240,7 +238,7 @@ class StreamLargeResultsPass(ModulePass):
             align(found.alloc, max(CACHE_LINE, lanes * element_bits // 8))
 
     def worth_streaming(self, found: Streamable) -> bool:
-        """Static sizes whose loop streams ``min-bytes`` or more (it reads as many bytes from
-        each input as it writes) into a result of fewer than ``max-result-bytes``."""
+        """Static sizes whose loop streams ``min-bytes`` or more into a result of fewer than
+        ``max-result-bytes`` (``mg_xdsl.target.worth_streaming``)."""
         size = static_bytes(found.out)
-        return size is not None and self.min_bytes <= size * (len(found.inputs) + 1) and size < self.max_result_bytes
+        return size is not None and worth_streaming(size, len(found.inputs), self.min_bytes, self.max_result_bytes)
