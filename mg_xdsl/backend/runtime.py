@@ -133,8 +133,10 @@ def _printer(kind: str):
     return PRINT_MEMREF(lambda rank, descriptor: print_memref(kind, rank, descriptor or 0))
 
 
+# The printers' names: symbols of every compiled program, which a def may not take.
+PRINTERS = tuple(f"printMemref{kind}" for kind in ELEMENTS)
 # Kept at module level so the callbacks outlive every JIT that points at them.
-_CALLBACKS = {f"printMemref{kind}": _printer(kind) for kind in ELEMENTS}
+_CALLBACKS = {name: _printer(kind) for name, kind in zip(PRINTERS, ELEMENTS)}
 
 
 def symbols() -> dict[str, int]:

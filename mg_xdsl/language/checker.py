@@ -16,6 +16,7 @@ from xdsl.dialects.builtin import Float64Type
 from xdsl.ir import Attribute
 
 from mg_xdsl import shapes
+from mg_xdsl.backend import runtime
 from mg_xdsl.language.diagnostics import MgError
 from mg_xdsl.language.lexer import Token
 from mg_xdsl.language.syntax_tree import (
@@ -78,7 +79,7 @@ REDUCTIONS = {
 BUILTIN_LIST = ["relu", "transpose", *REDUCTIONS]  # in a fixed order, for suggestions
 BUILTINS = set(BUILTIN_LIST)
 # Symbols the generated code links against: a def with one of these names would clash.
-RESERVED = {"main", "malloc", "free", "printMemrefF64", "abort"}
+RESERVED = {"main", "malloc", "free", "abort", *runtime.PRINTERS}
 
 
 def describe(t: Type) -> str:

@@ -351,4 +351,7 @@ MUTATIONS = [
     Mutation(CHECK, "                if pshape == ():\n                    continue  # a number is a rank-0 tensor",
              "                if False:\n                    continue  # a number is a rank-0 tensor",
              "a number is refused for a tensor[] parameter"),
+    Mutation(CHECK, 'RESERVED = {"main", "malloc", "free", "abort", *runtime.PRINTERS}',
+             'RESERVED = {"main", "malloc", "free", "abort", "printMemrefF64"}',
+             "a def named printMemrefI64 compiles, and its executable fails to link"),
 ]
