@@ -6,10 +6,16 @@
     >>> lib.layer(x=np.ones((4, 3)), w=np.eye(3, 2))      # the same, by parameter name
 
 Each ``def`` becomes a method of the returned ``Library``, taking its arguments by position
-or by parameter name. Arguments are converted to C-contiguous float64 matrices; before the
-call, each must be a 2-D array of real numbers (``TypeError`` for ``None``, a number or
-complex values; ``ShapeMismatch``, a ``ValueError``, for another number of dimensions or a
-size that differs from the parameter's static size).
+or by parameter name. Arguments are converted to C-contiguous arrays of the parameter's
+dtype (``float64`` for ``f64``, ``float32``, ``int32``, ``int64``, ``bool`` for ``i1``);
+before the call, each
+must be an array of real numbers of the parameter's rank (``TypeError`` for ``None``, a
+number or complex values; ``ShapeMismatch``, a ``ValueError``, for another number of
+dimensions or a size that differs from the parameter's static size). Only conversions that
+keep every value are made: an ``int32`` array for an ``f64`` parameter is converted, a
+``float64`` array for an ``f32`` one, or floats for an integer one, raise ``TypeError``
+(NumPy's "safe" casting; a list or a Python number converts where its values fit).
+Results come back as arrays of their own dtype.
 
 Failures inside the compiled code leave the interpreter running: a run-time check that fails
 raises ``RuntimeCheckFailed`` with the text ``mgc run`` would print (the chapter's line, then
@@ -33,9 +39,11 @@ from functools import lru_cache
 
 import numpy as np
 
+from mg_xdsl import element_types
 from mg_xdsl.backend.gpu_runtime import GpuError
 from mg_xdsl.backend.runtime_ir import CHECK_FAILED, FAILURE_TEXT_BYTES, OUT_OF_MEMORY
 from mg_xdsl.frontend import MgError, MgWarning, Signature
+from mg_xdsl.language.checker import Matrix, type_text
 from mg_xdsl.shapes import fmt_shape
 
 __all__ = ["compile", "compile_file", "Library", "ShapeMismatch", "RuntimeCheckFailed", "MgError",
@@ -122,7 +130,13 @@ def _guard_key() -> int:
         return _guard_key_value
 
 
-_F64 = np.dtype(np.float64)
+# The NumPy dtype of each element type the language writes.
+DTYPES: dict[str, np.dtype] = {"f64": np.dtype(np.float64), "f32": np.dtype(np.float32),
+                               "i32": np.dtype(np.int32), "i64": np.dtype(np.int64), "i1": np.dtype(np.bool_)}
+
+
+def dtype_of(t: Matrix) -> np.dtype:
+    return DTYPES[element_types.NAME_OF[t.element]]
 _records = threading.local()
 
 
@@ -145,23 +159,23 @@ class _Buffer:
 
     __slots__ = ("__array_interface__", "_allocated")
 
-    def __init__(self, d: ctypes.Structure, shape: tuple[int, ...]):
+    def __init__(self, d: ctypes.Structure, shape: tuple[int, ...], dtype: np.dtype):
         self._allocated = d.allocated
-        self.__array_interface__ = {"data": (d.aligned + 8 * d.offset, False), "shape": shape,
-                                    "typestr": "<f8", "version": 3}
+        self.__array_interface__ = {"data": (d.aligned + dtype.itemsize * d.offset, False), "shape": shape,
+                                    "typestr": dtype.str, "version": 3}
 
     def __del__(self) -> None:
         _libc.free(self._allocated)
 
 
-def _take(d: ctypes.Structure, rank: int) -> np.ndarray:
+def _take(d: ctypes.Structure, rank: int, dtype: np.dtype) -> np.ndarray:
     """A NumPy array over a buffer the compiled code returned; freeing it when the array
     (and every view of it) is gone."""
     shape = tuple(d.sizes) if rank else ()
     if 0 in shape:
         _libc.free(d.allocated)
-        return np.empty(shape)
-    return np.asarray(_Buffer(d, shape))
+        return np.empty(shape, dtype)
+    return np.asarray(_Buffer(d, shape, dtype))
 
 
 def _data_field_offset() -> int | None:
@@ -211,6 +225,26 @@ def _described(value: "np.ndarray | numbers.Number | np.generic | None") -> str:
     return f"the number {value!r}"
 
 
+def _type_text(t: Matrix) -> str:
+    """``2x3``, ``?x3xf32``, ``i64``: a parameter's type as the language writes it in brackets."""
+    return type_text(t)[len("tensor["):-1]
+
+
+def _converts(value, a: np.ndarray, dtype: np.dtype) -> bool:
+    """Whether ``value`` (as the array ``a``) converts to ``dtype`` keeping every value: an
+    array or NumPy number by NumPy's safe casting; a list or Python number (which NumPy makes
+    ``float64`` or ``int64``) where its kind fits: floats round to the parameter's precision,
+    integers must keep their values."""
+    if np.can_cast(a.dtype, dtype, "safe"):
+        return True
+    if isinstance(value, (np.ndarray, np.generic)) or not np.can_cast(a.dtype, dtype, "same_kind"):
+        return False
+    if dtype.kind == "f":
+        return True
+    with np.errstate(over="ignore", invalid="ignore"):
+        return bool(np.array_equal(a.astype(dtype).astype(a.dtype), a, equal_nan=True))
+
+
 def _plural(n: int, word: str) -> str:
     return f"{n} {word}" + ("" if n == 1 else "s")
 
@@ -227,18 +261,20 @@ class Function:
         arrays = [t for _, shape in sig.params for t in (ctypes.c_void_p, *[ctypes.c_int64] * len(shape))]
         self._result_rank = len(sig.result)
         self._result_type = descriptor_type(self._result_rank)
+        self._dtypes = [dtype_of(t) for t in sig.types]
+        self._result_dtype = dtype_of(sig.result_type)
         proto = ctypes.CFUNCTYPE(ctypes.c_int32, ctypes.POINTER(Failure), ctypes.POINTER(self._result_type),
                                  *arrays)
         self._call = proto(library._engine.address(f"mgrt_guarded_{name}"))
-        self.__doc__ = f"{name}(" + ", ".join(f"{p}: {fmt_shape(s)}" for p, s in sig.params) + \
-            f") -> {fmt_shape(sig.result)}"
+        self.__doc__ = f"{name}(" + ", ".join(f"{p}: {_type_text(t)}" for p, t in zip(sig.names, sig.types)) + \
+            f") -> {_type_text(sig.result_type)}"
 
     def __repr__(self) -> str:
         return f"<mg function {self.__doc__}>"
 
     def _argument(self, i: int, value, pname: str, pshape) -> np.ndarray:
         """The array the compiled code reads for argument ``i``: ``value`` itself where it can."""
-        if not (type(value) is np.ndarray and value.dtype == _F64 and value.ndim == len(pshape)
+        if not (type(value) is np.ndarray and value.dtype == self._dtypes[i - 1] and value.ndim == len(pshape)
                 and value.flags.c_contiguous):
             return self._converted(i, value, pname, pshape)
         # The common case, an array the compiled code can read as it is, in a few steps: a
@@ -249,7 +285,8 @@ class Function:
 
     def _converted(self, i: int, value, pname: str, pshape) -> np.ndarray:
         """``_argument`` of anything else: checked, with a message for each way it can be
-        wrong, and converted to a C-ordered ``float64`` array (a copy where it has to be)."""
+        wrong, and converted to a C-ordered array of the parameter's dtype (a copy where it
+        has to be)."""
         where = f"{self.name}: argument {i} ({pname})"
         expected = _expected(pshape)
         if value is None or (pshape and isinstance(value, (numbers.Number, np.generic))):
@@ -269,7 +306,12 @@ class Function:
             raise ShapeMismatch(f"{where} must be {expected}, got {_described(a)}")
         if any(want is not None and got != want for got, want in zip(a.shape, pshape)):
             raise ShapeMismatch(f"{where} must be {_shape_text(pshape)}, got {_shape_text(a.shape)}")
-        return np.asarray(a, dtype=np.float64, order="C")  # (ascontiguousarray makes 0-D 1-D)
+        dtype = self._dtypes[i - 1]
+        if not _converts(value, a, dtype):
+            raise TypeError(f"{where} is {type_text(self.signature.types[i - 1])}, an array of {dtype}: "
+                            f"{a.dtype} values do not convert to it without loss (convert them with "
+                            f".astype(np.{dtype}) if that is meant)")
+        return np.asarray(a, dtype=dtype, order="C")  # (ascontiguousarray makes 0-D 1-D)
 
     def _bind(self, args: tuple, kwargs: dict) -> list:
         """The arguments in parameter order, as Python binds them (``TypeError`` for too
@@ -303,7 +345,7 @@ class Function:
         flat = [x for a in arrays for x in (_address(a), *a.shape)]
         if self._call(failure_ref, ctypes.byref(result), *flat):
             raise failure.exception()
-        return _take(result, self._result_rank)
+        return _take(result, self._result_rank, self._result_dtype)
 
 
 class Library:

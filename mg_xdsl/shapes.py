@@ -122,15 +122,15 @@ def needs_broadcast(shape: Sequence[Dim], target: Sequence[Dim]) -> bool:
 
 
 def broadcast_blocker(shape: Sequence[Dim], target: Sequence[Dim]) -> int | None:
-    """The rule of ``mg.broadcast`` (static shapes): the
-    first dimension of ``target`` (after right-aligning ``shape``) that ``shape`` can
-    neither match (equal, or ``?`` on either side) nor grow to from a static 1; ``None`` if
-    ``shape`` broadcasts to ``target``."""
+    """The rule of ``mg.broadcast``: the first dimension of ``target`` (after right-aligning
+    ``shape``) that ``shape`` can neither keep (the same static size, or ``?`` for ``?``) nor
+    grow to from a static 1 (to a static size: a ``?`` is never broadcast, so nothing grows
+    to one); ``None`` if ``shape`` broadcasts to ``target``."""
     if len(shape) > len(target):
         return 0
     padded = (1,) * (len(target) - len(shape)) + tuple(shape)
     for d, (a, t) in enumerate(zip(padded, target)):
-        if not dims_compatible(a, t) and a != 1:
+        if a != t and (a != 1 or t is None):
             return d
     return None
 

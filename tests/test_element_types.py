@@ -18,11 +18,13 @@ OPS = {
     "add": ('mg.add %a, %b : {t}, {t} -> {t}', "?x?", lambda a, b: a + b),
     "sub": ('mg.sub %a, %b : {t}, {t} -> {t}', "?x?", lambda a, b: a - b),
     "mul": ('mg.mul %a, %b : {t}, {t} -> {t}', "?x?", lambda a, b: a * b),
-    "div": ('mg.div %a, %b : {t}, {t} -> {t}', "?x?", lambda a, b: a / b),
+    "div": ('mg.div %a, %b : {t}, {t} -> {t}', "?x?", lambda a, b: divide(a, b)),
     "neg": ('mg.neg %a : {t} -> {t}', "?x?", lambda a, b: -a),
     "relu": ('mg.relu %a : {t} -> {t}', "?x?", lambda a, b: np.maximum(a, 0)),
-    "scalar": ('mg.scalar %a {{op = "sub", value = 2.5 : {e}, reversed = true}} : {t} -> {t}', "?x?",
-               lambda a, b: 2.5 - a),
+    "scalar": ('mg.scalar %a {{op = "sub", value = {n} : {e}, reversed = true}} : {t} -> {t}', "?x?",
+               lambda a, b: a.dtype.type(NUMBER[a.dtype.kind]) - a),
+    "scalar_div": ('mg.scalar %a {{op = "div", value = {n} : {e}, reversed = false}} : {t} -> {t}', "?x?",
+                   lambda a, b: divide(a, a.dtype.type(NUMBER[a.dtype.kind]))),
     "matmul": ('mg.matmul %a, %b : {t}, {t} -> {t}', "?x?", lambda a, b: a @ b),
     "transpose": ('mg.transpose %a : {t} to {t}', "?x?", lambda a, b: a.T),
     "row_sum": ('mg.reduce %a {{axis = 1 : i64, kind = "sum"}} : {t} -> {r}', "?x1",
@@ -30,7 +32,15 @@ OPS = {
     "col_max": ('mg.reduce %a {{axis = 0 : i64, kind = "max"}} : {t} -> {r}', "1x?",
                 lambda a, b: a.max(axis=0, keepdims=True)),
 }
-NUMPY = {"f32": np.float32, "f64": np.float64}
+NUMPY = {"f32": np.float32, "f64": np.float64, "i32": np.int32, "i64": np.int64}
+NUMBER = {"f": 2.5, "i": -3}  # the number of mg.scalar, by NumPy's kind of the element type
+
+
+def divide(a: np.ndarray, b) -> np.ndarray:
+    """The language's division: integers truncate toward zero (C's, not NumPy's floor)."""
+    if a.dtype.kind != "i":
+        return a / b
+    return (np.abs(a) // np.abs(b) * np.sign(a) * np.sign(b)).astype(a.dtype)
 
 
 class Descriptor(ctypes.Structure):
@@ -43,8 +53,9 @@ def module_text(e: str) -> str:
     functions = []
     for name, (line, result, _) in OPS.items():
         r = f"tensor<{result}x{e}>"
+        n = NUMBER[e[0]]
         functions.append(f"func.func @{name}(%a: {t}, %b: {t}) -> {r} attributes {{llvm.emit_c_interface}} {{\n"
-                         f"  %r = {line.format(t=t, e=e, r=r)}\n  func.return %r : {r}\n}}\n")
+                         f"  %r = {line.format(t=t, e=e, r=r, n=n)}\n  func.return %r : {r}\n}}\n")
     return "".join(functions)
 
 
@@ -79,11 +90,18 @@ def test_every_op_computes_what_numpy_does_in_each_accepted_type(compiled, name)
     dtype = NUMPY[e]
     rng = np.random.default_rng(len(name))
     # Sizes that leave a vector tail and a partial matrix block; b away from zero for div.
-    a = rng.normal(size=(37, 37)).astype(dtype)
-    b = (rng.normal(size=(37, 37)) + 4).astype(dtype)
+    if np.dtype(dtype).kind == "i":
+        a = rng.integers(-1000, 1000, size=(37, 37)).astype(dtype)
+        b = (rng.integers(1, 30, size=(37, 37)) * rng.choice([-1, 1], size=(37, 37))).astype(dtype)
+    else:
+        a = rng.normal(size=(37, 37)).astype(dtype)
+        b = (rng.normal(size=(37, 37)) + 4).astype(dtype)
     got = call(engine, name, a, b)
     want = OPS[name][2](a, b)
     assert got.dtype == dtype and got.shape == want.shape
+    if np.dtype(dtype).kind == "i":
+        np.testing.assert_array_equal(got, want)
+        return
     tolerance = 1e-5 if dtype == np.float32 else 1e-12
     np.testing.assert_allclose(got, want, rtol=tolerance, atol=tolerance * np.abs(want).max())
 
@@ -95,8 +113,11 @@ def test_print_calls_the_printer_of_its_element_type(e, optimise):
     NumPy's values of that type are (6 significant digits, as C++ prints a float)."""
     from mg_xdsl.backend import runtime
 
-    values = np.array([[0.1, -2.5, 1e10], [123456789.0, 1.0 / 3, -0.0]], dtype=NUMPY[e])
-    text = (f"func.func @main() {{\n  %a = mg.constant dense<{[[float(x) for x in row] for row in values]}>"
+    if e[0] == "i":
+        values = np.array([[1, -25, 2**31 - 1], [-2**31, 0, 7]], dtype=NUMPY[e])
+    else:
+        values = np.array([[0.1, -2.5, 1e10], [123456789.0, 1.0 / 3, -0.0]], dtype=NUMPY[e])
+    text = (f"func.func @main() {{\n  %a = mg.constant dense<{values.tolist()}>"
             f" : tensor<2x3x{e}>\n  mg.print %a : tensor<2x3x{e}>\n  func.return\n}}\n")
     ctx = pipeline.context()
     module = Parser(ctx, text).parse_module()
@@ -105,5 +126,5 @@ def test_print_calls_the_printer_of_its_element_type(e, optimise):
     engine = Engine(translate(module))
     with runtime.capture() as printed:
         ctypes.CFUNCTYPE(None)(engine.address("main"))()
-    rows = [",   ".join("%g" % float(x) for x in row) for row in values]
+    rows = [",   ".join(str(x) if e[0] == "i" else "%g" % float(x) for x in row) for row in values]
     assert printed.getvalue().endswith("data = \n[[" + "], \n [".join(rows) + "]]\n"), printed.getvalue()

@@ -79,7 +79,7 @@ def test_the_cpp_interface_refuses_other_ranks_before_writing(tmp_path):
     assert out.returncode == 1
     assert out.stderr.decode().strip() == (
         "mgc: error: f: its parameter x is tensor[2x2x2], but the C++ interface (mg::Matrix) takes "
-        "and returns matrices (rank 2) only for now")
+        "and returns matrices of f64 (rank 2) only for now")
     assert not (tmp_path / "out").exists()
 
 
@@ -123,9 +123,9 @@ def broadcast_operand(draw, shape: tuple[int, ...]) -> tuple[int, ...]:
 def elementwise(draw, shape: tuple[int, ...], params: list, depth: int, number_ok: bool = True):
     """(source, NumPy function of the parameters' values) of an expression whose shape
     broadcasts to ``shape`` (a number only where ``number_ok``: relu needs a tensor)."""
-    def param(pshape: tuple[int, ...]):
+    def param(pshape: tuple[int, ...], transposed: bool = False):
         name = f"p{len(params)}"
-        params.append(pshape)
+        params.append((pshape, transposed))
         return name, (lambda env: env[name])
 
     choice = draw(st.integers(0, 5 if depth < 3 else 1))
@@ -138,7 +138,7 @@ def elementwise(draw, shape: tuple[int, ...], params: list, depth: int, number_o
         src, f = draw(elementwise(shape, params, depth + 1, number_ok=False))
         return f"relu({src})", (lambda env: np.maximum(f(env), 0))
     if choice == 3:  # (of a whole tensor: a part of lower rank would transpose differently)
-        src, f = param(shape[::-1])
+        src, f = param(shape[::-1], transposed=True)
         return f"transpose({src})", (lambda env: np.transpose(f(env)))
     op = draw(st.sampled_from("+-*/"))
     ls, lf = draw(elementwise(shape, params, depth + 1, number_ok))
@@ -149,11 +149,28 @@ def elementwise(draw, shape: tuple[int, ...], params: list, depth: int, number_o
 
 @st.composite
 def rank_program(draw):
+    """A def of random elementwise expressions; some dimensions declared '?'. A '?' is
+    never broadcast (against a static 1 it would take size 1), so an axis may be '?' only
+    where no parameter has a 1 that grows along it; there, each parameter may declare it
+    '?' or static (checked equal at run time)."""
     shape = tuple(draw(st.lists(st.integers(1, 4), min_size=0, max_size=4)))
     params: list = []
     src, f = draw(elementwise(shape, params, 0, number_ok=False))
-    types = ", ".join(f"p{i}: tensor[{'x'.join(map(str, s))}]" for i, s in enumerate(params))
-    return f"def f({types}) = {src}\n", params, f
+    rank = len(shape)
+
+    def axes(pshape, transposed):  # the result's axis of each dimension of a parameter
+        return [rank - 1 - d for d in range(len(pshape))] if transposed else \
+            [rank - len(pshape) + d for d in range(len(pshape))]
+
+    # (a parameter of lower rank has 1s along the leading axes, which grow as well)
+    grows = {a for pshape, t in params for a, size in zip(axes(pshape, t), pshape) if size != shape[a]}
+    grows |= {a for pshape, _ in params for a in range(rank - len(pshape)) if shape[a] != 1}
+    types = []
+    for i, (pshape, t) in enumerate(params):
+        dims = ["?" if a not in grows and draw(st.booleans()) else str(size)
+                for a, size in zip(axes(pshape, t), pshape)]
+        types.append(f"p{i}: tensor[{'x'.join(dims)}]")
+    return f"def f({', '.join(types)}) = {src}\n", [p for p, _ in params], f
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -202,3 +219,25 @@ def test_a_number_is_a_rank_0_tensor_argument():
     assert "rank = 0 offset = 0 sizes = [] strides = [] data = \n[-2.5]\n" in out.stdout.decode()
     with pytest.raises(MgError, match=r"argument 1 of f \(x\) must be a tensor\[2\], got the number 3"):
         mg_xdsl.compile("def f(x: tensor[2]) = x\nprint f(3)\n")
+
+
+# -- '?' operands growing along their static 1s ---------------------------------------------
+
+GROWING = """
+def normalise(x: tensor[?x4]) = x / row_sum(x)
+def centre(x: tensor[?x?x3], m: tensor[?x?x1]) = x - m
+"""
+
+
+@pytest.mark.parametrize("optimise", [True, False], ids=["optimised", "reference"])
+def test_an_operand_with_a_question_mark_grows_along_its_static_ones(optimise):
+    """The batch dimension of a layer is a '?': ``x / row_sum(x)`` divides each row of a
+    ``?x4`` by its ``?x1`` sum (the chapter's front end refused it: "broadcasting needs
+    static shapes"). A '?' itself is still never broadcast (see the warning tests)."""
+    lib = mg_xdsl.compile(GROWING, optimise=optimise)
+    rng = np.random.default_rng(5)
+    for rows in (1, 3, 17):
+        x = rng.random((rows, 4)) + 0.5
+        np.testing.assert_array_equal(lib.normalise(x), x / x.sum(axis=1, keepdims=True))
+        y, m = rng.normal(size=(rows, 2, 3)), rng.normal(size=(rows, 2, 1))
+        np.testing.assert_array_equal(lib.centre(y, m), y - m)

@@ -39,6 +39,8 @@ from dataclasses import dataclass
 from xdsl.dialects import builtin
 from xdsl.dialects.builtin import MemRefType
 
+from mg_xdsl import element_types
+
 
 class GpuError(RuntimeError):
     """The device could not be used, or it failed to run a kernel."""
@@ -70,7 +72,7 @@ class Kernel:
 
 def _param(t, written: bool) -> Param:
     if isinstance(t, MemRefType):
-        return Param(len(t.get_shape()), t.element_type.bitwidth // 8, written=written)
+        return Param(len(t.get_shape()), element_types.byte_size(t), written=written)
     if isinstance(t, builtin.Float64Type):
         return Param(None, scalar=ctypes.c_double)
     if isinstance(t, builtin.Float32Type):

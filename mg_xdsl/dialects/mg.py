@@ -18,10 +18,9 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import ClassVar
 
-from xdsl.dialects import arith
+from xdsl.dialects import arith, cf
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
-    AnyFloat,
     BoolAttr,
     DenseIntOrFPElementsAttr,
     Float64Type,
@@ -30,6 +29,7 @@ from xdsl.dialects.builtin import (
     IntegerType,
     StringAttr,
     TensorType,
+    i1,
     i64,
 )
 from xdsl.ir import Attribute, Dialect, Operation, SSAValue
@@ -118,8 +118,12 @@ class MgOp(IRDLOperation):
             )
 
     def check_elementwise(self, *values: SSAValue) -> None:
-        """Elementwise rule: same rank, each dimension equal or ``?`` (checked at run time)."""
+        """Elementwise rule: one element type; same rank, each dimension equal or ``?``
+        (checked at run time)."""
         self.check_same_element_type(*values)
+        self.check_same_shapes(*values)
+
+    def check_same_shapes(self, *values: SSAValue) -> None:
         found = [shape_of(_tensor(v)) for v in values]
         first = found[0]
         if any(not shapes.shapes_compatible(first, s) for s in found[1:]):
@@ -133,9 +137,56 @@ class MgOp(IRDLOperation):
 # What an op computes on one element
 # ---------------------------------------------------------------------------------------
 
-# The arith op of each binary operator, as ``mg.add`` and ``mg.scalar {op = "add"}`` name it.
-BINARY_ARITH: dict[str, type[IRDLOperation]] = {
-    "add": arith.AddfOp, "sub": arith.SubfOp, "mul": arith.MulfOp, "div": arith.DivfOp}
+# The arith ops of each binary operator, as ``mg.add`` and ``mg.scalar {op = "add"}`` name
+# it: for floats, and for (signed) integers.
+BINARY_ARITH: dict[str, tuple[type[IRDLOperation], type[IRDLOperation]]] = {
+    "add": (arith.AddfOp, arith.AddiOp), "sub": (arith.SubfOp, arith.SubiOp),
+    "mul": (arith.MulfOp, arith.MuliOp), "div": (arith.DivfOp, arith.DivSIOp)}
+DIVISION_BY_ZERO = "mg.div: integer division by zero"
+
+
+def _number(value: float, like: SSAValue) -> SSAValue:
+    """The number ``value`` of ``like``'s type."""
+    return _constant(value, like.type)
+
+
+def integer_division(lhs: SSAValue, rhs: SSAValue) -> SSAValue:
+    """``lhs / rhs`` truncated toward zero, never undefined: a zero ``rhs`` fails a run-time
+    check (the program stops as on a failed shape check), and ``MIN / -1`` wraps to ``MIN``
+    as every other overflow does (``arith.divsi`` leaves both undefined; x86 traps)."""
+    zero, one, minus_one = (_number(c, rhs) for c in (0, 1, -1))
+    cf.AssertOp(arith.CmpiOp(rhs, zero, "ne").result, DIVISION_BY_ZERO)
+    negate = arith.CmpiOp(rhs, minus_one, "eq").result
+    # (the divisor 1 where the quotient is not sdiv's, so the sdiv itself is always defined)
+    unsafe = arith.OrIOp(negate, arith.CmpiOp(rhs, zero, "eq").result).result
+    quotient = arith.DivSIOp(lhs, arith.SelectOp(unsafe, one, rhs).result).result
+    return arith.SelectOp(negate, arith.SubiOp(zero, lhs).result, quotient).result
+
+
+# The arith predicate of each comparison, for floats, signed integers and i1 (false < true).
+# A comparison with NaN is false, but NaN != x is true: NumPy's (and IEEE's) ordered and
+# unordered predicates.
+COMPARISONS: dict[str, tuple[str, str, str]] = {
+    "lt": ("olt", "slt", "ult"), "le": ("ole", "sle", "ule"), "gt": ("ogt", "sgt", "ugt"),
+    "ge": ("oge", "sge", "uge"), "eq": ("oeq", "eq", "eq"), "ne": ("une", "ne", "ne")}
+
+
+def compare(predicate: str, lhs: SSAValue, rhs: SSAValue) -> SSAValue:
+    """``lhs predicate rhs`` on two elements, an ``i1`` (``predicate`` a key of
+    ``COMPARISONS``)."""
+    floats, signed, unsigned = COMPARISONS[predicate]
+    if element_types.is_float(lhs.type):
+        return arith.CmpfOp(lhs, rhs, floats).result
+    return arith.CmpiOp(lhs, rhs, unsigned if element_types.is_bool(lhs.type) else signed).result
+
+
+def binary_arith(op: str, lhs: SSAValue, rhs: SSAValue) -> SSAValue:
+    """``lhs op rhs`` on two elements (``op`` a key of ``BINARY_ARITH``)."""
+    if not element_types.is_integer(lhs.type):
+        return BINARY_ARITH[op][0](lhs, rhs).result
+    if op == "div":
+        return integer_division(lhs, rhs)
+    return BINARY_ARITH[op][1](lhs, rhs).result
 
 
 class ScalarComputation:
@@ -157,9 +208,15 @@ class Reduction:
     identity: float  # where the fold starts: the value that leaves any element as it is
 
 
+# The reductions of float elements; ``INTEGER_REDUCTIONS`` those of integers, whose identity
+# of max, -inf, is the type's minimum (``element_types.attr``).
 REDUCTIONS: dict[str, Reduction] = {
     "sum": Reduction(arith.AddfOp, 0.0),
     "max": Reduction(arith.MaximumfOp, float("-inf")),  # maximumf propagates NaN, as NumPy's max
+}
+INTEGER_REDUCTIONS: dict[str, Reduction] = {
+    "sum": Reduction(arith.AddiOp, 0.0),
+    "max": Reduction(arith.MaxSIOp, float("-inf")),
 }
 
 
@@ -176,7 +233,7 @@ class ConstantOp(MgOp):
     T: ClassVar = VarConstraint("T", AnyAttr())
     value = prop_def(ParamAttrConstraint(DenseIntOrFPElementsAttr, (T, AnyAttr())))
     result = result_def(T)
-    traits = traits_def(Pure(), ConstantLike(), LoweredElementTypes())
+    traits = traits_def(Pure(), ConstantLike(), LoweredElementTypes(element_types.STORED))
     assembly_format = "$value attr-dict"
 
     def __init__(self, value: DenseIntOrFPElementsAttr):
@@ -187,18 +244,25 @@ class ConstantOp(MgOp):
             raise self.fail("a constant needs a static shape")
 
 
-class ElementwiseBinaryOp(MgOp, ScalarComputation):
-    """``lhs op rhs`` on tensors of agreeing shapes, element by element."""
-
-    OPERATOR: ClassVar[str]  # its key in BINARY_ARITH
+class BinaryOp(MgOp, ScalarComputation):
+    """Two tensors of agreeing shapes in, one out, element by element. (Traits add up along
+    the class hierarchy in xDSL, so the element types are the subclasses' to say.)"""
 
     lhs = operand_def(TensorType)
     rhs = operand_def(TensorType)
     result = result_def(TensorType)
-    traits = traits_def(Pure(), LoweredElementTypes())
+    traits = traits_def(Pure())
     assembly_format = (
         "$lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs) `->` type($result)"
     )
+
+
+class ElementwiseBinaryOp(BinaryOp):
+    """``lhs op rhs`` on tensors of agreeing shapes, element by element."""
+
+    OPERATOR: ClassVar[str]  # its key in BINARY_ARITH
+
+    traits = traits_def(LoweredElementTypes())
 
     def __init__(self, lhs: SSAValue, rhs: SSAValue, result_type: Attribute | None = None):
         """The result type, unless given, is the operands' shapes merged (a static size
@@ -212,7 +276,7 @@ class ElementwiseBinaryOp(MgOp, ScalarComputation):
         self.check_elementwise(self.lhs, self.rhs, self.result)
 
     def scalar(self, operands: Sequence[SSAValue], constants: Sequence[SSAValue]) -> SSAValue:
-        return BINARY_ARITH[self.OPERATOR](*operands).result
+        return binary_arith(self.OPERATOR, *operands)
 
 
 @irdl_op_definition
@@ -241,19 +305,108 @@ class DivOp(ElementwiseBinaryOp):
     OPERATOR: ClassVar[str] = "div"
 
 
+@irdl_op_definition
+class CompareOp(BinaryOp):
+    """``lhs predicate rhs`` element by element, an ``i1`` tensor:
+    ``mg.compare %a, %b {predicate = "lt"} : tensor<3xf64>, tensor<3xf64> -> tensor<3xi1>``."""
+
+    name = "mg.compare"
+    predicate = prop_def(StringAttr)
+    traits = traits_def(LoweredElementTypes(element_types.STORED))
+    irdl_options = (ParsePropInAttrDict(),)
+
+    def __init__(self, lhs: SSAValue, rhs: SSAValue, predicate: str):
+        shape = shapes.broadcast_shapes(shape_of(lhs.type), shape_of(rhs.type))
+        IRDLOperation.__init__(self, operands=[lhs, rhs], result_types=[tensor_type(shape, i1)],
+                               properties={"predicate": StringAttr(predicate)})
+
+    def verify_(self) -> None:
+        if self.predicate.data not in COMPARISONS:
+            raise self.fail(f"predicate must be one of {', '.join(COMPARISONS)}, got '{self.predicate.data}'")
+        self.check_same_element_type(self.lhs, self.rhs)
+        if _tensor(self.result).element_type != i1:
+            raise self.fail(f"the result must be a tensor of i1, got {self.result.type}")
+        self.check_same_shapes(self.lhs, self.rhs, self.result)
+
+    def scalar(self, operands: Sequence[SSAValue], constants: Sequence[SSAValue]) -> SSAValue:
+        return compare(self.predicate.data, *operands)
+
+
+@irdl_op_definition
+class SelectOp(MgOp, ScalarComputation):
+    """``where(mask, a, b)``: ``a`` where ``mask`` is true, else ``b``, element by element
+    (operands of agreeing shapes: the front end broadcasts them)."""
+
+    name = "mg.select"
+    mask = operand_def(TensorType)
+    lhs = operand_def(TensorType)
+    rhs = operand_def(TensorType)
+    result = result_def(TensorType)
+    traits = traits_def(Pure(), LoweredElementTypes(element_types.STORED))
+    assembly_format = ("$mask `,` $lhs `,` $rhs attr-dict `:` type($mask) `,` type($lhs) `,` type($rhs) "
+                       "`->` type($result)")
+
+    def __init__(self, mask: SSAValue, lhs: SSAValue, rhs: SSAValue):
+        """The result's shape is the operands' merged (a static size where any has one)."""
+        shape = shape_of(mask.type)
+        for value in (lhs, rhs):
+            shape = shapes.broadcast_shapes(shape, shape_of(value.type))
+        super().__init__(operands=[mask, lhs, rhs], result_types=[tensor_type(shape, _tensor(lhs).element_type)])
+
+    def verify_(self) -> None:
+        if _tensor(self.mask).element_type != i1:
+            raise self.fail(f"the mask must be a tensor of i1, got {self.mask.type}")
+        self.check_same_element_type(self.lhs, self.rhs, self.result)
+        self.check_same_shapes(self.mask, self.lhs, self.rhs, self.result)
+
+    def scalar(self, operands: Sequence[SSAValue], constants: Sequence[SSAValue]) -> SSAValue:
+        return arith.SelectOp(*operands).result
+
+
+@irdl_op_definition
+class FullLikeOp(MgOp):
+    """A tensor of the shape of ``like`` (of any element type), every element ``value``:
+    ``mg.full_like %x {value = 0.0 : f64} : tensor<?x3xi1> -> tensor<?x3xf64>``. (A number
+    given to ``where``, whose shape is the other operands'.)"""
+
+    name = "mg.full_like"
+    like = operand_def(TensorType)
+    result = result_def(TensorType)
+    value = prop_def(FloatAttr | IntegerAttr)  # of the result's element type
+    traits = traits_def(Pure(), LoweredElementTypes(element_types.STORED))
+    irdl_options = (ParsePropInAttrDict(),)
+    assembly_format = "$like attr-dict `:` type($like) `->` type($result)"
+
+    def __init__(self, like: SSAValue, value: float, element_type: Attribute):
+        super().__init__(operands=[like], result_types=[tensor_type(shape_of(like.type), element_type)],
+                         properties={"value": element_types.attr(value, element_type)})
+
+    def verify_(self) -> None:
+        self.check_same_shapes(self.like, self.result)
+        if self.value.type != _tensor(self.result).element_type:
+            raise self.fail(f"the value must be of the result's element type "
+                            f"{_tensor(self.result).element_type}, got {self.value.type}")
+
+
 class UnaryOp(MgOp):
-    """One tensor in, one tensor out: ``mg.op %x : tensor<..> -> tensor<..>``."""
+    """One tensor in, one tensor out: ``mg.op %x : tensor<..> -> tensor<..>``. (The ops that
+    only move or convert elements take every stored type, ``i1`` too: ``MOVES``.)"""
 
     input = operand_def(TensorType)
     result = result_def(TensorType)
-    traits = traits_def(Pure(), LoweredElementTypes())
+    traits = traits_def(Pure())
     assembly_format = "$input attr-dict `:` type($input) `->` type($result)"
 
     def __init__(self, input: SSAValue, result_type: Attribute | None = None):
         super().__init__(operands=[input], result_types=[result_type or input.type])
 
 
+MOVES = traits_def(LoweredElementTypes(element_types.STORED))
+
+
 class ElementwiseUnaryOp(UnaryOp, ScalarComputation):
+    traits = traits_def(LoweredElementTypes())
+
     def verify_(self) -> None:
         self.check_elementwise(self.input, self.result)
 
@@ -262,7 +415,12 @@ class ElementwiseUnaryOp(UnaryOp, ScalarComputation):
 class NegOp(ElementwiseUnaryOp):
     name = "mg.neg"
 
+    def scalar_constants(self) -> tuple[float, ...]:
+        return (0.0,) if element_types.is_integer(self.input.type) else ()
+
     def scalar(self, operands: Sequence[SSAValue], constants: Sequence[SSAValue]) -> SSAValue:
+        if constants:  # an integer: 0 - x, wrapping at the minimum as NumPy does
+            return arith.SubiOp(constants[0], operands[0]).result
         return arith.NegfOp(operands[0]).result
 
 
@@ -276,47 +434,59 @@ class ReluOp(ElementwiseUnaryOp):
         return (0.0,)
 
     def scalar(self, operands: Sequence[SSAValue], constants: Sequence[SSAValue]) -> SSAValue:
+        if element_types.is_integer(operands[0].type):
+            return arith.MaxSIOp(operands[0], constants[0]).result
         return arith.MaximumfOp(operands[0], constants[0]).result  # NaN stays NaN
 
 
-SCALAR_OPS = tuple(BINARY_ARITH)
+SCALAR_OPS = (*BINARY_ARITH, *COMPARISONS)
 
 
 @irdl_op_definition
 class ScalarOp(MgOp, ScalarComputation):
     """A tensor combined elementwise with a compile-time number.
 
-    ``op`` is one of add/sub/mul/div; ``reversed = true`` puts the number on the left, so
-    ``2 - a`` is ``{op = "sub", value = 2.0, reversed = true}``.
+    ``op`` is one of add/sub/mul/div, or a comparison (lt/le/gt/ge/eq/ne, whose result is a
+    tensor of ``i1``); ``reversed = true`` puts the number on the left, so ``2 - a`` is
+    ``{op = "sub", value = 2.0, reversed = true}``.
     """
 
     name = "mg.scalar"
     input = operand_def(TensorType)
     result = result_def(TensorType)
     op = prop_def(StringAttr)
-    value = prop_def(FloatAttr)
+    value = prop_def(FloatAttr | IntegerAttr)  # of the tensor's element type
     reversed = prop_def(BoolAttr)
-    traits = traits_def(Pure(), LoweredElementTypes())
+    traits = traits_def(Pure(), LoweredElementTypes(element_types.STORED))
     irdl_options = (ParsePropInAttrDict(),)
     assembly_format = "$input attr-dict `:` type($input) `->` type($result)"
 
     def __init__(self, input: SSAValue, op: str, value: float, reversed: bool):
-        element_type = _tensor(input).element_type
-        assert isinstance(element_type, AnyFloat)
+        result = tensor_type(shape_of(input.type), i1) if op in COMPARISONS else input.type
         super().__init__(
             operands=[input],
-            result_types=[input.type],
+            result_types=[result],
             properties={
                 "op": StringAttr(op),
-                "value": FloatAttr(value, element_type),
+                "value": element_types.attr(value, _tensor(input).element_type),
                 "reversed": BoolAttr.from_bool(reversed),
             },
         )
 
     def verify_(self) -> None:
         if self.op.data not in SCALAR_OPS:
-            raise self.fail(f"op must be add, sub, mul or div, got '{self.op.data}'")
-        self.check_elementwise(self.input, self.result)
+            raise self.fail(f"op must be one of {', '.join(SCALAR_OPS)}, got '{self.op.data}'")
+        if self.op.data in COMPARISONS:
+            self.check_same_shapes(self.input, self.result)
+            if _tensor(self.result).element_type != i1:
+                raise self.fail(f"a comparison's result must be a tensor of i1, got {self.result.type}")
+        else:
+            self.check_elementwise(self.input, self.result)
+            if problem := element_types.unsupported(_tensor(self.input).element_type):
+                raise self.fail(problem)
+        if self.value.type != self.input.type.element_type:  # type: ignore[attr-defined]
+            raise self.fail(f"the number must be of the tensor's element type "
+                            f"{self.input.type.element_type}, got {self.value.type}")  # type: ignore[attr-defined]
 
     def scalar_constants(self) -> tuple[float, ...]:
         return (self.value.value.data,)
@@ -324,7 +494,9 @@ class ScalarOp(MgOp, ScalarComputation):
     def scalar(self, operands: Sequence[SSAValue], constants: Sequence[SSAValue]) -> SSAValue:
         x, number = operands[0], constants[0]
         lhs, rhs = (number, x) if self.reversed.value.data else (x, number)
-        return BINARY_ARITH[self.op.data](lhs, rhs).result
+        if self.op.data in COMPARISONS:
+            return compare(self.op.data, lhs, rhs)
+        return binary_arith(self.op.data, lhs, rhs)
 
 
 @irdl_op_definition
@@ -362,6 +534,7 @@ class TransposeOp(UnaryOp):
     """Rows become columns: ``mg.transpose %x : tensor<2x3xf64> to tensor<3x2xf64>``."""
 
     name = "mg.transpose"
+    traits = MOVES
     assembly_format = "$input attr-dict `:` type($input) `to` type($result)"
 
     def __init__(self, input: SSAValue, result_type: Attribute | None = None):
@@ -408,7 +581,8 @@ class ReduceOp(MgOp):
 
     @property
     def reduction(self) -> Reduction:
-        return REDUCTIONS[self.kind.data]
+        integer = element_types.is_integer(self.input.type)
+        return (INTEGER_REDUCTIONS if integer else REDUCTIONS)[self.kind.data]
 
     def verify_(self) -> None:
         self.check_same_element_type(self.input, self.result)
@@ -430,22 +604,22 @@ class ReduceOp(MgOp):
 
 @irdl_op_definition
 class BroadcastOp(UnaryOp):
-    """Repeat a tensor along every dimension of size 1 to fill a larger static shape."""
+    """Repeat a tensor along every dimension of size 1 to fill a larger shape: each static 1
+    grows to a static size, every other dimension (``?`` included) stays as it is, and
+    leading dimensions are added (``tensor<?x1xf64> -> tensor<?x10xf64>``,
+    ``tensor<3xf64> -> tensor<2x3xf64>``)."""
 
     name = "mg.broadcast"
+    traits = MOVES
 
     def verify_(self) -> None:
         self.check_same_element_type(self.input, self.result)
         in_shape, out_shape = shape_of(self.input.type), shape_of(self.result.type)
-        if None in in_shape or None in out_shape:
-            raise VerifyException(
-                "mg.broadcast needs static shapes (dynamic broadcasting is not supported)"
-            )
         d = shapes.broadcast_blocker(in_shape, out_shape)
         if d is not None:
             raise self.fail(
-                f"dimension {d} of {self.input.type} can only grow from size 1, "
-                f"not to {self.result.type}"
+                f"dimension {d} of {self.input.type} can only stay as it is or grow from a "
+                f"static 1 to a static size, not to {self.result.type}"
             )
 
 
@@ -459,10 +633,72 @@ class CastOp(UnaryOp):
     """
 
     name = "mg.cast"
+    traits = MOVES
     assembly_format = "$input attr-dict `:` type($input) `to` type($result)"
 
     def verify_(self) -> None:
         self.check_elementwise(self.input, self.result)
+
+
+def convert_element(x: SSAValue, to: Attribute) -> SSAValue:
+    """``x`` as a number of type ``to``: floats widen or round to nearest, integers widen or
+    wrap, integers become the nearest float; a float becomes an integer truncated toward
+    zero, saturating at the type's limits, NaN giving 0 (what NumPy gives is undefined
+    there, and ``arith.fptosi`` leaves it undefined too, so the limits are chosen first);
+    ``i1`` is ``x != 0``, and from ``i1`` false and true are 0 and 1."""
+    source = x.type
+    if source == to:
+        return x
+    if element_types.is_bool(to):  # true where not zero (NaN too, as NumPy's bool(nan))
+        if element_types.is_float(source):
+            return arith.CmpfOp(x, _number(0.0, x), "une").result
+        return arith.CmpiOp(x, _number(0, x), "ne").result
+    if element_types.is_bool(source):  # false and true are 0 and 1
+        if element_types.is_float(to):
+            return arith.UIToFPOp(x, to).result
+        return arith.ExtUIOp(x, to).result
+    if element_types.is_float(source) and element_types.is_float(to):
+        wider = to.bitwidth > source.bitwidth  # type: ignore[attr-defined]
+        return (arith.ExtFOp if wider else arith.TruncFOp)(x, to).result
+    if element_types.is_integer(source) and element_types.is_integer(to):
+        wider = to.width.data > source.width.data  # type: ignore[attr-defined]
+        return (arith.ExtSIOp if wider else arith.TruncIOp)(x, to).result
+    if element_types.is_integer(source):
+        return arith.SIToFPOp(x, to).result
+    low, high = element_types.integer_range(to)
+    too_low = arith.CmpfOp(x, _number(float(low), x), "olt").result  # (powers of two: exact)
+    too_high = arith.CmpfOp(x, _number(float(high + 1), x), "oge").result
+    nan = arith.CmpfOp(x, x, "uno").result
+    outside = arith.OrIOp(arith.OrIOp(too_low, too_high).result, nan).result
+    inside = arith.FPToSIOp(arith.SelectOp(outside, _number(0.0, x), x).result, to).result
+    limited = arith.SelectOp(too_low, _constant(low, to), arith.SelectOp(too_high, _constant(high, to), inside).result)
+    return limited.result
+
+
+def _constant(value: float, t: Attribute) -> SSAValue:
+    return arith.ConstantOp(element_types.attr(value, t), t).result
+
+
+@irdl_op_definition
+class ConvertOp(UnaryOp, ScalarComputation):
+    """Each element converted to the result's element type (the language's ``cast``):
+    ``mg.convert %x : tensor<2x3xf64> to tensor<2x3xi32>``; see ``convert_element``."""
+
+    name = "mg.convert"
+    traits = MOVES
+    assembly_format = "$input attr-dict `:` type($input) `to` type($result)"
+
+    def __init__(self, input: SSAValue, element_type: Attribute):
+        super().__init__(input, tensor_type(shape_of(input.type), element_type))
+
+    def verify_(self) -> None:
+        got = [shape_of(_tensor(v)) for v in (self.input, self.result)]
+        if not shapes.shapes_compatible(*got):
+            raise self.fail("operand and result shapes must agree (a '?' dimension matches any size), "
+                            "got " + ", ".join(fmt_shape(s) for s in got))
+
+    def scalar(self, operands: Sequence[SSAValue], constants: Sequence[SSAValue]) -> SSAValue:
+        return convert_element(operands[0], self.result.type.element_type)  # type: ignore[attr-defined]
 
 
 @irdl_op_definition
@@ -494,6 +730,10 @@ Mg = Dialect(
         ReduceOp,
         BroadcastOp,
         CastOp,
+        ConvertOp,
+        CompareOp,
+        SelectOp,
+        FullLikeOp,
         PrintOp,
     ],
 )

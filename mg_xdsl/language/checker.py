@@ -2,20 +2,20 @@
 what makes a program wrong (an unknown name, shapes that cannot combine, a call with the
 wrong arguments) or likely to abort when it runs (warnings).
 
-A type is a ``Matrix`` (a tensor of any rank: a shape and an element type; today always
-``f64``) or a compile-time number, which the checker folds: ``2 * 3`` is the number 6.0, and a matrix
-with a number is an ``mg.scalar`` later. The rules themselves are ``mg_xdsl.shapes``'s,
-shared with the mg dialect's verifiers; this module phrases them for the program's author.
+A type is a ``Matrix`` (a tensor of any rank: a shape and an element type) or a
+compile-time number, which the checker folds: ``2 * 3`` is the number 6.0, and a matrix
+with a number is an ``mg.scalar`` later, of the matrix's element type. Tensors of two
+element types never combine (``cast`` converts one); a number combines with a tensor of any
+element type if it is a number of that type (``2`` with an ``i32`` tensor, not ``2.5``).
+The rules themselves are ``mg_xdsl.shapes``'s and ``mg_xdsl.element_types``'s, shared with
+the mg dialect's verifiers; this module phrases them for the program's author.
 """
 
 import difflib
 import math
 from dataclasses import dataclass, field
 
-from xdsl.dialects.builtin import Float64Type
-from xdsl.ir import Attribute
-
-from mg_xdsl import shapes
+from mg_xdsl import element_types, shapes
 from mg_xdsl.backend import runtime
 from mg_xdsl.language.diagnostics import MgError
 from mg_xdsl.language.lexer import Token
@@ -23,10 +23,12 @@ from mg_xdsl.language.syntax_tree import (
     KEYWORDS,
     Call,
     Chain,
+    Compare,
     Def,
     Expr,
     Let,
     Literal,
+    Matrix,
     Name,
     Negate,
     Number,
@@ -34,19 +36,11 @@ from mg_xdsl.language.syntax_tree import (
 )
 from mg_xdsl.shapes import Shape, ShapeError, fmt_shape
 
+NO_BOOLEAN_ARITHMETIC = "i1 tensors (true/false) have no arithmetic; cast them to a number type first"
 NEVER_BROADCAST = (
     "a '?' dimension is never broadcast: this aborts at run time unless the sizes are "
     "equal; give the dimension a static size"
 )
-
-
-F64 = Float64Type()
-
-
-@dataclass(frozen=True)
-class Matrix:
-    shape: Shape
-    element: Attribute = F64
 
 
 Type = Matrix | float  # a float: a compile-time number, its value
@@ -76,18 +70,40 @@ REDUCTIONS = {
     for side in ("row", "col")
     for kind in ("sum", "max", "mean")
 }
-BUILTIN_LIST = ["relu", "transpose", *REDUCTIONS]  # in a fixed order, for suggestions
+BUILTIN_LIST = ["relu", "transpose", "cast", "where", *REDUCTIONS]  # in a fixed order, for suggestions
 BUILTINS = set(BUILTIN_LIST)
 # Symbols the generated code links against: a def with one of these names would clash.
 RESERVED = {"main", "malloc", "free", "abort", *runtime.PRINTERS}
 
 
+def type_text(t: Matrix) -> str:
+    """The type as the language writes it: ``tensor[2x3]``, ``tensor[3xi32]``, ``tensor[i64]``."""
+    parts = [fmt_shape(t.shape)] if t.shape else []
+    if t.element != element_types.F64:
+        parts.append(element_types.NAME_OF[t.element])
+    return f"tensor[{'x'.join(parts)}]"
+
+
 def describe(t: Type) -> str:
     if not isinstance(t, Matrix):
         return f"the number {t:g}"
-    if len(t.shape) == 2:
+    if len(t.shape) == 2 and t.element == element_types.F64:
         return f"a {fmt_shape(t.shape)} matrix"
-    return f"a tensor[{fmt_shape(t.shape)}]"  # (as the language writes its type: tensor[3], tensor[])
+    return f"a {type_text(t)}"
+
+
+def number_of_type(value: float, t: Matrix) -> str | None:
+    """Why the compile-time number ``value`` is not a number of ``t``'s element type (None if
+    it is): an integer type takes integers within its range."""
+    if not element_types.is_integer(t.element):
+        return None
+    name = element_types.NAME_OF[t.element]
+    if not float(value).is_integer():
+        return f"the number {value:g} is not an integer, and {describe(t)} holds {name} integers"
+    low, high = element_types.integer_range(t.element)
+    if not low <= value <= high:
+        return f"the number {value:g} is out of the range of {name} ({low} to {high})"
+    return None
 
 
 def fold(op: str, a: float, b: float) -> float:
@@ -140,6 +156,8 @@ class Checker:
     main: Scope = field(default_factory=Scope)
     types: dict[Expr, Type] = field(default_factory=dict)
     steps: dict[Chain, list[Type]] = field(default_factory=dict)
+    # A literal or number that a declared type converts: its elements (the type is in types).
+    constants: dict[Expr, list[float]] = field(default_factory=dict)
 
     def warn(self, line: int, message: str) -> None:
         self.warnings.append((line, message))
@@ -152,7 +170,10 @@ class Checker:
         if isinstance(s, Let):
             if s.name.text in BUILTINS or s.name.text in self.functions or s.name.text in KEYWORDS:
                 raise MgError(s.head.line, f"cannot bind {s.name.text!r}: it names a function or keyword")
-            self.main.env[s.name.text] = self.expr(s.value, self.main)
+            value = self.expr(s.value, self.main)
+            if s.declared is not None:
+                value = self.declare(s.value, value, s.declared, f"{s.name.text} is declared")
+            self.main.env[s.name.text] = value
             return
         value = self.expr(s.value, self.main)
         if not isinstance(value, Matrix):
@@ -167,15 +188,31 @@ class Checker:
         if name in self.functions:
             raise MgError(line, f"function {name!r} is already defined")
         scope = Scope(name=name)
-        for pname, shape in d.params:
+        for pname, ptype in d.params:
             if pname.text in scope.env:
                 raise MgError(pname.line, f"parameter {pname.text!r} appears twice")
-            scope.env[pname.text] = Matrix(shape)
+            scope.env[pname.text] = ptype
         body = self.expr(d.body, scope)
+        if d.declared is not None:
+            body = self.declare(d.body, body, d.declared, f"the result of {name} is declared")
         if not isinstance(body, Matrix):
             raise MgError(line, f"the body of {name} must be a matrix, got {describe(body)}")
-        self.functions[name] = Signature([p.text for p, _ in d.params],
-                                         [Matrix(shape) for _, shape in d.params], body)
+        self.functions[name] = Signature([p.text for p, _ in d.params], [t for _, t in d.params], body)
+
+    def declare(self, e: Expr, t: Type, declared: Matrix, what: str) -> Matrix:
+        """The type of ``e`` (of type ``t``) where ``what`` (a name, a result) is declared
+        ``declared``: exactly that type, or a literal or number that converts to it."""
+        if isinstance(t, float) and declared.shape == () or isinstance(e, Literal) and t.shape == declared.shape:
+            values = e.values if isinstance(e, Literal) else [t]  # type: ignore[list-item]
+            for value in values:
+                if (problem := number_of_type(value, declared)) is not None:
+                    raise MgError(e.tok.line, f"{what} {type_text(declared)}, but in its value {problem}")
+            self.types[e] = declared
+            self.constants[e] = values
+            return declared
+        if t != declared:
+            raise MgError(e.tok.line, f"{what} {type_text(declared)}, but its value is {describe(t)}")
+        return declared
 
     # -- expressions --------------------------------------------------------------------
 
@@ -188,7 +225,7 @@ class Checker:
         if isinstance(e, Number):
             return e.value
         if isinstance(e, Literal):
-            return Matrix(e.shape)
+            return Matrix(e.shape, element_types.I1 if e.boolean else element_types.F64)
         if isinstance(e, Name):
             return self.name(e.tok, scope)
         if isinstance(e, Negate):
@@ -196,7 +233,11 @@ class Checker:
             if isinstance(t, float):
                 for _ in e.signs:
                     t = -t
+            elif element_types.is_bool(t.element):
+                raise MgError(e.tok.line, f"cannot negate {describe(t)}: {NO_BOOLEAN_ARITHMETIC}")
             return t
+        if isinstance(e, Compare):
+            return self.comparison(e, scope)
         if isinstance(e, Chain):
             t = self.expr(e.first, scope)
             steps = self.steps[e] = []
@@ -224,30 +265,65 @@ class Checker:
         op = tok.text
         if isinstance(left, float) and isinstance(right, float):
             return fold(op, left, right)
+        for t in (left, right):
+            if isinstance(t, Matrix) and element_types.is_bool(t.element):
+                raise MgError(tok.line, f"cannot {VERBS[op]} {describe(t)}: {NO_BOOLEAN_ARITHMETIC}")
+        return self.elementwise(tok, VERBS[op], left, right)
+
+    def elementwise(self, tok: Token, verb: str, left: Type, right: Type) -> Matrix:
+        """The type of ``left`` and ``right`` combined element by element (at least one is a
+        tensor): a number must be a number of the tensor's type; two tensors must have one
+        element type, and their shapes broadcast."""
         if isinstance(left, float) or isinstance(right, float):
-            return right if isinstance(left, float) else left  # an mg.scalar
+            tensor, number = (right, left) if isinstance(left, float) else (left, right)
+            assert isinstance(tensor, Matrix)
+            if (problem := number_of_type(number, tensor)) is not None:
+                raise MgError(tok.line, f"cannot {verb} {describe(tensor)} and the number "
+                                        f"{number:g}: {problem}")
+            return tensor  # an mg.scalar
+        self.same_element_type(tok, verb, left, right)
+        return Matrix(self.broadcast(tok, verb, left, right), left.element)
+
+    def broadcast(self, tok: Token, verb: str, left: Matrix, right: Matrix) -> Shape:
+        """The shape that ``left`` and ``right`` broadcast to (NumPy's rule, but a ``?`` is
+        never broadcast: a warning where it meets a static 1)."""
         try:
-            shape = shapes.broadcast_shapes(left.shape, right.shape, VERBS[op])
+            shape = shapes.broadcast_shapes(left.shape, right.shape, verb)
         except ShapeError as e:
             raise MgError(tok.line, str(e)) from None
-        self.check_result(shape, VERBS[op], left, right, tok)  # 2^40x1 + 1x2^40 grows
+        self.check_result(shape, verb, left, right, tok)  # 2^40x1 + 1x2^40 grows
         if shapes.never_broadcast(left.shape, right.shape):
             self.warn(tok.line, NEVER_BROADCAST)
-        for operand in (left, right):
-            if shapes.needs_broadcast(operand.shape, shape) and (None in operand.shape or None in shape):
-                raise MgError(tok.line, "broadcasting needs static shapes; this operand has a '?' dimension")
-        return Matrix(shape)
+        return shape
+
+    def comparison(self, e: Compare, scope: Scope) -> Matrix:
+        """``a < b`` and the others: ``a`` and ``b`` combined as by ``+``, giving ``i1``."""
+        left, right = self.expr(e.left, scope), self.expr(e.right, scope)
+        if isinstance(left, float) and isinstance(right, float):
+            raise MgError(e.op.line, f"{left:g} {e.op.text} {right:g} compares two numbers: "
+                                     "write its value, true or false")
+        return Matrix(self.elementwise(e.op, "compare", left, right).shape, element_types.I1)
+
+    @staticmethod
+    def same_element_type(tok: Token, verb: str, left: Matrix, right: Matrix) -> None:
+        if left.element != right.element:
+            raise MgError(tok.line, f"cannot {verb} {describe(left)} and {describe(right)}: their element "
+                                    f"types {element_types.NAME_OF[left.element]} and "
+                                    f"{element_types.NAME_OF[right.element]} differ (convert one with cast)")
 
     def matmul(self, tok: Token, left: Type, right: Type) -> Matrix:
         if not isinstance(left, Matrix) or not isinstance(right, Matrix):
             raise MgError(tok.line, f"@ needs two matrices, got {describe(left)} and {describe(right)} "
                                     "(use * to scale by a number)")
+        self.same_element_type(tok, "matrix-multiply", left, right)
+        if element_types.is_bool(left.element):
+            raise MgError(tok.line, f"cannot matrix-multiply {describe(left)}: {NO_BOOLEAN_ARITHMETIC}")
         try:
             shape = shapes.matmul_shape(left.shape, right.shape)
         except ShapeError as e:
             raise MgError(tok.line, str(e)) from None
         self.check_result(shape, "matrix-multiply", left, right, tok)  # MxK @ KxN can be far larger
-        return Matrix(shape)
+        return Matrix(shape, left.element)
 
     @staticmethod
     def check_result(shape: Shape, verb: str, left: Matrix, right: Matrix, tok: Token) -> None:
@@ -262,7 +338,11 @@ class Checker:
 
     def call(self, c: Call, scope: Scope) -> Matrix:
         name = c.tok
+        if name.text == "cast":
+            return self.cast(c, scope)
         args = [self.expr(a, scope) for a in c.args]
+        if name.text == "where":
+            return self.where(name, args)
         if name.text in BUILTINS:
             return self.builtin(name, args)
         sig = self.functions.get(name.text)
@@ -271,16 +351,33 @@ class Checker:
         if len(args) != len(sig.params):
             raise MgError(name.line, f"{name.text} takes {len(sig.params)} argument"
                                      f"{'' if len(sig.params) == 1 else 's'}, got {len(args)}")
-        for i, (arg, (pname, pshape)) in enumerate(zip(args, sig.params), start=1):
+        for i, (arg, pname, ptype) in enumerate(zip(args, sig.names, sig.types), start=1):
+            where = f"argument {i} of {name.text} ({pname})"
             if not isinstance(arg, Matrix):
-                if pshape == ():
-                    continue  # a number is a rank-0 tensor
-                raise MgError(name.line, f"argument {i} of {name.text} ({pname}) must be "
-                                         f"{describe(Matrix(pshape))}, got {describe(arg)}")
-            if not shapes.shapes_compatible(arg.shape, pshape):
-                raise MgError(name.line, f"argument {i} of {name.text} ({pname}) must be "
-                                         f"{fmt_shape(pshape)}, got {fmt_shape(arg.shape)}")
-        return Matrix(sig.result)
+                if ptype.shape == ():  # a number is a rank-0 tensor
+                    if (problem := number_of_type(arg, ptype)) is not None:
+                        raise MgError(name.line, f"{where} is {type_text(ptype)}, but {problem}")
+                    continue
+                raise MgError(name.line, f"{where} must be {describe(ptype)}, got {describe(arg)}")
+            if not shapes.shapes_compatible(arg.shape, ptype.shape):
+                raise MgError(name.line, f"{where} must be {fmt_shape(ptype.shape)}, got {fmt_shape(arg.shape)}")
+            if arg.element != ptype.element:
+                raise MgError(name.line, f"{where} must be {describe(ptype)}, got {describe(arg)} "
+                                         "(convert it with cast)")
+        return sig.result_type
+
+    def cast(self, c: Call, scope: Scope) -> Matrix:
+        """``cast(x, f32)``: ``x`` with each element converted to the named element type."""
+        if len(c.args) != 2:
+            raise MgError(c.tok.line, f"cast takes 2 arguments (a tensor and an element type), got {len(c.args)}")
+        value, target = c.args
+        if not isinstance(target, Name) or target.tok.text not in element_types.NAMES:
+            raise MgError(c.tok.line, "the second argument of cast must be an element type: "
+                                      f"{', '.join(element_types.NAMES)}")
+        t = self.expr(value, scope)
+        if not isinstance(t, Matrix):
+            raise MgError(c.tok.line, f"cast needs a tensor, got {describe(t)}")
+        return Matrix(t.shape, element_types.NAMES[target.tok.text])
 
     def unknown_function(self, name: str, scope: Scope) -> str:
         if name == scope.name:
@@ -289,19 +386,38 @@ class Checker:
             return f"{name!r} is {describe(scope.env[name])}, not a function"
         return f"unknown function {name!r}{did_you_mean(name, BUILTIN_LIST + list(self.functions))}"
 
+    def where(self, name: Token, args: list[Type]) -> Matrix:
+        """``where(mask, a, b)``: ``mask`` a tensor of i1; ``a`` and ``b`` of one element
+        type (or numbers of it); the three shapes broadcast."""
+        if len(args) != 3:
+            raise MgError(name.line, f"where takes 3 arguments (a mask, then the values where it is true and "
+                                     f"where it is false), got {len(args)}")
+        mask, a, b = args
+        if not isinstance(mask, Matrix) or not element_types.is_bool(mask.element):
+            raise MgError(name.line, f"the mask of where must be a tensor of i1 (a comparison), got {describe(mask)}")
+        if isinstance(a, float) and isinstance(b, float):
+            values = Matrix(())  # two numbers: f64, in the mask's shape
+        else:
+            values = self.elementwise(name, "select from", a, b)
+        return Matrix(self.broadcast(name, "select from", mask, values), values.element)
+
     def builtin(self, name: Token, args: list[Type]) -> Matrix:
         if len(args) != 1:
             raise MgError(name.line, f"{name.text} takes 1 argument, got {len(args)}")
         (arg,) = args
         if not isinstance(arg, Matrix):
             raise MgError(name.line, f"{name.text} needs a matrix, not a scalar")
+        if name.text != "transpose" and element_types.is_bool(arg.element):
+            raise MgError(name.line, f"{name.text} of {describe(arg)}: {NO_BOOLEAN_ARITHMETIC}")
         if name.text == "relu":
             return arg
         if name.text == "transpose":
-            return Matrix(shapes.transpose_shape(arg.shape))
+            return Matrix(shapes.transpose_shape(arg.shape), arg.element)
         axis, kind = REDUCTIONS[name.text]
         if len(arg.shape) != 2:
             raise MgError(name.line, f"{name.text} needs a matrix (rank 2), got {describe(arg)}")
         if kind == "mean" and arg.shape[axis] is None:
             raise MgError(name.line, f"{name.text} needs a static size along the averaged axis, not '?'")
-        return Matrix(shapes.reduce_shape(arg.shape, axis))
+        if kind == "mean" and not element_types.is_float(arg.element):
+            raise MgError(name.line, f"{name.text} needs a float tensor, got {describe(arg)} (cast it to f64)")
+        return Matrix(shapes.reduce_shape(arg.shape, axis), arg.element)

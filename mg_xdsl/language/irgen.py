@@ -20,14 +20,15 @@ from xdsl.dialects.builtin import (
     ModuleOp,
     StringAttr,
     UnitAttr,
+    i32,
 )
 from xdsl.ir import Block, Operation, Region, SSAValue
 
-from mg_xdsl import shapes
+from mg_xdsl import element_types, shapes
 from mg_xdsl.dialects import mg
 from mg_xdsl.language.checker import REDUCTIONS, Checker, Matrix, Type
 from mg_xdsl.language.lexer import Token
-from mg_xdsl.language.syntax_tree import Call, Chain, Def, Expr, Let, Literal, Name, Negate, Statement
+from mg_xdsl.language.syntax_tree import Call, Chain, Compare, Def, Expr, Let, Literal, Name, Negate, Statement
 from mg_xdsl.shapes import Shape
 
 BINARY_OPS: dict[str, type[mg.ElementwiseBinaryOp]] = {
@@ -37,6 +38,7 @@ BINARY_OPS: dict[str, type[mg.ElementwiseBinaryOp]] = {
     "/": mg.DivOp,
 }
 SCALAR_NAMES = {"+": "add", "-": "sub", "*": "mul", "/": "div"}
+PREDICATES = {"<": "lt", "<=": "le", ">": "gt", ">=": "ge", "==": "eq", "!=": "ne"}
 
 Value = SSAValue | float  # a matrix's SSA value, or a compile-time number
 
@@ -73,14 +75,16 @@ class IRGen:
         value = self.expr(s.value, self.main)
         if isinstance(s, Let):
             self.main.env[s.name.text] = value
-        else:
-            self.emit(self.main, mg.PrintOp(value), s.head)
+            return
+        if element_types.is_bool(value.type):  # (printed as printMemrefI32 prints 0 and 1)
+            value = self.emit(self.main, mg.ConvertOp(value, i32), s.head)  # type: ignore[arg-type]
+        self.emit(self.main, mg.PrintOp(value), s.head)
 
     def define(self, d: Def) -> None:
         """``def NAME(P: TYPE, ...) = EXPR`` becomes ``func.func @NAME``."""
         fn = Function(Block())
-        for pname, shape in d.params:
-            arg = fn.block.insert_arg(mg.tensor_type(shape), len(fn.block.args))
+        for pname, ptype in d.params:
+            arg = fn.block.insert_arg(mg.tensor_type(ptype.shape, ptype.element), len(fn.block.args))
             arg.name_hint = pname.text
             fn.env[pname.text] = arg
         body = self.expr(d.body, fn)
@@ -107,15 +111,19 @@ class IRGen:
         t = self.checker.types[e]
         if isinstance(t, float):
             return t  # folded by the checker
+        if e in self.checker.constants:  # a literal or number of a declared type
+            return self.constant(fn, t, self.checker.constants[e], e.tok)
         if isinstance(e, Name):
             return fn.env[e.tok.text]
         if isinstance(e, Literal):
-            return self.constant(fn, t.shape, e.values, e.tok)
+            return self.constant(fn, t, e.values, e.tok)
         if isinstance(e, Negate):
             v = self.expr(e.operand, fn)
             for tok in reversed(e.signs):  # the innermost minus applies first
                 v = self.emit(fn, mg.NegOp(v), tok)
             return v
+        if isinstance(e, Compare):
+            return self.step(fn, e.op, self.expr(e.left, fn), self.expr(e.right, fn), t)
         if isinstance(e, Chain):
             left = self.expr(e.first, fn)
             for (tok, right), t in zip(e.rest, self.checker.steps[e]):
@@ -131,28 +139,53 @@ class IRGen:
             return t
         if tok.text == "@":
             return self.emit(fn, mg.MatmulOp(left, right), tok)  # type: ignore[arg-type]
+        op = SCALAR_NAMES.get(tok.text) or PREDICATES[tok.text]
         if isinstance(left, float) or isinstance(right, float):
             tensor, number, reversed_ = (left, right, False) if isinstance(right, float) else (right, left, True)
-            scalar = mg.ScalarOp(tensor, SCALAR_NAMES[tok.text], number, reversed_)  # type: ignore[arg-type]
-            return self.emit(fn, scalar, tok)
+            return self.emit(fn, mg.ScalarOp(tensor, op, number, reversed_), tok)  # type: ignore[arg-type]
         lhs = self.grow(fn, left, t.shape, tok)
         rhs = self.grow(fn, right, t.shape, tok)
+        if op in mg.COMPARISONS:
+            return self.emit(fn, mg.CompareOp(lhs, rhs, op), tok)
         return self.emit(fn, BINARY_OPS[tok.text](lhs, rhs), tok)  # of type tensor<t.shape>
 
     def grow(self, fn: Function, v: SSAValue, target: Shape, tok: Token) -> SSAValue:
-        """Broadcast ``v`` to ``target`` with an explicit ``mg.broadcast`` where needed."""
-        if not shapes.needs_broadcast(mg.shape_of(v.type), target):
+        """Broadcast ``v`` to ``target`` with an explicit ``mg.broadcast`` where needed. A
+        ``?`` of ``v`` where ``target`` has a static size is never broadcast: an ``mg.cast``
+        claims that size first (checked at run time), and the static 1s grow after it."""
+        shape = mg.shape_of(v.type)
+        if not shapes.needs_broadcast(shape, target):
             return v
-        return self.emit(fn, mg.BroadcastOp(v, mg.tensor_type(target)), tok)
+        element = v.type.element_type  # type: ignore[attr-defined]
+        lead = len(target) - len(shape)
+        claimed = tuple(target[lead + d] if s is None else s for d, s in enumerate(shape))
+        if claimed != shape:
+            v = self.emit(fn, mg.CastOp(v, mg.tensor_type(claimed, element)), tok)
+        return self.emit(fn, mg.BroadcastOp(v, mg.tensor_type(target, element)), tok)
 
-    def constant(self, fn: Function, shape: Shape, values: list[float], tok: Token) -> SSAValue:
-        """An ``mg.constant`` of ``shape`` holding ``values`` (row-major)."""
-        attr = DenseIntOrFPElementsAttr.from_list(mg.tensor_type(shape), values)
+    def constant(self, fn: Function, t: Matrix, values: list[float], tok: Token) -> SSAValue:
+        """An ``mg.constant`` of type ``t`` holding ``values`` (row-major)."""
+        if element_types.is_integer(t.element):
+            values = [int(v) for v in values]  # type: ignore[misc]  (the checker made sure they are)
+        attr = DenseIntOrFPElementsAttr.from_list(mg.tensor_type(t.shape, t.element), values)
         return self.emit(fn, mg.ConstantOp(attr), tok)
+
+    def where(self, fn: Function, tok: Token, args: list[Value], t: Matrix) -> SSAValue:
+        """``mg.select`` of the three arguments grown to the result's shape; a number is an
+        ``mg.full_like`` of a tensor argument (the mask at least)."""
+        grown = [self.grow(fn, a, t.shape, tok) if isinstance(a, SSAValue) else a for a in args]
+        mask = grown[0]
+        values = [self.emit(fn, mg.FullLikeOp(mask, v, t.element), tok) if isinstance(v, float) else v  # type: ignore[arg-type]
+                  for v in grown[1:]]
+        return self.emit(fn, mg.SelectOp(mask, *values), tok)  # type: ignore[arg-type]
 
     def call(self, c: Call, fn: Function, t: Matrix) -> SSAValue:
         name = c.tok
+        if name.text == "cast":
+            return self.emit(fn, mg.ConvertOp(self.expr(c.args[0], fn), t.element), name)  # type: ignore[arg-type]
         args = [self.expr(a, fn) for a in c.args]
+        if name.text == "where":
+            return self.where(fn, name, args, t)
         if name.text == "relu":
             return self.emit(fn, mg.ReluOp(args[0]), name)
         if name.text == "transpose":
@@ -167,12 +200,12 @@ class IRGen:
             return result
         sig = self.checker.functions[name.text]
         values: list[SSAValue] = []
-        for arg, (_, pshape) in zip(args, sig.params):
+        for arg, ptype in zip(args, sig.types):
             if isinstance(arg, float):  # a number given for a tensor[] parameter
-                arg = self.constant(fn, (), [arg], name)
-            if mg.shape_of(arg.type) != pshape:
+                arg = self.constant(fn, ptype, [arg], name)
+            if mg.shape_of(arg.type) != ptype.shape:
                 # A static size passed as '?' is forgotten; a '?' passed where a static size
                 # is expected is checked when the program runs.
-                arg = self.emit(fn, mg.CastOp(arg, mg.tensor_type(pshape)), name)
+                arg = self.emit(fn, mg.CastOp(arg, mg.tensor_type(ptype.shape, ptype.element)), name)
             values.append(arg)  # type: ignore[arg-type]
-        return self.emit(fn, func.CallOp(name.text, values, [mg.tensor_type(t.shape)]), name)
+        return self.emit(fn, func.CallOp(name.text, values, [mg.tensor_type(t.shape, t.element)]), name)

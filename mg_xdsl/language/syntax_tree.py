@@ -2,16 +2,19 @@
 here (what is written where); names, shapes and types are the checker's.
 
 Grammar, with Python's precedence (unary minus tightest, then ``@ * /``, then ``+ -``, each
-left-associative)::
+left-associative, then one comparison, which does not chain)::
 
-    statement := "let" NAME "=" expr | "print" expr
-               | "def" NAME "(" (NAME ":" type ("," NAME ":" type)*)? ")" "=" expr
-    expr      := term (("+" | "-") term)*
+    statement := "let" NAME (":" type)? "=" expr | "print" expr
+               | "def" NAME "(" (NAME ":" type ("," NAME ":" type)*)? ")" ("->" type)? "=" expr
+    expr      := sum (("<" | "<=" | ">" | ">=" | "==" | "!=") sum)?
+    sum       := term (("+" | "-") term)*
     term      := unary (("@" | "*" | "/") unary)*
     unary     := "-"* atom
-    atom      := NUMBER | NAME | NAME "(" args ")" | "(" expr ")" | literal
-    type      := "tensor" "[" (DIM ("x" DIM)*)? "]"    DIM := a positive integer | "?"
-    literal   := "[" (NUMBER ("," NUMBER)* | literal ("," literal)*) "]"
+    atom      := NUMBER | "true" | "false" | NAME | NAME "(" args ")" | "(" expr ")" | literal
+    type      := "tensor" "[" DIM ("x" DIM)* ("x" ELEMENT)? "]" | "tensor" "[" ELEMENT? "]"
+    DIM       := a positive integer | "?"       ELEMENT := f64 | f32 | i32 | i64
+    literal   := "[" (ELEMENT ("," ELEMENT)* | literal ("," literal)*) "]"
+    ELEMENT   := "-"? NUMBER | "true" | "false"       (all numbers, or all true/false)
 
 A run of operators of one precedence is one ``Chain`` node and a run of minus signs one
 ``Negate`` node, so a chain of any length (``a + a + ... + a`` with 10^4 terms, ``- - - a``)
@@ -22,7 +25,9 @@ nest, up to ``MAX_NESTING`` levels. Each node keeps the token it is reported at.
 import math
 from dataclasses import dataclass
 
-from mg_xdsl import shapes
+from xdsl.ir import Attribute
+
+from mg_xdsl import element_types, shapes
 from mg_xdsl.language.diagnostics import MgError
 from mg_xdsl.language.lexer import Token
 from mg_xdsl.shapes import MAX_DIMENSION, Shape, ShapeError
@@ -36,6 +41,16 @@ MAX_NESTING = 100
 # ---------------------------------------------------------------------------------------
 # The tree
 # ---------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Matrix:
+    """A tensor type (of any rank, despite the name the chapter gave it): its shape, with
+    ``None`` for ``?``, and its element type. ``tensor[?x3xf32]`` is
+    ``Matrix((None, 3), f32)``."""
+
+    shape: Shape
+    element: Attribute = element_types.F64
 
 
 @dataclass(eq=False)
@@ -55,11 +70,14 @@ class Name(Expr):
 
 @dataclass(eq=False)
 class Literal(Expr):
-    """``[[1, 2], [3, 4]]``, ``[1, 2, 3]``, ``[[[1], [2]]]``: a tensor written as nested lists
-    (``tok`` is its first ``[``), as its shape and its elements in row-major order."""
+    """``[[1, 2], [3, 4]]``, ``[1, 2, 3]``, ``[[[1], [2]]]``, ``[true, false]``: a tensor
+    written as nested lists (``tok`` is its first ``[``), as its shape and its elements in
+    row-major order (``true`` is 1.0); ``boolean`` if they are all ``true``/``false``. A bare
+    ``true`` or ``false`` is a literal of rank 0."""
 
     shape: Shape
     values: list[float]
+    boolean: bool = False
 
 
 @dataclass(eq=False)
@@ -80,6 +98,15 @@ class Chain(Expr):
 
 
 @dataclass(eq=False)
+class Compare(Expr):
+    """``left op right`` with a comparison operator (``tok`` is the left operand's)."""
+
+    left: Expr
+    op: Token
+    right: Expr
+
+
+@dataclass(eq=False)
 class Call(Expr):
     """``name(args)`` of a built-in or a def (``tok`` is the name)."""
 
@@ -91,6 +118,7 @@ class Let:
     head: Token
     name: Token
     value: Expr
+    declared: Matrix | None = None  # ``let NAME: TYPE = ...``
 
 
 @dataclass(eq=False)
@@ -103,8 +131,9 @@ class Print:
 class Def:
     head: Token
     name: Token
-    params: list[tuple[Token, Shape]]  # (name, shape)
+    params: list[tuple[Token, Matrix]]  # (name, type)
     body: Expr
+    declared: Matrix | None = None  # ``def f(...) -> TYPE = ...``
 
 
 Statement = Let | Print | Def
@@ -113,7 +142,9 @@ Statement = Let | Print | Def
 # The parser
 # ---------------------------------------------------------------------------------------
 
-KEYWORDS = {"let", "print", "def", "tensor"}
+KEYWORDS = {"let", "print", "def", "tensor", "true", "false"}
+COMPARISON_OPERATORS = ("<", "<=", ">", ">=", "==", "!=")
+BOOLEANS = {"true": 1.0, "false": 0.0}
 
 
 def shorten(text: str, limit: int = 60) -> str:
@@ -134,6 +165,7 @@ class Parser:
     tokens: list[Token]
     pos: int = 0
     depth: int = 0  # parentheses and calls open around the current position
+    booleans: int = 0  # true/false elements of the literal being read
 
     # -- token helpers ------------------------------------------------------------------
 
@@ -177,12 +209,16 @@ class Parser:
         if head.kind == "name" and head.text == "def":
             return self.define()
         if head.kind == "name" and head.text == "let":
-            if not (self.peek(1).kind == "name" and self.peek(2).text == "="):
-                raise MgError(line, "expected 'let NAME = EXPR'")
-            self.pos = 3
+            if not (self.peek(1).kind == "name" and self.peek(2).text in ("=", ":")):
+                raise MgError(line, "expected 'let NAME = EXPR' or 'let NAME: TYPE = EXPR'")
+            self.pos = 2
+            declared = None
+            if self.next().text == ":":
+                declared = self.tensor_type()
+                self.expect("=", f"'=' after the type of {self.tokens[1].text}")
             value = self.expr()
             self.expect_end()
-            return Let(head, self.tokens[1], value)
+            return Let(head, self.tokens[1], value, declared)
         if head.kind == "name" and head.text == "print":
             self.pos = 1
             value = self.expr()
@@ -197,7 +233,7 @@ class Parser:
         if name.kind != "name":
             raise MgError(head.line, f"expected a function name after 'def', found {found(name)}")
         self.expect("(", f"'(' after def {name.text}")
-        params: list[tuple[Token, Shape]] = []
+        params: list[tuple[Token, Matrix]] = []
         while self.peek().text != ")":
             pname = self.next()
             if pname.kind != "name":
@@ -209,10 +245,14 @@ class Parser:
             elif self.peek().text != ")":
                 raise self.error(f"expected ',' or ')' in the parameter list, found {found(self.peek())}")
         self.next()
+        declared = None
+        if self.peek().text == "->":
+            self.next()
+            declared = self.tensor_type()
         self.expect("=", f"'=' and the body of {name.text}")
         body = self.expr()
         self.expect_end()
-        return Def(head, name, params, body)
+        return Def(head, name, params, body, declared)
 
     # -- expressions --------------------------------------------------------------------
 
@@ -225,6 +265,20 @@ class Parser:
         return Chain(first.tok, first, rest) if rest else first
 
     def expr(self) -> Expr:
+        left = self.sum()
+        if not self.at_comparison():
+            return left
+        op = self.next()
+        right = self.sum()
+        if self.at_comparison():
+            raise self.error(f"comparisons do not chain: write a {op.text} b and b {self.peek().text} c "
+                             "as two comparisons (a {op.text} b is a tensor of i1)")
+        return Compare(left.tok, left, op, right)
+
+    def at_comparison(self) -> bool:
+        return self.peek().kind == "op" and self.peek().text in COMPARISON_OPERATORS
+
+    def sum(self) -> Expr:
         return self.chain(("+", "-"), self.term)
 
     def term(self) -> Expr:
@@ -242,6 +296,9 @@ class Parser:
         if tok.kind == "num":
             self.next()
             return Number(tok, self.number(tok))
+        if tok.kind == "name" and tok.text in BOOLEANS:
+            self.next()
+            return Literal(tok, (), [BOOLEANS[tok.text]], boolean=True)
         if tok.kind == "name":
             self.next()
             if self.peek().text == "(":
@@ -283,8 +340,11 @@ class Parser:
         a matrix is a list of rows, ``[[1, 2], [3, 4]]``."""
         start = self.peek()
         values: list[float] = []
+        self.booleans = 0
         shape = self.nested_list(values, start, 0)
-        return Literal(start, shape, values)
+        if 0 < self.booleans < len(values):
+            raise self.error("a literal's elements are all numbers or all true/false, not both", start)
+        return Literal(start, shape, values, boolean=self.booleans > 0)
 
     def nested_list(self, values: list[float], start: Token, depth: int) -> Shape:
         """One ``[...]`` of a literal, its numbers appended to ``values``; its shape."""
@@ -329,6 +389,9 @@ class Parser:
             return (count, *inner)
 
     def literal_number(self) -> float:
+        if self.peek().kind == "name" and self.peek().text in BOOLEANS:
+            self.booleans += 1
+            return BOOLEANS[self.next().text]
         sign = 1.0
         if self.peek().text == "-":
             self.next()
@@ -341,9 +404,10 @@ class Parser:
 
     # -- types --------------------------------------------------------------------------
 
-    def tensor_type(self) -> Shape:
+    def tensor_type(self) -> Matrix:
         """``tensor[2x3]``, ``tensor[?x3]``, ``tensor[2x3x4]``, ``tensor[3]``, ``tensor[]`` (rank
-        0): a tensor type of any rank, as its shape."""
+        0), ``tensor[2x3xf32]``, ``tensor[i64]``: a tensor type of any rank, its element type
+        last (``f64`` where none is written)."""
         tok = self.next()
         if tok.text != "tensor":
             raise self.error(f"expected a type like tensor[2x3], found {found(tok)}", tok)
@@ -354,8 +418,15 @@ class Parser:
                 raise self.error("expected ']' to close the tensor type")
             text += self.next().text
         self.next()
+        parts = text.split("x") if text else []
+        element = element_types.F64
+        if parts and parts[-1] in element_types.NAMES:
+            element = element_types.NAMES[parts.pop()]
+        elif parts and parts[-1][:1].isalpha():
+            raise self.error(f"unknown element type {shorten(parts[-1])!r} in tensor[{shorten(text)}]: "
+                             f"the element types are {', '.join(element_types.NAMES)}", tok)
         dims: list[int | None] = []
-        for p in text.split("x") if text else []:
+        for p in parts:
             digits = p.lstrip("0")
             if p == "?":
                 dims.append(None)
@@ -376,7 +447,7 @@ class Parser:
             shapes.check_size(dims)
         except ShapeError as e:
             raise self.error(str(e), tok) from None
-        return tuple(dims)
+        return Matrix(tuple(dims), element)
 
 
 def parse_statement(tokens: list[Token]) -> Statement:

@@ -7,10 +7,11 @@
   friends (xDSL's llvm dialect has no ``llvm.intr.maximum``; the intrinsic call is what
   upstream's ``llvm.intr.maximum`` translates to);
 - ``addi/subi/muli/divsi/divui/remsi/remui/andi/ori/xori/shli/shrsi/shrui`` -> the LLVM op of
-  the same meaning (overflow flags kept);
+  the same meaning (overflow flags kept; also on 1-D vectors of integers);
 - ``floordivsi/ceildivsi/ceildivui`` -> ``sdiv``/``udiv`` with the sign fix-up of upstream's
   ``arith-expand`` (``lower-affine`` emits them for ``floordiv``/``ceildiv`` in maps);
-- ``maxsi/minsi/maxui/minui`` -> ``llvm.icmp`` + ``llvm.select``;
+- ``maxsi/minsi/maxui/minui`` -> ``llvm.icmp`` + ``llvm.select`` (on vectors
+  ``llvm.smax.v8i32`` and friends);
 - ``cmpi`` -> ``llvm.icmp``, ``cmpf`` -> ``llvm.fcmp`` (its always-false/true predicates fold
   to an ``i1`` constant: xDSL's LLVM backend cannot translate them), ``select`` -> ``llvm.select``;
 - ``index_cast`` -> ``llvm.sext``/``llvm.trunc`` or nothing (``index`` is ``i64``),
@@ -83,6 +84,15 @@ def _float_ops(op: Operation) -> bool:
     return all(
         isinstance(t, AnyFloat) or (isinstance(t, VectorType) and t.get_num_dims() == 1
                                     and isinstance(t.get_element_type(), AnyFloat))
+        for t in (v.type for v in (*op.operands, *op.results))
+    )
+
+
+def _int_vector_ops(op: Operation) -> bool:
+    """Whether every operand and result is a 1-D vector of integers (``vector<8xi32>`` is
+    LLVM's ``<8 x i32>``)."""
+    return all(
+        isinstance(t, VectorType) and t.get_num_dims() == 1 and isinstance(t.get_element_type(), IntegerType)
         for t in (v.type for v in (*op.operands, *op.results))
     )
 
@@ -199,7 +209,7 @@ _INT_BINARY: dict[type[Operation], type[Operation]] = {
 
 class IntBinaryLowering(RewritePattern):
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter):
-        if (new := _INT_BINARY.get(type(op))) is None or not _scalar(op):
+        if (new := _INT_BINARY.get(type(op))) is None or not (_scalar(op) or _int_vector_ops(op)):
             return
         lhs, rhs = _operands(rewriter, op)
         new_op = rewriter.insert(llvm_binary(new, lhs, rhs, _overflow(op)))
@@ -268,8 +278,20 @@ _INT_MIN_MAX: dict[type[Operation], str] = {
 
 
 class IntMinMaxLowering(RewritePattern):
+    """Scalars: ``llvm.icmp`` + ``llvm.select``; 1-D vectors: ``llvm.smax.v8i32`` and
+    friends (the select of xDSL's llvm dialect takes a scalar condition only)."""
+
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter):
-        if (pred := _INT_MIN_MAX.get(type(op))) is None or not _scalar(op):
+        if (pred := _INT_MIN_MAX.get(type(op))) is None:
+            return
+        if _int_vector_ops(op):
+            t = op.results[0].type
+            name = f"llvm.{pred[0]}{'max' if pred[1:] == 'gt' else 'min'}"
+            suffix = f"v{t.get_shape()[0]}i{_width(t.get_element_type())}"  # type: ignore[attr-defined]
+            call = rewriter.insert(intrinsic_call(f"{name}.{suffix}", list(op.operands), t, op))
+            replace_with_llvm(rewriter, op, [call.results[0]])
+            return
+        if not _scalar(op):
             return
         lhs, rhs = _operands(rewriter, op)
         first = _icmp(rewriter, pred, lhs, rhs)

@@ -12,12 +12,16 @@ Inside each ``gpu.module`` (the host code is left alone):
 - ``gpu.return`` -> ``llvm.return``;
 - then the kernel bodies go through the project's lowerings, run on the ``gpu.module``'s
   contents: ``convert-scf-to-cf``, ``convert-arith-to-llvm``, ``convert-cf-to-llvm``,
-  ``finalize-memref-to-llvm``, ``reconcile-unrealized-casts``.
+  ``finalize-memref-to-llvm``, ``reconcile-unrealized-casts``;
+- a run-time check inside a kernel (``cf.assert``: an integer division's divisor is not
+  zero) -> a branch to ``llvm.trap``: the kernel stops, and so does the launch, which the
+  host reports as a failed launch (``gpu: launching kernel ... failed``). (Upstream calls
+  CUDA's ``__assertfail``, which prints the message first but needs CUDA's device library.)
 """
 
 from xdsl.builder import Builder
 from xdsl.context import Context
-from xdsl.dialects import builtin, gpu, llvm
+from xdsl.dialects import builtin, cf, gpu, llvm
 from xdsl.dialects.builtin import FunctionType, IndexType, UnitAttr, i32, i64
 from xdsl.ir import Block, Region
 from xdsl.passes import ModulePass
@@ -69,6 +73,19 @@ def _convert_func(f: gpu.FuncOp) -> llvm.FuncOp:
     )
 
 
+def _trap_failed_checks(kernels: builtin.ModuleOp) -> None:
+    """Each ``cf.assert %ok`` -> ``llvm.cond_br %ok, ^rest, ^failed`` with ``^failed`` calling
+    ``llvm.trap``: a GPU thread cannot report on stderr, but it must not go on."""
+    for check in [o for o in kernels.walk() if isinstance(o, cf.AssertOp)]:
+        block = check.parent_block()
+        assert block is not None and block.parent is not None
+        rest = block.split_before(check)
+        failed = Block([llvm.CallIntrinsicOp("llvm.trap", [], []), llvm.UnreachableOp()])
+        block.parent.insert_block_before(failed, rest)
+        block.add_op(llvm.CondBrOp(check.arg, rest, [], failed, []))
+        Rewriter.erase_op(check)
+
+
 class ConvertGpuToNVVMPass(ModulePass):
     name = "convert-gpu-to-nvvm"
 
@@ -85,6 +102,8 @@ class ConvertGpuToNVVMPass(ModulePass):
                 inner.body.block.add_op(k)
             for name in KERNEL_PASSES:
                 get_pass(name)().apply(ctx, inner)
+                if name == "convert-scf-to-cf":
+                    _trap_failed_checks(inner)
             for k in list(inner.body.block.ops):
                 k.detach()
                 gmod.body.block.add_op(k)

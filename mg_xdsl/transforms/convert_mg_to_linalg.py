@@ -8,9 +8,10 @@ are independent (``parallel``) and which fold (``reduction``). The passes after 
 fusion, tiling, vectorisation and threads from those maps and iterator types alone, for any
 element type and rank; ``convert-linalg-to-affine-loops`` then writes the loops.
 
-- elementwise ops (``mg.add/sub/mul/div/neg/relu/scalar``): a ``linalg.generic`` with
-  identity maps, all loops parallel, the op's scalar computation (``mg.ScalarComputation``)
-  as its body;
+- elementwise ops (``mg.add/sub/mul/div/compare/select/neg/relu/scalar/convert``): a
+  ``linalg.generic`` with identity maps, all loops parallel, the op's scalar computation
+  (``mg.ScalarComputation``) as its body;
+- ``mg.full_like``: ``linalg.fill`` of a buffer of the other operand's sizes;
 - ``mg.broadcast``: a ``linalg.generic`` whose input map reads index 0 where the input has
   size 1, e.g. ``(d0, d1) -> (0, d1)``;
 - ``mg.reduce``: ``linalg.fill`` with the reduction's identity, then a ``linalg.generic``
@@ -62,11 +63,12 @@ from mg_xdsl.transforms.lower_mg_to_affine import (
     MgLowering,
     PrintLowering,
     alloc,
+    broadcast_sizes,
     check_same_shape,
     check_same_size,
     element_type_of,
     extents,
-    float_constant,
+    element_constant,
 )
 from mg_xdsl.transforms.op_builders import iterator_types, linalg_generic, linalg_yield
 
@@ -103,7 +105,7 @@ def generic(inputs: Sequence[SSAValue], input_maps: Sequence[AffineMap], out: SS
 def scalar_body(op: mg.ScalarComputation) -> Callable[[Sequence[SSAValue]], SSAValue]:
     """The body of an elementwise op: its constants, then its scalar computation."""
     def body(args: Sequence[SSAValue]) -> SSAValue:
-        constants = [float_constant(c, args[0].type) for c in op.scalar_constants()]  # type: ignore[arg-type]
+        constants = [element_constant(c, args[0].type) for c in op.scalar_constants()]  # type: ignore[arg-type]
         return op.scalar(args[:-1], constants)
     return body
 
@@ -122,18 +124,29 @@ class ToLinalg(MgLowering):
         return out
 
 
-class ElementwiseBinaryToLinalg(ToLinalg):
-    op_type = mg.ElementwiseBinaryOp
+class ElementwiseToLinalg(ToLinalg):
+    op_type = (mg.BinaryOp, mg.SelectOp)
 
-    def build(self, op: mg.ElementwiseBinaryOp) -> SSAValue:
-        lhs_sizes = self.sizes.of(op.lhs)
-        check_same_shape(lhs_sizes, self.sizes.of(op.rhs), op.name)
-        sizes = [r if r is not None else a for r, a in zip(shape_of(op.result.type), lhs_sizes)]
-        return self.elementwise(op, [op.lhs, op.rhs], sizes)
+    def build(self, op: mg.BinaryOp | mg.SelectOp) -> SSAValue:
+        first, *others = op.operands
+        sizes = self.sizes.of(first)
+        for other in others:
+            check_same_shape(sizes, self.sizes.of(other), op.name)
+        sizes = [r if r is not None else a for r, a in zip(shape_of(op.result.type), sizes)]
+        return self.elementwise(op, list(op.operands), sizes)
+
+
+class FullLikeToLinalg(ToLinalg):
+    op_type = mg.FullLikeOp
+
+    def build(self, op: mg.FullLikeOp) -> SSAValue:
+        out = self.sizes.alloc(op.result.type, self.sizes.of(op.like))
+        fill(op.value.value.data, out)
+        return out
 
 
 class ElementwiseUnaryToLinalg(ToLinalg):
-    op_type = (mg.NegOp, mg.ReluOp, mg.ScalarOp)
+    op_type = (mg.NegOp, mg.ReluOp, mg.ScalarOp, mg.ConvertOp)
 
     def build(self, op: mg.ElementwiseUnaryOp | mg.ScalarOp) -> SSAValue:
         return self.elementwise(op, [op.input], self.sizes.of(op.input))
@@ -153,7 +166,7 @@ class BroadcastToLinalg(ToLinalg):
 
     def build(self, op: mg.BroadcastOp) -> SSAValue:
         in_shape, out_shape = shape_of(op.input.type), shape_of(op.result.type)
-        out = self.sizes.alloc(op.result.type, out_shape)  # type: ignore[arg-type]
+        out = self.sizes.alloc(op.result.type, broadcast_sizes(op, self.sizes.of(op.input)))
         rank = len(out_shape)
         generic([op.input], [broadcast_map(in_shape, out_shape)], out, AffineMap.identity(rank),
                 [True] * rank, lambda args: args[0])
@@ -161,7 +174,7 @@ class BroadcastToLinalg(ToLinalg):
 
 
 def fill(value: float, out: SSAValue) -> None:
-    linalg.FillOp([float_constant(value, element_type_of(out))], [out], res=())
+    linalg.FillOp([element_constant(value, element_type_of(out))], [out], res=())
 
 
 class ReduceToLinalg(ToLinalg):
@@ -212,7 +225,8 @@ class ConvertMgToLinalgPass(ModulePass):
         sizes = Sizes()  # values are unique to their function: one table serves them all
         patterns: list[RewritePattern] = [
             ConstantLowering(op),
-            ElementwiseBinaryToLinalg(sizes),
+            ElementwiseToLinalg(sizes),
+            FullLikeToLinalg(sizes),
             ElementwiseUnaryToLinalg(sizes),
             BroadcastToLinalg(sizes),
             ReduceToLinalg(sizes),

@@ -46,7 +46,7 @@ from dataclasses import dataclass, field
 
 from xdsl.builder import Builder
 from xdsl.context import Context
-from xdsl.dialects import arith, cf, func, llvm
+from xdsl.dialects import arith, cf, func, llvm, scf
 from xdsl.dialects.builtin import FileLineColLoc, IndexType, ModuleOp, StringAttr, i8, i64
 from xdsl.ir import Block, Region, SSAValue
 from xdsl.passes import ModulePass
@@ -97,15 +97,8 @@ class AssertLowering(RewritePattern):
             )
         return self.strings[(kind, text)]
 
-    @op_type_rewrite_pattern
-    def match_and_rewrite(self, op: cf.AssertOp, rewriter: PatternRewriter) -> None:
-        block = op.parent_block()
-        assert block is not None and block.parent is not None
-        rest = block.split_before(op)
-        failed = Block()
-        block.parent.insert_block_before(failed, rest)
-        b = Builder(InsertPoint.at_end(failed))
-
+    def report(self, b: Builder, op: cf.AssertOp) -> None:
+        """The call of ``mgrt_check_failed`` that reports ``op``'s failure, built by ``b``."""
         def i64_constant(value: int) -> SSAValue:
             return b.insert(arith.ConstantOp.from_int_and_width(value, i64)).result
 
@@ -123,10 +116,28 @@ class AssertLowering(RewritePattern):
         else:
             size_a, size_b = (b.insert(arith.IndexCastOp(s, i64)).result for s in sizes)
         b.insert(func.CallOp(CHECK_FAILED, [message, path, line, size_a, size_b], []))
-        b.insert(llvm.UnreachableOp())
-        for new in failed.ops:
-            new.location = loc
-        Builder(InsertPoint.at_end(block)).insert(cf.ConditionalBranchOp(op.arg, rest, [], failed, []))
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: cf.AssertOp, rewriter: PatternRewriter) -> None:
+        block = op.parent_block()
+        assert block is not None and block.parent is not None
+        failed = Block()
+        b = Builder(InsertPoint.at_end(failed))
+        self.report(b, op)
+        if not isinstance(block.parent.parent_op(), func.FuncOp):
+            # In a loop's body (a check inside the loops, when the affine-level IR goes to
+            # upstream's passes), which keeps one block: the report in an scf.if.
+            b.insert(scf.YieldOp())
+            checked = scf.IfOp(op.arg, [], Region(Block([scf.YieldOp()])), Region(failed))
+            rewriter.insert_op(checked, InsertPoint.before(op))
+        else:
+            rest = block.split_before(op)
+            block.parent.insert_block_before(failed, rest)
+            b.insert(llvm.UnreachableOp())
+            checked = cf.ConditionalBranchOp(op.arg, rest, [], failed, [])
+            Builder(InsertPoint.at_end(block)).insert(checked)
+        for new in [*checked.walk(), *failed.ops]:
+            new.location = op.location
         rewriter.erase(op)
 
 

@@ -3,9 +3,11 @@
 Every tensor becomes a memref of the same shape, and every mg op becomes a freshly
 allocated result buffer filled by a nest of ``affine.for`` loops, one loop per dimension:
 
-- elementwise ops (``mg.add/sub/mul/div/neg/relu/scalar``): one nest that loads each
-  operand at ``[i, j]``, computes with ``arith`` and stores into the result; relu is
-  ``arith.maximumf(x, 0.0)``, which propagates NaN;
+- elementwise ops (``mg.add/sub/mul/div/compare/select/neg/relu/scalar/convert``): one nest
+  that loads each operand at ``[i, j]``, computes with ``arith`` and stores into the result
+  (the op's own ``scalar``: relu is ``arith.maximumf(x, 0.0)``, which propagates NaN, on
+  integers ``arith.maxsi``; an integer division checks its divisor);
+- ``mg.full_like``: one nest storing the value;
 - ``mg.broadcast``: one nest over the result that reads the input with index 0 in every
   dimension where the input has size 1;
 - ``mg.reduce``: two nests, the first storing the start value (0 for a sum, -inf for a max)
@@ -22,7 +24,8 @@ differ at runtime in dimension 0``. Static shapes get no check.
 - ``mg.constant``: a ``memref.global`` constant, read with ``memref.get_global``;
 - ``mg.print``: a cast to ``memref<*xf64>`` and a call to ``printMemrefF64``, the printer of
   MLIR's runner library (provided by ``mg_xdsl.backend.runtime`` when JIT-compiling); an
-  ``f32`` tensor to ``memref<*xf32>`` and ``printMemrefF32`` (``element_types.PRINTERS``).
+  ``f32`` tensor to ``memref<*xf32>`` and ``printMemrefF32``, and so on
+  (``element_types.PRINTERS``).
 
 Function signatures, calls and returns change their tensor types to memref types last.
 """
@@ -35,9 +38,7 @@ from xdsl.builder import Builder, ImplicitBuilder
 from xdsl.context import Context
 from xdsl.dialects import affine, arith, cf, func, memref
 from xdsl.dialects.builtin import (
-    AnyFloat,
     DenseIntOrFPElementsAttr,
-    FloatAttr,
     FunctionType,
     MemRefType,
     ModuleOp,
@@ -92,14 +93,13 @@ def _bound_map(size: int | None) -> affine.AffineMapAttr:
     return affine.AffineMapAttr(affine.AffineMap(0, 0, (affine.AffineExpr.constant(size),)))
 
 
-def element_type_of(v: SSAValue) -> AnyFloat:
-    t = v.type.element_type  # type: ignore[attr-defined]
-    assert isinstance(t, AnyFloat)
-    return t
+def element_type_of(v: SSAValue) -> Attribute:
+    return v.type.element_type  # type: ignore[attr-defined]
 
 
-def float_constant(value: float, t: AnyFloat) -> SSAValue:
-    return arith_constant(FloatAttr(value, t), t).result
+def element_constant(value: float, t: Attribute) -> SSAValue:
+    """The number ``value`` of element type ``t`` (``-inf``: an integer type's minimum)."""
+    return arith_constant(element_types.attr(value, t), t).result
 
 
 def index_constant(value: int) -> SSAValue:
@@ -214,22 +214,36 @@ def check_same_shape(lhs_sizes: Sequence[int | SSAValue], rhs_sizes: Sequence[in
         check_same_size(a, b, f"{op_name}: operand shapes differ at runtime in dimension {d}")
 
 
-class ElementwiseBinaryLowering(MgLowering):
-    """``mg.add/sub/mul/div``: ``out[ivs] = lhs[ivs] op rhs[ivs]``."""
+class ElementwiseLowering(MgLowering):
+    """``mg.add/sub/mul/div/compare`` and ``mg.select``: ``out[ivs] = op(a[ivs], b[ivs], ...)``."""
 
-    op_type = mg.ElementwiseBinaryOp
+    op_type = (mg.BinaryOp, mg.SelectOp)
 
-    def build(self, op: mg.ElementwiseBinaryOp) -> SSAValue:
-        lhs_sizes = extents(op.lhs, shape_of(op.lhs.type))
-        check_same_shape(lhs_sizes, extents(op.rhs, shape_of(op.rhs.type)), op.name)
-        sizes = [r if r is not None else a
-                 for r, a in zip(shape_of(op.result.type), lhs_sizes)]
+    def build(self, op: mg.BinaryOp | mg.SelectOp) -> SSAValue:
+        first, *others = op.operands
+        sizes = extents(first, shape_of(first.type))
+        for other in others:
+            check_same_shape(sizes, extents(other, shape_of(other.type)), op.name)
+        sizes = [r if r is not None else a for r, a in zip(shape_of(op.result.type), sizes)]
         out = alloc(op.result.type, sizes)
 
         def body(ivs: list[SSAValue]) -> None:
-            store(op.scalar([load(op.lhs, ivs), load(op.rhs, ivs)], []), out, ivs)
+            store(op.scalar([load(x, ivs) for x in op.operands], []), out, ivs)
 
         nest(sizes, body)
+        return out
+
+
+class FullLikeLowering(MgLowering):
+    """``mg.full_like``: a buffer of ``like``'s sizes, every element stored the value."""
+
+    op_type = mg.FullLikeOp
+
+    def build(self, op: mg.FullLikeOp) -> SSAValue:
+        sizes = extents(op.like, shape_of(op.like.type))
+        out = alloc(op.result.type, sizes)
+        value = element_constant(op.value.value.data, element_type_of(out))
+        nest(sizes, lambda ivs: store(value, out, ivs))
         return out
 
 
@@ -237,13 +251,13 @@ class ElementwiseUnaryLowering(MgLowering):
     """``mg.neg``, ``mg.relu`` and ``mg.scalar``: one load, the op's computation, one store;
     the numbers it needs (relu's 0.0, the scalar's) made once, before the nest."""
 
-    op_type = (mg.NegOp, mg.ReluOp, mg.ScalarOp)
+    op_type = (mg.NegOp, mg.ReluOp, mg.ScalarOp, mg.ConvertOp)
 
     def build(self, op: mg.ElementwiseUnaryOp | mg.ScalarOp) -> SSAValue:
         sizes = extents(op.input, shape_of(op.result.type))
         out = alloc(op.result.type, sizes)
         element = element_type_of(op.input)
-        constants = [float_constant(c, element) for c in op.scalar_constants()]
+        constants = [element_constant(c, element) for c in op.scalar_constants()]
 
         def body(ivs: list[SSAValue]) -> None:
             store(op.scalar([load(op.input, ivs)], constants), out, ivs)
@@ -252,15 +266,24 @@ class ElementwiseUnaryLowering(MgLowering):
         return out
 
 
+def broadcast_sizes(op: mg.BroadcastOp, in_sizes: Sequence[int | SSAValue]) -> list[int | SSAValue]:
+    """The sizes of a broadcast's result: static where its type says, else (a ``?``, which
+    is never broadcast) the input's size of that dimension."""
+    out_shape = shape_of(op.result.type)
+    lead = len(out_shape) - len(in_sizes)
+    return [d if d is not None else in_sizes[i - lead] for i, d in enumerate(out_shape)]
+
+
 class BroadcastLowering(MgLowering):
     """``out[i, j] = in[i or 0, j or 0]``: index 0 in each dimension where the input has size
-    1 and the result does not. Static shapes only (the verifier insists)."""
+    1 and the result does not."""
 
     op_type = mg.BroadcastOp
 
     def build(self, op: mg.BroadcastOp) -> SSAValue:
         in_shape, out_shape = shape_of(op.input.type), shape_of(op.result.type)
-        out = alloc(op.result.type, out_shape)  # type: ignore[arg-type]
+        sizes = broadcast_sizes(op, extents(op.input, in_shape))
+        out = alloc(op.result.type, sizes)
         repeated = shapes.repeated_dims(in_shape, out_shape)
         lead = len(out_shape) - len(in_shape)  # lower ranks are aligned on the right
 
@@ -269,7 +292,7 @@ class BroadcastLowering(MgLowering):
             src = [zero if r else ivs[lead + d] for d, r in enumerate(repeated)]
             store(load(op.input, src), out, ivs)
 
-        nest(out_shape, body)  # type: ignore[arg-type]
+        nest(sizes, body)
         return out
 
 
@@ -285,7 +308,7 @@ class ReduceLowering(MgLowering):
         in_sizes = extents(op.input, shape_of(op.input.type))
         out_sizes = [1 if d == axis else s for d, s in enumerate(in_sizes)]
         out = alloc(op.result.type, out_sizes)
-        start = float_constant(reduction.identity, element)
+        start = element_constant(reduction.identity, element)
         nest(out_sizes, lambda ivs: store(start, out, ivs))
 
         def accumulate(ivs: list[SSAValue]) -> None:
@@ -310,13 +333,13 @@ class MatmulLowering(MgLowering):
         check_same_size(k, k_rhs, "mg.matmul: inner dimensions differ at runtime "
                         "(columns of the left operand, rows of the right)")
         out = alloc(op.result.type, [m, n])
-        zero = float_constant(0.0, element_type_of(op.lhs))
+        zero = element_constant(0.0, element_type_of(op.lhs))
         nest([m, n], lambda ivs: store(zero, out, ivs))
 
         def accumulate(ivs: list[SSAValue]) -> None:
             i, j, kk = ivs
-            product = arith.MulfOp(load(op.lhs, [i, kk]), load(op.rhs, [kk, j]))
-            store(arith.AddfOp(load(out, [i, j]), product).result, out, [i, j])
+            product = mg.binary_arith("mul", load(op.lhs, [i, kk]), load(op.rhs, [kk, j]))
+            store(mg.binary_arith("add", load(out, [i, j]), product), out, [i, j])
 
         nest([m, n, k], accumulate)
         return out
@@ -435,7 +458,8 @@ class LowerMgToAffinePass(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         patterns: list[RewritePattern] = [
             ConstantLowering(op),
-            ElementwiseBinaryLowering(),
+            ElementwiseLowering(),
+            FullLikeLowering(),
             ElementwiseUnaryLowering(),
             BroadcastLowering(),
             ReduceLowering(),

@@ -76,6 +76,7 @@ from xdsl.ir.affine import AffineMap
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
+from mg_xdsl import element_types
 from mg_xdsl.target import CACHE_LINE, DEFAULT, FRESH_PAGES_BYTES, STREAMING_MIN_BYTES, worth_streaming
 from mg_xdsl.transforms.linalg_fuse_elementwise_ops import is_elementwise
 from mg_xdsl.transforms.loop_builders import (
@@ -117,6 +118,8 @@ def match(op: Operation) -> Streamable | None:
         return None
     if not all(o.dialect_name() == "arith" for o in op.body.block.ops if not isinstance(o, linalg.YieldOp)):
         return None
+    if any(element_types.is_bool(v.type) for v in (*op.inputs, out)):
+        return None  # (a vector of i1 is packed in bits; its buffer holds a byte each)
     if not all(isinstance(v.type, MemRefType) and v.type.layout == out.type.layout for v in op.inputs):
         return None  # only identity layouts flatten (a scalar input has no flat index either)
     return Streamable(op, list(op.inputs), out, out.owner)
@@ -197,7 +200,7 @@ def static_bytes(buffer: SSAValue) -> int | None:
     assert isinstance(t, MemRefType)
     if any(size < 0 for size in t.get_shape()):
         return None
-    return prod(t.get_shape()) * t.element_type.bitwidth // 8  # type: ignore[attr-defined]
+    return prod(t.get_shape()) * element_types.byte_size(t)
 
 
 def align(alloc: memref.AllocOp, alignment: int) -> None:

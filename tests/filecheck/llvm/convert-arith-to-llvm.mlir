@@ -83,3 +83,18 @@ func.func @casts(%i: index, %k: i32, %x: f64) -> (i32, index, f64, f64, i64, f32
   %t = arith.constant true
   return %a, %b, %c, %d, %e, %f, %t : i32, index, f64, f64, i64, f32, i1
 }
+
+// Integer ops on 1-D vectors (stream-large-results' loops of i32 and i64): add/sub/mul as
+// for scalars, the maxima and minima as LLVM's vector intrinsics.
+// CHECK-LABEL: func.func @integer_vectors
+func.func @integer_vectors(%a: vector<8xi32>, %b: vector<8xi32>) -> (vector<8xi32>, vector<8xi32>, vector<8xi32>) {
+  // CHECK-NEXT: %s = llvm.add %a, %b : vector<8xi32>
+  // CHECK-NEXT: %m = llvm.mul %s, %b : vector<8xi32>
+  // CHECK-NEXT: %x = llvm.call_intrinsic "llvm.smax.v8i32"(%m, %a) : (vector<8xi32>, vector<8xi32>) -> vector<8xi32>
+  // CHECK-NEXT: %y = llvm.call_intrinsic "llvm.umin.v8i32"(%x, %a) : (vector<8xi32>, vector<8xi32>) -> vector<8xi32>
+  %s = arith.addi %a, %b : vector<8xi32>
+  %m = arith.muli %s, %b : vector<8xi32>
+  %x = arith.maxsi %m, %a : vector<8xi32>
+  %y = arith.minui %x, %a : vector<8xi32>
+  func.return %s, %x, %y : vector<8xi32>, vector<8xi32>, vector<8xi32>
+}
