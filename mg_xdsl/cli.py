@@ -547,11 +547,12 @@ def run_command(args: argparse.Namespace) -> int:
         from mg_xdsl.backend.native import LinkError
         from mg_xdsl.backend.upstream import UpstreamToolMissing
         from mg_xdsl.frontend import MgError
+        from mg_xdsl.transforms.convert_gpu_to_nvvm import NotOnGpu
 
         if isinstance(e, MgError):
             print(e.render(), file=sys.stderr)
             status = 1
-        elif isinstance(e, (LinkError, UpstreamToolMissing, CppInterfaceError)):
+        elif isinstance(e, (LinkError, UpstreamToolMissing, CppInterfaceError, NotOnGpu)):
             print(f"mgc: error: {e}", file=sys.stderr)
             status = 1
         elif isinstance(e, OSError) and e.filename is not None:  # e.g. -o in a missing directory

@@ -96,7 +96,7 @@ STAGES: tuple[Stage, ...] = (
             "convert-to-llvm{use-generic-functions=true}",
             "reconcile-unrealized-casts",
         ),
-        ("mg", "affine", "scf", "cf", "arith", "func", "memref", "builtin.unrealized_conversion_cast"),
+        ("mg", "affine", "scf", "cf", "arith", "math", "func", "memref", "builtin.unrealized_conversion_cast"),
         "the LLVM dialect",
     ),
 )
@@ -160,6 +160,8 @@ UPSTREAM_PASSES: tuple[str, ...] = (
     "convert-vector-to-llvm",  # the optimised pipeline's vector loads, stores, reductions
     "convert-scf-to-cf",  # which also lowers scf.parallel: such loops run on one thread
     "convert-arith-to-llvm",
+    "convert-math-to-llvm",
+    "convert-math-to-libm",  # (tanh, acos, asin, atan2: calls of the C library's functions)
     "finalize-memref-to-llvm{use-generic-functions=true}",  # the run-time library's allocator
     "convert-func-to-llvm",
     "convert-cf-to-llvm",

@@ -142,6 +142,29 @@ def repeated_dims(shape: Sequence[Dim], target: Sequence[Dim]) -> tuple[bool, ..
     return tuple(a == 1 and target[lead + d] != 1 for d, a in enumerate(shape))
 
 
+def unit_dims_map(shape: Sequence[Dim], target: Sequence[Dim]) -> list[int | None]:
+    """How ``target`` holds the elements of ``shape`` when only dimensions of size 1 differ
+    (``mg.reshape``): for each dimension of ``shape``, the dimension of ``target`` with its
+    index, or ``None`` for a static 1 that ``target`` drops."""
+    mapping: list[int | None] = []
+    t = 0
+    for d in shape:
+        while t < len(target) and target[t] == 1 and d != 1:
+            t += 1  # a 1 that target adds
+        if t < len(target) and target[t] == d:
+            mapping.append(t)
+            t += 1
+        elif d == 1:
+            mapping.append(None)
+        else:
+            raise ShapeError(f"cannot reshape {fmt_shape(shape)} to {fmt_shape(target)}: only dimensions of "
+                             "size 1 may be dropped or added")
+    if any(size != 1 for size in target[t:]):
+        raise ShapeError(f"cannot reshape {fmt_shape(shape)} to {fmt_shape(target)}: only dimensions of "
+                         "size 1 may be dropped or added")
+    return mapping
+
+
 def reduce_shape(shape: Sequence[Dim], axis: int) -> Shape:
     """The shape of a reduction along ``axis``: that axis collapses to size 1."""
     check_axis(len(shape), axis)

@@ -68,9 +68,9 @@ def test_mg_warning_is_a_user_warning():
 
 def test_str_of_an_error_is_what_mgc_prints():
     with pytest.raises(MgError) as info:
-        parse_program("let a = [[1]]\n\nprint sum(a)\n", "dir/prog.mg")
+        parse_program("let a = [[1]]\n\nprint row(a)\n", "dir/prog.mg")
     e = info.value
-    message = "unknown function 'sum': did you mean row_sum or col_sum?"
+    message = "unknown function 'row': did you mean row_sum, row_max or row_mean?"
     assert (e.path, e.line, e.message) == ("dir/prog.mg", 3, message)
     assert str(e) == e.render() == f"dir/prog.mg:3: error: {message}"
 

@@ -78,8 +78,8 @@ TOO_LARGE = "elements of 8 bytes do not fit in 64-bit memory addresses (at most 
 # (program, line of the error, the whole message): the diagnostics of issue 12.
 BROKEN_EXACTLY = [
     # names: the nearest builtin, function or value is suggested
-    ("print sum([[1]])\n", 1, "unknown function 'sum': did you mean row_sum or col_sum?"),
-    ("print mean([[1]])\n", 1, "unknown function 'mean': did you mean row_mean or col_mean?"),
+    ("print col([[1]])\n", 1, "unknown function 'col': did you mean col_sum, col_max or col_mean?"),
+    ("print sums([[1]])\n", 1, "unknown function 'sums': did you mean sum?"),
     ("print row([[1]])\n", 1, "unknown function 'row': did you mean row_sum, row_max or row_mean?"),
     ("print rleu([[1]])\n", 1, "unknown function 'rleu': did you mean relu?"),
     ("def layer(a: tensor[1x1]) = a\nprint layr([[1]])\n", 2, "unknown function 'layr': did you mean layer?"),

@@ -5,7 +5,6 @@ import re
 import shlex
 import shutil
 import subprocess
-from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -48,6 +47,19 @@ def stages_of(source: str, path: str = "prog.mg") -> dict[str, str]:
             pipeline.run_stage(module, stage, ctx)
             texts[f"{name} {stage.name}"] = str(module)
     return texts
+
+
+def upstream_agrees(source: str) -> None:
+    """mlir-opt-22 accepts every stage of both pipelines of ``source``, and ``mgc run
+    --backend mlir`` (upstream's lowering) prints what this project's lowering prints."""
+    from conftest import mask, mgc
+
+    for stage, text in stages_of(source).items():
+        upstream_accepts(text, generic_mg=stage == "mg")
+    ours = mgc("run", "-", input=source.encode())
+    theirs = mgc("run", "--backend", "mlir", "-", input=source.encode())
+    assert theirs.returncode == ours.returncode == 0, theirs.stderr
+    assert mask(theirs.stdout.decode()) == mask(ours.stdout.decode())
 
 
 @pytest.mark.parametrize("rel", PROGRAMS, ids=[str(p) for p in PROGRAMS])

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import ClassVar
 
-from xdsl.dialects import arith, cf
+from xdsl.dialects import arith, cf, math
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
     BoolAttr,
@@ -30,6 +30,7 @@ from xdsl.dialects.builtin import (
     StringAttr,
     TensorType,
     i1,
+    i32,
     i64,
 )
 from xdsl.ir import Attribute, Dialect, Operation, SSAValue
@@ -139,9 +140,15 @@ class MgOp(IRDLOperation):
 
 # The arith ops of each binary operator, as ``mg.add`` and ``mg.scalar {op = "add"}`` name
 # it: for floats, and for (signed) integers.
-BINARY_ARITH: dict[str, tuple[type[IRDLOperation], type[IRDLOperation]]] = {
+# (maximumf/minimumf propagate NaN, as NumPy's maximum and minimum; pow and atan2 have no
+# integer form, and their ops take floats only.)
+BINARY_ARITH: dict[str, tuple[type[IRDLOperation], type[IRDLOperation] | None]] = {
     "add": (arith.AddfOp, arith.AddiOp), "sub": (arith.SubfOp, arith.SubiOp),
-    "mul": (arith.MulfOp, arith.MuliOp), "div": (arith.DivfOp, arith.DivSIOp)}
+    "mul": (arith.MulfOp, arith.MuliOp), "div": (arith.DivfOp, arith.DivSIOp),
+    "max": (arith.MaximumfOp, arith.MaxSIOp), "min": (arith.MinimumfOp, arith.MinSIOp),
+    "pow": (math.PowFOp, None), "atan2": (math.Atan2Op, None)}
+FLOATS = (element_types.F32, element_types.F64)
+ARITHMETIC = element_types.ARITHMETIC
 DIVISION_BY_ZERO = "mg.div: integer division by zero"
 
 
@@ -186,7 +193,9 @@ def binary_arith(op: str, lhs: SSAValue, rhs: SSAValue) -> SSAValue:
         return BINARY_ARITH[op][0](lhs, rhs).result
     if op == "div":
         return integer_division(lhs, rhs)
-    return BINARY_ARITH[op][1](lhs, rhs).result
+    integer_op = BINARY_ARITH[op][1]
+    assert integer_op is not None, f"{op} has no integer form (its op's verifier says so)"
+    return integer_op(lhs, rhs).result
 
 
 class ScalarComputation:
@@ -213,10 +222,14 @@ class Reduction:
 REDUCTIONS: dict[str, Reduction] = {
     "sum": Reduction(arith.AddfOp, 0.0),
     "max": Reduction(arith.MaximumfOp, float("-inf")),  # maximumf propagates NaN, as NumPy's max
+    "prod": Reduction(arith.MulfOp, 1.0),
+    "min": Reduction(arith.MinimumfOp, float("inf")),
 }
 INTEGER_REDUCTIONS: dict[str, Reduction] = {
     "sum": Reduction(arith.AddiOp, 0.0),
     "max": Reduction(arith.MaxSIOp, float("-inf")),
+    "prod": Reduction(arith.MuliOp, 1.0),
+    "min": Reduction(arith.MinSIOp, float("inf")),
 }
 
 
@@ -303,6 +316,40 @@ class MulOp(ElementwiseBinaryOp):
 class DivOp(ElementwiseBinaryOp):
     name = "mg.div"
     OPERATOR: ClassVar[str] = "div"
+
+
+@irdl_op_definition
+class MaxOp(ElementwiseBinaryOp):
+    """``maximum(a, b)``: the larger; NaN if either is NaN."""
+
+    name = "mg.max"
+    OPERATOR: ClassVar[str] = "max"
+
+
+@irdl_op_definition
+class MinOp(ElementwiseBinaryOp):
+    """``minimum(a, b)``: the smaller; NaN if either is NaN."""
+
+    name = "mg.min"
+    OPERATOR: ClassVar[str] = "min"
+
+
+@irdl_op_definition
+class PowOp(ElementwiseBinaryOp):
+    """``pow(a, b)``: ``a`` to the power ``b`` (floats)."""
+
+    name = "mg.pow"
+    OPERATOR: ClassVar[str] = "pow"
+    traits = traits_def(LoweredElementTypes(FLOATS))
+
+
+@irdl_op_definition
+class Atan2Op(ElementwiseBinaryOp):
+    """``atan2(y, x)``: the angle of the point (x, y), in (-pi, pi] (floats)."""
+
+    name = "mg.atan2"
+    OPERATOR: ClassVar[str] = "atan2"
+    traits = traits_def(LoweredElementTypes(FLOATS))
 
 
 @irdl_op_definition
@@ -482,7 +529,8 @@ class ScalarOp(MgOp, ScalarComputation):
                 raise self.fail(f"a comparison's result must be a tensor of i1, got {self.result.type}")
         else:
             self.check_elementwise(self.input, self.result)
-            if problem := element_types.unsupported(_tensor(self.input).element_type):
+            lowered = ARITHMETIC if BINARY_ARITH[self.op.data][1] else FLOATS
+            if problem := element_types.unsupported(_tensor(self.input).element_type, lowered):
                 raise self.fail(problem)
         if self.value.type != self.input.type.element_type:  # type: ignore[attr-defined]
             raise self.fail(f"the number must be of the tensor's element type "
@@ -555,7 +603,8 @@ REDUCE_KINDS = tuple(REDUCTIONS)
 
 @irdl_op_definition
 class ReduceOp(MgOp):
-    """Reduce along one axis with ``sum`` or ``max``; the axis collapses to size 1.
+    """Reduce along one axis with ``sum``, ``max``, ``prod`` or ``min``; the axis collapses
+    to size 1.
 
     ``axis = 1`` combines the elements of each row (an M x 1 result), ``axis = 0`` those of
     each column (1 x N).
@@ -593,7 +642,7 @@ class ReduceOp(MgOp):
         except ShapeError as e:
             raise self.fail(str(e)) from None
         if self.kind.data not in REDUCE_KINDS:
-            raise self.fail(f"kind must be sum or max, got '{self.kind.data}'")
+            raise self.fail(f"kind must be one of {', '.join(REDUCE_KINDS)}, got '{self.kind.data}'")
         want = shapes.reduce_shape(in_shape, axis)
         if out_shape[axis:axis + 1] != (1,) or not shapes.shapes_compatible(want, out_shape):
             raise self.fail(
@@ -701,6 +750,125 @@ class ConvertOp(UnaryOp, ScalarComputation):
         return convert_element(operands[0], self.result.type.element_type)  # type: ignore[attr-defined]
 
 
+# ---------------------------------------------------------------------------------------
+# Math functions: one op each, computing an element with the math dialect's op of its name
+# ---------------------------------------------------------------------------------------
+
+
+class MathUnaryOp(ElementwiseUnaryOp):
+    """``f(x)`` element by element, ``f`` the math dialect's op ``MATH``; floats only."""
+
+    MATH: ClassVar[type[IRDLOperation]]
+    traits = traits_def(LoweredElementTypes(FLOATS))
+
+    def scalar(self, operands: Sequence[SSAValue], constants: Sequence[SSAValue]) -> SSAValue:
+        return self.MATH(operands[0]).result
+
+
+def _math_unary(function: str, op: type[IRDLOperation], doc: str) -> type[MathUnaryOp]:
+    cls = type(f"{function.capitalize()}Op", (MathUnaryOp,),
+               {"name": f"mg.{function}", "MATH": op, "__doc__": doc, "__module__": __name__,
+                "__annotations__": {"MATH": ClassVar[type[IRDLOperation]]}})
+    return irdl_op_definition(cls)
+
+
+SqrtOp = _math_unary("sqrt", math.SqrtOp, "The square root (NaN below 0).")
+RsqrtOp = _math_unary("rsqrt", math.RsqrtOp, "1 / sqrt(x).")
+ExpOp = _math_unary("exp", math.ExpOp, "e to the x.")
+LogOp = _math_unary("log", math.LogOp, "The natural logarithm (-inf at 0, NaN below).")
+SinOp = _math_unary("sin", math.SinOp, "The sine (radians).")
+CosOp = _math_unary("cos", math.CosOp, "The cosine (radians).")
+TanhOp = _math_unary("tanh", math.TanhOp, "The hyperbolic tangent.")
+AcosOp = _math_unary("acos", math.AcosOp, "The arc cosine (NaN outside [-1, 1]).")
+AsinOp = _math_unary("asin", math.AsinOp, "The arc sine (NaN outside [-1, 1]).")
+MATH_UNARY: dict[str, type[MathUnaryOp]] = {c.name[len("mg."):]: c for c in (  # type: ignore[attr-defined]
+    SqrtOp, RsqrtOp, ExpOp, LogOp, SinOp, CosOp, TanhOp, AcosOp, AsinOp)}
+
+
+@irdl_op_definition
+class AbsOp(ElementwiseUnaryOp):
+    """``|x|`` of every numeric type (an integer's minimum stays the minimum: it wraps)."""
+
+    name = "mg.abs"
+
+    def scalar(self, operands: Sequence[SSAValue], constants: Sequence[SSAValue]) -> SSAValue:
+        if element_types.is_integer(operands[0].type):
+            return math.AbsIOp(operands[0]).result
+        return math.AbsFOp(operands[0]).result
+
+
+# ---------------------------------------------------------------------------------------
+# Shapes and new tensors
+# ---------------------------------------------------------------------------------------
+
+
+@irdl_op_definition
+class ReshapeOp(UnaryOp):
+    """The same elements in the same order, with dimensions of size 1 dropped or added
+    (a reduction's result without its kept dimensions):
+    ``mg.reshape %x : tensor<?x1xf64> to tensor<?xf64>``."""
+
+    name = "mg.reshape"
+    traits = MOVES
+    assembly_format = "$input attr-dict `:` type($input) `to` type($result)"
+
+    def verify_(self) -> None:
+        self.check_same_element_type(self.input, self.result)
+        try:
+            shapes.unit_dims_map(shape_of(self.input.type), shape_of(self.result.type))
+        except ShapeError as e:
+            raise self.fail(str(e)) from None
+
+
+@irdl_op_definition
+class FullOp(MgOp):
+    """A tensor of a static shape, every element ``value``:
+    ``mg.full {value = 0.0 : f32} : tensor<2x3xf32>`` (``zeros``, ``ones``, ``full``)."""
+
+    name = "mg.full"
+    result = result_def(TensorType)
+    value = prop_def(FloatAttr | IntegerAttr)  # of the result's element type
+    traits = traits_def(Pure(), LoweredElementTypes(element_types.STORED))
+    irdl_options = (ParsePropInAttrDict(),)
+    assembly_format = "attr-dict `:` type($result)"
+
+    def __init__(self, result_type: TensorType, value: float):
+        super().__init__(result_types=[result_type],
+                         properties={"value": element_types.attr(value, result_type.element_type)})
+
+    def verify_(self) -> None:
+        if None in shape_of(self.result.type):
+            raise self.fail("the shape must be static")
+        if self.value.type != _tensor(self.result).element_type:
+            raise self.fail(f"the value must be of the result's element type "
+                            f"{_tensor(self.result).element_type}, got {self.value.type}")
+
+
+@irdl_op_definition
+class IotaOp(MgOp):
+    """Each element is its index along ``axis``: ``mg.iota {axis = 1 : i64} : tensor<2x3xi32>``
+    is ``[[0, 1, 2], [0, 1, 2]]`` (integer types, a static shape)."""
+
+    name = "mg.iota"
+    result = result_def(TensorType)
+    axis = prop_def(IntegerAttr[IntegerType])
+    traits = traits_def(Pure(), LoweredElementTypes((i32, i64)))
+    irdl_options = (ParsePropInAttrDict(),)
+    assembly_format = "attr-dict `:` type($result)"
+
+    def __init__(self, result_type: TensorType, axis: int):
+        super().__init__(result_types=[result_type], properties={"axis": IntegerAttr(axis, i64)})
+
+    def verify_(self) -> None:
+        shape = shape_of(self.result.type)
+        if None in shape:
+            raise self.fail("the shape must be static")
+        try:
+            shapes.check_axis(len(shape), self.axis.value.data)
+        except ShapeError as e:
+            raise self.fail(str(e)) from None
+
+
 @irdl_op_definition
 class PrintOp(MgOp):
     """Print a tensor in the format of MLIR's ``printMemref*`` for its element type."""
@@ -734,6 +902,15 @@ Mg = Dialect(
         CompareOp,
         SelectOp,
         FullLikeOp,
+        MaxOp,
+        MinOp,
+        PowOp,
+        Atan2Op,
+        *MATH_UNARY.values(),
+        AbsOp,
+        ReshapeOp,
+        FullOp,
+        IotaOp,
         PrintOp,
     ],
 )

@@ -66,7 +66,8 @@ ROWS_AT_ONCE = 4  # rows folded into the partial row per pass over it
 # The combining op -> its vector.reduction kind, its neutral start value, its kernel's name
 # (the last two from the mg dialect's REDUCTIONS).
 VECTOR_KIND = {arith.AddfOp: "add", arith.MaximumfOp: "maximumf"}
-COMBINE = {r.combine: (VECTOR_KIND[r.combine], r.identity, kind) for kind, r in mg.REDUCTIONS.items()}
+COMBINE = {r.combine: (VECTOR_KIND[r.combine], r.identity, kind) for kind, r in mg.REDUCTIONS.items()
+           if r.combine in VECTOR_KIND}  # (products and minima: the loops convert-linalg-to-affine-loops writes)
 
 
 def reduction_kernel(module: ModuleOp, combine: type[Operation], axis: int, element: Attribute,

@@ -15,6 +15,8 @@ import difflib
 import math
 from dataclasses import dataclass, field
 
+from xdsl.ir import Attribute
+
 from mg_xdsl import element_types, shapes
 from mg_xdsl.backend import runtime
 from mg_xdsl.language.diagnostics import MgError
@@ -70,7 +72,20 @@ REDUCTIONS = {
     for side in ("row", "col")
     for kind in ("sum", "max", "mean")
 }
-BUILTIN_LIST = ["relu", "transpose", "cast", "where", *REDUCTIONS]  # in a fixed order, for suggestions
+MATH_UNARY = {  # float functions, and how a compile-time number folds
+    "sqrt": math.sqrt, "rsqrt": lambda x: 1 / math.sqrt(x), "exp": math.exp, "log": math.log,
+    "sin": math.sin, "cos": math.cos, "tanh": math.tanh, "acos": math.acos, "asin": math.asin}
+# name -> (the mg op's key, floats only, how two numbers fold)
+BINARY_BUILTINS = {
+    "maximum": ("max", False, max), "minimum": ("min", False, min),
+    "pow": ("pow", True, math.pow), "atan2": ("atan2", True, math.atan2)}
+AXIS_REDUCTIONS = ("sum", "prod", "max", "min", "mean")
+CREATION = ("zeros", "ones", "full", "zeros_like", "ones_like", "iota")
+# The keyword arguments each builtin takes (the others take none).
+KEYWORD_ARGUMENTS = {**{r: ("axes", "keepdims") for r in AXIS_REDUCTIONS},
+                     **{c: ("dtype",) for c in CREATION}, "iota": ("axis", "dtype")}
+BUILTIN_LIST = ["relu", "transpose", "cast", "where", *REDUCTIONS, "abs", *MATH_UNARY, *BINARY_BUILTINS,
+                *AXIS_REDUCTIONS, *CREATION]  # in a fixed order, for suggestions
 BUILTINS = set(BUILTIN_LIST)
 # Symbols the generated code links against: a def with one of these names would clash.
 RESERVED = {"main", "malloc", "free", "abort", *runtime.PRINTERS}
@@ -158,6 +173,8 @@ class Checker:
     steps: dict[Chain, list[Type]] = field(default_factory=dict)
     # A literal or number that a declared type converts: its elements (the type is in types).
     constants: dict[Expr, list[float]] = field(default_factory=dict)
+    # What the keyword arguments of a builtin's call resolved to (axes, keepdims, dtype, ...).
+    options: dict[Call, dict] = field(default_factory=dict)
 
     def warn(self, line: int, message: str) -> None:
         self.warnings.append((line, message))
@@ -336,13 +353,26 @@ class Checker:
 
     # -- calls --------------------------------------------------------------------------
 
-    def call(self, c: Call, scope: Scope) -> Matrix:
+    def call(self, c: Call, scope: Scope) -> Type:
         name = c.tok
+        allowed = KEYWORD_ARGUMENTS.get(name.text, ())
+        for key, (tok, _) in c.keywords.items():
+            if key not in allowed:
+                takes = f"takes the keyword arguments {', '.join(allowed)}" if allowed else "takes no keyword arguments"
+                raise MgError(tok.line, f"{name.text} {takes}, not {key}")
         if name.text == "cast":
             return self.cast(c, scope)
+        if name.text in CREATION:
+            return self.creation(c, scope)
         args = [self.expr(a, scope) for a in c.args]
         if name.text == "where":
             return self.where(name, args)
+        if name.text in AXIS_REDUCTIONS:
+            return self.reduction(c, args, scope)
+        if name.text in MATH_UNARY or name.text == "abs":
+            return self.math_unary(name, args)
+        if name.text in BINARY_BUILTINS:
+            return self.math_binary(name, args)
         if name.text in BUILTINS:
             return self.builtin(name, args)
         sig = self.functions.get(name.text)
@@ -400,6 +430,162 @@ class Checker:
         else:
             values = self.elementwise(name, "select from", a, b)
         return Matrix(self.broadcast(name, "select from", mask, values), values.element)
+
+    # -- the builtins of issue 16 -----------------------------------------------------------
+
+    @staticmethod
+    def arity(name: Token, args: list, count: int, what: str) -> None:
+        if len(args) != count:
+            raise MgError(name.line, f"{name.text} takes {count} argument{'s' if count > 1 else ''} "
+                                     f"({what}), got {len(args)}")
+
+    def math_unary(self, name: Token, args: list[Type]) -> Type:
+        """``exp(x)`` and the other float functions, ``abs(x)`` of every numeric type; of a
+        number, a number."""
+        self.arity(name, args, 1, "a tensor or a number")
+        (arg,) = args
+        if isinstance(arg, float):
+            if name.text == "abs":
+                return abs(arg)
+            try:
+                return float(MATH_UNARY[name.text](arg))
+            except ValueError:  # outside the function's domain, as NumPy: NaN (log(0): -inf)
+                return -math.inf if name.text == "log" and arg == 0 else math.nan
+            except OverflowError:
+                return math.inf
+        if element_types.is_bool(arg.element):
+            raise MgError(name.line, f"{name.text} of {describe(arg)}: {NO_BOOLEAN_ARITHMETIC}")
+        if name.text != "abs" and not element_types.is_float(arg.element):
+            raise MgError(name.line, f"{name.text} needs a float tensor, got {describe(arg)} (cast it to f64)")
+        return arg
+
+    def math_binary(self, name: Token, args: list[Type]) -> Type:
+        """``maximum(a, b)``, ``minimum``, ``pow``, ``atan2``: as an operator combines them."""
+        self.arity(name, args, 2, "tensors or numbers")
+        _, floats_only, fold_numbers = BINARY_BUILTINS[name.text]
+        left, right = args
+        if isinstance(left, float) and isinstance(right, float):
+            try:
+                return float(fold_numbers(left, right))
+            except (ValueError, ZeroDivisionError):
+                return math.nan
+            except OverflowError:
+                return math.inf
+        for t in (left, right):
+            if isinstance(t, Matrix) and element_types.is_bool(t.element):
+                raise MgError(name.line, f"{name.text} of {describe(t)}: {NO_BOOLEAN_ARITHMETIC}")
+            if isinstance(t, Matrix) and floats_only and not element_types.is_float(t.element):
+                raise MgError(name.line, f"{name.text} needs float tensors, got {describe(t)} (cast it to f64)")
+        return self.elementwise(name, f"take {name.text} of", left, right)
+
+    def static_ints(self, e: Expr, scope: Scope, what: str) -> list[int]:
+        """The integers of a list literal (or one number) written where the compiler needs
+        them: axes, a shape."""
+        t = self.expr(e, scope)
+        values = [t] if isinstance(t, float) else e.values if isinstance(e, Literal) and len(e.shape) == 1 else None
+        if values is None or any(not float(v).is_integer() for v in values):
+            raise MgError(e.tok.line, f"{what} must be a list of integers like [0, 1], got "
+                                      f"{describe(t) if not isinstance(e, Literal) else 'a literal of ' + type_text(t)}")
+        return [int(v) for v in values]
+
+    def keyword_bool(self, c: Call, key: str, scope: Scope, default: bool) -> bool:
+        if key not in c.keywords:
+            return default
+        tok, e = c.keywords[key]
+        if not (isinstance(e, Literal) and e.boolean and e.shape == ()):
+            raise MgError(tok.line, f"{key} must be true or false")
+        return e.values[0] == 1.0
+
+    @staticmethod
+    def keyword_dtype(c: Call, default: str) -> Attribute:
+        if "dtype" not in c.keywords:
+            return element_types.NAMES[default]
+        tok, e = c.keywords["dtype"]
+        if not isinstance(e, Name) or e.tok.text not in element_types.NAMES:
+            raise MgError(tok.line, f"dtype must be an element type: {', '.join(element_types.NAMES)}")
+        return element_types.NAMES[e.tok.text]
+
+    def axes(self, name: Token, rank: int, written: list[int]) -> list[int]:
+        """``written`` axes, negative ones counted from the end, each once, in order."""
+        normalised = []
+        for axis in written:
+            if not -rank <= axis < rank:
+                raise MgError(name.line, f"{name.text}: axis {axis} is out of range for a tensor of rank {rank}"
+                                         + (f" (axes are -{rank} to {rank - 1})" if rank else ""))
+            if axis % rank in normalised:
+                raise MgError(name.line, f"{name.text}: axis {axis} is given twice")
+            normalised.append(axis % rank)
+        return sorted(normalised)
+
+    def reduction(self, c: Call, args: list[Type], scope: Scope) -> Matrix:
+        """``sum(x, axes=[0, -1], keepdims=false)`` and ``prod``, ``max``, ``min``, ``mean``:
+        the elements along ``axes`` (by default all) folded into one, those axes kept with
+        size 1 or dropped."""
+        name = c.tok
+        self.arity(name, args, 1, "a tensor, then axes= and keepdims=")
+        (arg,) = args
+        if not isinstance(arg, Matrix):
+            raise MgError(name.line, f"{name.text} needs a tensor, got {describe(arg)}")
+        if element_types.is_bool(arg.element):
+            raise MgError(name.line, f"{name.text} of {describe(arg)}: {NO_BOOLEAN_ARITHMETIC}")
+        rank = len(arg.shape)
+        written = self.static_ints(c.keywords["axes"][1], scope, "axes") if "axes" in c.keywords else list(range(rank))
+        axes = self.axes(name, rank, written)
+        keepdims = self.keyword_bool(c, "keepdims", scope, False)
+        if name.text == "mean":
+            if not element_types.is_float(arg.element):
+                raise MgError(name.line, f"mean needs a float tensor, got {describe(arg)} (cast it to f64)")
+            if any(arg.shape[a] is None for a in axes):
+                raise MgError(name.line, "mean needs static sizes along the averaged axes, not '?'")
+        self.options[c] = {"axes": axes, "keepdims": keepdims}
+        shape = tuple(1 if d in axes else s for d, s in enumerate(arg.shape)) if keepdims else \
+            tuple(s for d, s in enumerate(arg.shape) if d not in axes)
+        return Matrix(shape, arg.element)
+
+    def creation(self, c: Call, scope: Scope) -> Matrix:
+        """``zeros([2, 3])``, ``ones``, ``full([2, 3], 7.5)``, ``iota([4, 4], axis=1)`` (static
+        shapes, ``dtype=`` as their element type), ``zeros_like(x)``, ``ones_like(x)``."""
+        name = c.tok
+        if name.text.endswith("_like"):
+            self.arity(name, c.args, 1, "a tensor")
+            like = self.expr(c.args[0], scope)
+            if not isinstance(like, Matrix):
+                raise MgError(name.line, f"{name.text} needs a tensor, got {describe(like)}")
+            element = self.keyword_dtype(c, element_types.NAME_OF[like.element])
+            self.options[c] = {"value": 0.0 if name.text == "zeros_like" else 1.0}
+            return Matrix(like.shape, element)
+        if name.text == "full":
+            self.arity(name, c.args, 2, "a shape and a number")
+        else:
+            self.arity(name, c.args, 1, "a shape like [2, 3]")
+        dims = self.static_ints(c.args[0], scope, f"the shape of {name.text}")
+        if any(d <= 0 for d in dims):
+            raise MgError(name.line, f"the shape of {name.text} must be positive sizes, got {dims}")
+        try:
+            shapes.check_size(dims)
+        except ShapeError as e:
+            raise MgError(name.line, str(e)) from None
+        element = self.keyword_dtype(c, "i32" if name.text == "iota" else "f64")
+        t = Matrix(tuple(dims), element)
+        if name.text == "iota":
+            if element not in (element_types.NAMES["i32"], element_types.NAMES["i64"]):
+                raise MgError(name.line, f"iota makes integers: dtype must be i32 or i64, got "
+                                         f"{element_types.NAME_OF[element]}")
+            axis = self.static_ints(c.keywords["axis"][1], scope, "axis") if "axis" in c.keywords else [0]
+            if len(axis) != 1:
+                raise MgError(name.line, "axis of iota must be one integer")
+            self.options[c] = {"axis": self.axes(name, len(dims), axis)[0]}
+            return t
+        value = {"zeros": 0.0, "ones": 1.0}.get(name.text)
+        if value is None:
+            number = self.expr(c.args[1], scope)
+            if not isinstance(number, float):
+                raise MgError(name.line, f"the value of full must be a number, got {describe(number)}")
+            if (problem := number_of_type(number, t)) is not None:
+                raise MgError(name.line, f"full: {problem}")
+            value = number
+        self.options[c] = {"value": value}
+        return t
 
     def builtin(self, name: Token, args: list[Type]) -> Matrix:
         if len(args) != 1:

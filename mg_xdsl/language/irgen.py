@@ -26,19 +26,18 @@ from xdsl.ir import Block, Operation, Region, SSAValue
 
 from mg_xdsl import element_types, shapes
 from mg_xdsl.dialects import mg
-from mg_xdsl.language.checker import REDUCTIONS, Checker, Matrix, Type
+from mg_xdsl.language.checker import AXIS_REDUCTIONS, BINARY_BUILTINS, REDUCTIONS, Checker, Matrix, Type
 from mg_xdsl.language.lexer import Token
 from mg_xdsl.language.syntax_tree import Call, Chain, Compare, Def, Expr, Let, Literal, Name, Negate, Statement
 from mg_xdsl.shapes import Shape
 
-BINARY_OPS: dict[str, type[mg.ElementwiseBinaryOp]] = {
-    "+": mg.AddOp,
-    "-": mg.SubOp,
-    "*": mg.MulOp,
-    "/": mg.DivOp,
-}
-SCALAR_NAMES = {"+": "add", "-": "sub", "*": "mul", "/": "div"}
-PREDICATES = {"<": "lt", "<=": "le", ">": "gt", ">=": "ge", "==": "eq", "!=": "ne"}
+# Each operator, and each builtin that combines two tensors, by the name that mg.scalar gives
+# it; the mg op of two tensors for each (a comparison's is mg.compare).
+OPERATORS = {"+": "add", "-": "sub", "*": "mul", "/": "div",
+             "<": "lt", "<=": "le", ">": "gt", ">=": "ge", "==": "eq", "!=": "ne"}
+ELEMENTWISE_OPS: dict[str, type[mg.ElementwiseBinaryOp]] = {
+    "add": mg.AddOp, "sub": mg.SubOp, "mul": mg.MulOp, "div": mg.DivOp,
+    "max": mg.MaxOp, "min": mg.MinOp, "pow": mg.PowOp, "atan2": mg.Atan2Op}
 
 Value = SSAValue | float  # a matrix's SSA value, or a compile-time number
 
@@ -139,7 +138,11 @@ class IRGen:
             return t
         if tok.text == "@":
             return self.emit(fn, mg.MatmulOp(left, right), tok)  # type: ignore[arg-type]
-        op = SCALAR_NAMES.get(tok.text) or PREDICATES[tok.text]
+        return self.combine(fn, tok, OPERATORS[tok.text], left, right, t)
+
+    def combine(self, fn: Function, tok: Token, op: str, left: Value, right: Value, t: Matrix) -> SSAValue:
+        """``left op right`` element by element, of type ``t``: ``mg.scalar`` with a number,
+        else both grown to ``t``'s shape and combined."""
         if isinstance(left, float) or isinstance(right, float):
             tensor, number, reversed_ = (left, right, False) if isinstance(right, float) else (right, left, True)
             return self.emit(fn, mg.ScalarOp(tensor, op, number, reversed_), tok)  # type: ignore[arg-type]
@@ -147,7 +150,7 @@ class IRGen:
         rhs = self.grow(fn, right, t.shape, tok)
         if op in mg.COMPARISONS:
             return self.emit(fn, mg.CompareOp(lhs, rhs, op), tok)
-        return self.emit(fn, BINARY_OPS[tok.text](lhs, rhs), tok)  # of type tensor<t.shape>
+        return self.emit(fn, ELEMENTWISE_OPS[op](lhs, rhs), tok)  # of type tensor<t.shape>
 
     def grow(self, fn: Function, v: SSAValue, target: Shape, tok: Token) -> SSAValue:
         """Broadcast ``v`` to ``target`` with an explicit ``mg.broadcast`` where needed. A
@@ -170,6 +173,21 @@ class IRGen:
         attr = DenseIntOrFPElementsAttr.from_list(mg.tensor_type(t.shape, t.element), values)
         return self.emit(fn, mg.ConstantOp(attr), tok)
 
+    def reduction(self, fn: Function, tok: Token, x: SSAValue, axes: list[int], keepdims: bool,
+                  t: Matrix) -> SSAValue:
+        """One ``mg.reduce`` per axis (each keeps its axis, of size 1); a mean divides by the
+        number of elements folded; without ``keepdims``, ``mg.reshape`` drops the axes."""
+        kind = "sum" if tok.text == "mean" else tok.text
+        count = 1
+        for axis in axes:
+            count *= mg.shape_of(x.type)[axis] or 1  # (the checker made the mean's sizes static)
+            x = self.emit(fn, mg.ReduceOp(x, axis, kind), tok)
+        if tok.text == "mean":
+            x = self.emit(fn, mg.ScalarOp(x, "div", float(count), reversed=False), tok)
+        if not keepdims and axes:
+            x = self.emit(fn, mg.ReshapeOp(x, mg.tensor_type(t.shape, t.element)), tok)
+        return x
+
     def where(self, fn: Function, tok: Token, args: list[Value], t: Matrix) -> SSAValue:
         """``mg.select`` of the three arguments grown to the result's shape; a number is an
         ``mg.full_like`` of a tensor argument (the mask at least)."""
@@ -181,11 +199,26 @@ class IRGen:
 
     def call(self, c: Call, fn: Function, t: Matrix) -> SSAValue:
         name = c.tok
+        options = self.checker.options.get(c, {})
         if name.text == "cast":
             return self.emit(fn, mg.ConvertOp(self.expr(c.args[0], fn), t.element), name)  # type: ignore[arg-type]
+        if name.text in ("zeros", "ones", "full"):
+            return self.emit(fn, mg.FullOp(mg.tensor_type(t.shape, t.element), options["value"]), name)
+        if name.text == "iota":
+            return self.emit(fn, mg.IotaOp(mg.tensor_type(t.shape, t.element), options["axis"]), name)
         args = [self.expr(a, fn) for a in c.args]
+        if name.text in ("zeros_like", "ones_like"):
+            return self.emit(fn, mg.FullLikeOp(args[0], options["value"], t.element), name)  # type: ignore[arg-type]
         if name.text == "where":
             return self.where(fn, name, args, t)
+        if name.text in AXIS_REDUCTIONS:
+            return self.reduction(fn, name, args[0], options["axes"], options["keepdims"], t)  # type: ignore[arg-type]
+        if name.text in mg.MATH_UNARY:
+            return self.emit(fn, mg.MATH_UNARY[name.text](args[0]), name)  # type: ignore[arg-type]
+        if name.text == "abs":
+            return self.emit(fn, mg.AbsOp(args[0]), name)  # type: ignore[arg-type]
+        if name.text in BINARY_BUILTINS:
+            return self.combine(fn, name, BINARY_BUILTINS[name.text][0], args[0], args[1], t)
         if name.text == "relu":
             return self.emit(fn, mg.ReluOp(args[0]), name)
         if name.text == "transpose":

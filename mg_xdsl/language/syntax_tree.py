@@ -23,7 +23,7 @@ nest, up to ``MAX_NESTING`` levels. Each node keeps the token it is reported at.
 """
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from xdsl.ir import Attribute
 
@@ -108,9 +108,11 @@ class Compare(Expr):
 
 @dataclass(eq=False)
 class Call(Expr):
-    """``name(args)`` of a built-in or a def (``tok`` is the name)."""
+    """``name(args, key=value, ...)`` of a built-in or a def (``tok`` is the name); keyword
+    arguments (``axes=[0, -1]``, ``keepdims=true``, ``dtype=f32``) come after the others."""
 
     args: list[Expr]
+    keywords: dict[str, tuple[Token, Expr]] = field(default_factory=dict)
 
 
 @dataclass(eq=False)
@@ -302,7 +304,7 @@ class Parser:
         if tok.kind == "name":
             self.next()
             if self.peek().text == "(":
-                return Call(tok, self.arguments())
+                return Call(tok, *self.arguments())
             return Name(tok)
         if tok.text == "(":
             self.next()
@@ -317,17 +319,29 @@ class Parser:
             raise self.error("expected an expression, found the end of the line")
         raise self.error(f"expected an expression, found {tok.text!r}")
 
-    def arguments(self) -> list[Expr]:
+    def arguments(self) -> tuple[list[Expr], dict[str, tuple[Token, Expr]]]:
+        """``(a, b, key=value)``: the positional arguments, then the keyword arguments."""
         self.enter(self.expect("("))
         args: list[Expr] = []
-        if self.peek().text != ")":
-            args.append(self.expr())
-            while self.peek().text == ",":
+        keywords: dict[str, tuple[Token, Expr]] = {}
+        while self.peek().text != ")" or args or keywords:  # (after a ',', an argument must follow)
+            if self.peek().kind == "name" and self.peek(1).text == "=":
+                key = self.next()
                 self.next()
+                if key.text in keywords:
+                    raise self.error(f"keyword argument {key.text} is given twice", key)
+                keywords[key.text] = (key, self.expr())
+            elif keywords:
+                raise self.error(f"a positional argument cannot follow the keyword argument "
+                                 f"{list(keywords)[-1]}")
+            else:
                 args.append(self.expr())
+            if self.peek().text != ",":
+                break
+            self.next()
         self.expect(")", "',' or ')' in the argument list")
         self.depth -= 1
-        return args
+        return args, keywords
 
     def number(self, tok: Token) -> float:
         value = float(tok.text)

@@ -30,6 +30,7 @@ _PROJECT_PASSES: dict[str, tuple[str, str]] = {
     "convert-scf-to-cf": ("convert_scf_to_cf", "ConvertScfToCfPass"),
     "lower-assert-to-stderr": ("lower_assert_to_stderr", "LowerAssertToStderrPass"),
     "convert-arith-to-llvm": ("convert_arith_to_llvm", "ConvertArithToLLVMPass"),
+    "convert-math-to-llvm": ("convert_math_to_llvm", "ConvertMathToLLVMPass"),
     "convert-func-to-llvm": ("convert_func_to_llvm", "ConvertFuncToLLVMPass"),
     "convert-cf-to-llvm": ("convert_cf_to_llvm", "ConvertCfToLLVMPass"),
     "convert-vector-to-llvm": ("convert_vector_to_llvm", "ConvertVectorToLLVMPass"),

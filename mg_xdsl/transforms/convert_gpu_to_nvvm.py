@@ -11,12 +11,17 @@ Inside each ``gpu.module`` (the host code is left alone):
   back end turns into the ``ptx_kernel`` calling convention;
 - ``gpu.return`` -> ``llvm.return``;
 - then the kernel bodies go through the project's lowerings, run on the ``gpu.module``'s
-  contents: ``convert-scf-to-cf``, ``convert-arith-to-llvm``, ``convert-cf-to-llvm``,
+  contents: ``convert-scf-to-cf``, ``convert-arith-to-llvm``, ``convert-math-to-llvm``,
+  ``convert-cf-to-llvm``,
   ``finalize-memref-to-llvm``, ``reconcile-unrealized-casts``;
 - a run-time check inside a kernel (``cf.assert``: an integer division's divisor is not
   zero) -> a branch to ``llvm.trap``: the kernel stops, and so does the launch, which the
   host reports as a failed launch (``gpu: launching kernel ... failed``). (Upstream calls
   CUDA's ``__assertfail``, which prints the message first but needs CUDA's device library.)
+
+Of the math functions, the kernels compute ``sqrt``, ``rsqrt`` and ``abs`` (NVPTX has them);
+another (``exp``, ``log``, ...) is refused with ``NotOnGpu`` (a ``PassFailedException``)
+naming it.
 """
 
 from xdsl.builder import Builder
@@ -25,6 +30,7 @@ from xdsl.dialects import builtin, cf, gpu, llvm
 from xdsl.dialects.builtin import FunctionType, IndexType, UnitAttr, i32, i64
 from xdsl.ir import Block, Region
 from xdsl.passes import ModulePass
+from xdsl.utils.exceptions import PassFailedException
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from mg_xdsl.transforms import get_pass
@@ -36,6 +42,7 @@ _SREG = {gpu.ThreadIdOp: "tid", gpu.BlockIdOp: "ctaid", gpu.BlockDimOp: "ntid", 
 KERNEL_PASSES = (
     "convert-scf-to-cf",
     "convert-arith-to-llvm",
+    "convert-math-to-llvm",
     "convert-cf-to-llvm",
     "finalize-memref-to-llvm",
     "reconcile-unrealized-casts",
@@ -86,6 +93,24 @@ def _trap_failed_checks(kernels: builtin.ModuleOp) -> None:
         Rewriter.erase_op(check)
 
 
+# The math ops that NVPTX compiles by itself (to sqrt.rn, rcp, abs); the others need
+# CUDA's libdevice or polynomial expansions, which this pass does not provide yet.
+GPU_MATH = ("math.sqrt", "math.rsqrt", "math.absf", "math.absi")
+
+
+class NotOnGpu(PassFailedException):
+    """A program computes something the GPU path cannot compile yet (a user's error to
+    report, not a compiler bug)."""
+
+
+def _check_math(kernels: builtin.ModuleOp) -> None:
+    for op in kernels.walk():
+        if op.name.startswith("math.") and op.name not in GPU_MATH:
+            raise NotOnGpu(
+                f"convert-gpu-to-nvvm: {op.name} has no GPU lowering yet (only "
+                f"{', '.join(n[len('math.'):] for n in GPU_MATH)} do); run the program on the CPU")
+
+
 class ConvertGpuToNVVMPass(ModulePass):
     name = "convert-gpu-to-nvvm"
 
@@ -100,6 +125,7 @@ class ConvertGpuToNVVMPass(ModulePass):
             for k in list(gmod.body.block.ops):
                 k.detach()
                 inner.body.block.add_op(k)
+            _check_math(inner)
             for name in KERNEL_PASSES:
                 get_pass(name)().apply(ctx, inner)
                 if name == "convert-scf-to-cf":

@@ -11,7 +11,9 @@ element type and rank; ``convert-linalg-to-affine-loops`` then writes the loops.
 - elementwise ops (``mg.add/sub/mul/div/compare/select/neg/relu/scalar/convert``): a
   ``linalg.generic`` with identity maps, all loops parallel, the op's scalar computation
   (``mg.ScalarComputation``) as its body;
-- ``mg.full_like``: ``linalg.fill`` of a buffer of the other operand's sizes;
+- ``mg.full_like``, ``mg.full``: ``linalg.fill`` of a new buffer;
+- ``mg.reshape`` (dimensions of size 1 dropped or added): a copying ``linalg.generic`` whose
+  input map reads 0 in a dropped dimension, e.g. ``(d0) -> (d0, 0)``;
 - ``mg.broadcast``: a ``linalg.generic`` whose input map reads index 0 where the input has
   size 1, e.g. ``(d0, d1) -> (0, d1)``;
 - ``mg.reduce``: ``linalg.fill`` with the reduction's identity, then a ``linalg.generic``
@@ -20,7 +22,8 @@ element type and rank; ``convert-linalg-to-affine-loops`` then writes the loops.
 - ``mg.matmul``: ``linalg.fill`` with 0, then ``linalg.matmul``;
 - ``mg.transpose``: ``linalg.transpose``;
 - ``mg.cast``, ``mg.constant``, ``mg.print``, signatures and calls: as ``lower-mg-to-affine``
-  lowers them (they build no loops).
+  lowers them (they build no loops); ``mg.iota`` as it does too (its loop nest stores the
+  indices).
 
 The run-time checks of ``?`` sizes (``cf.assert``) come before the op they guard, with the
 messages of ``lower-mg-to-affine``. A buffer's sizes are the ones it was allocated with, and
@@ -60,6 +63,7 @@ from mg_xdsl.transforms.lower_mg_to_affine import (
     CastLowering,
     ConstantLowering,
     FuncSignatureLowering,
+    IotaLowering,
     MgLowering,
     PrintLowering,
     alloc,
@@ -136,6 +140,37 @@ class ElementwiseToLinalg(ToLinalg):
         return self.elementwise(op, list(op.operands), sizes)
 
 
+class ReshapeToLinalg(ToLinalg):
+    """A copy: ``linalg.generic`` reading the input at the result's indices of the
+    dimensions both have, 0 in a dimension of size 1 that the result drops."""
+
+    op_type = mg.ReshapeOp
+
+    def build(self, op: mg.ReshapeOp) -> SSAValue:
+        in_shape, out_shape = shape_of(op.input.type), shape_of(op.result.type)
+        mapping = shapes.unit_dims_map(in_shape, out_shape)
+        in_sizes = self.sizes.of(op.input)
+        sizes: list[int | SSAValue] = [1] * len(out_shape)
+        for d, t in enumerate(mapping):
+            if t is not None:
+                sizes[t] = in_sizes[d]
+        out = self.sizes.alloc(op.result.type, sizes)
+        rank = len(out_shape)
+        read = AffineMap(rank, 0, tuple(AffineExpr.constant(0) if t is None else AffineExpr.dimension(t)
+                                        for t in mapping))
+        generic([op.input], [read], out, AffineMap.identity(rank), [True] * rank, lambda args: args[0])
+        return out
+
+
+class FullToLinalg(ToLinalg):
+    op_type = mg.FullOp
+
+    def build(self, op: mg.FullOp) -> SSAValue:
+        out = self.sizes.alloc(op.result.type, list(shape_of(op.result.type)))  # type: ignore[arg-type]
+        fill(op.value.value.data, out)
+        return out
+
+
 class FullLikeToLinalg(ToLinalg):
     op_type = mg.FullLikeOp
 
@@ -146,7 +181,7 @@ class FullLikeToLinalg(ToLinalg):
 
 
 class ElementwiseUnaryToLinalg(ToLinalg):
-    op_type = (mg.NegOp, mg.ReluOp, mg.ScalarOp, mg.ConvertOp)
+    op_type = (mg.ElementwiseUnaryOp, mg.ScalarOp, mg.ConvertOp)
 
     def build(self, op: mg.ElementwiseUnaryOp | mg.ScalarOp) -> SSAValue:
         return self.elementwise(op, [op.input], self.sizes.of(op.input))
@@ -227,6 +262,9 @@ class ConvertMgToLinalgPass(ModulePass):
             ConstantLowering(op),
             ElementwiseToLinalg(sizes),
             FullLikeToLinalg(sizes),
+            FullToLinalg(sizes),
+            ReshapeToLinalg(sizes),
+            IotaLowering(),
             ElementwiseUnaryToLinalg(sizes),
             BroadcastToLinalg(sizes),
             ReduceToLinalg(sizes),

@@ -1,8 +1,9 @@
 """``convert-to-llvm``: every conversion to the LLVM dialect in one walk, as upstream's pass
-of that name: ``vector``, ``arith``, ``func``, ``cf`` and ``memref`` ops -> LLVM dialect.
+of that name: ``vector``, ``arith``, ``math``, ``func``, ``cf`` and ``memref`` ops -> LLVM
+dialect.
 
 Each op is rewritten by the patterns of its own pass (``convert-vector-to-llvm``,
-``convert-arith-to-llvm``, ``convert-func-to-llvm``, ``convert-cf-to-llvm``,
+``convert-arith-to-llvm``, ``convert-math-to-llvm``, ``convert-func-to-llvm``, ``convert-cf-to-llvm``,
 ``finalize-memref-to-llvm``), exactly as that pass alone would rewrite it; each of those
 passes runs alone in ``mg-opt`` and has its own tests. Run one after another, each pass
 casts the values it converts back to their original types for the ops that the next pass
@@ -25,6 +26,7 @@ from xdsl.passes import ModulePass
 from mg_xdsl.transforms.convert_arith_to_llvm import ArithConversion
 from mg_xdsl.transforms.convert_cf_to_llvm import CfConversion
 from mg_xdsl.transforms.convert_func_to_llvm import FuncConversion
+from mg_xdsl.transforms.convert_math_to_llvm import MathConversion
 from mg_xdsl.transforms.convert_vector_to_llvm import VectorConversion
 from mg_xdsl.transforms.finalize_memref_to_llvm import MemRefConversion
 from mg_xdsl.transforms.llvm_type_conversion import apply_conversions
@@ -40,6 +42,7 @@ class ConvertToLLVMPass(ModulePass):
         apply_conversions(op, [
             VectorConversion(),
             ArithConversion(),
+            MathConversion(),
             FuncConversion(),
             CfConversion(),
             MemRefConversion(self.use_generic_functions),

@@ -7,7 +7,9 @@ allocated result buffer filled by a nest of ``affine.for`` loops, one loop per d
   that loads each operand at ``[i, j]``, computes with ``arith`` and stores into the result
   (the op's own ``scalar``: relu is ``arith.maximumf(x, 0.0)``, which propagates NaN, on
   integers ``arith.maxsi``; an integer division checks its divisor);
-- ``mg.full_like``: one nest storing the value;
+- ``mg.full_like``, ``mg.full``: one nest storing the value; ``mg.iota`` one storing each
+  element's index along its axis;
+- ``mg.reshape`` (dimensions of size 1 dropped or added): a copying nest;
 - ``mg.broadcast``: one nest over the result that reads the input with index 0 in every
   dimension where the input has size 1;
 - ``mg.reduce``: two nests, the first storing the start value (0 for a sum, -inf for a max)
@@ -234,6 +236,59 @@ class ElementwiseLowering(MgLowering):
         return out
 
 
+class ReshapeLowering(MgLowering):
+    """``mg.reshape`` (dimensions of size 1 dropped or added): a copy, each element read at
+    the result's indices of the dimensions both have, 0 in a dropped one."""
+
+    op_type = mg.ReshapeOp
+
+    def build(self, op: mg.ReshapeOp) -> SSAValue:
+        in_shape, out_shape = shape_of(op.input.type), shape_of(op.result.type)
+        mapping = shapes.unit_dims_map(in_shape, out_shape)
+        in_sizes = extents(op.input, in_shape)
+        sizes = [1] * len(out_shape)
+        for d, t in enumerate(mapping):
+            if t is not None:
+                sizes[t] = in_sizes[d]
+        out = alloc(op.result.type, sizes)
+
+        def body(ivs: list[SSAValue]) -> None:
+            zero = index_constant(0)
+            store(load(op.input, [zero if t is None else ivs[t] for t in mapping]), out, ivs)
+
+        nest(sizes, body)
+        return out
+
+
+def filled(result_type: Attribute, value_at: Callable[[list[SSAValue]], SSAValue]) -> SSAValue:
+    """A new buffer of ``result_type``'s static shape, each element stored ``value_at`` its
+    indices."""
+    sizes = list(shape_of(result_type))
+    out = alloc(result_type, sizes)  # type: ignore[arg-type]
+    nest(sizes, lambda ivs: store(value_at(ivs), out, ivs))  # type: ignore[arg-type]
+    return out
+
+
+class FullLowering(MgLowering):
+    """``mg.full``: every element stored the value (made once, before the loops)."""
+
+    op_type = mg.FullOp
+
+    def build(self, op: mg.FullOp) -> SSAValue:
+        value = element_constant(op.value.value.data, op.result.type.element_type)  # type: ignore[attr-defined]
+        return filled(op.result.type, lambda ivs: value)
+
+
+class IotaLowering(MgLowering):
+    """``mg.iota``: each element stored its index along the axis, cast to the element type."""
+
+    op_type = mg.IotaOp
+
+    def build(self, op: mg.IotaOp) -> SSAValue:
+        element, axis = op.result.type.element_type, op.axis.value.data  # type: ignore[attr-defined]
+        return filled(op.result.type, lambda ivs: arith.IndexCastOp(ivs[axis], element).result)
+
+
 class FullLikeLowering(MgLowering):
     """``mg.full_like``: a buffer of ``like``'s sizes, every element stored the value."""
 
@@ -251,7 +306,7 @@ class ElementwiseUnaryLowering(MgLowering):
     """``mg.neg``, ``mg.relu`` and ``mg.scalar``: one load, the op's computation, one store;
     the numbers it needs (relu's 0.0, the scalar's) made once, before the nest."""
 
-    op_type = (mg.NegOp, mg.ReluOp, mg.ScalarOp, mg.ConvertOp)
+    op_type = (mg.ElementwiseUnaryOp, mg.ScalarOp, mg.ConvertOp)
 
     def build(self, op: mg.ElementwiseUnaryOp | mg.ScalarOp) -> SSAValue:
         sizes = extents(op.input, shape_of(op.result.type))
@@ -460,6 +515,9 @@ class LowerMgToAffinePass(ModulePass):
             ConstantLowering(op),
             ElementwiseLowering(),
             FullLikeLowering(),
+            FullLowering(),
+            IotaLowering(),
+            ReshapeLowering(),
             ElementwiseUnaryLowering(),
             BroadcastLowering(),
             ReduceLowering(),

@@ -7,8 +7,8 @@
 
 // -----
 %x = "test.op"() : () -> tensor<2x3xf64>
-%r = mg.reduce %x {axis = 1 : i64, kind = "min"} : tensor<2x3xf64> -> tensor<2x1xf64>
-// CHECK: mg.reduce: kind must be sum or max, got 'min'
+%r = mg.reduce %x {axis = 1 : i64, kind = "median"} : tensor<2x3xf64> -> tensor<2x1xf64>
+// CHECK: mg.reduce: kind must be one of sum, max, prod, min, got 'median'
 
 // -----
 %x = "test.op"() : () -> tensor<2x3xf64>

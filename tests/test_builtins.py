@@ -1,0 +1,220 @@
+"""The builtins of issue 16: reductions over axes (``sum``, ``prod``, ``max``, ``min``,
+``mean`` with ``axes=`` and ``keepdims=``), math functions (``sqrt rsqrt exp log sin cos tanh
+acos asin abs``, ``maximum minimum pow atan2``) and creation (``zeros ones full zeros_like
+ones_like iota``), through ``mgc run`` and the Python API in both CPU pipelines and through
+upstream MLIR, against NumPy."""
+
+import shutil
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import mg_xdsl
+from conftest import mgc
+from mg_xdsl.frontend import MgError
+from test_ranks import printed_arrays
+
+DTYPES = {"f64": np.float64, "f32": np.float32, "i32": np.int32, "i64": np.int64}
+needs_mlir = pytest.mark.skipif(shutil.which("mlir-opt-22") is None,
+                                reason="mlir-opt-22 is not installed (apt-get install mlir-22-tools; CI installs it)")
+
+PROGRAM = """
+let a = [[[1, 2, 3], [4, 5, 6]], [[-1, -2, -3], [7, 8, 9]]]
+print sum(a)
+print sum(a, axes=[0, -1])
+print max(a, axes=[1], keepdims=true)
+print min(a, axes=[2])
+print prod(a, axes=[0])
+print mean(a, axes=[1, 2], keepdims=true)
+def softmax(x: tensor[?x3]) = exp(x) / sum(exp(x), axes=[1], keepdims=true)
+print softmax([[1, 2, 3], [0, 0, 0]])
+print maximum(a, 2) - minimum([1, 5, 2], a)
+print pow([1, 2, 3], 2) + atan2([1.0], [1.0]) * 4
+print sqrt([4, 9]) + rsqrt([4, 16]) + abs([-1.5, 2])
+print log([1, 0]) + sin([0, 0]) + cos([0, 0]) + tanh([0, 100]) + acos([1, 1]) + asin([0, 1])
+print zeros([2, 3], dtype=i32) + iota([2, 3], axis=1)
+print ones([2]) + full([2], 7.5)
+print zeros_like(a) + ones_like(a, dtype=f64)
+let i: tensor[2x3xi32] = [[1, -2, 3], [-4, 5, -6]]
+print abs(i) + sum(i, axes=[0], keepdims=true)
+print mean(exp(0) * [2, 4])
+"""
+
+
+def expected() -> list[np.ndarray]:
+    a = np.array([[[1, 2, 3], [4, 5, 6]], [[-1, -2, -3], [7, 8, 9]]], dtype=float)
+    x = np.array([[1, 2, 3], [0, 0, 0]], dtype=float)
+    i = np.array([[1, -2, 3], [-4, 5, -6]], np.int32)
+    with np.errstate(divide="ignore"):
+        funcs = (np.log([1, 0]) + np.sin([0, 0]) + np.cos([0, 0]) + np.tanh([0, 100]) + np.arccos([1, 1])
+                 + np.arcsin([0, 1]))
+    return [a.sum(), a.sum(axis=(0, 2)), a.max(axis=1, keepdims=True), a.min(axis=2), a.prod(axis=0),
+            a.mean(axis=(1, 2), keepdims=True), np.exp(x) / np.exp(x).sum(axis=1, keepdims=True),
+            np.maximum(a, 2) - np.minimum([1, 5, 2], a), np.power([1, 2, 3], 2.0) + np.arctan2([1.0], [1.0]) * 4,
+            np.sqrt([4, 9]) + 1 / np.sqrt([4, 16]) + np.abs([-1.5, 2]), funcs,
+            np.zeros((2, 3), np.int32) + np.arange(3, dtype=np.int32), np.ones(2) + 7.5,
+            np.zeros_like(a) + np.ones_like(a), np.abs(i) + i.sum(axis=0, keepdims=True, dtype=np.int32),
+            np.array(3.0)]
+
+
+def check_printed(text: str) -> None:
+    got, want = printed_arrays(text), expected()
+    assert len(got) == len(want)
+    six_digits = np.vectorize(lambda x: float("%g" % x))  # as printMemref prints a number
+    for g, w in zip(got, want):
+        assert g.shape == w.shape
+        np.testing.assert_array_equal(g, six_digits(np.asarray(w, dtype=float)))
+
+
+@pytest.mark.parametrize("flags", [[], ["--reference"]], ids=["optimised", "reference"])
+def test_mgc_run_computes_each_builtin_as_numpy_does(flags):
+    out = mgc("run", *flags, "-", input=PROGRAM.encode())
+    assert out.returncode == 0, out.stderr
+    check_printed(out.stdout.decode())
+
+
+@needs_mlir
+def test_upstream_accepts_every_stage_and_prints_the_same():
+    from test_upstream import upstream_agrees
+
+    upstream_agrees(PROGRAM)
+
+
+def test_the_gpu_computes_sqrt_and_abs_and_refuses_other_functions_by_name():
+    out = mgc("run", "--gpu-emulated", "-", input=b"print sqrt([4, 9]) + abs([-1, 2]) + rsqrt([4, 4])\n")
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.decode().endswith("[3.5,  5.5]\n")
+    out = mgc("ptx", "-", input=b"def f(x: tensor[?]) = exp(x)\n")
+    assert out.returncode == 1
+    assert out.stderr.decode() == ("mgc: error: convert-gpu-to-nvvm: math.exp has no GPU lowering yet (only "
+                                   "sqrt, rsqrt, absf, absi do); run the program on the CPU\n")
+
+
+@pytest.mark.parametrize("optimise", [True, False], ids=["optimised", "reference"])
+def test_softmax_works_for_any_number_of_rows(optimise):
+    """The issue's example: the batch dimension is a '?', and the row sums (``?x1``) grow
+    along their static 1."""
+    lib = mg_xdsl.compile("def softmax(x: tensor[?x10]) = exp(x) / sum(exp(x), axes=[1], keepdims=true)\n",
+                          optimise=optimise)
+    rng = np.random.default_rng(0)
+    for rows in (1, 7, 300):
+        x = rng.normal(size=(rows, 10)) * 3
+        want = np.exp(x) / np.exp(x).sum(axis=1, keepdims=True)
+        np.testing.assert_allclose(lib.softmax(x), want, rtol=1e-14)
+
+
+@pytest.mark.parametrize("source, message", [
+    ("print sum([1, 2], axis=0)", "sum takes the keyword arguments axes, keepdims, not axis"),
+    ("print relu([1], keepdims=true)", "relu takes no keyword arguments, not keepdims"),
+    ("print sum([1, 2], axes=[1])", "sum: axis 1 is out of range for a tensor of rank 1 (axes are -1 to 0)"),
+    ("print sum([[1, 2]], axes=[0, -2])", "sum: axis -2 is given twice"),
+    ("print sum([1, 2], axes=[0.5])", "axes must be a list of integers like [0, 1]"),
+    ("print sum([1, 2], keepdims=1)", "keepdims must be true or false"),
+    ("print sum([1], [2])", "sum takes 1 argument (a tensor, then axes= and keepdims=), got 2"),
+    ("let i: tensor[2xi32] = [1, 2]\nprint mean(i)", "mean needs a float tensor, got a tensor[2xi32] (cast it to f64)"),
+    ("def f(x: tensor[?x2]) = mean(x, axes=[0])", "mean needs static sizes along the averaged axes, not '?'"),
+    ("let i: tensor[2xi32] = [1, 2]\nprint exp(i)", "exp needs a float tensor, got a tensor[2xi32] (cast it to f64)"),
+    ("let i: tensor[2xi32] = [1, 2]\nprint pow(i, 2)", "pow needs float tensors, got a tensor[2xi32]"),
+    ("print maximum([1, 2])", "maximum takes 2 arguments (tensors or numbers), got 1"),
+    ("print sum([true, false])", "sum of a tensor[2xi1]: i1 tensors (true/false) have no arithmetic"),
+    ("print zeros([2, 0])", "the shape of zeros must be positive sizes, got [2, 0]"),
+    ("print zeros(2, dtype=f16)", "dtype must be an element type: f64, f32, i32, i64, i1"),
+    ("print iota([3], dtype=f64)", "iota makes integers: dtype must be i32 or i64, got f64"),
+    ("print iota([3], axis=1)", "iota: axis 1 is out of range for a tensor of rank 1"),
+    ("print full([2], 2.5, dtype=i32)", "full: the number 2.5 is not an integer"),
+    ("print full([2], [1])", "the value of full must be a number, got a tensor[1]"),
+    ("print zeros_like(3)", "zeros_like needs a tensor, got the number 3"),
+    ("print sum([1], axes=[0], axes=[0])", "keyword argument axes is given twice"),
+    ("print sum(axes=[0], [1])", "a positional argument cannot follow the keyword argument axes"),
+])
+def test_builtin_errors_say_what_is_wrong(source, message):
+    with pytest.raises(MgError) as e:
+        mg_xdsl.compile(source + "\n")
+    assert message in str(e.value)
+
+
+# -- random reductions and functions against NumPy ---------------------------------------------
+
+NUMPY_REDUCTIONS = {"sum": np.sum, "prod": np.prod, "max": np.max, "min": np.min, "mean": np.mean}
+
+
+@st.composite
+def reductions(draw):
+    shape = tuple(draw(st.lists(st.integers(1, 4), min_size=0, max_size=4)))
+    element = draw(st.sampled_from(list(DTYPES)))
+    kind = draw(st.sampled_from([k for k in NUMPY_REDUCTIONS if element[0] == "f" or k != "mean"]))
+    axes = draw(st.none() | st.lists(st.integers(-len(shape), len(shape) - 1), unique_by=lambda a: a % len(shape),
+                                      min_size=1, max_size=len(shape)) if shape else st.none())
+    keepdims = draw(st.booleans())
+    dims = [("?" if draw(st.booleans()) and not (kind == "mean") else str(d)) for d in shape]
+    return shape, element, kind, axes, keepdims, dims
+
+
+@settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(reductions(), st.integers(0, 2**32 - 1))
+def test_random_reductions_agree_with_numpy(case, seed):
+    """Every kind, element type, rank 0 to 4, axes (negative ones too, none given: all),
+    keepdims, '?' sizes: NumPy's shape; integers exactly (summed in their own type, as
+    NumPy with dtype=), floats up to the order of summation."""
+    shape, element, kind, axes, keepdims, dims = case
+    keywords = ("" if axes is None else f", axes=[{', '.join(map(str, axes))}]") + f", keepdims={str(keepdims).lower()}"
+    source = f"def f(x: tensor[{'x'.join([*dims, element])}]) = {kind}(x{keywords})\n"
+    rng = np.random.default_rng(seed)
+    dtype = DTYPES[element]
+    x = (rng.integers(-3, 4, size=shape) if element[0] == "i" else rng.normal(size=shape)).astype(dtype)
+    numpy_axes = None if axes is None else tuple(a % len(shape) for a in axes) if shape else None
+    extra = {"dtype": dtype} if kind in ("sum", "prod") else {}
+    want = np.asarray(NUMPY_REDUCTIONS[kind](x, axis=numpy_axes, keepdims=keepdims, **extra))
+    for optimise in (True, False):
+        got = mg_xdsl.compile(source, optimise=optimise).f(x)
+        assert got.shape == want.shape and got.dtype == dtype, source
+        if element[0] == "i":
+            np.testing.assert_array_equal(got, want, err_msg=source)
+        else:
+            tolerance = 1e-5 if element == "f32" else 1e-12
+            np.testing.assert_allclose(got, want, rtol=tolerance, atol=tolerance, err_msg=source)
+
+
+NUMPY_FUNCTIONS = {"sqrt": np.sqrt, "rsqrt": lambda x: 1 / np.sqrt(x), "exp": np.exp, "log": np.log,
+                   "sin": np.sin, "cos": np.cos, "tanh": np.tanh, "acos": np.arccos, "asin": np.arcsin,
+                   "abs": np.abs}
+
+
+@pytest.mark.parametrize("element", ["f64", "f32"])
+@pytest.mark.parametrize("function", list(NUMPY_FUNCTIONS))
+def test_each_function_agrees_with_numpy(function, element):
+    """Over its domain and outside it (NaN, as NumPy), in both pipelines."""
+    dtype = DTYPES[element]
+    x = np.concatenate([np.linspace(-3, 3, 61), [0.0, -0.0, 1e-300, 50.0, np.inf, -np.inf, np.nan]]).astype(dtype)
+    with np.errstate(all="ignore"):
+        want = NUMPY_FUNCTIONS[function](x)
+    for optimise in (True, False):
+        got = mg_xdsl.compile(f"def f(x: tensor[?x{element}]) = {function}(x)\n", optimise=optimise).f(x)
+        assert got.dtype == dtype
+        np.testing.assert_allclose(got, want, rtol=4e-6 if element == "f32" else 1e-14, atol=0)
+
+
+def test_binary_functions_agree_with_numpy_and_propagate_nan():
+    lib = mg_xdsl.compile("def f(a: tensor[?], b: tensor[?]) = maximum(a, b) + minimum(b, a)\n"
+                          "def p(a: tensor[?], b: tensor[?]) = pow(a, b)\n"
+                          "def t(y: tensor[?], x: tensor[?]) = atan2(y, x)\n"
+                          "def g(a: tensor[?xi64]) = maximum(a, 0) - minimum(3, a)\n")
+    a = np.array([1.0, np.nan, -2.0, 0.0, -0.0, np.inf])
+    b = np.array([2.0, 1.0, np.nan, -0.0, 0.0, 3.0])
+    np.testing.assert_array_equal(lib.f(a, b), np.maximum(a, b) + np.minimum(b, a))
+    np.testing.assert_allclose(lib.p(np.abs(a), b), np.power(np.abs(a), b), rtol=1e-15)
+    np.testing.assert_allclose(lib.t(a, b), np.arctan2(a, b), rtol=1e-15)
+    i = np.array([-5, 0, 2, 7], np.int64)
+    np.testing.assert_array_equal(lib.g(i), np.maximum(i, 0) - np.minimum(3, i))
+
+
+def test_creation_builtins_make_numpys_tensors():
+    lib = mg_xdsl.compile("def f(x: tensor[?x3xf32]) = zeros_like(x) + ones_like(x) * 2\n"
+                          "def g(x: tensor[2x3xi64]) = x + iota([2, 3], axis=0, dtype=i64) + full([3], 7, dtype=i64)\n"
+                          "def h(x: tensor[2x2]) = x + ones([2, 2]) + zeros([2])\n")
+    got = lib.f(np.ones((4, 3), np.float32))
+    assert got.dtype == np.float32 and got.tolist() == [[2.0] * 3] * 4
+    np.testing.assert_array_equal(lib.g(np.zeros((2, 3), np.int64)), [[7, 7, 7], [8, 8, 8]])
+    np.testing.assert_array_equal(lib.h(np.eye(2)), np.eye(2) + 1)
