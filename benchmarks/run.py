@@ -129,19 +129,22 @@ NOTES = [
 
 # --- measuring (in the child process) ---------------------------------------------------
 
-def check_result(got: np.ndarray, expected: np.ndarray, atol: float) -> dict:
+def check_result(got: np.ndarray, expected: np.ndarray, atol: float, rtol: float = RTOL) -> dict:
     """np.testing.assert_allclose, recorded: passed, tolerances, the largest error."""
-    check = {"passed": False, "rtol": RTOL, "atol": atol,
+    check = {"passed": False, "rtol": rtol, "atol": atol,
              "shape": list(np.shape(got)), "expected_shape": list(np.shape(expected))}
     if np.shape(got) != np.shape(expected):
         check["error"] = f"shape {np.shape(got)} != expected {np.shape(expected)}"
         return check
-    with np.errstate(invalid="ignore"):
-        diff = np.abs(got - expected)
+    if got.dtype != expected.dtype:
+        check["error"] = f"dtype {got.dtype} != expected {expected.dtype}"
+        return check
+    with np.errstate(invalid="ignore", over="ignore"):
+        diff = np.abs(got.astype(np.float64) - expected.astype(np.float64))
     diff = diff[~np.isnan(diff)]                 # NaN against NaN is right; against a number,
     check["max_abs_err"] = float(diff.max()) if diff.size else 0.0  # assert_allclose says so
     try:
-        np.testing.assert_allclose(got, expected, rtol=RTOL, atol=atol)
+        np.testing.assert_allclose(got, expected, rtol=rtol, atol=atol)
     except AssertionError as e:
         check["error"] = " ".join(str(e).split())[:500]
         return check
@@ -150,8 +153,12 @@ def check_result(got: np.ndarray, expected: np.ndarray, atol: float) -> dict:
 
 
 def corrupt(expected: np.ndarray) -> np.ndarray:
-    """For --self-test-wrong: an expectation off by one part in a million."""
-    return expected + 1e-6 * (1.0 + np.abs(expected))
+    """For --self-test-wrong: an expectation off by one part in a million (f32: a thousand,
+    past its tolerance; integers: by one)."""
+    if expected.dtype.kind == "i":
+        return expected + 1
+    scale = 1e-6 if expected.dtype == np.float64 else 1e-3
+    return (expected + scale * (1.0 + np.abs(expected))).astype(expected.dtype)
 
 
 def alternate(mg, ref, inputs: list, reps: tuple[int, int], budget: float) -> tuple[list, list]:
@@ -208,7 +215,7 @@ def measure_workload(w: Workload, args, threads: int, log) -> dict:
         expected = w.reference(*inputs)
         if args.self_test_wrong:
             expected = corrupt(expected)
-        rec["check"] = check_result(f(*inputs), expected, w.atol(inputs))
+        rec["check"] = check_result(f(*inputs), expected, w.atol(inputs), w.rtol)
         del expected
         if rec["check"]["passed"]:
             mg_times, np_times = alternate(f, w.reference, inputs, reps_of(args), args.budget)
@@ -238,6 +245,8 @@ def target_info(cpu: str | None) -> dict:
             "caches": {"l1": t.caches.l1, "l2": t.caches.l2, "l3": t.caches.l3,
                        "read": cpu is None and target.caches_from_sysfs(target.HOST_CACHES_SYSFS) is not None},
             "matmul": f"{mm.mr}x{mm.nr} f64 block, {mm.lanes} lanes" + ("" if mm.fma else ", no FMA"),
+            "matmul_f32": (lambda m: f"{m.mr}x{m.nr} f32 block, {m.lanes} lanes" + ("" if m.fma else ", no FMA"))(
+                target.matmul_blocks(unit, 32, t.caches)),
             "matmul_blocks": f"KC {mm.kc}, MC {mm.mc}, NC {mm.nc}",
             "reduction": f"{red.accumulators} x vector<{red.lanes}xf64>",
             "stream_lanes": unit.lanes(64, unit.stream_bits)}
@@ -248,10 +257,16 @@ def kernel_of(w: Workload, cpu: str | None) -> str:
     info = target_info(cpu)
     if w.name in ("matmul", "layer", "two_layers"):
         return info["matmul"]
+    if w.name == "matmul_f32":
+        return info["matmul_f32"]
+    if w.name == "batched_matmul":
+        return "loop nest (linalg.generic), no kernel yet"
     if w.name.startswith(("row_", "col_")):
         return info["reduction"]
     if w.name in ("add", "relu_add") and streams(w, cpu):
         return f"streaming stores, vector<{info['stream_lanes']}xf64>"
+    if w.name == "relu_add_f32" and streams(w, cpu):
+        return f"streaming stores, vector<{2 * info['stream_lanes']}xf32>"
     return "LLVM's loop vectoriser"
 
 
@@ -261,7 +276,7 @@ def streams(w: Workload, cpu: str | None) -> bool:
     from mg_xdsl import target
 
     t = target.target(cpu)
-    result = 8 * int(np.prod(w.out_shape))
+    result = np.dtype(w.dtype).itemsize * int(np.prod(w.out_shape))
     return t.nontemporal and target.worth_streaming(result, len(w.shapes), target.streaming_min_bytes(t.caches))
 
 

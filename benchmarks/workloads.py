@@ -28,6 +28,8 @@ import numpy as np
 
 EPS = float(np.finfo(np.float64).eps)
 RTOL = 1e-9
+# Per element type: the relative tolerance of the check (f32 rounds each step at 2^-24).
+RTOLS = {"float64": RTOL, "float32": 1e-5, "int32": 0.0}
 
 
 @dataclass(frozen=True)
@@ -35,11 +37,12 @@ class Workload:
     name: str                                    # e.g. "relu_add"; several sizes share a name
     size: str                                    # a label, e.g. "1000x1000"
     source: str                                  # mg source defining f
-    shapes: tuple[tuple[int, int], ...]          # the input shapes, in parameter order
+    shapes: tuple[tuple[int, ...], ...]          # the input shapes, in parameter order
     reference: Callable[..., np.ndarray]         # the NumPy form
     flops: int = 0                               # > 0: a GFLOP/s workload
     terms: int = 0                               # chained reduction length, for the tolerance
-    out_shape: tuple[int, int] | None = None     # for the GB/s count
+    out_shape: tuple[int, ...] | None = None     # for the GB/s count
+    dtype: str = "float64"                       # of every input and of the result
 
     @property
     def id(self) -> str:
@@ -49,27 +52,34 @@ class Workload:
     def unit(self) -> str:
         return "GFLOP/s" if self.flops else "GB/s"
 
+    @property
+    def rtol(self) -> float:
+        return RTOLS[self.dtype]
+
     def work(self) -> float:
         """Flops, or bytes moved (inputs read + output written), per call."""
         if self.flops:
             return float(self.flops)
-        cells = sum(r * c for r, c in self.shapes) + self.out_shape[0] * self.out_shape[1]
-        return 8.0 * cells
+        cells = sum(int(np.prod(s)) for s in self.shapes) + int(np.prod(self.out_shape))
+        return float(np.dtype(self.dtype).itemsize * cells)
 
     def inputs(self, seed: int) -> list[np.ndarray]:
-        """Standard-normal inputs; the same seed gives the same arrays in every process."""
+        """Standard-normal inputs (integers: uniform in [-1000, 1000)); the same seed gives
+        the same arrays in every process."""
         rng = np.random.default_rng(seed)
-        return [rng.standard_normal(s) for s in self.shapes]
+        if np.dtype(self.dtype).kind == "i":
+            return [rng.integers(-1000, 1000, s).astype(self.dtype) for s in self.shapes]
+        return [rng.standard_normal(s).astype(self.dtype) for s in self.shapes]
 
     def atol(self, inputs: list[np.ndarray]) -> float:
-        if not self.terms:
+        if not self.terms or np.dtype(self.dtype).kind == "i":
             return 0.0
         bound = self.reference(*[np.abs(a) for a in inputs])
-        return 2.0 * self.terms * EPS * float(np.max(np.abs(bound)))
+        return 2.0 * self.terms * float(np.finfo(self.dtype).eps) * float(np.max(np.abs(bound)))
 
 
-def _t(r: int, c: int) -> str:
-    return f"tensor[{r}x{c}]"
+def _t(*dims: int, element: str = "") -> str:
+    return f"tensor[{'x'.join([*map(str, dims), *([element] if element else [])])}]"
 
 
 def relu(x: np.ndarray) -> np.ndarray:
@@ -130,9 +140,33 @@ def two_layers(n: int) -> Workload:
                     flops=2 * n ** 3 + 2 * n * n + 2 * n * n, terms=2 * n + 1)
 
 
+def relu_add_f32(r: int, c: int) -> Workload:
+    t = _t(r, c, element="f32")
+    return Workload("relu_add_f32", f"{r}x{c}", f"def f(a: {t}, b: {t}) = relu(a + b)", ((r, c), (r, c)),
+                    lambda a, b: np.maximum(a + b, np.float32(0)), out_shape=(r, c), dtype="float32")
+
+
+def sum_i32(r: int, c: int) -> Workload:
+    """Every element summed, in i32 (NumPy told so: its default would widen to int64)."""
+    return Workload("sum_i32", f"{r}x{c}", f"def f(a: {_t(r, c, element='i32')}) = sum(a)", ((r, c),),
+                    lambda a: np.asarray(a.sum(dtype=np.int32)), out_shape=(), dtype="int32")
+
+
+def matmul_f32(n: int) -> Workload:
+    t = _t(n, n, element="f32")
+    return Workload("matmul_f32", f"n={n}", f"def f(a: {t}, b: {t}) = a @ b", ((n, n), (n, n)),
+                    lambda a, b: a @ b, flops=2 * n ** 3, terms=n, dtype="float32")
+
+
+def batched_matmul(b: int, n: int) -> Workload:
+    t = _t(b, n, n)
+    return Workload("batched_matmul", f"{b}x{n}x{n}", f"def f(a: {t}, c: {t}) = a @ c", ((b, n, n), (b, n, n)),
+                    lambda a, c: a @ c, flops=2 * b * n ** 3, terms=n)
+
+
 #: The workload names in table order (the tests check that every one is reported).
 NAMES = ("add", "relu_add", "add_row", "add_col", "row_sum", "col_sum", "row_max", "col_max",
-         "matmul", "layer", "two_layers")
+         "matmul", "layer", "two_layers", "relu_add_f32", "sum_i32", "matmul_f32", "batched_matmul")
 
 
 def workloads(quick: bool) -> list[Workload]:
@@ -149,4 +183,10 @@ def workloads(quick: bool) -> list[Workload]:
             for size in red]
     out += [matmul(n) for n in mms]
     out += [layer(net), two_layers(net)]
+    # Issue 16's element types and batches.
+    if quick:
+        out += [relu_add_f32(100, 37), sum_i32(67, 64), matmul_f32(37), batched_matmul(2, 24)]
+    else:
+        out += [relu_add_f32(1000, 1000), relu_add_f32(10000, 1000), sum_i32(4096, 4096), matmul_f32(1024),
+                batched_matmul(8, 256)]
     return out

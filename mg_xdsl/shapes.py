@@ -178,18 +178,34 @@ def check_axis(rank: int, axis: int) -> None:
 
 
 def matmul_shape(lhs: Sequence[Dim], rhs: Sequence[Dim]) -> Shape:
-    """``(M x K) @ (K x N) -> (M x N)``; the inner sizes must agree (or be ``?``)."""
-    if len(lhs) != 2 or len(rhs) != 2:
+    """``(..., M x K) @ (..., K x N) -> (..., M x N)``, the rule of ``mg.matmul``: the inner
+    sizes agree (or are ``?``), and so do the leading (batch) axes, of which both have the
+    same number (the front end has broadcast them: ``batched_matmul_shape``)."""
+    if len(lhs) < 2 or len(rhs) < 2:
         raise ShapeError(
             f"cannot matrix-multiply shapes {fmt_shape(lhs)} and {fmt_shape(rhs)}: "
-            "@ needs two matrices"
+            "@ needs two matrices (or stacks of them: rank 2 or more)"
         )
-    if not dims_compatible(lhs[1], rhs[0]):
+    if not dims_compatible(lhs[-1], rhs[-2]):
         raise ShapeError(
             f"cannot matrix-multiply shapes {fmt_shape(lhs)} and {fmt_shape(rhs)}: "
-            f"inner dimensions {lhs[1]} and {rhs[0]} differ"
+            f"inner dimensions {lhs[-1]} and {rhs[-2]} differ"
         )
-    return (lhs[0], rhs[1])
+    batch = lhs[:-2]
+    if len(lhs) != len(rhs) or not shapes_compatible(batch, rhs[:-2]):
+        raise ShapeError(f"cannot matrix-multiply shapes {fmt_shape(lhs)} and {fmt_shape(rhs)}: "
+                         "the batch (leading) dimensions differ")
+    merged = tuple(b if a is None else a for a, b in zip(batch, rhs[:-2]))
+    return (*merged, lhs[-2], rhs[-1])
+
+
+def batched_matmul_shape(lhs: Sequence[Dim], rhs: Sequence[Dim]) -> Shape:
+    """``@`` as the language has it: the last two axes multiply (``matmul_shape``), the
+    leading (batch) axes broadcast as an elementwise operator's do."""
+    if len(lhs) < 2 or len(rhs) < 2:
+        return matmul_shape(lhs, rhs)  # (which says what is wrong)
+    batch = broadcast_shapes(lhs[:-2], rhs[:-2], "matrix-multiply")
+    return matmul_shape((*batch, *lhs[-2:]), (*batch, *rhs[-2:]))
 
 
 def transpose_shape(shape: Sequence[Dim]) -> Shape:

@@ -218,3 +218,59 @@ def test_creation_builtins_make_numpys_tensors():
     assert got.dtype == np.float32 and got.tolist() == [[2.0] * 3] * 4
     np.testing.assert_array_equal(lib.g(np.zeros((2, 3), np.int64)), [[7, 7, 7], [8, 8, 8]])
     np.testing.assert_array_equal(lib.h(np.eye(2)), np.eye(2) + 1)
+
+
+# -- batched matrix products ------------------------------------------------------------------
+
+
+@st.composite
+def batched_products(draw):
+    """Two stacks of matrices whose batch (leading) axes broadcast as NumPy's do."""
+    m, k, n = (draw(st.integers(1, 5)) for _ in range(3))
+    batch = tuple(draw(st.lists(st.integers(1, 3), max_size=2)))
+
+    def side(rows: int, cols: int) -> tuple[int, ...]:
+        rank = draw(st.integers(0, len(batch)))
+        own = tuple(1 if draw(st.booleans()) else d for d in batch[len(batch) - rank:])
+        return (*own, rows, cols)
+
+    return side(m, k), side(k, n), draw(st.sampled_from(["f64", "f32", "i32", "i64"]))
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(batched_products(), st.integers(0, 2**32 - 1))
+def test_random_batched_products_agree_with_numpy(case, seed):
+    """``@`` of rank 2 or more: the last two axes multiply, the leading axes broadcast."""
+    a_shape, b_shape, element = case
+    source = (f"def f(a: tensor[{'x'.join([*map(str, a_shape), element])}], "
+              f"b: tensor[{'x'.join([*map(str, b_shape), element])}]) = a @ b\n")
+    rng = np.random.default_rng(seed)
+    dtype = DTYPES[element]
+    a, b = ((rng.integers(-5, 6, size=s) if element[0] == "i" else rng.normal(size=s)).astype(dtype)
+            for s in (a_shape, b_shape))
+    want = a @ b
+    for optimise in (True, False):
+        got = mg_xdsl.compile(source, optimise=optimise).f(a, b)
+        assert got.shape == want.shape and got.dtype == dtype, source
+        np.testing.assert_allclose(got, want, rtol=1e-5 if element == "f32" else 1e-12, err_msg=source)
+
+
+def test_a_batched_product_with_question_marks_checks_its_sizes_at_run_time():
+    lib = mg_xdsl.compile("def f(a: tensor[?x2x?], b: tensor[?x?x4]) = a @ b\n")
+    a, b = np.ones((3, 2, 5)), np.ones((3, 5, 4))
+    np.testing.assert_array_equal(lib.f(a, b), a @ b)
+    with pytest.raises(mg_xdsl.api.RuntimeCheckFailed, match="mg.matmul: batch dimension 0 differs at runtime"):
+        lib.f(a, np.ones((2, 5, 4)))
+    with pytest.raises(mg_xdsl.api.RuntimeCheckFailed, match="mg.matmul: inner dimensions differ at runtime"):
+        lib.f(a, np.ones((3, 4, 4)))
+
+
+@pytest.mark.parametrize("source, message", [
+    ("print [1, 2] @ [[3], [4]]", "@ needs two matrices (or stacks of them: rank 2 or more)"),
+    ("print ones([2, 2, 3]) @ ones([2, 2, 3])", "inner dimensions 3 and 2 differ"),
+    ("print ones([2, 2, 3]) @ ones([3, 3, 4])", "cannot matrix-multiply shapes 2 and 3: dimensions 2 and 3 differ"),
+])
+def test_batched_product_errors_say_what_is_wrong(source, message):
+    with pytest.raises(MgError) as e:
+        mg_xdsl.compile(source + "\n")
+    assert message in str(e.value)

@@ -549,7 +549,8 @@ class ScalarOp(MgOp, ScalarComputation):
 
 @irdl_op_definition
 class MatmulOp(MgOp):
-    """The matrix product ``(M x K) @ (K x N) -> (M x N)``."""
+    """The matrix product ``(M x K) @ (K x N) -> (M x N)``, or one per index of the leading
+    (batch) axes, which both operands have alike: ``(B x M x K) @ (B x K x N)``."""
 
     name = "mg.matmul"
     lhs = operand_def(TensorType)

@@ -336,9 +336,11 @@ class Checker:
         if element_types.is_bool(left.element):
             raise MgError(tok.line, f"cannot matrix-multiply {describe(left)}: {NO_BOOLEAN_ARITHMETIC}")
         try:
-            shape = shapes.matmul_shape(left.shape, right.shape)
+            shape = shapes.batched_matmul_shape(left.shape, right.shape)
         except ShapeError as e:
             raise MgError(tok.line, str(e)) from None
+        if shapes.never_broadcast(left.shape[:-2], right.shape[:-2]):
+            self.warn(tok.line, NEVER_BROADCAST)
         self.check_result(shape, "matrix-multiply", left, right, tok)  # MxK @ KxN can be far larger
         return Matrix(shape, left.element)
 

@@ -136,8 +136,11 @@ class IRGen:
         own value, a matrix's shape is its value's type)."""
         if isinstance(t, float):
             return t
-        if tok.text == "@":
-            return self.emit(fn, mg.MatmulOp(left, right), tok)  # type: ignore[arg-type]
+        if tok.text == "@":  # (the batch axes of each operand grown to the result's)
+            batch = t.shape[:-2]
+            lhs = self.grow(fn, left, (*batch, *mg.shape_of(left.type)[-2:]), tok)  # type: ignore[union-attr]
+            rhs = self.grow(fn, right, (*batch, *mg.shape_of(right.type)[-2:]), tok)  # type: ignore[union-attr]
+            return self.emit(fn, mg.MatmulOp(lhs, rhs), tok)
         return self.combine(fn, tok, OPERATORS[tok.text], left, right, t)
 
     def combine(self, fn: Function, tok: Token, op: str, left: Value, right: Value, t: Matrix) -> SSAValue:

@@ -19,7 +19,8 @@ element type and rank; ``convert-linalg-to-affine-loops`` then writes the loops.
 - ``mg.reduce``: ``linalg.fill`` with the reduction's identity, then a ``linalg.generic``
   whose output map drops the reduced loop, ``(d0, d1) -> (d0, 0)`` for axis 1, that loop a
   ``reduction``, the body the reduction's combine (``mg.REDUCTIONS``);
-- ``mg.matmul``: ``linalg.fill`` with 0, then ``linalg.matmul``;
+- ``mg.matmul``: ``linalg.fill`` with 0, then ``linalg.matmul`` (with batch axes a
+  ``linalg.generic`` of the same maps, the batch loops parallel);
 - ``mg.transpose``: ``linalg.transpose``;
 - ``mg.cast``, ``mg.constant``, ``mg.print``, signatures and calls: as ``lower-mg-to-affine``
   lowers them (they build no loops); ``mg.iota`` as it does too (its loop nest stores the
@@ -65,11 +66,11 @@ from mg_xdsl.transforms.lower_mg_to_affine import (
     FuncSignatureLowering,
     IotaLowering,
     MgLowering,
+    matmul_sizes,
     PrintLowering,
     alloc,
     broadcast_sizes,
     check_same_shape,
-    check_same_size,
     element_type_of,
     extents,
     element_constant,
@@ -229,16 +230,25 @@ class ReduceToLinalg(ToLinalg):
 
 
 class MatmulToLinalg(ToLinalg):
+    """``linalg.matmul`` for matrices; with batch axes a ``linalg.generic`` over
+    ``(b.., i, j, k)`` reading ``lhs[b.., i, k]`` and ``rhs[b.., k, j]`` into ``out[b.., i, j]``,
+    ``k`` the one reduction loop."""
+
     op_type = mg.MatmulOp
 
     def build(self, op: mg.MatmulOp) -> SSAValue:
-        m, k = self.sizes.of(op.lhs)
-        k_rhs, n = self.sizes.of(op.rhs)
-        check_same_size(k, k_rhs, "mg.matmul: inner dimensions differ at runtime "
-                        "(columns of the left operand, rows of the right)")
-        out = self.sizes.alloc(op.result.type, [m, n])
+        lhs_sizes = self.sizes.of(op.lhs)
+        out = self.sizes.alloc(op.result.type, matmul_sizes(lhs_sizes, self.sizes.of(op.rhs)))
         fill(0.0, out)
-        linalg.MatmulOp([op.lhs, op.rhs], [out], res=())
+        rank = len(lhs_sizes)
+        if rank == 2:
+            linalg.MatmulOp([op.lhs, op.rhs], [out], res=())
+            return out
+        batch = [AffineExpr.dimension(d) for d in range(rank - 2)]
+        i, j, k = (AffineExpr.dimension(d) for d in range(rank - 2, rank + 1))
+        maps = [AffineMap(rank + 1, 0, (*batch, i, k)), AffineMap(rank + 1, 0, (*batch, k, j))]
+        generic([op.lhs, op.rhs], maps, out, AffineMap(rank + 1, 0, (*batch, i, j)), [True] * rank + [False],
+                lambda args: mg.binary_arith("add", args[2], mg.binary_arith("mul", args[0], args[1])))
         return out
 
 

@@ -15,7 +15,8 @@ allocated result buffer filled by a nest of ``affine.for`` loops, one loop per d
 - ``mg.reduce``: two nests, the first storing the start value (0 for a sum, -inf for a max)
   into every result cell, the second walking the input and folding each element into the
   cell of its row (``[i, 0]``, axis 1) or column (``[0, j]``, axis 0);
-- ``mg.matmul``: a zero-fill nest, then an ``i, j, k`` nest accumulating ``a[i,k] * b[k,j]``;
+- ``mg.matmul``: a zero-fill nest, then an ``i, j, k`` nest accumulating ``a[i,k] * b[k,j]``
+  (with batch axes, those loops outermost);
 - ``mg.transpose``: one nest storing ``in[j, i]`` into ``out[i, j]``;
 - ``mg.cast``: a ``memref.cast``;
 
@@ -377,26 +378,36 @@ class ReduceLowering(MgLowering):
         return out
 
 
+def matmul_sizes(lhs: Sequence[int | SSAValue], rhs: Sequence[int | SSAValue]) -> list[int | SSAValue]:
+    """The result's sizes ``batch + [M, N]`` of a product of operands of these sizes, after
+    the run-time checks that the inner sizes, and the batch sizes, agree."""
+    check_same_size(lhs[-1], rhs[-2], "mg.matmul: inner dimensions differ at runtime "
+                    "(columns of the left operand, rows of the right)")
+    for d, (a, b) in enumerate(zip(lhs[:-2], rhs[:-2])):
+        check_same_size(a, b, f"mg.matmul: batch dimension {d} differs at runtime")
+    batch = [b if isinstance(a, SSAValue) else a for a, b in zip(lhs[:-2], rhs[:-2])]
+    return [*batch, lhs[-2], rhs[-1]]
+
+
 class MatmulLowering(MgLowering):
-    """``out[i, j] = sum over k of lhs[i, k] * rhs[k, j]``, summed in order of k."""
+    """``out[.., i, j] = sum over k of lhs[.., i, k] * rhs[.., k, j]``, summed in order of k
+    (``..``: the batch indices, if any)."""
 
     op_type = mg.MatmulOp
 
     def build(self, op: mg.MatmulOp) -> SSAValue:
-        m, k = extents(op.lhs, shape_of(op.lhs.type))
-        k_rhs, n = extents(op.rhs, shape_of(op.rhs.type))
-        check_same_size(k, k_rhs, "mg.matmul: inner dimensions differ at runtime "
-                        "(columns of the left operand, rows of the right)")
-        out = alloc(op.result.type, [m, n])
+        lhs_sizes = extents(op.lhs, shape_of(op.lhs.type))
+        sizes = matmul_sizes(lhs_sizes, extents(op.rhs, shape_of(op.rhs.type)))
+        out = alloc(op.result.type, sizes)
         zero = element_constant(0.0, element_type_of(op.lhs))
-        nest([m, n], lambda ivs: store(zero, out, ivs))
+        nest(sizes, lambda ivs: store(zero, out, ivs))
 
         def accumulate(ivs: list[SSAValue]) -> None:
-            i, j, kk = ivs
-            product = mg.binary_arith("mul", load(op.lhs, [i, kk]), load(op.rhs, [kk, j]))
-            store(mg.binary_arith("add", load(out, [i, j]), product), out, [i, j])
+            *batch, i, j, kk = ivs
+            product = mg.binary_arith("mul", load(op.lhs, [*batch, i, kk]), load(op.rhs, [*batch, kk, j]))
+            store(mg.binary_arith("add", load(out, [*batch, i, j]), product), out, [*batch, i, j])
 
-        nest([m, n, k], accumulate)
+        nest([*sizes, lhs_sizes[-1]], accumulate)
         return out
 
 

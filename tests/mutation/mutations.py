@@ -70,11 +70,11 @@ MUTATIONS = [
     Mutation(SH, "        if a != t and (a != 1 or t is None):\n            return d",
              "        if False:\n            return d",
              "mg.broadcast accepts a dimension that cannot grow"),
-    Mutation(SH, "    if not dims_compatible(lhs[1], rhs[0]):", "    if False:",
+    Mutation(SH, "    if not dims_compatible(lhs[-1], rhs[-2]):", "    if False:",
              "@ accepts mismatched inner dimensions"),
     # -- lowerings ----------------------------------------------------------------------------
-    Mutation(AFF, 'product = mg.binary_arith("mul", load(op.lhs, [i, kk]), load(op.rhs, [kk, j]))',
-             'product = mg.binary_arith("mul", load(op.lhs, [i, kk]), load(op.rhs, [j, kk]))',
+    Mutation(AFF, 'product = mg.binary_arith("mul", load(op.lhs, [*batch, i, kk]), load(op.rhs, [*batch, kk, j]))',
+             'product = mg.binary_arith("mul", load(op.lhs, [*batch, i, kk]), load(op.rhs, [*batch, j, kk]))',
              "matmul reads the right operand transposed"),
     Mutation(AFF, "nest(sizes, lambda ivs: store(load(op.input, list(reversed(ivs))), out, ivs))",
              "nest(sizes, lambda ivs: store(load(op.input, ivs), out, ivs))", "transpose copies"),
@@ -426,4 +426,10 @@ MUTATIONS = [
     Mutation("mg_xdsl/transforms/convert_gpu_to_nvvm.py",
              '        if op.name.startswith("math.") and op.name not in GPU_MATH:', "        if False:",
              "mgc ptx of exp fails inside LLVM instead of saying what is missing"),
+    # -- issue 16: batched matrix products ----------------------------------------------------------
+    Mutation(TO_LINALG, "        maps = [AffineMap(rank + 1, 0, (*batch, i, k)), AffineMap(rank + 1, 0, (*batch, k, j))]",
+             "        maps = [AffineMap(rank + 1, 0, (*batch, i, k)), AffineMap(rank + 1, 0, (*batch, j, k))]",
+             "a batched product reads the right operand transposed"),
+    Mutation(SH, '    batch = broadcast_shapes(lhs[:-2], rhs[:-2], "matrix-multiply")', "    batch = tuple(lhs[:-2])",
+             "the batch axes of @ do not broadcast (the left operand's are taken)"),
 ]
