@@ -7,7 +7,8 @@
 
 Each ``def`` becomes a method of the returned ``Library``, taking its arguments by position
 or by parameter name. Arguments are converted to C-contiguous arrays of the parameter's
-dtype (``float64`` for ``f64``, ``float32``, ``int32``, ``int64``, ``bool`` for ``i1``);
+dtype (``float64`` for ``f64``, ``float32``, ``ml_dtypes.bfloat16``, ``int32``, ``int64``,
+``bool`` for ``i1``);
 before the call, each
 must be an array of real numbers of the parameter's rank (``TypeError`` for ``None``, a
 number or complex values; ``ShapeMismatch``, a ``ValueError``, for another number of
@@ -37,6 +38,7 @@ import warnings
 from collections.abc import Sequence
 from functools import lru_cache
 
+import ml_dtypes
 import numpy as np
 
 from mg_xdsl import element_types
@@ -132,7 +134,9 @@ def _guard_key() -> int:
 
 # The NumPy dtype of each element type the language writes.
 DTYPES: dict[str, np.dtype] = {"f64": np.dtype(np.float64), "f32": np.dtype(np.float32),
-                               "i32": np.dtype(np.int32), "i64": np.dtype(np.int64), "i1": np.dtype(np.bool_)}
+                               "bf16": np.dtype(ml_dtypes.bfloat16), "i32": np.dtype(np.int32),
+                               "i64": np.dtype(np.int64), "i1": np.dtype(np.bool_)}
+_FLOAT_DTYPES = {DTYPES["f64"], DTYPES["f32"], DTYPES["bf16"]}
 
 
 def dtype_of(t: Matrix) -> np.dtype:
@@ -175,7 +179,8 @@ def _take(d: ctypes.Structure, rank: int, dtype: np.dtype) -> np.ndarray:
     if 0 in shape:
         _libc.free(d.allocated)
         return np.empty(shape, dtype)
-    return np.asarray(_Buffer(d, shape, dtype))
+    array = np.asarray(_Buffer(d, shape, dtype))
+    return array.view(dtype) if array.dtype != dtype else array  # (bfloat16: from its raw bytes)
 
 
 def _data_field_offset() -> int | None:
@@ -239,7 +244,7 @@ def _converts(value, a: np.ndarray, dtype: np.dtype) -> bool:
         return True
     if isinstance(value, (np.ndarray, np.generic)) or not np.can_cast(a.dtype, dtype, "same_kind"):
         return False
-    if dtype.kind == "f":
+    if dtype in _FLOAT_DTYPES:
         return True
     with np.errstate(over="ignore", invalid="ignore"):
         return bool(np.array_equal(a.astype(dtype).astype(a.dtype), a, equal_nan=True))
@@ -299,7 +304,7 @@ class Function:
         if a.dtype.kind == "c":
             raise TypeError(f"{where} must be real, got complex values ({a.dtype}): "
                             "pass .real or abs() of them")
-        if a.dtype.kind not in "biuf":
+        if a.dtype.kind not in "biuf" and a.dtype not in _FLOAT_DTYPES:  # (bfloat16's kind is V)
             raise TypeError(f"{where} must be {expected} of numbers, got a {type(value).__name__} "
                             f"that NumPy makes an array of {a.dtype}")
         if a.ndim != len(pshape):
@@ -310,7 +315,8 @@ class Function:
         if not _converts(value, a, dtype):
             raise TypeError(f"{where} is {type_text(self.signature.types[i - 1])}, an array of {dtype}: "
                             f"{a.dtype} values do not convert to it without loss (convert them with "
-                            f".astype(np.{dtype}) if that is meant)")
+                            f".astype({'ml_dtypes.bfloat16' if dtype == DTYPES['bf16'] else f'np.{dtype}'}) "
+                            "if that is meant)")
         return np.asarray(a, dtype=dtype, order="C")  # (ascontiguousarray makes 0-D 1-D)
 
     def _bind(self, args: tuple, kwargs: dict) -> list:

@@ -10,8 +10,11 @@ runner library's printer of its element type (``PRINTERS``). The mg dialect's ve
 the rule, instead of a later pass failing an assertion, emitting invalid arithmetic or
 crashing at run time. ``i1`` tensors (``STORED``) are compared, selected from, converted and
 moved, never computed with; ``mg.print`` has no printer for them (the front end extends them
-to ``i32``, as upstream's ``printMemrefI8`` would print raw bytes). ``bf16`` comes with a
-later slice of the issue: the LLVM IR printer has no ``bf16`` yet.
+to ``i32``, as upstream's ``printMemrefI8`` would print raw bytes).
+``bf16`` arithmetic is LLVM's: each operation computed in ``f32`` and rounded to ``bf16``
+once (LLVM promotes ``bfloat`` so where the CPU has no ``bf16`` unit); the front end gives
+matrix products and reductions of ``bf16`` ``f32`` operands and converts the result, so that
+they accumulate in ``f32``, and prints ``bf16`` as ``f32`` (``printMemrefF32``).
 
 Numbers in the IR are built here too (``attr``): a float type's ``FloatAttr``, an integer
 type's ``IntegerAttr`` (a float type's ``-inf`` is an integer type's minimum, for the
@@ -20,15 +23,30 @@ identity of ``max``).
 
 import math
 
-from xdsl.dialects.builtin import AnyFloat, FloatAttr, Float32Type, Float64Type, IntegerAttr, IntegerType, i1, i32, i64
+from xdsl.dialects.builtin import (
+    AnyFloat,
+    BFloat16Type,
+    FloatAttr,
+    Float32Type,
+    Float64Type,
+    IntegerAttr,
+    IntegerType,
+    i1,
+    i32,
+    i64,
+)
 from xdsl.ir import Attribute
 
-F32, F64, I1 = Float32Type(), Float64Type(), i1
+F32, F64, BF16, I1 = Float32Type(), Float64Type(), BFloat16Type(), i1
 
 # The element types of the language, by the name it writes them with.
-NAMES: dict[str, Attribute] = {"f64": F64, "f32": F32, "i32": i32, "i64": i64, "i1": i1}
+NAMES: dict[str, Attribute] = {"f64": F64, "f32": F32, "bf16": BF16, "i32": i32, "i64": i64, "i1": i1}
 NAME_OF: dict[Attribute, str] = {t: name for name, t in NAMES.items()}
-ARITHMETIC: tuple[Attribute, ...] = (F32, F64, i32, i64)
+ARITHMETIC: tuple[Attribute, ...] = (F32, F64, BF16, i32, i64)
+FLOATS: tuple[Attribute, ...] = (F32, F64, BF16)
+# What matrix products and reductions take: a bf16 one is written on f32 (its sums
+# accumulate in f32, rounded once at the end).
+ACCUMULATING: tuple[Attribute, ...] = (F32, F64, i32, i64)
 # Every element type a tensor may hold: ``i1`` (the booleans that comparisons give and
 # ``where`` takes) is stored, moved, compared and converted, but has no arithmetic.
 STORED: tuple[Attribute, ...] = (*ARITHMETIC, i1)

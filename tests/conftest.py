@@ -126,3 +126,13 @@ def run_forked(source: str, path: str = "prog.mg", optimise: bool = True) -> tup
         stdout, stderr = out.read(), err.read()  # small: the pipes cannot fill up first
     _, status = os.waitpid(pid, 0)
     return stdout.decode(), stderr.decode(), os.waitstatus_to_exitcode(status)
+
+
+def compile_error(source: str) -> str:
+    """What compiling ``source`` (one more line end added) reports: the text of the
+    ``MgError`` it must raise."""
+    from mg_xdsl.frontend import MgError
+
+    with pytest.raises(MgError) as e:
+        mg_xdsl.compile(source + "\n")
+    return str(e.value)

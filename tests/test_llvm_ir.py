@@ -205,3 +205,20 @@ def test_loop_annotation_parses_what_it_prints_and_names_what_it_does_not_know()
                           ("unroll = <disable = false>", "knows only `unroll = <disable = true>`")]:
         with pytest.raises(ParseError, match=message):
             Parser(ctx, f"#llvm.loop_annotation<{hint}>").parse_attribute()
+
+
+def test_bfloat_constants_round_to_nearest_even_as_ml_dtypes_does():
+    """A bf16 constant is LLVM's ``bfloat 0xR....``: its 16 bits, rounded through f32 to
+    nearest even (ml_dtypes' rounding); LLVM parses what the printer writes."""
+    import ml_dtypes
+    import numpy as np
+
+    from mg_xdsl.backend.llvm_ir import bfloat16_bits
+
+    values = [0.1, 1 / 3, -2.5, 1e10, 1.00390625, 1.01171875, 3e38, -0.0, 1e-40, 65504.0]
+    want = np.array(values, np.float32).astype(ml_dtypes.bfloat16).view(np.uint16)
+    assert [bfloat16_bits(v) for v in values] == [int(w) for w in want]
+    assert bfloat16_bits(1e39) == 0x7F80 and bfloat16_bits(-1e39) == 0xFF80 and bfloat16_bits(float("nan")) == 0x7FC0
+    text = "global bfloat 0xR%04X" % bfloat16_bits(0.1)
+    import llvmlite.binding as llvm
+    llvm.parse_assembly(f"@g = {text}\n").verify()

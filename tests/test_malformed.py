@@ -43,7 +43,7 @@ BROKEN = [
     ("print [[1, 2]] * [[1], [2], [3]] * [[1, 2, 3, 4]]\n", 1, "cannot multiply shapes 3x2 and 1x4"),
     ("print [[1, 2]] / [[1, 2, 3]]\n", 1, "cannot divide shapes 1x2 and 1x3"),
     ("def g(a: tensor[2xf16]) = a\n", 1, "unknown element type 'f16' in tensor[2xf16]: the element types are "
-     "f64, f32, i32, i64"),
+     "f64, f32, bf16, i32, i64, i1"),
     ("def g(a: tensor[f32x2]) = a\n", 1, "a dimension is a positive integer or '?', got 'f32' in tensor[f32x2]"),
     ("def g(a: tensor[0x2]) = a\n", 1, "a dimension is a positive integer or '?', got '0' in tensor[0x2]"),
     ("def g(a: tensor[2xq]) = a\n", 1, "unknown element type 'q' in tensor[2xq]"),

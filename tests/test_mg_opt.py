@@ -112,7 +112,7 @@ def test_an_element_type_no_lowering_handles_is_invalid_input_not_a_crash(tmp_pa
     p = mg_opt_run(str(path), "-p", passes)
     assert p.returncode == 1 and p.out == ""
     assert p.err.splitlines()[0] == ("mg-opt: error: invalid IR in the input: mg.relu: element type "
-                                     "must be f32, f64, i32 or i64, got i16")
+                                     "must be f32, f64, bf16, i32 or i64, got i16")
 
 
 def test_the_diagnostics_modes_of_xdsl_opt_are_kept(tmp_path):

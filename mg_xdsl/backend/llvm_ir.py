@@ -23,6 +23,7 @@ The rules, in LLVM's terms:
 
 from __future__ import annotations
 
+import math
 import re
 import struct
 from functools import cache
@@ -32,6 +33,7 @@ from xdsl.dialects import llvm
 from xdsl.dialects.builtin import (
     AnyFloat,
     DenseIntOrFPElementsAttr,
+    BFloat16Type,
     Float32Type,
     Float64Type,
     FloatAttr,
@@ -83,6 +85,8 @@ def _spell_type(t: Attribute) -> str:
         return "double"
     if isinstance(t, Float32Type):
         return "float"
+    if isinstance(t, BFloat16Type):
+        return "bfloat"
     if isinstance(t, llvm.LLVMPointerType):
         space = t.addr_space.data if hasattr(t.addr_space, "data") else 0
         return "ptr" if not space else f"ptr addrspace({space})"
@@ -102,11 +106,25 @@ def _spell_type(t: Attribute) -> str:
 def _float_text(value: float, t: Attribute) -> str:
     # LLVM reads a float or double constant exactly from the bits of the double that holds
     # its value; a float is widened first.
+    if isinstance(t, BFloat16Type):  # (its own form: 0xR and the 16 bits)
+        return "0xR%04X" % bfloat16_bits(value)
     if isinstance(t, Float32Type):
         value = struct.unpack("<f", struct.pack("<f", value))[0]
     elif not isinstance(t, Float64Type):
         raise Unsupported(f"constant of type {t}")
     return "0x%016X" % struct.unpack("<Q", struct.pack("<d", value))[0]
+
+
+def bfloat16_bits(value: float) -> int:
+    """The bits of ``value`` rounded to bfloat16, to nearest even (through f32, as the
+    language's ``bf16`` literals are rounded; a NaN stays a quiet NaN)."""
+    if math.isnan(value):
+        return 0x7FC0
+    try:
+        bits = struct.unpack("<I", struct.pack("<f", value))[0]
+    except OverflowError:  # beyond f32: infinity
+        bits = 0xFF800000 if value < 0 else 0x7F800000
+    return ((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16) & 0xFFFF
 
 
 def _scalar_text(value: int | float, t: Attribute) -> str:
@@ -313,7 +331,8 @@ def _binary(p: _FunctionPrinter, op: Operation) -> str:
 
 
 def _cast(p: _FunctionPrinter, op: Operation) -> str:
-    if op.properties.keys() & {"nonNeg", "overflowFlags"}:
+    flags = {k: v for k, v in op.properties.items() if k in ("nonNeg", "overflowFlags")}
+    if any(getattr(v, "data", v) for v in flags.values()):  # (an empty set of flags is none)
         raise Unsupported(f"{op.name} with flags")
     return f"{_result(p, op)} = {_CASTS[type(op)]} {p.typed(op.operands[0])} to {type_text(op.results[0].type)}"  # type: ignore[index]
 
@@ -517,7 +536,8 @@ class _ModulePrinter:
         unnamed = func.properties.get("unnamed_addr")
         if unnamed is not None and not unnamed.value.data:  # type: ignore[attr-defined]
             extra.discard("unnamed_addr")  # the parser's default: none
-        if extra or set(func.attributes) - {"llvm.emit_c_interface", "passthrough"}:
+        # (mg.gpu_*: what the GPU runtime reads of a kernel's launcher; nothing for LLVM)
+        if extra or set(func.attributes) - {"llvm.emit_c_interface", "passthrough", "mg.gpu_kernel", "mg.gpu_written"}:
             raise Unsupported(f"llvm.func with {sorted(extra | func.attributes.keys())}")
         if func.properties["CConv"].cconv_name != "ccc" or func.function_type.is_variadic:  # type: ignore[attr-defined]
             raise Unsupported("a variadic or non-C function")

@@ -12,6 +12,7 @@ PTX with llvmlite's NVPTX target. ``ptxas_check`` assembles PTX with NVIDIA's ``
 """
 
 import os
+import re
 import shutil
 import subprocess
 import tempfile
@@ -64,6 +65,8 @@ def kernel_ir(module: builtin.ModuleOp | gpu.ModuleOp | str) -> str:
     """LLVM IR text of every kernel function in the ``gpu.module`` ops of ``module``."""
     from xdsl.backend.llvm.convert import convert_module
 
+    from mg_xdsl.backend.llvm_ir import Unsupported, print_module
+
     if isinstance(module, str):
         module = _parse(module)
     gmods = [module] if isinstance(module, gpu.ModuleOp) else [
@@ -71,6 +74,18 @@ def kernel_ir(module: builtin.ModuleOp | gpu.ModuleOp | str) -> str:
     funcs = [f.clone() for g in gmods for f in g.body.block.ops if isinstance(f, llvm_d.FuncOp)]
     kernels = [f.sym_name.data for f in funcs if "nvvm.kernel" in f.attributes or "gpu.kernel" in f.attributes]
     holder = builtin.ModuleOp(Region(Block(funcs)))
+    try:  # the project's printer (it knows bfloat, which xDSL's translation does not)
+        plain = holder.clone()
+        for f in plain.body.block.ops:
+            for key in ("gpu.kernel", "nvvm.kernel"):  # (said by the calling convention below)
+                f.attributes.pop(key, None)
+        text = print_module(plain, TRIPLE)
+        for name in kernels:
+            text = re.sub(rf"^define ([^@]*)@{re.escape(name)}\(", rf"define ptx_kernel \1@{name}(", text,
+                          count=1, flags=re.M)
+        return f'target datalayout = "{DATA_LAYOUT}"\n' + text
+    except Unsupported:
+        pass
     ir_mod = convert_module(holder, fallback_target_triple=TRIPLE)
     ir_mod.triple = TRIPLE
     ir_mod.data_layout = DATA_LAYOUT

@@ -30,6 +30,7 @@ from xdsl.dialects.builtin import (
     StringAttr,
     TensorType,
     i1,
+    i16,
     i32,
     i64,
 )
@@ -147,7 +148,7 @@ BINARY_ARITH: dict[str, tuple[type[IRDLOperation], type[IRDLOperation] | None]] 
     "mul": (arith.MulfOp, arith.MuliOp), "div": (arith.DivfOp, arith.DivSIOp),
     "max": (arith.MaximumfOp, arith.MaxSIOp), "min": (arith.MinimumfOp, arith.MinSIOp),
     "pow": (math.PowFOp, None), "atan2": (math.Atan2Op, None)}
-FLOATS = (element_types.F32, element_types.F64)
+FLOATS = element_types.FLOATS
 ARITHMETIC = element_types.ARITHMETIC
 DIVISION_BY_ZERO = "mg.div: integer division by zero"
 
@@ -198,17 +199,47 @@ def binary_arith(op: str, lhs: SSAValue, rhs: SSAValue) -> SSAValue:
     return integer_op(lhs, rhs).result
 
 
+def widen_bf16(x: SSAValue) -> SSAValue:
+    """A ``bf16`` as the ``f32`` of the same value (its 16 bits, then 16 zero bits)."""
+    bits = arith.ExtUIOp(arith.BitcastOp(x, i16).result, i32).result
+    return arith.BitcastOp(arith.ShLIOp(bits, _constant(16, i32)).result, element_types.F32).result
+
+
+def narrow_to_bf16(x: SSAValue) -> SSAValue:
+    """An ``f32`` rounded to ``bf16``, to nearest even (a NaN: the quiet NaN), in integer
+    operations: LLVM would call compiler-rt's ``__truncsfbf2``, which neither the JIT's
+    process nor a GPU has."""
+    bits = arith.BitcastOp(x, i32).result
+    lowest_kept = arith.AndIOp(arith.ShRUIOp(bits, _constant(16, i32)).result, _constant(1, i32)).result
+    rounded = arith.AddiOp(arith.AddiOp(bits, _constant(0x7FFF, i32)).result, lowest_kept).result
+    top = arith.TruncIOp(arith.ShRUIOp(rounded, _constant(16, i32)).result, i16).result
+    nan = arith.CmpfOp(x, x, "uno").result
+    return arith.BitcastOp(arith.SelectOp(nan, _constant(0x7FC0, i16), top).result, element_types.BF16).result
+
+
 class ScalarComputation:
     """The interface of the elementwise ops: one element of the result from one element of
     each operand. ``scalar`` makes arith ops in the current (implicit) builder; the numbers it
     needs are made by the caller, once, from ``scalar_constants`` (a loop nest makes them
-    before its loops, a linalg.generic's body at its start)."""
+    before its loops, a linalg.generic's body at its start). The lowerings call ``compute``,
+    which gives ``scalar`` ``bf16`` values widened to ``f32`` and rounds a ``bf16`` result
+    once: ``bf16`` is stored, never computed with."""
 
     def scalar_constants(self) -> tuple[float, ...]:
         return ()
 
     def scalar(self, operands: Sequence[SSAValue], constants: Sequence[SSAValue]) -> SSAValue:
         raise NotImplementedError
+
+    def compute(self, operands: Sequence[SSAValue], constants: Sequence[SSAValue]) -> SSAValue:
+        def wide(v: SSAValue) -> SSAValue:
+            return widen_bf16(v) if v.type == element_types.BF16 else v
+
+        result = self.scalar([wide(v) for v in operands], [wide(v) for v in constants])
+        wanted = self.results[0].type.element_type  # type: ignore[attr-defined]
+        if wanted == element_types.BF16 and result.type != wanted:
+            return narrow_to_bf16(result)
+        return result
 
 
 @dataclass(frozen=True)
@@ -556,7 +587,7 @@ class MatmulOp(MgOp):
     lhs = operand_def(TensorType)
     rhs = operand_def(TensorType)
     result = result_def(TensorType)
-    traits = traits_def(Pure(), LoweredElementTypes())
+    traits = traits_def(Pure(), LoweredElementTypes(element_types.ACCUMULATING))
     assembly_format = (
         "$lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs) `->` type($result)"
     )
@@ -616,7 +647,7 @@ class ReduceOp(MgOp):
     result = result_def(TensorType)
     axis = prop_def(IntegerAttr[IntegerType])
     kind = prop_def(StringAttr)
-    traits = traits_def(Pure(), LoweredElementTypes())
+    traits = traits_def(Pure(), LoweredElementTypes(element_types.ACCUMULATING))
     irdl_options = (ParsePropInAttrDict(),)
     assembly_format = "$input attr-dict `:` type($input) `->` type($result)"
 
@@ -699,6 +730,10 @@ def convert_element(x: SSAValue, to: Attribute) -> SSAValue:
     source = x.type
     if source == to:
         return x
+    if source == element_types.BF16:  # (see ScalarComputation.compute)
+        return convert_element(widen_bf16(x), to)
+    if to == element_types.BF16:  # (through f32, as ml_dtypes converts)
+        return narrow_to_bf16(convert_element(x, element_types.F32))
     if element_types.is_bool(to):  # true where not zero (NaN too, as NumPy's bool(nan))
         if element_types.is_float(source):
             return arith.CmpfOp(x, _number(0.0, x), "une").result

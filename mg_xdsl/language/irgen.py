@@ -77,6 +77,8 @@ class IRGen:
             return
         if element_types.is_bool(value.type):  # (printed as printMemrefI32 prints 0 and 1)
             value = self.emit(self.main, mg.ConvertOp(value, i32), s.head)  # type: ignore[arg-type]
+        elif value.type.element_type == element_types.BF16:  # type: ignore[union-attr]  (as a float)
+            value = self.emit(self.main, mg.ConvertOp(value, element_types.F32), s.head)  # type: ignore[arg-type]
         self.emit(self.main, mg.PrintOp(value), s.head)
 
     def define(self, d: Def) -> None:
@@ -140,7 +142,7 @@ class IRGen:
             batch = t.shape[:-2]
             lhs = self.grow(fn, left, (*batch, *mg.shape_of(left.type)[-2:]), tok)  # type: ignore[union-attr]
             rhs = self.grow(fn, right, (*batch, *mg.shape_of(right.type)[-2:]), tok)  # type: ignore[union-attr]
-            return self.emit(fn, mg.MatmulOp(lhs, rhs), tok)
+            return self.accumulating(fn, tok, [lhs, rhs], lambda a, b: self.emit(fn, mg.MatmulOp(a, b), tok))
         return self.combine(fn, tok, OPERATORS[tok.text], left, right, t)
 
     def combine(self, fn: Function, tok: Token, op: str, left: Value, right: Value, t: Matrix) -> SSAValue:
@@ -176,19 +178,35 @@ class IRGen:
         attr = DenseIntOrFPElementsAttr.from_list(mg.tensor_type(t.shape, t.element), values)
         return self.emit(fn, mg.ConstantOp(attr), tok)
 
+    def accumulating(self, fn: Function, tok: Token, operands: list[SSAValue], build) -> SSAValue:
+        """``build(*operands)``, an op that accumulates (a product, a reduction): of ``bf16``
+        operands, built on them converted to ``f32`` and its result converted back, so that
+        it accumulates in ``f32`` and rounds once."""
+        if operands[0].type.element_type != element_types.BF16:  # type: ignore[attr-defined]
+            return build(*operands)
+        wide = [self.emit(fn, mg.ConvertOp(v, element_types.F32), tok) for v in operands]
+        return self.emit(fn, mg.ConvertOp(build(*wide), element_types.BF16), tok)
+
     def reduction(self, fn: Function, tok: Token, x: SSAValue, axes: list[int], keepdims: bool,
                   t: Matrix) -> SSAValue:
-        """One ``mg.reduce`` per axis (each keeps its axis, of size 1); a mean divides by the
-        number of elements folded; without ``keepdims``, ``mg.reshape`` drops the axes."""
+        """One ``mg.reduce`` per axis, the last axis first (each keeps its axis, of size 1); a
+        mean divides by the number of elements folded; without ``keepdims``, ``mg.reshape``
+        drops the axes. (``bf16``: all of it in ``f32``, see ``accumulating``.)"""
+        return self.accumulating(fn, tok, [x], lambda x: self.reduce_axes(fn, tok, x, axes, keepdims, t))
+
+    def reduce_axes(self, fn: Function, tok: Token, x: SSAValue, axes: list[int], keepdims: bool,
+                    t: Matrix) -> SSAValue:
         kind = "sum" if tok.text == "mean" else tok.text
         count = 1
-        for axis in axes:
+        # The innermost axis first: its loop then reads contiguous elements, and the later
+        # reductions (along the axes that strided) have less to read.
+        for axis in reversed(axes):
             count *= mg.shape_of(x.type)[axis] or 1  # (the checker made the mean's sizes static)
             x = self.emit(fn, mg.ReduceOp(x, axis, kind), tok)
         if tok.text == "mean":
             x = self.emit(fn, mg.ScalarOp(x, "div", float(count), reversed=False), tok)
         if not keepdims and axes:
-            x = self.emit(fn, mg.ReshapeOp(x, mg.tensor_type(t.shape, t.element)), tok)
+            x = self.emit(fn, mg.ReshapeOp(x, mg.tensor_type(t.shape, x.type.element_type)), tok)  # type: ignore[attr-defined]
         return x
 
     def where(self, fn: Function, tok: Token, args: list[Value], t: Matrix) -> SSAValue:
@@ -229,11 +247,15 @@ class IRGen:
         if name.text in REDUCTIONS:
             # row_*: one value per row (axis 1); col_*: one per column (axis 0).
             axis, kind = REDUCTIONS[name.text]
-            result = self.emit(fn, mg.ReduceOp(args[0], axis, "max" if kind == "max" else "sum"), name)
-            if kind == "mean":
-                count = float(mg.shape_of(args[0].type)[axis])  # type: ignore[arg-type]
-                result = self.emit(fn, mg.ScalarOp(result, "div", count, reversed=False), name)
-            return result
+
+            def reduce(x: SSAValue) -> SSAValue:
+                result = self.emit(fn, mg.ReduceOp(x, axis, "max" if kind == "max" else "sum"), name)
+                if kind == "mean":
+                    count = float(mg.shape_of(x.type)[axis])  # type: ignore[arg-type]
+                    result = self.emit(fn, mg.ScalarOp(result, "div", count, reversed=False), name)
+                return result
+
+            return self.accumulating(fn, name, [args[0]], reduce)  # type: ignore[list-item]
         sig = self.checker.functions[name.text]
         values: list[SSAValue] = []
         for arg, ptype in zip(args, sig.types):

@@ -35,8 +35,9 @@ Upstream MLIR's pass of this name does the same (``mlir-opt-22`` is the test's o
 
 Parallelisation is decided here, from the iterator types: with ``min-parallel-work=N``
 (N >= 0) every ``parallel`` loop of a nest becomes a one-dimensional ``affine.parallel``
-(nested ones stay nested), with the ``reduction`` loops moved inside the parallel ones
-(which leaves each result cell's order of folding as it was), unless the loop and those
+(nested ones stay nested), the first of them moved outermost (a column sum's columns; the
+loops keep their declared order otherwise, which leaves each result cell's order of folding
+as it was), unless the loop and those
 inside it have static sizes and do fewer than N iterations in all:
 ``convert-parallel-loops-to-threads`` would make such a loop sequential again anyway. By
 default (-1) every loop stays an ``affine.for``, in the order the op declares.
@@ -127,11 +128,14 @@ class LinalgToAffineLoops(MgLowering):
         maps = [m.data for m in op.get_indexing_maps()]
         iterators = [is_parallel(it) for it in op.get_iterator_types()]
         sizes = loop_sizes(op, maps)
-        # Loop order: as declared; where the nest is worth parallelising, the parallel
-        # loops first.
+        # Loop order: as declared; where the nest is worth parallelising, its first parallel
+        # loop outermost (the one that threads share; the others keep their declared
+        # places, so a batched product's j loop stays innermost, reading rows).
         order = list(range(len(sizes)))
         if enough_work(sizes, self.min_parallel_work):
-            order.sort(key=lambda d: not iterators[d])
+            first = next((d for d in order if iterators[d]), None)
+            if first is not None:
+                order = [first, *(d for d in order if d != first)]
         indexer = Indexer.before_nest(maps)
         block = op.body.block
         values: dict[SSAValue, SSAValue] = {}

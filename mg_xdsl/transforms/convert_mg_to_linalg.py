@@ -111,7 +111,7 @@ def scalar_body(op: mg.ScalarComputation) -> Callable[[Sequence[SSAValue]], SSAV
     """The body of an elementwise op: its constants, then its scalar computation."""
     def body(args: Sequence[SSAValue]) -> SSAValue:
         constants = [element_constant(c, args[0].type) for c in op.scalar_constants()]  # type: ignore[arg-type]
-        return op.scalar(args[:-1], constants)
+        return op.compute(args[:-1], constants)
     return body
 
 
@@ -231,7 +231,7 @@ class ReduceToLinalg(ToLinalg):
 
 class MatmulToLinalg(ToLinalg):
     """``linalg.matmul`` for matrices; with batch axes a ``linalg.generic`` over
-    ``(b.., i, j, k)`` reading ``lhs[b.., i, k]`` and ``rhs[b.., k, j]`` into ``out[b.., i, j]``,
+    ``(b.., i, k, j)`` reading ``lhs[b.., i, k]`` and ``rhs[b.., k, j]`` into ``out[b.., i, j]``,
     ``k`` the one reduction loop."""
 
     op_type = mg.MatmulOp
@@ -244,10 +244,11 @@ class MatmulToLinalg(ToLinalg):
         if rank == 2:
             linalg.MatmulOp([op.lhs, op.rhs], [out], res=())
             return out
+        # Loops (b.., i, k, j): the innermost reads a row of rhs and of out, contiguously.
         batch = [AffineExpr.dimension(d) for d in range(rank - 2)]
-        i, j, k = (AffineExpr.dimension(d) for d in range(rank - 2, rank + 1))
+        i, k, j = (AffineExpr.dimension(d) for d in range(rank - 2, rank + 1))
         maps = [AffineMap(rank + 1, 0, (*batch, i, k)), AffineMap(rank + 1, 0, (*batch, k, j))]
-        generic([op.lhs, op.rhs], maps, out, AffineMap(rank + 1, 0, (*batch, i, j)), [True] * rank + [False],
+        generic([op.lhs, op.rhs], maps, out, AffineMap(rank + 1, 0, (*batch, i, j)), [True] * (rank - 1) + [False, True],
                 lambda args: mg.binary_arith("add", args[2], mg.binary_arith("mul", args[0], args[1])))
         return out
 

@@ -231,7 +231,7 @@ class ElementwiseLowering(MgLowering):
         out = alloc(op.result.type, sizes)
 
         def body(ivs: list[SSAValue]) -> None:
-            store(op.scalar([load(x, ivs) for x in op.operands], []), out, ivs)
+            store(op.compute([load(x, ivs) for x in op.operands], []), out, ivs)
 
         nest(sizes, body)
         return out
@@ -316,7 +316,7 @@ class ElementwiseUnaryLowering(MgLowering):
         constants = [element_constant(c, element) for c in op.scalar_constants()]
 
         def body(ivs: list[SSAValue]) -> None:
-            store(op.scalar([load(op.input, ivs)], constants), out, ivs)
+            store(op.compute([load(op.input, ivs)], constants), out, ivs)
 
         nest(sizes, body)
         return out

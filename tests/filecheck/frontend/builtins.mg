@@ -1,11 +1,12 @@
 # The builtins of issue 16 in the mg dialect: a reduction over axes is one mg.reduce per
-# axis (each keeps its axis, of size 1), mg.reshape drops the axes without keepdims, a mean
+# axis, the last first (each keeps its axis, of size 1), mg.reshape drops the axes without
+# keepdims, a mean
 # divides by the count; math functions are an op each; creation ops make mg.full, mg.iota
 # and mg.full_like.
 # RUN: mg-opt %s | filecheck %s
 def f(x: tensor[2x3x4]) = sum(x, axes=[0, -1])
-# CHECK:      %[[A:.*]] = mg.reduce %x {axis = 0 : i64, kind = "sum"} : tensor<2x3x4xf64> -> tensor<1x3x4xf64>
-# CHECK-NEXT: %[[B:.*]] = mg.reduce %[[A]] {axis = 2 : i64, kind = "sum"} : tensor<1x3x4xf64> -> tensor<1x3x1xf64>
+# CHECK:      %[[A:.*]] = mg.reduce %x {axis = 2 : i64, kind = "sum"} : tensor<2x3x4xf64> -> tensor<2x3x1xf64>
+# CHECK-NEXT: %[[B:.*]] = mg.reduce %[[A]] {axis = 0 : i64, kind = "sum"} : tensor<2x3x1xf64> -> tensor<1x3x1xf64>
 # CHECK-NEXT: %[[C:.*]] = mg.reshape %[[B]] : tensor<1x3x1xf64> to tensor<3xf64>
 # CHECK-NEXT: func.return %[[C]] : tensor<3xf64>
 def m(x: tensor[?x3x4]) = mean(x, axes=[2], keepdims=true)

@@ -25,17 +25,17 @@
 // exp, pow, atan2 and the other float functions take floats only.
 %x = "test.op"() : () -> tensor<2xi32>
 %r = mg.exp %x : tensor<2xi32> -> tensor<2xi32>
-// CHECK: mg.exp: element type must be f32 or f64, got i32
+// CHECK: mg.exp: element type must be f32, f64 or bf16, got i32
 
 // -----
 %x = "test.op"() : () -> tensor<2xi64>
 %r = mg.pow %x, %x : tensor<2xi64>, tensor<2xi64> -> tensor<2xi64>
-// CHECK: mg.pow: element type must be f32 or f64, got i64
+// CHECK: mg.pow: element type must be f32, f64 or bf16, got i64
 
 // -----
 %x = "test.op"() : () -> tensor<2xi64>
 %r = mg.scalar %x {op = "atan2", value = 2 : i64, reversed = false} : tensor<2xi64> -> tensor<2xi64>
-// CHECK: mg.scalar: element type must be f32 or f64, got i64
+// CHECK: mg.scalar: element type must be f32, f64 or bf16, got i64
 
 // -----
 %x = "test.op"() : () -> tensor<2xf64>

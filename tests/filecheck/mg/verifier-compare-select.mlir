@@ -41,9 +41,9 @@
 // i1 has no arithmetic.
 %x = "test.op"() : () -> tensor<2xi1>
 %r = mg.scalar %x {op = "add", value = 1 : i1, reversed = false} : tensor<2xi1> -> tensor<2xi1>
-// CHECK: mg.scalar: element type must be f32, f64, i32 or i64, got i1
+// CHECK: mg.scalar: element type must be f32, f64, bf16, i32 or i64, got i1
 
 // -----
 %x = "test.op"() : () -> tensor<2xi1>
 %r = mg.add %x, %x : tensor<2xi1>, tensor<2xi1> -> tensor<2xi1>
-// CHECK: mg.add: element type must be f32, f64, i32 or i64, got i1
+// CHECK: mg.add: element type must be f32, f64, bf16, i32 or i64, got i1
