@@ -11,10 +11,10 @@ the rule, instead of a later pass failing an assertion, emitting invalid arithme
 crashing at run time. ``i1`` tensors (``STORED``) are compared, selected from, converted and
 moved, never computed with; ``mg.print`` has no printer for them (the front end extends them
 to ``i32``, as upstream's ``printMemrefI8`` would print raw bytes).
-``bf16`` arithmetic is LLVM's: each operation computed in ``f32`` and rounded to ``bf16``
-once (LLVM promotes ``bfloat`` so where the CPU has no ``bf16`` unit); the front end gives
-matrix products and reductions of ``bf16`` ``f32`` operands and converts the result, so that
-they accumulate in ``f32``, and prints ``bf16`` as ``f32`` (``printMemrefF32``).
+``bf16`` is stored, never computed with: the lowerings compute each operation in ``f32`` and
+round the result to ``bf16`` once, in integer operations (``mg.ScalarComputation.compute``);
+the front end gives matrix products and reductions of ``bf16`` ``f32`` operands and converts
+the result (they accumulate in ``f32``: ``ACCUMULATING``), and prints ``bf16`` as ``f32``.
 
 Numbers in the IR are built here too (``attr``): a float type's ``FloatAttr``, an integer
 type's ``IntegerAttr`` (a float type's ``-inf`` is an integer type's minimum, for the

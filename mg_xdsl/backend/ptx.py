@@ -73,13 +73,12 @@ def kernel_ir(module: builtin.ModuleOp | gpu.ModuleOp | str) -> str:
         o for o in module.walk() if isinstance(o, gpu.ModuleOp)]
     funcs = [f.clone() for g in gmods for f in g.body.block.ops if isinstance(f, llvm_d.FuncOp)]
     kernels = [f.sym_name.data for f in funcs if "nvvm.kernel" in f.attributes or "gpu.kernel" in f.attributes]
+    for f in funcs:  # (what they said is the kernels' calling convention, set below)
+        for key in ("gpu.kernel", "nvvm.kernel"):
+            f.attributes.pop(key, None)
     holder = builtin.ModuleOp(Region(Block(funcs)))
     try:  # the project's printer (it knows bfloat, which xDSL's translation does not)
-        plain = holder.clone()
-        for f in plain.body.block.ops:
-            for key in ("gpu.kernel", "nvvm.kernel"):  # (said by the calling convention below)
-                f.attributes.pop(key, None)
-        text = print_module(plain, TRIPLE)
+        text = print_module(holder, TRIPLE)
         for name in kernels:
             text = re.sub(rf"^define ([^@]*)@{re.escape(name)}\(", rf"define ptx_kernel \1@{name}(", text,
                           count=1, flags=re.M)

@@ -119,6 +119,11 @@ class MgOp(IRDLOperation):
                 + ", ".join(str(t) for t in types)
             )
 
+    def check_number_type(self, number: Attribute, tensor: SSAValue, rule: str) -> None:
+        """``number`` (a property) is of ``tensor``'s element type, as ``rule`` says."""
+        if number.type != _tensor(tensor).element_type:  # type: ignore[attr-defined]
+            raise self.fail(f"{rule} element type {_tensor(tensor).element_type}, got {number.type}")  # type: ignore[attr-defined]
+
     def check_elementwise(self, *values: SSAValue) -> None:
         """Elementwise rule: one element type; same rank, each dimension equal or ``?``
         (checked at run time)."""
@@ -153,16 +158,16 @@ ARITHMETIC = element_types.ARITHMETIC
 DIVISION_BY_ZERO = "mg.div: integer division by zero"
 
 
-def _number(value: float, like: SSAValue) -> SSAValue:
-    """The number ``value`` of ``like``'s type."""
-    return _constant(value, like.type)
+def _constant(value: float, t: Attribute) -> SSAValue:
+    """The number ``value`` of type ``t`` (``element_types.attr``)."""
+    return arith.ConstantOp(element_types.attr(value, t), t).result
 
 
 def integer_division(lhs: SSAValue, rhs: SSAValue) -> SSAValue:
     """``lhs / rhs`` truncated toward zero, never undefined: a zero ``rhs`` fails a run-time
     check (the program stops as on a failed shape check), and ``MIN / -1`` wraps to ``MIN``
     as every other overflow does (``arith.divsi`` leaves both undefined; x86 traps)."""
-    zero, one, minus_one = (_number(c, rhs) for c in (0, 1, -1))
+    zero, one, minus_one = (_constant(c, rhs.type) for c in (0, 1, -1))
     cf.AssertOp(arith.CmpiOp(rhs, zero, "ne").result, DIVISION_BY_ZERO)
     negate = arith.CmpiOp(rhs, minus_one, "eq").result
     # (the divisor 1 where the quotient is not sdiv's, so the sdiv itself is always defined)
@@ -248,20 +253,16 @@ class Reduction:
     identity: float  # where the fold starts: the value that leaves any element as it is
 
 
-# The reductions of float elements; ``INTEGER_REDUCTIONS`` those of integers, whose identity
-# of max, -inf, is the type's minimum (``element_types.attr``).
+# Each reduction: its operator in BINARY_ARITH, and its identity (-inf and inf are an integer
+# type's minimum and maximum: ``element_types.attr``). ``REDUCTIONS`` are the float forms
+# (maximumf propagates NaN, as NumPy's max), ``INTEGER_REDUCTIONS`` the integer ones.
+_REDUCTION_KINDS = {"sum": ("add", 0.0), "max": ("max", float("-inf")), "prod": ("mul", 1.0),
+                    "min": ("min", float("inf"))}
 REDUCTIONS: dict[str, Reduction] = {
-    "sum": Reduction(arith.AddfOp, 0.0),
-    "max": Reduction(arith.MaximumfOp, float("-inf")),  # maximumf propagates NaN, as NumPy's max
-    "prod": Reduction(arith.MulfOp, 1.0),
-    "min": Reduction(arith.MinimumfOp, float("inf")),
-}
+    kind: Reduction(BINARY_ARITH[op][0], identity) for kind, (op, identity) in _REDUCTION_KINDS.items()}
 INTEGER_REDUCTIONS: dict[str, Reduction] = {
-    "sum": Reduction(arith.AddiOp, 0.0),
-    "max": Reduction(arith.MaxSIOp, float("-inf")),
-    "prod": Reduction(arith.MuliOp, 1.0),
-    "min": Reduction(arith.MinSIOp, float("inf")),
-}
+    kind: Reduction(BINARY_ARITH[op][1], identity)  # type: ignore[arg-type]
+    for kind, (op, identity) in _REDUCTION_KINDS.items()}
 
 
 # ---------------------------------------------------------------------------------------
@@ -461,9 +462,7 @@ class FullLikeOp(MgOp):
 
     def verify_(self) -> None:
         self.check_same_shapes(self.like, self.result)
-        if self.value.type != _tensor(self.result).element_type:
-            raise self.fail(f"the value must be of the result's element type "
-                            f"{_tensor(self.result).element_type}, got {self.value.type}")
+        self.check_number_type(self.value, self.result, "the value must be of the result's")
 
 
 class UnaryOp(MgOp):
@@ -512,9 +511,7 @@ class ReluOp(ElementwiseUnaryOp):
         return (0.0,)
 
     def scalar(self, operands: Sequence[SSAValue], constants: Sequence[SSAValue]) -> SSAValue:
-        if element_types.is_integer(operands[0].type):
-            return arith.MaxSIOp(operands[0], constants[0]).result
-        return arith.MaximumfOp(operands[0], constants[0]).result  # NaN stays NaN
+        return binary_arith("max", operands[0], constants[0])  # (maximumf: NaN stays NaN)
 
 
 SCALAR_OPS = (*BINARY_ARITH, *COMPARISONS)
@@ -563,9 +560,7 @@ class ScalarOp(MgOp, ScalarComputation):
             lowered = ARITHMETIC if BINARY_ARITH[self.op.data][1] else FLOATS
             if problem := element_types.unsupported(_tensor(self.input).element_type, lowered):
                 raise self.fail(problem)
-        if self.value.type != self.input.type.element_type:  # type: ignore[attr-defined]
-            raise self.fail(f"the number must be of the tensor's element type "
-                            f"{self.input.type.element_type}, got {self.value.type}")  # type: ignore[attr-defined]
+        self.check_number_type(self.value, self.input, "the number must be of the tensor's")
 
     def scalar_constants(self) -> tuple[float, ...]:
         return (self.value.value.data,)
@@ -736,8 +731,8 @@ def convert_element(x: SSAValue, to: Attribute) -> SSAValue:
         return narrow_to_bf16(convert_element(x, element_types.F32))
     if element_types.is_bool(to):  # true where not zero (NaN too, as NumPy's bool(nan))
         if element_types.is_float(source):
-            return arith.CmpfOp(x, _number(0.0, x), "une").result
-        return arith.CmpiOp(x, _number(0, x), "ne").result
+            return arith.CmpfOp(x, _constant(0.0, x.type), "une").result
+        return arith.CmpiOp(x, _constant(0, x.type), "ne").result
     if element_types.is_bool(source):  # false and true are 0 and 1
         if element_types.is_float(to):
             return arith.UIToFPOp(x, to).result
@@ -751,17 +746,13 @@ def convert_element(x: SSAValue, to: Attribute) -> SSAValue:
     if element_types.is_integer(source):
         return arith.SIToFPOp(x, to).result
     low, high = element_types.integer_range(to)
-    too_low = arith.CmpfOp(x, _number(float(low), x), "olt").result  # (powers of two: exact)
-    too_high = arith.CmpfOp(x, _number(float(high + 1), x), "oge").result
+    too_low = arith.CmpfOp(x, _constant(float(low), x.type), "olt").result  # (powers of two: exact)
+    too_high = arith.CmpfOp(x, _constant(float(high + 1), x.type), "oge").result
     nan = arith.CmpfOp(x, x, "uno").result
     outside = arith.OrIOp(arith.OrIOp(too_low, too_high).result, nan).result
-    inside = arith.FPToSIOp(arith.SelectOp(outside, _number(0.0, x), x).result, to).result
+    inside = arith.FPToSIOp(arith.SelectOp(outside, _constant(0.0, x.type), x).result, to).result
     limited = arith.SelectOp(too_low, _constant(low, to), arith.SelectOp(too_high, _constant(high, to), inside).result)
     return limited.result
-
-
-def _constant(value: float, t: Attribute) -> SSAValue:
-    return arith.ConstantOp(element_types.attr(value, t), t).result
 
 
 @irdl_op_definition
@@ -777,10 +768,7 @@ class ConvertOp(UnaryOp, ScalarComputation):
         super().__init__(input, tensor_type(shape_of(input.type), element_type))
 
     def verify_(self) -> None:
-        got = [shape_of(_tensor(v)) for v in (self.input, self.result)]
-        if not shapes.shapes_compatible(*got):
-            raise self.fail("operand and result shapes must agree (a '?' dimension matches any size), "
-                            "got " + ", ".join(fmt_shape(s) for s in got))
+        self.check_same_shapes(self.input, self.result)
 
     def scalar(self, operands: Sequence[SSAValue], constants: Sequence[SSAValue]) -> SSAValue:
         return convert_element(operands[0], self.result.type.element_type)  # type: ignore[attr-defined]
@@ -875,9 +863,7 @@ class FullOp(MgOp):
     def verify_(self) -> None:
         if None in shape_of(self.result.type):
             raise self.fail("the shape must be static")
-        if self.value.type != _tensor(self.result).element_type:
-            raise self.fail(f"the value must be of the result's element type "
-                            f"{_tensor(self.result).element_type}, got {self.value.type}")
+        self.check_number_type(self.value, self.result, "the value must be of the result's")
 
 
 @irdl_op_definition

@@ -73,7 +73,8 @@ REDUCTIONS = {
     for kind in ("sum", "max", "mean")
 }
 MATH_UNARY = {  # float functions, and how a compile-time number folds
-    "sqrt": math.sqrt, "rsqrt": lambda x: 1 / math.sqrt(x), "exp": math.exp, "log": math.log,
+    "sqrt": math.sqrt, "rsqrt": lambda x: math.copysign(math.inf, x) if x == 0 else 1 / math.sqrt(x), "exp": math.exp,
+    "log": lambda x: -math.inf if x == 0 else math.log(x),
     "sin": math.sin, "cos": math.cos, "tanh": math.tanh, "acos": math.acos, "asin": math.asin}
 # name -> (the mg op's key, floats only, how two numbers fold)
 BINARY_BUILTINS = {
@@ -105,6 +106,31 @@ def describe(t: Type) -> str:
     if len(t.shape) == 2 and t.element == element_types.F64:
         return f"a {fmt_shape(t.shape)} matrix"
     return f"a {type_text(t)}"
+
+
+def no_booleans(tok: Token, what: str, *types: Type) -> None:
+    """Each tensor of ``types`` has numbers: ``i1`` has no arithmetic (``what`` names the
+    operation, as the message starts: ``cannot add``, ``relu of``)."""
+    for t in types:
+        if isinstance(t, Matrix) and element_types.is_bool(t.element):
+            raise MgError(tok.line, f"{what} {describe(t)}: {NO_BOOLEAN_ARITHMETIC}")
+
+
+def floats_only(name: Token, t: Type, needs: str = "a float tensor") -> None:
+    """``t`` (if a tensor) has a float element type, as ``name`` needs."""
+    if isinstance(t, Matrix) and not element_types.is_float(t.element):
+        raise MgError(name.line, f"{name.text} needs {needs}, got {describe(t)} (cast it to f64)")
+
+
+def fold_call(function, *numbers: float) -> float:
+    """``function`` of compile-time numbers, with NumPy's results where Python raises: NaN
+    outside the function's domain, infinity where it overflows."""
+    try:
+        return float(function(*numbers))
+    except (ValueError, ZeroDivisionError):
+        return math.nan
+    except OverflowError:
+        return math.inf
 
 
 def number_of_type(value: float, t: Matrix) -> str | None:
@@ -250,8 +276,7 @@ class Checker:
             if isinstance(t, float):
                 for _ in e.signs:
                     t = -t
-            elif element_types.is_bool(t.element):
-                raise MgError(e.tok.line, f"cannot negate {describe(t)}: {NO_BOOLEAN_ARITHMETIC}")
+            no_booleans(e.tok, "cannot negate", t)
             return t
         if isinstance(e, Compare):
             return self.comparison(e, scope)
@@ -282,9 +307,7 @@ class Checker:
         op = tok.text
         if isinstance(left, float) and isinstance(right, float):
             return fold(op, left, right)
-        for t in (left, right):
-            if isinstance(t, Matrix) and element_types.is_bool(t.element):
-                raise MgError(tok.line, f"cannot {VERBS[op]} {describe(t)}: {NO_BOOLEAN_ARITHMETIC}")
+        no_booleans(tok, f"cannot {VERBS[op]}", left, right)
         return self.elementwise(tok, VERBS[op], left, right)
 
     def elementwise(self, tok: Token, verb: str, left: Type, right: Type) -> Matrix:
@@ -333,8 +356,7 @@ class Checker:
             raise MgError(tok.line, f"@ needs two matrices, got {describe(left)} and {describe(right)} "
                                     "(use * to scale by a number)")
         self.same_element_type(tok, "matrix-multiply", left, right)
-        if element_types.is_bool(left.element):
-            raise MgError(tok.line, f"cannot matrix-multiply {describe(left)}: {NO_BOOLEAN_ARITHMETIC}")
+        no_booleans(tok, "cannot matrix-multiply", left)
         try:
             shape = shapes.batched_matmul_shape(left.shape, right.shape)
         except ShapeError as e:
@@ -447,37 +469,23 @@ class Checker:
         self.arity(name, args, 1, "a tensor or a number")
         (arg,) = args
         if isinstance(arg, float):
-            if name.text == "abs":
-                return abs(arg)
-            try:
-                return float(MATH_UNARY[name.text](arg))
-            except ValueError:  # outside the function's domain, as NumPy: NaN (log(0): -inf)
-                return -math.inf if name.text == "log" and arg == 0 else math.nan
-            except OverflowError:
-                return math.inf
-        if element_types.is_bool(arg.element):
-            raise MgError(name.line, f"{name.text} of {describe(arg)}: {NO_BOOLEAN_ARITHMETIC}")
-        if name.text != "abs" and not element_types.is_float(arg.element):
-            raise MgError(name.line, f"{name.text} needs a float tensor, got {describe(arg)} (cast it to f64)")
+            return fold_call(abs if name.text == "abs" else MATH_UNARY[name.text], arg)
+        no_booleans(name, f"{name.text} of", arg)
+        if name.text != "abs":
+            floats_only(name, arg)
         return arg
 
     def math_binary(self, name: Token, args: list[Type]) -> Type:
         """``maximum(a, b)``, ``minimum``, ``pow``, ``atan2``: as an operator combines them."""
         self.arity(name, args, 2, "tensors or numbers")
-        _, floats_only, fold_numbers = BINARY_BUILTINS[name.text]
+        _, only_floats, fold_numbers = BINARY_BUILTINS[name.text]
         left, right = args
         if isinstance(left, float) and isinstance(right, float):
-            try:
-                return float(fold_numbers(left, right))
-            except (ValueError, ZeroDivisionError):
-                return math.nan
-            except OverflowError:
-                return math.inf
+            return fold_call(fold_numbers, left, right)
         for t in (left, right):
-            if isinstance(t, Matrix) and element_types.is_bool(t.element):
-                raise MgError(name.line, f"{name.text} of {describe(t)}: {NO_BOOLEAN_ARITHMETIC}")
-            if isinstance(t, Matrix) and floats_only and not element_types.is_float(t.element):
-                raise MgError(name.line, f"{name.text} needs float tensors, got {describe(t)} (cast it to f64)")
+            no_booleans(name, f"{name.text} of", t)
+            if only_floats:
+                floats_only(name, t, "float tensors")
         return self.elementwise(name, f"take {name.text} of", left, right)
 
     def static_ints(self, e: Expr, scope: Scope, what: str) -> list[int]:
@@ -528,15 +536,13 @@ class Checker:
         (arg,) = args
         if not isinstance(arg, Matrix):
             raise MgError(name.line, f"{name.text} needs a tensor, got {describe(arg)}")
-        if element_types.is_bool(arg.element):
-            raise MgError(name.line, f"{name.text} of {describe(arg)}: {NO_BOOLEAN_ARITHMETIC}")
+        no_booleans(name, f"{name.text} of", arg)
         rank = len(arg.shape)
         written = self.static_ints(c.keywords["axes"][1], scope, "axes") if "axes" in c.keywords else list(range(rank))
         axes = self.axes(name, rank, written)
         keepdims = self.keyword_bool(c, "keepdims", scope, False)
         if name.text == "mean":
-            if not element_types.is_float(arg.element):
-                raise MgError(name.line, f"mean needs a float tensor, got {describe(arg)} (cast it to f64)")
+            floats_only(name, arg)
             if any(arg.shape[a] is None for a in axes):
                 raise MgError(name.line, "mean needs static sizes along the averaged axes, not '?'")
         self.options[c] = {"axes": axes, "keepdims": keepdims}
@@ -595,8 +601,8 @@ class Checker:
         (arg,) = args
         if not isinstance(arg, Matrix):
             raise MgError(name.line, f"{name.text} needs a matrix, not a scalar")
-        if name.text != "transpose" and element_types.is_bool(arg.element):
-            raise MgError(name.line, f"{name.text} of {describe(arg)}: {NO_BOOLEAN_ARITHMETIC}")
+        if name.text != "transpose":
+            no_booleans(name, f"{name.text} of", arg)
         if name.text == "relu":
             return arg
         if name.text == "transpose":
@@ -606,6 +612,6 @@ class Checker:
             raise MgError(name.line, f"{name.text} needs a matrix (rank 2), got {describe(arg)}")
         if kind == "mean" and arg.shape[axis] is None:
             raise MgError(name.line, f"{name.text} needs a static size along the averaged axis, not '?'")
-        if kind == "mean" and not element_types.is_float(arg.element):
-            raise MgError(name.line, f"{name.text} needs a float tensor, got {describe(arg)} (cast it to f64)")
+        if kind == "mean":
+            floats_only(name, arg)
         return Matrix(shapes.reduce_shape(arg.shape, axis), arg.element)

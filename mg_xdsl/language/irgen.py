@@ -187,23 +187,24 @@ class IRGen:
         wide = [self.emit(fn, mg.ConvertOp(v, element_types.F32), tok) for v in operands]
         return self.emit(fn, mg.ConvertOp(build(*wide), element_types.BF16), tok)
 
-    def reduction(self, fn: Function, tok: Token, x: SSAValue, axes: list[int], keepdims: bool,
+    def reduction(self, fn: Function, tok: Token, kind: str, x: SSAValue, axes: list[int], keepdims: bool,
                   t: Matrix) -> SSAValue:
-        """One ``mg.reduce`` per axis, the last axis first (each keeps its axis, of size 1); a
-        mean divides by the number of elements folded; without ``keepdims``, ``mg.reshape``
-        drops the axes. (``bf16``: all of it in ``f32``, see ``accumulating``.)"""
-        return self.accumulating(fn, tok, [x], lambda x: self.reduce_axes(fn, tok, x, axes, keepdims, t))
+        """``kind`` (sum, prod, max, min, mean) along ``axes``: one ``mg.reduce`` per axis, the
+        last axis first (each keeps its axis, of size 1); a mean divides by the number of
+        elements folded; without ``keepdims``, ``mg.reshape`` drops the axes. (``bf16``: all
+        of it in ``f32``, see ``accumulating``.)"""
+        return self.accumulating(fn, tok, [x], lambda x: self.reduce_axes(fn, tok, kind, x, axes, keepdims, t))
 
-    def reduce_axes(self, fn: Function, tok: Token, x: SSAValue, axes: list[int], keepdims: bool,
+    def reduce_axes(self, fn: Function, tok: Token, kind: str, x: SSAValue, axes: list[int], keepdims: bool,
                     t: Matrix) -> SSAValue:
-        kind = "sum" if tok.text == "mean" else tok.text
+        mean, kind = kind == "mean", "sum" if kind == "mean" else kind
         count = 1
         # The innermost axis first: its loop then reads contiguous elements, and the later
         # reductions (along the axes that strided) have less to read.
         for axis in reversed(axes):
             count *= mg.shape_of(x.type)[axis] or 1  # (the checker made the mean's sizes static)
             x = self.emit(fn, mg.ReduceOp(x, axis, kind), tok)
-        if tok.text == "mean":
+        if mean:
             x = self.emit(fn, mg.ScalarOp(x, "div", float(count), reversed=False), tok)
         if not keepdims and axes:
             x = self.emit(fn, mg.ReshapeOp(x, mg.tensor_type(t.shape, x.type.element_type)), tok)  # type: ignore[attr-defined]
@@ -233,7 +234,7 @@ class IRGen:
         if name.text == "where":
             return self.where(fn, name, args, t)
         if name.text in AXIS_REDUCTIONS:
-            return self.reduction(fn, name, args[0], options["axes"], options["keepdims"], t)  # type: ignore[arg-type]
+            return self.reduction(fn, name, name.text, args[0], options["axes"], options["keepdims"], t)  # type: ignore[arg-type]
         if name.text in mg.MATH_UNARY:
             return self.emit(fn, mg.MATH_UNARY[name.text](args[0]), name)  # type: ignore[arg-type]
         if name.text == "abs":
@@ -245,17 +246,9 @@ class IRGen:
         if name.text == "transpose":
             return self.emit(fn, mg.TransposeOp(args[0]), name)
         if name.text in REDUCTIONS:
-            # row_*: one value per row (axis 1); col_*: one per column (axis 0).
+            # row_*: one value per row (axis 1); col_*: one per column (axis 0), kept.
             axis, kind = REDUCTIONS[name.text]
-
-            def reduce(x: SSAValue) -> SSAValue:
-                result = self.emit(fn, mg.ReduceOp(x, axis, "max" if kind == "max" else "sum"), name)
-                if kind == "mean":
-                    count = float(mg.shape_of(x.type)[axis])  # type: ignore[arg-type]
-                    result = self.emit(fn, mg.ScalarOp(result, "div", count, reversed=False), name)
-                return result
-
-            return self.accumulating(fn, name, [args[0]], reduce)  # type: ignore[list-item]
+            return self.reduction(fn, name, kind, args[0], [axis], True, t)  # type: ignore[arg-type]
         sig = self.checker.functions[name.text]
         values: list[SSAValue] = []
         for arg, ptype in zip(args, sig.types):

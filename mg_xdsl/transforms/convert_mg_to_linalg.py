@@ -67,10 +67,11 @@ from mg_xdsl.transforms.lower_mg_to_affine import (
     IotaLowering,
     MgLowering,
     matmul_sizes,
+    reshape_sizes,
     PrintLowering,
     alloc,
     broadcast_sizes,
-    check_same_shape,
+    elementwise_sizes,
     element_type_of,
     extents,
     element_constant,
@@ -133,11 +134,7 @@ class ElementwiseToLinalg(ToLinalg):
     op_type = (mg.BinaryOp, mg.SelectOp)
 
     def build(self, op: mg.BinaryOp | mg.SelectOp) -> SSAValue:
-        first, *others = op.operands
-        sizes = self.sizes.of(first)
-        for other in others:
-            check_same_shape(sizes, self.sizes.of(other), op.name)
-        sizes = [r if r is not None else a for r, a in zip(shape_of(op.result.type), sizes)]
+        sizes = elementwise_sizes(op, [self.sizes.of(x) for x in op.operands])
         return self.elementwise(op, list(op.operands), sizes)
 
 
@@ -148,15 +145,9 @@ class ReshapeToLinalg(ToLinalg):
     op_type = mg.ReshapeOp
 
     def build(self, op: mg.ReshapeOp) -> SSAValue:
-        in_shape, out_shape = shape_of(op.input.type), shape_of(op.result.type)
-        mapping = shapes.unit_dims_map(in_shape, out_shape)
-        in_sizes = self.sizes.of(op.input)
-        sizes: list[int | SSAValue] = [1] * len(out_shape)
-        for d, t in enumerate(mapping):
-            if t is not None:
-                sizes[t] = in_sizes[d]
+        mapping, sizes = reshape_sizes(op, self.sizes.of(op.input))
         out = self.sizes.alloc(op.result.type, sizes)
-        rank = len(out_shape)
+        rank = len(sizes)
         read = AffineMap(rank, 0, tuple(AffineExpr.constant(0) if t is None else AffineExpr.dimension(t)
                                         for t in mapping))
         generic([op.input], [read], out, AffineMap.identity(rank), [True] * rank, lambda args: args[0])

@@ -217,17 +217,22 @@ def check_same_shape(lhs_sizes: Sequence[int | SSAValue], rhs_sizes: Sequence[in
         check_same_size(a, b, f"{op_name}: operand shapes differ at runtime in dimension {d}")
 
 
+def elementwise_sizes(op: Operation, operand_sizes: Sequence[Sequence[int | SSAValue]]) -> list[int | SSAValue]:
+    """The sizes of an elementwise op's result, after the run-time checks that its operands'
+    sizes (``operand_sizes``, in operand order) agree: static where its type says."""
+    first, *others = operand_sizes
+    for sizes in others:
+        check_same_shape(first, sizes, op.name)
+    return [r if r is not None else a for r, a in zip(shape_of(op.results[0].type), first)]
+
+
 class ElementwiseLowering(MgLowering):
     """``mg.add/sub/mul/div/compare`` and ``mg.select``: ``out[ivs] = op(a[ivs], b[ivs], ...)``."""
 
     op_type = (mg.BinaryOp, mg.SelectOp)
 
     def build(self, op: mg.BinaryOp | mg.SelectOp) -> SSAValue:
-        first, *others = op.operands
-        sizes = extents(first, shape_of(first.type))
-        for other in others:
-            check_same_shape(sizes, extents(other, shape_of(other.type)), op.name)
-        sizes = [r if r is not None else a for r, a in zip(shape_of(op.result.type), sizes)]
+        sizes = elementwise_sizes(op, [extents(x, shape_of(x.type)) for x in op.operands])
         out = alloc(op.result.type, sizes)
 
         def body(ivs: list[SSAValue]) -> None:
@@ -237,6 +242,17 @@ class ElementwiseLowering(MgLowering):
         return out
 
 
+def reshape_sizes(op: mg.ReshapeOp, in_sizes: Sequence[int | SSAValue]) -> tuple[list[int | None], list[int | SSAValue]]:
+    """Where each dimension of the input is in the result (``shapes.unit_dims_map``), and the
+    result's sizes: the input's, 1 in each added dimension."""
+    mapping = shapes.unit_dims_map(shape_of(op.input.type), shape_of(op.result.type))
+    sizes: list[int | SSAValue] = [1] * len(shape_of(op.result.type))
+    for d, t in enumerate(mapping):
+        if t is not None:
+            sizes[t] = in_sizes[d]
+    return mapping, sizes
+
+
 class ReshapeLowering(MgLowering):
     """``mg.reshape`` (dimensions of size 1 dropped or added): a copy, each element read at
     the result's indices of the dimensions both have, 0 in a dropped one."""
@@ -244,13 +260,7 @@ class ReshapeLowering(MgLowering):
     op_type = mg.ReshapeOp
 
     def build(self, op: mg.ReshapeOp) -> SSAValue:
-        in_shape, out_shape = shape_of(op.input.type), shape_of(op.result.type)
-        mapping = shapes.unit_dims_map(in_shape, out_shape)
-        in_sizes = extents(op.input, in_shape)
-        sizes = [1] * len(out_shape)
-        for d, t in enumerate(mapping):
-            if t is not None:
-                sizes[t] = in_sizes[d]
+        mapping, sizes = reshape_sizes(op, extents(op.input, shape_of(op.input.type)))
         out = alloc(op.result.type, sizes)
 
         def body(ivs: list[SSAValue]) -> None:
