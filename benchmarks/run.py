@@ -260,7 +260,7 @@ def kernel_of(w: Workload, cpu: str | None) -> str:
     if w.name == "matmul_f32":
         return info["matmul_f32"]
     if w.name == "batched_matmul":
-        return "loop nest (linalg.generic), no kernel yet"
+        return info["matmul_f32"] + ", per matrix"
     if w.name.startswith(("row_", "col_")):
         return info["reduction"]
     if w.name in ("add", "relu_add") and streams(w, cpu):

@@ -542,17 +542,15 @@ def run_command(args: argparse.Namespace) -> int:
     except Exception as e:
         # Imported only now: mg_xdsl.frontend imports xDSL, which a cached run never needs.
         from mg_xdsl.backend.gpu_runtime import GpuError
-        from mg_xdsl.backend.ptx import UnknownGpuArch
-        from mg_xdsl.backend.cpp_header import CppInterfaceError
+        from mg_xdsl.backend.ptx import LibdeviceMissing, UnknownGpuArch
         from mg_xdsl.backend.native import LinkError
         from mg_xdsl.backend.upstream import UpstreamToolMissing
         from mg_xdsl.frontend import MgError
-        from mg_xdsl.transforms.convert_gpu_to_nvvm import NotOnGpu
 
         if isinstance(e, MgError):
             print(e.render(), file=sys.stderr)
             status = 1
-        elif isinstance(e, (LinkError, UpstreamToolMissing, CppInterfaceError, NotOnGpu)):
+        elif isinstance(e, (LinkError, UpstreamToolMissing, LibdeviceMissing)):
             print(f"mgc: error: {e}", file=sys.stderr)
             status = 1
         elif isinstance(e, OSError) and e.filename is not None:  # e.g. -o in a missing directory

@@ -4,7 +4,10 @@ acos asin abs``, ``maximum minimum pow atan2``) and creation (``zeros ones full 
 ones_like iota``), through ``mgc run`` and the Python API in both CPU pipelines and through
 upstream MLIR, against NumPy."""
 
+import re
 import shutil
+
+import ml_dtypes
 
 import numpy as np
 import pytest
@@ -81,14 +84,52 @@ def test_upstream_accepts_every_stage_and_prints_the_same():
     upstream_agrees(PROGRAM)
 
 
-def test_the_gpu_computes_sqrt_and_abs_and_refuses_other_functions_by_name():
-    out = mgc("run", "--gpu-emulated", "-", input=b"print sqrt([4, 9]) + abs([-1, 2]) + rsqrt([4, 4])\n")
-    assert out.returncode == 0, out.stderr
-    assert out.stdout.decode().endswith("[3.5,  5.5]\n")
-    out = mgc("ptx", "-", input=b"def f(x: tensor[?]) = exp(x)\n")
-    assert out.returncode == 1
-    assert out.stderr.decode() == ("mgc: error: convert-gpu-to-nvvm: math.exp has no GPU lowering yet (only "
-                                   "sqrt, rsqrt, absf, absi do); run the program on the CPU\n")
+GPU_MATH = """
+def unary(x: tensor[?xf32], y: tensor[?]) = exp(x) + log(x) + sin(x) + cos(x) + tanh(x) + cast(acos(y) + asin(y), f32)
+def binary(x: tensor[?xf32], y: tensor[?]) = atan2(x, cast(y, f32)) + pow(x, cast(y, f32)) + cast(pow(y, y), f32)
+def brain(x: tensor[?xbf16]) = exp(x)
+"""
+
+
+def test_the_gpu_computes_every_math_function():
+    """On the emulated GPU, the kernels call libdevice's functions (``__nv_expf``...): each
+    against NumPy, in f32, f64 and bf16."""
+    lib = mg_xdsl.compile(GPU_MATH, gpu="emulated")
+    x = np.linspace(0.1, 3.0, 37, dtype=np.float32)
+    y = np.linspace(-0.9, 0.9, 37)
+    want = (np.exp(x) + np.log(x) + np.sin(x) + np.cos(x) + np.tanh(x)
+            + (np.arccos(y) + np.arcsin(y)).astype(np.float32))
+    np.testing.assert_allclose(lib.unary(x, y), want, rtol=2e-6)
+    with np.errstate(invalid="ignore"):
+        want = (np.arctan2(x, y.astype(np.float32)) + np.power(x, y.astype(np.float32))
+                + np.power(y, y).astype(np.float32))  # (NaN for a negative y, as pow's)
+    np.testing.assert_allclose(lib.binary(x, y), want, rtol=2e-6)
+    b = x.astype(ml_dtypes.bfloat16)
+    np.testing.assert_array_equal(lib.brain(b), np.exp(b.astype(np.float32)).astype(ml_dtypes.bfloat16))
+
+
+def test_the_gpu_math_functions_assemble(tmp_path):
+    """``mgc ptx`` links libdevice: only the functions called are in the PTX, and ptxas
+    assembles it."""
+    from mg_xdsl.backend.ptx import compile_ptx, find_libdevice, find_ptxas, ptxas_check
+
+    if find_libdevice() is None or find_ptxas() is None:
+        pytest.skip("needs nvidia-cuda-nvcc (the test extra installs it)")
+    text = compile_ptx(GPU_MATH)
+    functions = sorted(set(re.findall(r"^\.func\s+\(\.param \.b\d+ func_retval0\) (__nv_\w+)", text, re.M)))
+    assert functions == sorted(["__nv_expf", "__nv_logf", "__nv_sinf", "__nv_cosf", "__nv_tanhf", "__nv_acos",
+                                "__nv_asin", "__nv_atan2f", "__nv_powf", "__nv_pow"])
+    ok, messages = ptxas_check(text)
+    assert ok, messages
+
+
+def test_a_missing_libdevice_is_an_error_naming_the_functions(monkeypatch):
+    from mg_xdsl.backend import ptx
+
+    monkeypatch.setattr(ptx, "find_libdevice", lambda: None)
+    with pytest.raises(ptx.LibdeviceMissing, match="the kernels call __nv_exp, __nv_sin of CUDA's libdevice, "
+                                                   "which is not installed"):
+        ptx.compile_ptx("def f(x: tensor[?]) = exp(x) + sin(x)\n")
 
 
 @pytest.mark.parametrize("optimise", [True, False], ids=["optimised", "reference"])
@@ -231,16 +272,22 @@ def batched_products(draw):
         own = tuple(1 if draw(st.booleans()) else d for d in batch[len(batch) - rank:])
         return (*own, rows, cols)
 
-    return side(m, k), side(k, n), draw(st.sampled_from(["f64", "f32", "i32", "i64"]))
+    return side(m, k), side(k, n), draw(st.sampled_from(["f64", "f32", "i32", "i64"])), draw(st.booleans())
 
 
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(batched_products(), st.integers(0, 2**32 - 1))
 def test_random_batched_products_agree_with_numpy(case, seed):
-    """``@`` of rank 2 or more: the last two axes multiply, the leading axes broadcast."""
-    a_shape, b_shape, element = case
-    source = (f"def f(a: tensor[{'x'.join([*map(str, a_shape), element])}], "
-              f"b: tensor[{'x'.join([*map(str, b_shape), element])}]) = a @ b\n")
+    """``@`` of rank 2 or more: the last two axes multiply, the leading axes broadcast. With
+    ``?`` matrix sizes a float product runs the tiled kernel on each matrix of the batch
+    (static ones this small are loops)."""
+    a_shape, b_shape, element, question = case
+
+    def type_of(shape: tuple[int, ...]) -> str:
+        dims = [*map(str, shape[:-2]), *(["?", "?"] if question else map(str, shape[-2:]))]
+        return f"tensor[{'x'.join([*dims, element])}]"
+
+    source = f"def f(a: {type_of(a_shape)}, b: {type_of(b_shape)}) = a @ b\n"
     rng = np.random.default_rng(seed)
     dtype = DTYPES[element]
     a, b = ((rng.integers(-5, 6, size=s) if element[0] == "i" else rng.normal(size=s)).astype(dtype)

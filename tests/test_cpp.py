@@ -17,11 +17,11 @@ CXX = shutil.which("g++") or shutil.which("clang++")
 pytestmark = pytest.mark.skipif(CXX is None, reason="no C++ compiler")
 
 
-def build(tmp_path: Path, mg_file: Path, cpp_file: Path) -> Path:
+def build(tmp_path: Path, mg_file: Path, cpp_file: Path, *flags: str) -> Path:
     p = mgc("lib", str(mg_file), "-o", str(tmp_path))
     assert p.returncode == 0, p.stderr.decode()
     exe = tmp_path / "app"
-    c = subprocess.run([CXX, "-std=c++17", "-Wall", "-Werror", f"-I{tmp_path}", str(cpp_file),
+    c = subprocess.run([CXX, "-std=c++17", "-Wall", "-Werror", *flags, f"-I{tmp_path}", str(cpp_file),
                         str(tmp_path / f"{mg_file.stem}.o"), "-o", str(exe)],
                        capture_output=True, text=True)
     assert c.returncode == 0, c.stderr
@@ -43,6 +43,23 @@ def test_cpp_program_matches_plain_loops(tmp_path):
     assert p.returncode == 0, p.stdout + p.stderr
     assert p.stdout.count("matches") == 8 and "DIFFERS" not in p.stdout
     assert "wrong shape rejected: layer: argument 1 (x) must be 16x24, got 24x12" in p.stdout
+
+
+def test_tensors_of_every_element_type_and_rank(tmp_path):
+    """mg::Tensor<T, N> for f32, bf16, i32, i64, i1 (uint8_t) and ranks 0-3, next to
+    mg::Matrix; every result against plain loops; a shape that misses throws; an integer
+    division by zero aborts with the check's message."""
+    exe = build(tmp_path, HERE / "tensors.mg", HERE / "tensors.cpp", "-Wextra", "-pedantic")
+    p = subprocess.run([str(exe)], capture_output=True, text=True, timeout=60)
+    assert p.returncode in (134, -6), p.stdout + p.stderr
+    lines = p.stdout.splitlines()
+    assert len(lines) == 12 and all(line.endswith(" matches") for line in lines[:10]), p.stdout
+    assert lines[10:] == ["affine3: argument 1 (a) must be ?x5x1, got 2x5x3",
+                          "mg::Tensor: 2x3 needs 6 values, got 1"]
+    assert p.stderr.startswith("mg.div: integer division by zero\n"), p.stderr
+    header = (tmp_path / "tensors.h").read_text()
+    assert "inline Tensor<float, 3> affine3(const Tensor<float, 3> &a, const Tensor<float, 3> &b)" in header
+    assert "inline Matrix layer(const Matrix &x, const Matrix &w)" in header
 
 
 def test_runtime_mismatch_aborts_with_the_message(tmp_path):

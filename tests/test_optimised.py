@@ -1,5 +1,6 @@
 """The optimised pipeline against NumPy and against the chapter's reference pipeline, at sizes
-where its transformations matter: tiled matrix products with edge blocks, fused epilogues
+where its transformations matter: tiled matrix products with edge blocks (alone and for
+each matrix of a batch), fused epilogues
 written in place, vectorised reductions with tails, and loops split across threads.
 
 Each case runs with MG_NUM_THREADS=1 and =2 (the run time reads it at every parallel loop),
@@ -22,6 +23,8 @@ def chain(a: tensor[?x?], b: tensor[?x?], c: tensor[?x?]) = row_max((a @ b) @ c)
 def streamed(a: tensor[1x699051], b: tensor[1x699051]) = relu(a - b) * 2
 def streamed_static(a: tensor[1001x997], b: tensor[1001x997]) = a + b
 def sized_at_run_time(a: tensor[?x?], b: tensor[?x?]) = relu(a - b) * 2
+def batched(a: tensor[?x?x?], b: tensor[?x?x?]) = a @ b
+def batched4(a: tensor[2x1x70x?], b: tensor[3x?x90]) = a @ b + 1
 """
 
 
@@ -54,6 +57,10 @@ def reference(name, *args):
         return np.maximum(a - b, 0) * 2
     if name == "streamed_static":
         return args[0] + args[1]
+    if name == "batched":
+        return args[0] @ args[1]
+    if name == "batched4":
+        return args[0] @ args[1] + 1
     raise KeyError(name)
 
 
@@ -77,6 +84,11 @@ def cases():
     for shape in [(1, 1), (3, 7), (1, 699051), (1001, 999)]:
         yield "sized_at_run_time", (r(size=shape), r(size=shape))
     yield "streamed_static", (r(size=(1001, 997)), r(size=(1001, 997)))
+    # Batched products: the tiled kernel on each matrix of the batch (a subview), with edge
+    # blocks; a batch of one; broadcast batch axes (rank 4 against rank 3).
+    for nb, m, k, n in [(3, 129, 40, 33), (1, 64, 300, 20), (5, 8, 8, 8), (0, 30, 30, 30)]:
+        yield "batched", (r(size=(nb, m, k)), r(size=(nb, k, n)))
+    yield "batched4", (r(size=(2, 1, 70, 33)), r(size=(3, 33, 90)))
 
 
 CASES = list(cases())

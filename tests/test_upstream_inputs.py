@@ -215,17 +215,6 @@ DECLINED = [
         "finalize-memref-to-llvm: memref.alloc on memref<4xcomplex<f32>> is not supported:"
         " element type complex<f32> has no LLVM form here",
     ),
-    (
-        "a rank-reducing subview",
-        "finalize-memref-to-llvm",
-        """
-        func.func @f(%m: memref<4x4xf32>) {
-          %v = memref.subview %m[1, 0] [1, 4] [1, 1] : memref<4x4xf32> to memref<4xf32, strided<[1], offset: 4>>
-          return
-        }""",
-        "finalize-memref-to-llvm: memref.subview from memref<4x4xf32> to"
-        " memref<4xf32, strided<[1], offset: 4>> is not supported: rank-reducing subviews are not",
-    ),
 ]
 
 

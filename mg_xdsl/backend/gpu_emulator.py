@@ -8,7 +8,8 @@ and back -- runs and is tested on a machine without a GPU. ``mgc run --gpu=emula
 The kernels are the same LLVM IR that becomes PTX (``ptx.kernel_ir``), retargeted: the
 NVVM special-register reads (``llvm.nvvm.read.ptx.sreg.tid.x`` and the like) become calls to
 small functions that read globals, which ``launch`` sets before it calls the kernel once for
-every thread of every block. "Device memory" is host memory the emulator allocates itself,
+every thread of every block; the libdevice functions a kernel calls (``__nv_expf``) are the
+LLVM intrinsics the CPU pipeline calls (``llvm.exp.f32``). "Device memory" is host memory the emulator allocates itself,
 so a kernel that touched a host pointer instead of the copy it was given would be caught by
 the tests (the result would not be copied back).
 
@@ -41,6 +42,29 @@ def _register_module() -> str:
     return "\n".join(lines) + "\n"
 
 
+# What each libdevice function computes (CUDA's libdevice user's guide), as the LLVM intrinsic
+# of the same function, with its number of operands: the emulator's own table, so that a
+# kernel calling the wrong libdevice function computes the wrong values here too.
+LIBDEVICE_AS_INTRINSICS = {
+    "__nv_exp": ("llvm.exp", 1), "__nv_log": ("llvm.log", 1), "__nv_sin": ("llvm.sin", 1),
+    "__nv_cos": ("llvm.cos", 1), "__nv_tanh": ("llvm.tanh", 1), "__nv_acos": ("llvm.acos", 1),
+    "__nv_asin": ("llvm.asin", 1), "__nv_atan2": ("llvm.atan2", 2), "__nv_pow": ("llvm.pow", 2),
+}
+
+
+def _libdevice_module(kernels: str) -> str:
+    """LLVM IR defining each libdevice function the kernels call (``__nv_expf``) as the LLVM
+    intrinsic of that function (``llvm.exp.f32``)."""
+    lines = []
+    for base, (intrinsic, arity) in LIBDEVICE_AS_INTRINSICS.items():
+        for name, t, suffix in ((base, "double", "f64"), (base + "f", "float", "f32")):
+            if f"@{name}(" in kernels:
+                params = ", ".join(f"{t} %x{i}" for i in range(arity))
+                lines += [f"define {t} @{name}({params}) {{",
+                          f"  %r = call {t} @{intrinsic}.{suffix}({params})", f"  ret {t} %r", "}"]
+    return "\n".join(lines) + "\n"
+
+
 def cpu_kernel_ir(gpu_modules: builtin.ModuleOp) -> str:
     """The kernels' LLVM IR, for the host instead of ``nvptx64-nvidia-cuda``."""
     from mg_xdsl.backend.ptx import kernel_ir
@@ -68,6 +92,7 @@ class EmulatedDevice:
 
         module = llvm.parse_assembly(cpu_kernel_ir(gpu_modules))
         module.link_in(llvm.parse_assembly(_register_module()))
+        module.link_in(llvm.parse_assembly(_libdevice_module(str(module))))
         engine = llvm.create_mcjit_compiler(jit.optimise(module), jit.target_machine())
         engine.finalize_object()
         self._engines.append(engine)  # the kernels' code lives as long as the engine

@@ -6,7 +6,8 @@
 ``gpu-kernel-outlining`` and ``convert-gpu-to-nvvm``. ``ptx`` translates the kernels of every
 ``gpu.module`` to LLVM IR for ``nvptx64-nvidia-cuda`` (xDSL's ``convert_module``, then each
 kernel given the ``ptx_kernel`` calling convention, which ``convert_module`` drops) and emits
-PTX with llvmlite's NVPTX target. ``ptxas_check`` assembles PTX with NVIDIA's ``ptxas``
+PTX with llvmlite's NVPTX target, with CUDA's libdevice linked in where a kernel calls one of
+its math functions (``find_libdevice``). ``ptxas_check`` assembles PTX with NVIDIA's ``ptxas``
 (from the ``nvidia-cuda-nvcc`` package, the ``gpu`` extra, or ``PATH``). Host code (the
 ``gpu.launch_func`` side) is not compiled here.
 """
@@ -71,7 +72,13 @@ def kernel_ir(module: builtin.ModuleOp | gpu.ModuleOp | str) -> str:
         module = _parse(module)
     gmods = [module] if isinstance(module, gpu.ModuleOp) else [
         o for o in module.walk() if isinstance(o, gpu.ModuleOp)]
-    funcs = [f.clone() for g in gmods for f in g.body.block.ops if isinstance(f, llvm_d.FuncOp)]
+    funcs, declared = [], set()
+    for f in (f for g in gmods for f in g.body.block.ops if isinstance(f, llvm_d.FuncOp)):
+        if not f.body.blocks:  # a declaration (of a libdevice function): once for all modules
+            if f.sym_name.data in declared:
+                continue
+            declared.add(f.sym_name.data)
+        funcs.append(f.clone())
     kernels = [f.sym_name.data for f in funcs if "nvvm.kernel" in f.attributes or "gpu.kernel" in f.attributes]
     for f in funcs:  # (what they said is the kernels' calling convention, set below)
         for key in ("gpu.kernel", "nvvm.kernel"):
@@ -111,9 +118,15 @@ def ptx(module: builtin.ModuleOp | gpu.ModuleOp | str, arch: str = "sm_80") -> s
     _init()
     mod = llvm.parse_assembly(kernel_ir(module))
     mod.verify()
-    target = llvm.Target.from_triple(TRIPLE)
-    tm = target.create_target_machine(cpu=arch, features=_features(arch), opt=2)
-    return tm.emit_assembly(mod)
+    link_libdevice(mod)
+    return _target_machine(arch).emit_assembly(mod)
+
+
+def _target_machine(arch: str):
+    import llvmlite.binding as llvm
+
+    _init()
+    return llvm.Target.from_triple(TRIPLE).create_target_machine(cpu=arch, features=_features(arch), opt=2)
 
 
 def gpu_stage():
@@ -161,20 +174,66 @@ def compile_ptx(source: str, path: str = "<input>", arch: str = "sm_80") -> str:
     return ptx(gpu_module(source, path), arch)
 
 
-def find_ptxas() -> str | None:
-    """ptxas from the nvidia-cuda-nvcc wheel (``nvidia/cuda_nvcc/bin`` up to CUDA 12,
-    ``nvidia/cu13/bin`` from 13), else from ``PATH``."""
+def _in_cuda_wheel(*parts: str) -> str | None:
+    """A file of NVIDIA's CUDA wheels (``nvidia/cuda_nvcc/...`` up to CUDA 12,
+    ``nvidia/cu13/...`` from 13), if one is installed."""
     try:
         import nvidia
-
-        for root in nvidia.__path__:
-            for sub in ("cuda_nvcc", "cu13", "cu12"):
-                candidate = os.path.join(root, sub, "bin", "ptxas")
-                if os.access(candidate, os.X_OK):
-                    return candidate
     except ImportError:
-        pass
-    return shutil.which("ptxas")
+        return None
+    for root in nvidia.__path__:
+        for sub in ("cuda_nvcc", "cu13", "cu12"):
+            candidate = os.path.join(root, sub, *parts)
+            if os.path.exists(candidate):
+                return candidate
+    return None
+
+
+def find_ptxas() -> str | None:
+    """ptxas from the nvidia-cuda-nvcc wheel, else from ``PATH``."""
+    found = _in_cuda_wheel("bin", "ptxas")
+    return found if found and os.access(found, os.X_OK) else shutil.which("ptxas")
+
+
+def find_libdevice() -> str | None:
+    """CUDA's libdevice (``libdevice.10.bc``): from the nvidia-cuda-nvcc wheel, else from the
+    CUDA toolkit at ``$CUDA_HOME`` or ``/usr/local/cuda``."""
+    found = _in_cuda_wheel("nvvm", "libdevice", "libdevice.10.bc")
+    for home in (os.environ.get("CUDA_HOME"), "/usr/local/cuda"):
+        if found is None and home:
+            candidate = os.path.join(home, "nvvm", "libdevice", "libdevice.10.bc")
+            found = candidate if os.path.exists(candidate) else None
+    return found
+
+
+class LibdeviceMissing(RuntimeError):
+    """A kernel calls a libdevice function and no libdevice is installed."""
+
+
+def link_libdevice(mod) -> None:
+    """Link CUDA's libdevice into ``mod`` (an llvmlite module) if its kernels call one of its
+    functions (``__nv_exp``...): only those functions are kept (the others are made internal
+    and dropped), and the NVPTX back end resolves libdevice's ``__nvvm_reflect`` queries."""
+    import llvmlite.binding as llvm
+
+    called = sorted(f.name for f in mod.functions if f.is_declaration and f.name.startswith("__nv_"))
+    if not called:
+        return
+    path = find_libdevice()
+    if path is None:
+        raise LibdeviceMissing(
+            f"the kernels call {', '.join(called)} of CUDA's libdevice, which is not installed "
+            "(pip install nvidia-cuda-nvcc, or set CUDA_HOME to a CUDA toolkit)")
+    with open(path, "rb") as f:
+        library = llvm.parse_bitcode(f.read())
+    library.triple, library.data_layout = TRIPLE, DATA_LAYOUT
+    mod.link_in(library)
+    for f in mod.functions:
+        if f.name.startswith("__nv_") and not f.is_declaration:
+            f.linkage = "internal"
+    drop_unused = llvm.create_new_module_pass_manager()
+    drop_unused.add_global_dead_code_eliminate_pass()
+    drop_unused.run(mod, llvm.create_pass_builder(_target_machine("sm_80"), llvm.create_pipeline_tuning_options()))
 
 
 def ptxas_check(ptx_text: str, arch: str = "sm_80") -> tuple[bool, str]:

@@ -32,7 +32,8 @@ from the chapter's order (k from 0 up, rounding after each multiplication and ea
 addition) in the last bits.
 
 The code (some 1,200 ops in the LLVM dialect) is one private function per module and
-element type, ``@mg_matmul_f64(A, B, C)`` on ``memref<?x?xf64>`` (see ``mg_xdsl.kernels``;
+element type, ``@mg_matmul_f64(A, B, C)`` on ``memref<?x?xf64, strided<[?, 1], offset: ?>>`` (see
+``mg_xdsl.kernels``: a view, so that a batched product calls it on each matrix of the batch;
 the sizes that a static product would give an inlined copy made no measurable difference
 to its speed).
 """
@@ -45,7 +46,7 @@ from xdsl.dialects.builtin import DYNAMIC_INDEX, FloatAttr, IntegerAttr, MemRefT
 from xdsl.ir import Attribute, SSAValue
 
 from mg_xdsl.dialects.memref_prefetch import PrefetchOp
-from mg_xdsl.kernels.shared import kernel_function
+from mg_xdsl.kernels.shared import kernel_function, strided_matrix
 from mg_xdsl.target import Caches, MatmulBlocks, VectorUnit, matmul_blocks
 from mg_xdsl.transforms.loop_builders import (
     add,
@@ -337,8 +338,9 @@ class Tiling:
 
 
 def matmul_kernel(module: ModuleOp, element: Attribute, unit: VectorUnit, caches: Caches) -> func.FuncOp:
-    """``@mg_matmul_<element>(A, B, C)``: ``C += A @ B`` on ``memref<?x?x<element>>``, the
-    tiled code for ``unit`` and ``caches``; made on first use."""
+    """``@mg_matmul_<element>(A, B, C)``: ``C += A @ B`` on ``memref<?x?x<element>, strided<[?, 1],
+    offset: ?>>`` (whole matrices, or matrices of a batch), the tiled code for ``unit`` and
+    ``caches``; made on first use."""
     def body(b: Builder, args) -> None:
         a, b_, c = args
         zero, one = index(b, 0), index(b, 1)
@@ -347,4 +349,4 @@ def matmul_kernel(module: ModuleOp, element: Attribute, unit: VectorUnit, caches
         blocks = matmul_blocks(unit, element.bitwidth, caches)  # type: ignore[attr-defined]
         Tiling(MatmulOperands(a, b_, c), m, n, k, blocks).emit(b)
 
-    return kernel_function(module, f"mg_matmul_{element}", element, "abc", body)
+    return kernel_function(module, f"mg_matmul_{element}", element, "abc", body, strided_matrix(element))

@@ -1,25 +1,33 @@
 """A module's kernel functions: ``@mg_<kernel>_<element>``, private, on ``memref<?x?x<element>>``
-operands, added on first use and called from every nest they replace."""
+operands (or, for the matrix product, ``strided_matrix``: a matrix of a batch is a view),
+added on first use and called from every nest they replace."""
 
 from collections.abc import Callable, Sequence
 
 from xdsl.builder import Builder
 from xdsl.dialects import func, memref
-from xdsl.dialects.builtin import DYNAMIC_INDEX, MemRefType, ModuleOp
+from xdsl.dialects.builtin import DYNAMIC_INDEX, MemRefType, ModuleOp, StridedLayoutAttr
 from xdsl.ir import Attribute, Block, BlockArgument, Region, SSAValue
 from xdsl.rewriter import InsertPoint
 
 
+def strided_matrix(element: Attribute) -> MemRefType:
+    """``memref<?x?x<element>, strided<[?, 1], offset: ?>>``: rows of any length apart, from any
+    offset (a whole matrix, cast to it, or one matrix of a batch, a subview)."""
+    return MemRefType(element, [DYNAMIC_INDEX, DYNAMIC_INDEX], StridedLayoutAttr([None, 1], None))
+
+
 def kernel_function(module: ModuleOp, name: str, element: Attribute, arg_names: Sequence[str],
-                    body: Callable[[Builder, Sequence[BlockArgument]], None]) -> func.FuncOp:
+                    body: Callable[[Builder, Sequence[BlockArgument]], None],
+                    arg_type: MemRefType | None = None) -> func.FuncOp:
     """The function ``@name`` of ``module``; if there is none yet, one made of what ``body``
-    builds on its arguments, one ``memref<?x?x<element>>`` for each of ``arg_names``, added
-    at the end. Only the module's own ops are looked at, not their bodies: the kernels are
-    top-level."""
+    builds on its arguments, one ``arg_type`` (by default ``memref<?x?x<element>>``) for each
+    of ``arg_names``, added at the end. Only the module's own ops are looked at, not their
+    bodies: the kernels are top-level."""
     for op in module.body.block.ops:
         if isinstance(op, func.FuncOp) and op.sym_name.data == name:
             return op
-    arg_types = [MemRefType(element, [DYNAMIC_INDEX, DYNAMIC_INDEX])] * len(arg_names)
+    arg_types = [arg_type or MemRefType(element, [DYNAMIC_INDEX, DYNAMIC_INDEX])] * len(arg_names)
     block = Block(arg_types=arg_types)
     for arg, hint in zip(block.args, arg_names):
         arg.name_hint = hint

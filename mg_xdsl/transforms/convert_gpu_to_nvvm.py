@@ -19,23 +19,26 @@ Inside each ``gpu.module`` (the host code is left alone):
   host reports as a failed launch (``gpu: launching kernel ... failed``). (Upstream calls
   CUDA's ``__assertfail``, which prints the message first but needs CUDA's device library.)
 
-Of the math functions, the kernels compute ``sqrt``, ``rsqrt`` and ``abs`` (NVPTX has them);
-another (``exp``, ``log``, ...) is refused with ``NotOnGpu`` (a ``PassFailedException``)
-naming it.
+- the math functions NVPTX has no instruction for (``exp``, ``log``, ``sin``, ``cos``,
+  ``tanh``, ``acos``, ``asin``, ``atan2``, ``powf``) -> ``llvm.call`` of CUDA's libdevice
+  function of that name (``__nv_exp`` on ``f64``, ``__nv_expf`` on ``f32``), declared in the
+  ``gpu.module``, as upstream's pass does; ``mg_xdsl.backend.ptx`` links libdevice into the
+  kernels before emitting PTX. ``sqrt``, ``rsqrt`` and ``abs`` become NVPTX instructions
+  through ``convert-math-to-llvm``.
 """
 
 from xdsl.builder import Builder
 from xdsl.context import Context
-from xdsl.dialects import builtin, cf, gpu, llvm
-from xdsl.dialects.builtin import FunctionType, IndexType, UnitAttr, i32, i64
-from xdsl.ir import Block, Region
+from xdsl.dialects import builtin, cf, gpu, llvm, math
+from xdsl.dialects.builtin import FunctionType, IndexType, UnitAttr, f32, f64, i32, i64
+from xdsl.ir import Block, Operation, Region
 from xdsl.passes import ModulePass
-from xdsl.utils.exceptions import PassFailedException
+from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, RewritePattern
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from mg_xdsl.transforms import get_pass
 from mg_xdsl.transforms.convert_func_to_llvm import convert_entry_block, llvm_function_type
-from mg_xdsl.transforms.llvm_type_conversion import from_llvm
+from mg_xdsl.transforms.llvm_type_conversion import ensure_declared, from_llvm
 
 _SREG = {gpu.ThreadIdOp: "tid", gpu.BlockIdOp: "ctaid", gpu.BlockDimOp: "ntid", gpu.GridDimOp: "nctaid"}
 
@@ -93,22 +96,23 @@ def _trap_failed_checks(kernels: builtin.ModuleOp) -> None:
         Rewriter.erase_op(check)
 
 
-# The math ops that NVPTX compiles by itself (to sqrt.rn, rcp, abs); the others need
-# CUDA's libdevice or polynomial expansions, which this pass does not provide yet.
-GPU_MATH = ("math.sqrt", "math.rsqrt", "math.absf", "math.absi")
+# The libdevice function of each math op NVPTX has no instruction for ("f" appended on f32).
+LIBDEVICE: dict[type[Operation], str] = {
+    math.ExpOp: "__nv_exp", math.LogOp: "__nv_log", math.SinOp: "__nv_sin", math.CosOp: "__nv_cos",
+    math.TanhOp: "__nv_tanh", math.AcosOp: "__nv_acos", math.AsinOp: "__nv_asin",
+    math.Atan2Op: "__nv_atan2", math.PowFOp: "__nv_pow",
+}
 
 
-class NotOnGpu(PassFailedException):
-    """A program computes something the GPU path cannot compile yet (a user's error to
-    report, not a compiler bug)."""
-
-
-def _check_math(kernels: builtin.ModuleOp) -> None:
-    for op in kernels.walk():
-        if op.name.startswith("math.") and op.name not in GPU_MATH:
-            raise NotOnGpu(
-                f"convert-gpu-to-nvvm: {op.name} has no GPU lowering yet (only "
-                f"{', '.join(n[len('math.'):] for n in GPU_MATH)} do); run the program on the CPU")
+class MathToLibdevice(RewritePattern):
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if (name := LIBDEVICE.get(type(op))) is None:
+            return
+        t = op.results[0].type
+        assert t in (f32, f64), f"{op.name} on {t} in a kernel (kernels compute on scalars)"
+        name += "f" if t == f32 else ""
+        ensure_declared(rewriter, op, name, llvm.LLVMFunctionType([t] * len(op.operands), t))
+        rewriter.replace(op, llvm.CallOp(name, *op.operands, return_type=t))
 
 
 class ConvertGpuToNVVMPass(ModulePass):
@@ -125,7 +129,7 @@ class ConvertGpuToNVVMPass(ModulePass):
             for k in list(gmod.body.block.ops):
                 k.detach()
                 inner.body.block.add_op(k)
-            _check_math(inner)
+            PatternRewriteWalker(MathToLibdevice(), apply_recursively=False).rewrite_module(inner)
             for name in KERNEL_PASSES:
                 get_pass(name)().apply(ctx, inner)
                 if name == "convert-scf-to-cf":

@@ -25,8 +25,9 @@
   global and whose allocated pointer is upstream's ``0xdeadbeef`` sentinel (freeing a global is
   an error, and the sentinel makes it show).
 
-- ``memref.subview`` (same rank) -> a descriptor on the same buffer with the offset, sizes
-  and strides of the view (upstream gets the same from ``expand-strided-metadata`` first);
+- ``memref.subview`` -> a descriptor on the same buffer with the offset, sizes and strides of
+  the view, without the unit dimensions a rank-reducing one drops (upstream gets the same
+  from ``expand-strided-metadata`` first);
 - ``memref.collapse_shape`` of a contiguous (identity-layout) memref into one dimension -> a
   descriptor on the same buffer and offset, its size the product of the sizes, stride 1.
 
@@ -391,6 +392,22 @@ def _mixed(
     return [next(operands) if s == DYNAMIC_INDEX else s for s in static]
 
 
+def dropped_unit_dims(sizes: Sequence[int], result_shape: Sequence[int]) -> set[int]:
+    """The dimensions a rank-reducing subview of ``sizes`` drops to give ``result_shape``: as
+    upstream's ``computeRankReductionMask``, each size is matched to the result's next
+    dimension, and a static 1 that does not match is dropped."""
+    dropped, j = set(), 0
+    for k, size in enumerate(sizes):
+        if j < len(result_shape) and result_shape[j] == size:
+            j += 1
+        elif size == 1:
+            dropped.add(k)
+        else:
+            raise AssertionError(f"subview sizes {list(sizes)} do not reduce to {list(result_shape)}")
+    assert j == len(result_shape), f"subview sizes {list(sizes)} do not reduce to {list(result_shape)}"
+    return dropped
+
+
 class SubviewLowering(RewritePattern):
     """``memref.subview`` -> a descriptor of the same buffer, as upstream gets it from
     ``expand-strided-metadata`` followed by this pass::
@@ -399,8 +416,9 @@ class SubviewLowering(RewritePattern):
         sizes'[k] = sizes[k] of the subview
         strides'[k] = strides[k] * subview strides[k]
 
-    What is static in the source type and the subview is folded. A rank-reducing subview is
-    declined before the pass starts (see ``_check_supported``).
+    What is static in the source type and the subview is folded. A rank-reducing subview
+    (``A[b, 0, 0] [1, M, K]`` to a matrix: one matrix of a batch) leaves out the sizes and
+    strides of the unit dimensions its result type drops (``dropped_unit_dims``).
     """
 
     @op_type_rewrite_pattern
@@ -421,13 +439,16 @@ class SubviewLowering(RewritePattern):
         for k in range(rank):
             offset = _add_index(rewriter, const, offset, _mul_index(rewriter, const, offsets[k], strides[k]))
         new_strides = [_mul_index(rewriter, const, strides[k], steps[k]) for k in range(rank)]
+        assert isinstance(op.result.type, MemRefType)
+        dropped = dropped_unit_dims(op.static_sizes.get_values(), op.result.type.get_shape())
+        kept = [k for k in range(rank) if k not in dropped]
         result = MemRefDescriptor.pack(
             rewriter,
             desc.allocated_ptr(rewriter),
             desc.aligned_ptr(rewriter),
             _as_value(const, offset),
-            [_as_value(const, x) for x in sizes],
-            [_as_value(const, x) for x in new_strides],
+            [_as_value(const, sizes[k]) for k in kept],
+            [_as_value(const, new_strides[k]) for k in kept],
         )
         replace_with_llvm(rewriter, op, [result.value])
 
@@ -457,15 +478,6 @@ def _check_supported(pass_name: str, op: Operation) -> None:
         check_convertible(pass_name, op, [op.type])
         return
     check_convertible(pass_name, op)
-    if isinstance(op, memref.SubviewOp):
-        source, result = op.source.type, op.result.type
-        if isinstance(source, MemRefType) and isinstance(result, MemRefType) and (
-            source.get_num_dims() != result.get_num_dims()
-        ):
-            raise PassFailedException(
-                f"{pass_name}: memref.subview from {source} to {result} is not supported: "
-                "rank-reducing subviews are not"
-            )
     if isinstance(op, memref.CollapseShapeOp):
         source, result = op.src.type, op.result.type
         if isinstance(source, MemRefType) and isinstance(result, MemRefType) and (

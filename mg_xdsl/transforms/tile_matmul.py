@@ -3,9 +3,12 @@ kernel, ``@mg_matmul_<element>`` (``mg_xdsl.kernels.matmul``: packed, cache-tile
 register-blocked vector code, its row blocks in parallel).
 
 A matrix product is recognised by what it is, not by its loops: a ``linalg.matmul``, or any
-structured op with two parallel loops ``i, j`` and one reduction loop ``k`` that reads
-``A[i, k]`` and ``B[k, j]``, accumulates into ``C[i, j]``, and whose body is a multiply and an
-add (``C = C + A * B``, either operand order). Either input may be read transposed
+structured op with two parallel loops ``i, j`` and one reduction loop ``k`` (in any order)
+that reads ``A[i, k]`` and ``B[k, j]``, accumulates into ``C[i, j]``, and whose body is a
+multiply and an add (``C = C + A * B``, either operand order). A batched product has
+parallel batch loops ``b...`` in front (``A[b..., i, k]``, ``B[b..., k, j]``, ``C[b..., i,
+j]``): the kernel is called on each matrix of the batch, in ``scf.for`` loops over the batch
+axes, each operand's matrix a rank-reducing ``memref.subview``. Either input may be read transposed
 (``A[k, i]``, ``B[j, k]``): the pass then first copies it into its transpose
 (``linalg.transpose`` into a new buffer), which costs a pass over that operand, against the
 product's pass per row or column of the other. Written as loops the product would read a
@@ -26,6 +29,7 @@ lowered): tiling buys nothing there. The kernel sums in blocks with fused multip
 differ from the chapter's order in the last bits.
 """
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from xdsl.builder import Builder
@@ -34,7 +38,7 @@ from xdsl.dialects import arith, memref
 from xdsl.dialects.linalg import ops as linalg
 from xdsl.dialects.linalg.abstract_ops import LinalgStructuredOperation
 from xdsl.dialects.linalg.attrs import IteratorType
-from xdsl.dialects.builtin import DenseArrayBase, MemRefType, ModuleOp, i64
+from xdsl.dialects.builtin import DYNAMIC_INDEX, DenseArrayBase, MemRefType, ModuleOp, StridedLayoutAttr, i64
 from xdsl.ir import Block, Operation, SSAValue
 from xdsl.ir.affine import AffineDimExpr, AffineMap
 from xdsl.passes import ModulePass
@@ -43,7 +47,8 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from mg_xdsl.kernels.matmul import MatmulOperands, matmul_kernel
 from mg_xdsl.kernels.shared import call_kernel
 from mg_xdsl.target import DEFAULT, TYPICAL_CACHES, Caches, VectorUnit
-from mg_xdsl.transforms.loop_builders import index
+from mg_xdsl.transforms.llvm_type_conversion import static_strides_and_offset
+from mg_xdsl.transforms.loop_builders import for_loop, index
 from mg_xdsl.transforms.op_builders import memref_alloc
 
 PARALLEL, REDUCTION = IteratorType.PARALLEL, IteratorType.REDUCTION
@@ -53,14 +58,16 @@ MIN_WORK = 32 * 32 * 32
 
 @dataclass
 class Product:
-    """A matched product: its operands, and which inputs it reads transposed."""
+    """A matched product: its operands, which inputs it reads transposed, and how many
+    leading batch axes it has (each a matrix product of its own)."""
 
     operands: MatmulOperands
     transposed: tuple[bool, bool]
+    batch: int = 0
 
     def sizes(self) -> tuple[int, int, int]:
-        """M, N and K (negative where dynamic)."""
-        a, b = (v.type.get_shape() for v in (self.operands.a, self.operands.b))  # type: ignore[attr-defined]
+        """M, N and K of each product (negative where dynamic)."""
+        a, b = (v.type.get_shape()[self.batch:] for v in (self.operands.a, self.operands.b))  # type: ignore[attr-defined]
         m, k = a[::-1] if self.transposed[0] else a
         n = b[0] if self.transposed[1] else b[1]
         return m, n, k
@@ -87,15 +94,52 @@ def _is_multiply_add(block: Block) -> bool:
 def match(op: Operation) -> Product | None:
     if not isinstance(op, LinalgStructuredOperation) or len(op.inputs) != 2 or len(op.outputs) != 1:
         return None
-    if [it.data for it in op.get_iterator_types()] != [PARALLEL, PARALLEL, REDUCTION]:
+    iterators = [it.data for it in op.get_iterator_types()]
+    if len(iterators) < 3 or iterators.count(REDUCTION) != 1:
         return None
+    k = iterators.index(REDUCTION)  # (in any loop order: batched products run (b, i, k, j))
     a_map, b_map, c_map = (_dims(m.data) for m in op.get_indexing_maps())
-    if c_map != (0, 1) or a_map not in ((0, 2), (2, 0)) or b_map not in ((2, 1), (1, 2)):
+    if c_map is None or sorted((*c_map, k)) != list(range(len(iterators))):
+        return None
+    *lead, i, j = c_map
+    batch = len(lead)
+    # (A batch of transposed operands is left as loops: its copies would be batches too.)
+    a_forms = ((*lead, i, k), (*lead, k, i)) if not batch else ((*lead, i, k),)
+    b_forms = ((*lead, k, j), (*lead, j, k)) if not batch else ((*lead, k, j),)
+    if c_map != (*lead, i, j) or a_map not in a_forms or b_map not in b_forms:
         return None
     if not _is_multiply_add(op.body.block):
         return None
     a, b = op.inputs
-    return Product(MatmulOperands(a, b, op.outputs[0]), (a_map == (2, 0), b_map == (1, 2)))
+    return Product(MatmulOperands(a, b, op.outputs[0]), (a_map == a_forms[-1] != a_forms[0],
+                                                          b_map == b_forms[-1] != b_forms[0]), batch)
+
+
+def batch_matrix(b: Builder, v: SSAValue, at: Sequence[SSAValue]) -> SSAValue:
+    """``v[at..., :, :]``: the matrix at batch index ``at``, a rank-reducing
+    ``memref.subview`` of ``v`` (its rows as far apart as in ``v``)."""
+    t = v.type
+    assert isinstance(t, MemRefType)
+    shape = t.get_shape()
+    matrix = shape[len(at):]
+    sizes = [b.insert(memref.DimOp(v, index(b, len(at) + d))).result for d, s in enumerate(matrix) if s < 0]
+    row_stride = static_strides_and_offset(t)[0][-2]
+    view = MemRefType(t.element_type, matrix, StridedLayoutAttr([row_stride, 1], None))
+    return b.insert(memref.SubviewOp(v, at, sizes, [], [DYNAMIC_INDEX] * len(at) + [0, 0],
+                                     [1] * len(at) + list(matrix), [1] * len(shape), view)).result
+
+
+def each_matrix(b: Builder, batch: int, out: SSAValue, body: Callable[[Builder, list[SSAValue]], None]) -> None:
+    """``body`` at every index of the first ``batch`` axes of ``out`` (a nest of ``scf.for``;
+    once, at no index, for a plain matrix product)."""
+    def nest(b: Builder, at: list[SSAValue]) -> None:
+        if len(at) == batch:
+            body(b, at)
+            return
+        size = b.insert(memref.DimOp(out, index(b, len(at)))).result
+        for_loop(b, index(b, 0), size, 1, lambda b, iv, _: nest(b, [*at, iv]) or [])
+
+    nest(b, [])
 
 
 def transposed_copy(b: Builder, v: SSAValue) -> SSAValue:
@@ -140,5 +184,6 @@ class TileMatmulPass(ModulePass):
             lhs = transposed_copy(builder, lhs) if matched.transposed[0] else lhs
             rhs = transposed_copy(builder, rhs) if matched.transposed[1] else rhs
             kernel = matmul_kernel(op, out.type.element_type, unit, caches)  # type: ignore[attr-defined]
-            call_kernel(builder, kernel, [lhs, rhs, out])
+            each_matrix(builder, matched.batch, out, lambda b, at: call_kernel(
+                b, kernel, [batch_matrix(b, v, at) if at else v for v in (lhs, rhs, out)]))
             Rewriter.erase_op(product)

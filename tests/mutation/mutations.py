@@ -25,6 +25,7 @@ TO_LINALG, FUSE, REUSE, LOOPS = ("mg_xdsl/transforms/convert_mg_to_linalg.py",
                                  "mg_xdsl/transforms/convert_linalg_to_affine_loops.py")
 TILE, VEC = "mg_xdsl/transforms/tile_matmul.py", "mg_xdsl/transforms/vectorize_reductions.py"
 STREAM = "mg_xdsl/transforms/stream_large_results.py"
+CPP = "mg_xdsl/backend/cpp_header.py"
 
 MUTATIONS = [
     # -- the chapter's front-end mutations --------------------------------------------------
@@ -342,8 +343,8 @@ MUTATIONS = [
     Mutation(CHECK, "        if len(arg.shape) != 2:\n            raise MgError(name.line, f\"{name.text} needs a matrix (rank 2)",
              "        if False:\n            raise MgError(name.line, f\"{name.text} needs a matrix (rank 2)",
              "row_sum of a rank-3 tensor compiles (and computes nothing sensible)"),
-    Mutation("mg_xdsl/backend/cpp_header.py", "        if len(t.shape) != 2 or t.element != element_types.F64:",
-             "        if t.element != element_types.F64:",
+    Mutation(CPP, "    return len(t.shape) == 2 and t.element == element_types.F64",
+             "    return t.element == element_types.F64",
              "mgc lib declares a rank-3 parameter as an mg::Matrix"),
     Mutation("mg_xdsl/backend/runtime.py", "    except BrokenPipeError:\n        # The reader has gone",
              "    except ZeroDivisionError:\n        # The reader has gone",
@@ -355,9 +356,17 @@ MUTATIONS = [
              'RESERVED = {"main", "malloc", "free", "abort", "printMemrefF64"}',
              "a def named printMemrefI64 compiles, and its executable fails to link"),
     # -- issue 16: element types in the language -----------------------------------------------
-    Mutation("mg_xdsl/backend/cpp_header.py", "        if len(t.shape) != 2 or t.element != element_types.F64:",
-             "        if len(t.shape) != 2:",
+    Mutation(CPP, "    return len(t.shape) == 2 and t.element == element_types.F64",
+             "    return len(t.shape) == 2",
              "mgc lib declares an i32 parameter as an mg::Matrix of doubles"),
+    Mutation(CPP, "  for (uint8_t &x : b.data) x = x != 0;", "  for (uint8_t &x : b.data) x = x;",
+             "an i1 argument of 2 reaches the compiled code, which reads it as false"),
+    Mutation(CPP, "      d.sizes[a] = t.shape[a];", "      d.sizes[a] = t.shape[N - 1 - a];",
+             "a tensor argument's sizes reach the compiled code reversed"),
+    Mutation(CPP, "      bits = static_cast<uint16_t>((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);",
+             "      bits = static_cast<uint16_t>(u >> 16);",
+             "mg::bf16 from a float truncates instead of rounding to nearest even"),
+    Mutation(CPP, '"i1": "uint8_t"}', '"i1": "bool"}', "an i1 tensor is declared of C++ bool"),
     Mutation(MG, "    kind: Reduction(BINARY_ARITH[op][1], identity)  # type: ignore[arg-type]",
              "    kind: Reduction(BINARY_ARITH[op][1], 0.0)  # type: ignore[arg-type]",
              "every integer reduction starts from 0 (a wrong identity value: the maximum of negatives)"),
@@ -444,4 +453,21 @@ MUTATIONS = [
              "        if True:", "a bf16 product accumulates in bf16 (mg.matmul refuses it)"),
     Mutation("mg_xdsl/backend/llvm_ir.py", '        return "0xR%04X" % bfloat16_bits(value)',
              '        return "0xR%04X" % (bfloat16_bits(value) ^ 1)', "bf16 constants lose their last bit"),
+    # -- issue 16: batched products through the tiled kernel; GPU math through libdevice ------------
+    Mutation(TILE, "    return b.insert(memref.SubviewOp(v, at, sizes, [],",
+             "    return b.insert(memref.SubviewOp(v, [at[0]] * len(at), sizes, [],",
+             "the matrix at batch index (i, j) is taken from (i, i)"),
+    Mutation(TILE, "        for_loop(b, index(b, 0), size, 1, lambda b, iv, _: nest(b, [*at, iv]) or [])",
+             "        for_loop(b, index(b, 1), size, 1, lambda b, iv, _: nest(b, [*at, iv]) or [])",
+             "a batched product skips its first matrix"),
+    Mutation("mg_xdsl/transforms/finalize_memref_to_llvm.py", "            [_as_value(const, sizes[k]) for k in kept],",
+             "            [_as_value(const, sizes[k]) for k in range(len(kept))],",
+             "a rank-reducing subview keeps the sizes of the dimensions it drops"),
+    Mutation("mg_xdsl/transforms/convert_gpu_to_nvvm.py", 'math.SinOp: "__nv_sin", math.CosOp: "__nv_cos",',
+             'math.SinOp: "__nv_cos", math.CosOp: "__nv_sin",', "sin on the GPU calls libdevice's cos"),
+    Mutation("mg_xdsl/transforms/convert_gpu_to_nvvm.py", '        name += "f" if t == f32 else ""', "",
+             "an f32 exp on the GPU calls libdevice's f64 __nv_exp"),
+    Mutation("mg_xdsl/backend/ptx.py", "            if f.sym_name.data in declared:\n                continue",
+             "            if False:\n                continue",
+             "two kernel modules that call the same libdevice function give PTX that does not parse"),
 ]

@@ -54,6 +54,23 @@ func.func @dynamic_subview(%m: memref<?x?xf32, strided<[?, ?], offset: ?>>, %o: 
   return %v : memref<2x2xf32, strided<[?, ?], offset: ?>>
 }
 
+// A rank-reducing subview (one matrix of a batch): the dropped unit dimension's size and
+// stride are left out; the offset is b * 12 at run time.
+// CHECK-LABEL: func.func @batch_matrix
+// CHECK:         %[[B:.*]] = builtin.unrealized_conversion_cast %{{.*}} : index to i64
+// CHECK:         %[[OFF:.*]] = llvm.mul %[[B]], %[[C12:.*]] : i64
+// CHECK:         llvm.insertvalue %[[OFF]], %{{.*}}[2]
+// CHECK-NEXT:    llvm.insertvalue %[[C3:.*]], %{{.*}}[3, 0]
+// CHECK-NEXT:    llvm.insertvalue %[[C4:.*]], %{{.*}}[3, 1]
+// CHECK-NEXT:    llvm.insertvalue %[[C4]], %{{.*}}[4, 0]
+// CHECK-NEXT:    llvm.insertvalue %[[C1:.*]], %{{.*}}[4, 1]
+// CHECK-NOT:     llvm.insertvalue
+// CHECK:         return
+func.func @batch_matrix(%m: memref<5x3x4xf32>, %b: index) -> memref<3x4xf32, strided<[4, 1], offset: ?>> {
+  %v = memref.subview %m[%b, 0, 0] [1, 3, 4] [1, 1, 1] : memref<5x3x4xf32> to memref<3x4xf32, strided<[4, 1], offset: ?>>
+  return %v : memref<3x4xf32, strided<[4, 1], offset: ?>>
+}
+
 // Element sizes are LLVM's: an i24 takes 4 bytes, a vector<3xf32> 16.
 // CHECK-LABEL: func.func @element_sizes
 // CHECK:         %[[B1:.*]] = llvm.mlir.constant(40) : i64

@@ -1,7 +1,8 @@
 // tile-matmul decides from the structured op alone (hand-written linalg here, no mg):
 // a linalg.matmul, and a linalg.generic that is a matrix product by its maps and iterator
 // types (i, j parallel, k reduction; A[i, k] or A[k, i], B[k, j] or B[j, k]; a multiply and
-// an add). A transposed operand is first copied into its transpose. Anything else stays.
+// an add; batch loops b in front). A transposed operand is first copied into its transpose.
+// Anything else stays.
 // RUN: mg-opt %s -p tile-matmul | filecheck %s
 // RUN: %if mlir-opt %{ mlir-opt-22 %s | mg-opt -p tile-matmul | mlir-opt-22 > /dev/null %}
 
@@ -16,7 +17,8 @@ func.func @named(%a: memref<?x?xf64>, %b: memref<?x?xf64>, %c: memref<?x?xf64>) 
   return
 }
 // CHECK-LABEL: func.func @named(
-// CHECK-NEXT:    func.call @mg_matmul_f64(%a, %b, %c) : (memref<?x?xf64>, memref<?x?xf64>, memref<?x?xf64>) -> ()
+// CHECK-COUNT-3: "memref.cast"
+// CHECK-NEXT:    func.call @mg_matmul_f64(%{{.*}}, %{{.*}}, %{{.*}}) : (memref<?x?xf64, strided<[?, 1], offset: ?>>, memref<?x?xf64, strided<[?, 1], offset: ?>>, memref<?x?xf64, strided<[?, 1], offset: ?>>) -> ()
 // CHECK-NEXT:    func.return
 
 // C += A @ B^T, B read as B[j, k]: B is first copied into its transpose, a new
@@ -35,7 +37,7 @@ func.func @b_transposed(%a: memref<64x48xf32>, %bt: memref<?x48xf32>, %c: memref
 // CHECK:         %[[N:.*]] = memref.dim %bt, %{{.*}} : memref<?x48xf32>
 // CHECK-NEXT:    %[[B:.*]] = memref.alloc(%[[N]]) : memref<48x?xf32>
 // CHECK-NEXT:    linalg.transpose ins(%bt:memref<?x48xf32>) outs(%[[B]]:memref<48x?xf32>) permutation = [1, 0]
-// CHECK:         func.call @mg_matmul_f32(%{{.*}}, %{{.*}}, %{{.*}}) : (memref<?x?xf32>, memref<?x?xf32>, memref<?x?xf32>) -> ()
+// CHECK:         func.call @mg_matmul_f32(%{{.*}}, %{{.*}}, %{{.*}}) : (memref<?x?xf32, strided<[?, 1], offset: ?>>, memref<?x?xf32, strided<[?, 1], offset: ?>>, memref<?x?xf32, strided<[?, 1], offset: ?>>) -> ()
 // CHECK-NOT:     linalg.generic
 // CHECK:         func.return
 
@@ -53,7 +55,8 @@ func.func @a_transposed(%at: memref<?x?xf64>, %b: memref<?x?xf64>, %c: memref<?x
 // CHECK-LABEL: func.func @a_transposed(
 // CHECK:         %[[A:.*]] = memref.alloc(%{{.*}}, %{{.*}}) : memref<?x?xf64>
 // CHECK-NEXT:    linalg.transpose ins(%at:memref<?x?xf64>) outs(%[[A]]:memref<?x?xf64>) permutation = [1, 0]
-// CHECK-NEXT:    func.call @mg_matmul_f64(%[[A]], %b, %c)
+// CHECK-NEXT:    %[[VA:.*]] = "memref.cast"(%[[A]])
+// CHECK:         func.call @mg_matmul_f64(%[[VA]], %{{.*}}, %{{.*}})
 
 // Not a matrix product: the body subtracts.
 func.func @not_a_product(%a: memref<?x?xf64>, %b: memref<?x?xf64>, %c: memref<?x?xf64>) {
@@ -82,6 +85,52 @@ func.func @no_reduction(%a: memref<?x?xf64>, %b: memref<?x?xf64>, %c: memref<?x?
   return
 }
 // CHECK-LABEL: func.func @no_reduction(
+// CHECK-NOT:     func.call
+// CHECK:         linalg.generic
+
+// A batched product, in the loop order convert-mg-to-linalg gives it (b, i, k, j): the
+// kernel is called on each matrix of the batch, a rank-reducing subview of each operand
+// (its offset a run-time value: b times the matrix's size).
+#bik = affine_map<(b, i, k, j) -> (b, i, k)>
+#bkj = affine_map<(b, i, k, j) -> (b, k, j)>
+#bij = affine_map<(b, i, k, j) -> (b, i, j)>
+#bjk = affine_map<(b, i, k, j) -> (b, j, k)>
+func.func @batched(%a: memref<8x64x48xf32>, %b: memref<8x48x?xf32>, %c: memref<8x64x?xf32>) {
+  linalg.generic {indexing_maps = [#bik, #bkj, #bij], iterator_types = ["parallel", "parallel", "reduction", "parallel"]}
+      ins(%a, %b : memref<8x64x48xf32>, memref<8x48x?xf32>) outs(%c : memref<8x64x?xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+// CHECK-LABEL: func.func @batched(
+// CHECK:         %[[NB:.*]] = memref.dim %c, %{{.*}} : memref<8x64x?xf32>
+// CHECK:         scf.for %[[I:.*]] = %{{.*}} to %[[NB]] step %{{.*}} {
+// CHECK:           %[[A:.*]] = memref.subview %a[%[[I]], 0, 0] [1, 64, 48] [1, 1, 1] : memref<8x64x48xf32> to memref<64x48xf32, strided<[48, 1], offset: ?>>
+// CHECK:           %[[BN:.*]] = memref.dim %b, %{{.*}} : memref<8x48x?xf32>
+// CHECK-NEXT:      %[[B:.*]] = memref.subview %b[%[[I]], 0, 0] [1, 48, %[[BN]]] [1, 1, 1] : memref<8x48x?xf32> to memref<48x?xf32, strided<[?, 1], offset: ?>>
+// CHECK:           %[[C:.*]] = memref.subview %c[%[[I]], 0, 0]
+// CHECK:           %[[VA:.*]] = "memref.cast"(%[[A]])
+// CHECK-NEXT:      %[[VB:.*]] = "memref.cast"(%[[B]])
+// CHECK-NEXT:      %[[VC:.*]] = "memref.cast"(%[[C]])
+// CHECK-NEXT:      func.call @mg_matmul_f32(%[[VA]], %[[VB]], %[[VC]])
+// CHECK-NOT:     linalg.generic
+// CHECK:         func.return
+
+// A batch whose B is read transposed stays as it is (its copy would be a batch too).
+func.func @batched_b_transposed(%a: memref<8x64x48xf32>, %bt: memref<8x64x48xf32>, %c: memref<8x64x64xf32>) {
+  linalg.generic {indexing_maps = [#bik, #bjk, #bij], iterator_types = ["parallel", "parallel", "reduction", "parallel"]}
+      ins(%a, %bt : memref<8x64x48xf32>, memref<8x64x48xf32>) outs(%c : memref<8x64x64xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+// CHECK-LABEL: func.func @batched_b_transposed(
 // CHECK-NOT:     func.call
 // CHECK:         linalg.generic
 

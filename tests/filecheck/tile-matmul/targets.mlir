@@ -16,7 +16,7 @@ func.func @mm(%a: tensor<?x?xf64>, %b: tensor<?x?xf64>) -> tensor<?x?xf64> {
 // sums, as many multiply-adds a step, after NR / L loads of packed B.
 // Before each micro-kernel, the two ends of each row of its block of C are prefetched.
 // AVX512-LABEL: func.func private @mg_matmul_f64(
-// AVX512-COUNT-16: memref.prefetch %c[%{{.*}}, %{{.*}}], write, locality<3>, data : memref<?x?xf64>
+// AVX512-COUNT-16: memref.prefetch %c[%{{.*}}, %{{.*}}], write, locality<3>, data : memref<?x?xf64, strided<[?, 1], offset: ?>>
 // AVX512:       scf.for {{.*}} -> ({{(vector<8xf64>, ){15}vector<8xf64>}}) {
 // AVX512-COUNT-2:  vector.load %{{.*}} : memref<?x256x16xf64>, vector<8xf64>
 // AVX512-COUNT-16: vector.fma %{{.*}} : vector<8xf64>
@@ -25,7 +25,7 @@ func.func @mm(%a: tensor<?x?xf64>, %b: tensor<?x?xf64>) -> tensor<?x?xf64> {
 // AVX2-LABEL:   func.func private @mg_matmul_f64(
 // Panels of A are 6 rows (22 of them in a block of 132 rows), gathered into a vector per k.
 // AVX2:         vector.store %{{.*}} : memref<22x256x6xf64>, vector<6xf64>
-// AVX2-COUNT-12: memref.prefetch %c[%{{.*}}, %{{.*}}], write, locality<3>, data : memref<?x?xf64>
+// AVX2-COUNT-12: memref.prefetch %c[%{{.*}}, %{{.*}}], write, locality<3>, data : memref<?x?xf64, strided<[?, 1], offset: ?>>
 // AVX2:         scf.for {{.*}} -> ({{(vector<4xf64>, ){11}vector<4xf64>}}) {
 // AVX2-COUNT-2:    vector.load %{{.*}} : memref<?x256x8xf64>, vector<4xf64>
 // AVX2-COUNT-12:   vector.fma %{{.*}} : vector<4xf64>

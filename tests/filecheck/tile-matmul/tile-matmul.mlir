@@ -16,7 +16,11 @@ func.func @mm(%a: tensor<?x?xf64>, %b: tensor<?x?xf64>) -> tensor<?x?xf64> {
 // CHECK:       cf.assert
 // CHECK:       %[[C:[0-9a-z_]+]] = memref.alloc(%[[M]], %[[N]]) : memref<?x?xf64>
 // CHECK:       linalg.fill ins(%{{.*}} : f64) outs(%[[C]] : memref<?x?xf64>)
-// CHECK:       func.call @mg_matmul_f64(%a, %b, %[[C]]) : (memref<?x?xf64>, memref<?x?xf64>, memref<?x?xf64>) -> ()
+// The kernel takes views (rows any distance apart, from any offset): each operand is cast.
+// CHECK:       %[[VA:[0-9a-z_]+]] = "memref.cast"(%a) : (memref<?x?xf64>) -> memref<?x?xf64, strided<[?, 1], offset: ?>>
+// CHECK-NEXT:  %[[VB:[0-9a-z_]+]] = "memref.cast"(%b) : (memref<?x?xf64>) -> memref<?x?xf64, strided<[?, 1], offset: ?>>
+// CHECK-NEXT:  %[[VC:[0-9a-z_]+]] = "memref.cast"(%[[C]]) : (memref<?x?xf64>) -> memref<?x?xf64, strided<[?, 1], offset: ?>>
+// CHECK-NEXT:  func.call @mg_matmul_f64(%[[VA]], %[[VB]], %[[VC]]) : (memref<?x?xf64, strided<[?, 1], offset: ?>>, memref<?x?xf64, strided<[?, 1], offset: ?>>, memref<?x?xf64, strided<[?, 1], offset: ?>>) -> ()
 // CHECK-NOT:   linalg.matmul
 // CHECK:       func.return %[[C]]
 
@@ -26,9 +30,9 @@ func.func @static(%a: tensor<64x32xf64>, %b: tensor<32x64xf64>) -> tensor<64x64x
   func.return %c : tensor<64x64xf64>
 }
 // CHECK-LABEL: func.func @static(
-// CHECK:       %[[SA:[0-9a-z_]+]] = "memref.cast"(%a) : (memref<64x32xf64>) -> memref<?x?xf64>
-// CHECK-NEXT:  %[[SB:[0-9a-z_]+]] = "memref.cast"(%b) : (memref<32x64xf64>) -> memref<?x?xf64>
-// CHECK-NEXT:  %[[SC:[0-9a-z_]+]] = "memref.cast"(%{{.*}}) : (memref<64x64xf64>) -> memref<?x?xf64>
+// CHECK:       %[[SA:[0-9a-z_]+]] = "memref.cast"(%a) : (memref<64x32xf64>) -> memref<?x?xf64, strided<[?, 1], offset: ?>>
+// CHECK-NEXT:  %[[SB:[0-9a-z_]+]] = "memref.cast"(%b) : (memref<32x64xf64>) -> memref<?x?xf64, strided<[?, 1], offset: ?>>
+// CHECK-NEXT:  %[[SC:[0-9a-z_]+]] = "memref.cast"(%{{.*}}) : (memref<64x64xf64>) -> memref<?x?xf64, strided<[?, 1], offset: ?>>
 // CHECK-NEXT:  func.call @mg_matmul_f64(%[[SA]], %[[SB]], %[[SC]])
 
 // A small product with static sizes stays a linalg.matmul (loops, once lowered).
@@ -42,7 +46,7 @@ func.func @small(%a: tensor<4x3xf64>, %b: tensor<3x5xf64>) -> tensor<4x5xf64> {
 // CHECK-NOT:   vector.fma
 
 // The kernel, once, at the end of the module.
-// CHECK-LABEL: func.func private @mg_matmul_f64(%a: memref<?x?xf64>, %b: memref<?x?xf64>, %c: memref<?x?xf64>) {
+// CHECK-LABEL: func.func private @mg_matmul_f64(%a: memref<?x?xf64, strided<[?, 1], offset: ?>>, %b: memref<?x?xf64, strided<[?, 1], offset: ?>>, %c: memref<?x?xf64, strided<[?, 1], offset: ?>>) {
 // CHECK:       %[[M:[0-9a-z_]+]] = memref.dim %a, %{{.*}}
 // CHECK-NEXT:  %[[K:[0-9a-z_]+]] = memref.dim %a, %{{.*}}
 // CHECK-NEXT:  %[[N:[0-9a-z_]+]] = memref.dim %b, %{{.*}}
@@ -52,7 +56,7 @@ func.func @small(%a: tensor<4x3xf64>, %b: tensor<3x5xf64>) -> tensor<4x5xf64> {
 // CHECK:         scf.for %[[PC:[0-9a-z_]+]] = %{{.*}} to %[[K]] step %{{.*}} {
 // Packing B: whole panels two vectors a row, edge panels element by element, zero-padded.
 // CHECK:           scf.if
-// CHECK:             %[[ROW:[0-9a-z_]+]] = vector.load %b[%{{.*}}, %{{.*}}] : memref<?x?xf64>, vector<8xf64>
+// CHECK:             %[[ROW:[0-9a-z_]+]] = vector.load %b[%{{.*}}, %{{.*}}] : memref<?x?xf64, strided<[?, 1], offset: ?>>, vector<8xf64>
 // CHECK-NEXT:        %{{.*}} = arith.constant 0 : index
 // CHECK-NEXT:        vector.store %[[ROW]], %[[BP]][%{{.*}}, %{{.*}}, %{{.*}}] : memref<?x256x16xf64>, vector<8xf64>
 // CHECK:           } else {
