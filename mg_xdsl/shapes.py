@@ -75,16 +75,16 @@ def shapes_compatible(a: Sequence[Dim], b: Sequence[Dim]) -> bool:
 def broadcast_shapes(lhs: Sequence[Dim], rhs: Sequence[Dim], verb: str = "combine") -> Shape:
     """The shape of an elementwise ``lhs op rhs``.
 
-    Shapes are aligned on the right (a lower rank is padded with 1s on the left). Per
-    dimension: equal sizes stay; a *static* 1 grows to the other size; a ``?`` is never
-    broadcast, so against a static size it takes that size (checked at run time) and
-    against another ``?`` it stays ``?``. Anything else cannot be combined.
+    Shapes are aligned on the right; the dimensions of the higher rank in front of the other
+    stay as they are (NumPy pads the lower rank with 1s, which grow to any size, ``?``
+    included). Per dimension both have: equal sizes stay; a *static* 1 grows to the
+    other size; a ``?`` is never broadcast, so against a static size (a written 1 too) it
+    takes that size (checked at run time) and against another ``?`` it stays ``?``. Anything
+    else cannot be combined.
     """
     rank = max(len(lhs), len(rhs))
-    a_dims = (1,) * (rank - len(lhs)) + tuple(lhs)
-    b_dims = (1,) * (rank - len(rhs)) + tuple(rhs)
-    out: list[Dim] = []
-    for a, b in zip(a_dims, b_dims):
+    out: list[Dim] = list(lhs[:rank - len(rhs)] or rhs[:rank - len(lhs)])  # (added in front of the other)
+    for a, b in zip(lhs[len(lhs) - min(len(lhs), len(rhs)):], rhs[len(rhs) - min(len(lhs), len(rhs)):]):
         if a is None or b is None or a == b:
             out.append(b if a is None else a)
         elif a == 1:
@@ -106,10 +106,9 @@ def never_broadcast(lhs: Sequence[Dim], rhs: Sequence[Dim]) -> bool:
     array against it): the two sizes are checked to be equal at run time, so the program
     aborts unless the ``?`` turns out to be 1. The front end warns about it.
     """
-    rank = max(len(lhs), len(rhs))
-    a_dims = (1,) * (rank - len(lhs)) + tuple(lhs)
-    b_dims = (1,) * (rank - len(rhs)) + tuple(rhs)
-    return any((a is None and b == 1) or (a == 1 and b is None) for a, b in zip(a_dims, b_dims))
+    # (Only the dimensions both have: a dimension added in front of the lower rank grows to a
+    # '?' as NumPy's does, its size read when the program runs.)
+    return any((a is None and b == 1) or (a == 1 and b is None) for a, b in zip(lhs[::-1], rhs[::-1]))
 
 
 def needs_broadcast(shape: Sequence[Dim], target: Sequence[Dim]) -> bool:
@@ -124,12 +123,13 @@ def needs_broadcast(shape: Sequence[Dim], target: Sequence[Dim]) -> bool:
 def broadcast_blocker(shape: Sequence[Dim], target: Sequence[Dim]) -> int | None:
     """The rule of ``mg.broadcast``: the first dimension of ``target`` (after right-aligning
     ``shape``) that ``shape`` can neither keep (the same static size, or ``?`` for ``?``) nor
-    grow to from a static 1 (to a static size: a ``?`` is never broadcast, so nothing grows
-    to one); ``None`` if ``shape`` broadcasts to ``target``."""
+    grow to from a static 1 (to a static size: a ``?`` is never broadcast, so no dimension
+    of ``shape`` grows to one); ``None`` if ``shape`` broadcasts to ``target``. The
+    dimensions added in front may be anything, ``?`` included."""
     if len(shape) > len(target):
         return 0
-    padded = (1,) * (len(target) - len(shape)) + tuple(shape)
-    for d, (a, t) in enumerate(zip(padded, target)):
+    lead = len(target) - len(shape)
+    for d, (a, t) in enumerate(zip(shape, target[lead:]), start=lead):
         if a != t and (a != 1 or t is None):
             return d
     return None

@@ -147,7 +147,8 @@ def rank_program(draw):
     """A def of random elementwise expressions; some dimensions declared '?'. A '?' is
     never broadcast (against a static 1 it would take size 1), so an axis may be '?' only
     where no parameter has a 1 that grows along it; there, each parameter may declare it
-    '?' or static (checked equal at run time)."""
+    '?' or static (checked equal at run time). Parameters of lower rank grow along the
+    axes they lack, '?' or not."""
     shape = tuple(draw(st.lists(st.integers(1, 4), min_size=0, max_size=4)))
     params: list = []
     src, f = draw(elementwise(shape, params, 0, number_ok=False))
@@ -157,9 +158,9 @@ def rank_program(draw):
         return [rank - 1 - d for d in range(len(pshape))] if transposed else \
             [rank - len(pshape) + d for d in range(len(pshape))]
 
-    # (a parameter of lower rank has 1s along the leading axes, which grow as well)
+    # (a parameter of lower rank lacks the leading axes: it grows along them whatever their
+    # sizes, '?' included, as NumPy's do)
     grows = {a for pshape, t in params for a, size in zip(axes(pshape, t), pshape) if size != shape[a]}
-    grows |= {a for pshape, _ in params for a in range(rank - len(pshape)) if shape[a] != 1}
     types = []
     for i, (pshape, t) in enumerate(params):
         dims = ["?" if a not in grows and draw(st.booleans()) else str(size)

@@ -22,6 +22,7 @@ from xdsl.dialects import arith, cf, math
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
     BoolAttr,
+    DenseArrayBase,
     DenseIntOrFPElementsAttr,
     Float64Type,
     FloatAttr,
@@ -46,6 +47,7 @@ from xdsl.irdl import (
     prop_def,
     result_def,
     traits_def,
+    var_operand_def,
 )
 from xdsl.traits import ConstantLike, OpTrait, Pure
 from xdsl.utils.exceptions import VerifyException
@@ -679,14 +681,24 @@ class ReduceOp(MgOp):
 
 
 @irdl_op_definition
-class BroadcastOp(UnaryOp):
-    """Repeat a tensor along every dimension of size 1 to fill a larger shape: each static 1
-    grows to a static size, every other dimension (``?`` included) stays as it is, and
-    leading dimensions are added (``tensor<?x1xf64> -> tensor<?x10xf64>``,
-    ``tensor<3xf64> -> tensor<2x3xf64>``)."""
+class BroadcastOp(MgOp):
+    """Repeat a tensor to fill a larger shape: leading dimensions are added, each static 1
+    grows to a static size, and every other dimension (``?`` included) stays as it is
+    (``tensor<?x1xf64> -> tensor<?x10xf64>``, ``tensor<3xf64> -> tensor<2x3xf64>``). An added
+    dimension may be a ``?`` (a rank-0 or lower-rank tensor against one with ``?`` sizes, as
+    NumPy broadcasts): its size is read from the first ``like`` operand (right-aligned like
+    the input) that has a ``?`` there:
+    ``mg.broadcast %b like %x : tensor<3xf64>, tensor<?x3xf64> -> tensor<?x3xf64>``."""
 
     name = "mg.broadcast"
+    input = operand_def(TensorType)
+    like = var_operand_def(TensorType)
+    result = result_def(TensorType)
     traits = MOVES
+    assembly_format = "$input (`like` $like^)? attr-dict `:` type($input) (`,` type($like)^)? `->` type($result)"
+
+    def __init__(self, input: SSAValue, result_type: Attribute, like: Sequence[SSAValue] = ()):
+        super().__init__(operands=[input, list(like)], result_types=[result_type])
 
     def verify_(self) -> None:
         self.check_same_element_type(self.input, self.result)
@@ -697,6 +709,21 @@ class BroadcastOp(UnaryOp):
                 f"dimension {d} of {self.input.type} can only stay as it is or grow from a "
                 f"static 1 to a static size, not to {self.result.type}"
             )
+        for d in range(len(out_shape) - len(in_shape)):
+            if out_shape[d] is None and size_source(self, d) is None:
+                raise self.fail(f"the added dimension {d} of {self.result.type} is '?': a like operand "
+                                "must have a '?' there to give its size")
+
+
+def size_source(op: BroadcastOp, d: int) -> tuple[SSAValue, int] | None:
+    """The ``like`` operand of ``op`` whose size gives the result's added dimension ``d``
+    (a ``?``), and that dimension of it; ``None`` if none has a ``?`` there."""
+    rank = len(shape_of(op.result.type))
+    for v in op.like:
+        pos = d - (rank - len(shape_of(v.type)))
+        if pos >= 0 and shape_of(v.type)[pos] is None:
+            return v, pos
+    return None
 
 
 @irdl_op_definition
@@ -892,6 +919,38 @@ class IotaOp(MgOp):
 
 
 @irdl_op_definition
+class ExtractOp(MgOp):
+    """One element, as a rank-0 tensor (``x[1, -1]``, upstream's ``tensor.extract``):
+    ``mg.extract %x {indices = array<i64: 1, -1>} : tensor<2x?xf64> -> tensor<f64>``. An index
+    per dimension; a negative one counts from the end; one into a ``?`` dimension is checked
+    when the program runs."""
+
+    name = "mg.extract"
+    input = operand_def(TensorType)
+    result = result_def(TensorType)
+    indices = prop_def(DenseArrayBase.constr(i64))
+    traits = MOVES
+    irdl_options = (ParsePropInAttrDict(),)
+    assembly_format = "$input attr-dict `:` type($input) `->` type($result)"
+
+    def __init__(self, input: SSAValue, indices: Sequence[int]):
+        super().__init__(operands=[input], result_types=[tensor_type((), input.type.element_type)],  # type: ignore[attr-defined]
+                         properties={"indices": DenseArrayBase.from_list(i64, list(indices))})
+
+    def verify_(self) -> None:
+        self.check_same_element_type(self.input, self.result)
+        if shape_of(self.result.type) != ():
+            raise self.fail("the result must be a rank-0 tensor (one element)")
+        shape, indices = shape_of(self.input.type), self.indices.get_values()
+        if len(indices) != len(shape):
+            raise self.fail(f"there must be an index per dimension of the input: {len(shape)}, got {len(indices)}")
+        for d, (index, size) in enumerate(zip(indices, shape)):
+            if size is not None and not -size <= index < size:
+                raise self.fail(f"index {index} is out of range for dimension {d} of size {size} "
+                                f"(-{size} to {size - 1})")
+
+
+@irdl_op_definition
 class PrintOp(MgOp):
     """Print a tensor in the format of MLIR's ``printMemref*`` for its element type."""
 
@@ -933,6 +992,7 @@ Mg = Dialect(
         ReshapeOp,
         FullOp,
         IotaOp,
+        ExtractOp,
         PrintOp,
     ],
 )

@@ -28,6 +28,7 @@ from mg_xdsl.language.syntax_tree import (
     Compare,
     Def,
     Expr,
+    Index,
     Let,
     Literal,
     Matrix,
@@ -82,11 +83,13 @@ BINARY_BUILTINS = {
     "pow": ("pow", True, math.pow), "atan2": ("atan2", True, math.atan2)}
 AXIS_REDUCTIONS = ("sum", "prod", "max", "min", "mean")
 CREATION = ("zeros", "ones", "full", "zeros_like", "ones_like", "iota")
+# Compile-time values of a tensor's type: a number, or (shape) a list of numbers.
+SHAPE_QUERIES = ("shape", "rank", "dim", "numel")
 # The keyword arguments each builtin takes (the others take none).
 KEYWORD_ARGUMENTS = {**{r: ("axes", "keepdims") for r in AXIS_REDUCTIONS},
                      **{c: ("dtype",) for c in CREATION}, "iota": ("axis", "dtype")}
 BUILTIN_LIST = ["relu", "transpose", "cast", "where", *REDUCTIONS, "abs", *MATH_UNARY, *BINARY_BUILTINS,
-                *AXIS_REDUCTIONS, *CREATION]  # in a fixed order, for suggestions
+                *AXIS_REDUCTIONS, *CREATION, *SHAPE_QUERIES]  # in a fixed order, for suggestions
 BUILTINS = set(BUILTIN_LIST)
 # Symbols the generated code links against: a def with one of these names would clash.
 RESERVED = {"main", "malloc", "free", "abort", *runtime.PRINTERS}
@@ -200,7 +203,7 @@ class Checker:
     # A literal or number that a declared type converts: its elements (the type is in types).
     constants: dict[Expr, list[float]] = field(default_factory=dict)
     # What the keyword arguments of a builtin's call resolved to (axes, keepdims, dtype, ...).
-    options: dict[Call, dict] = field(default_factory=dict)
+    options: dict[Call | Index, dict] = field(default_factory=dict)
 
     def warn(self, line: int, message: str) -> None:
         self.warnings.append((line, message))
@@ -218,9 +221,7 @@ class Checker:
                 value = self.declare(s.value, value, s.declared, f"{s.name.text} is declared")
             self.main.env[s.name.text] = value
             return
-        value = self.expr(s.value, self.main)
-        if not isinstance(value, Matrix):
-            raise MgError(s.head.line, f"print needs a matrix, got {describe(value)}")
+        self.expr(s.value, self.main)  # (a number prints as a rank-0 f64 tensor)
 
     def define(self, d: Def) -> None:
         line, name = d.head.line, d.name.text
@@ -288,8 +289,34 @@ class Checker:
                 t = self.matmul(tok, t, r) if tok.text == "@" else self.binary(tok, t, r)
                 steps.append(t)
             return t
+        if isinstance(e, Index):
+            return self.index(e, scope)
         assert isinstance(e, Call)
         return self.call(e, scope)
+
+    def index(self, e: Index, scope: Scope) -> Matrix:
+        """``x[1, -1]``: one element of ``x``, a rank-0 tensor; an integer index known when
+        compiling per axis, a negative one counting from the end. One out of a static size's
+        range is an error here; one into a ``?`` dimension is checked when the program runs."""
+        line = e.tok.line
+        t = self.expr(e.base, scope)
+        if not isinstance(t, Matrix):
+            raise MgError(line, f"cannot index {describe(t)}: only a tensor has elements")
+        if len(e.indices) != len(t.shape):
+            raise MgError(line, f"{describe(t)} has {len(t.shape)} ax{'i' if len(t.shape) == 1 else 'e'}s: "
+                                f"give one index for each, got {len(e.indices)}")
+        indices = []
+        for axis, (written, size) in enumerate(zip(e.indices, t.shape)):
+            value = self.expr(written, scope)
+            if not isinstance(value, float) or not value.is_integer():
+                raise MgError(line, f"the index for axis {axis} must be an integer known when compiling, "
+                                    f"got {describe(value)}")
+            if size is not None and not -size <= value < size:
+                raise MgError(line, f"index {value:g} is out of range for axis {axis} of size {size} "
+                                    f"(-{size} to {size - 1})")
+            indices.append(int(value))
+        self.options[e] = {"indices": indices}
+        return Matrix((), t.element)
 
     def name(self, tok: Token, scope: Scope) -> Type:
         if tok.text in scope.env:
@@ -388,6 +415,8 @@ class Checker:
             return self.cast(c, scope)
         if name.text in CREATION:
             return self.creation(c, scope)
+        if name.text in SHAPE_QUERIES:
+            return self.shape_query(c, scope)
         args = [self.expr(a, scope) for a in c.args]
         if name.text == "where":
             return self.where(name, args)
@@ -492,7 +521,8 @@ class Checker:
         """The integers of a list literal (or one number) written where the compiler needs
         them: axes, a shape."""
         t = self.expr(e, scope)
-        values = [t] if isinstance(t, float) else e.values if isinstance(e, Literal) and len(e.shape) == 1 else None
+        values = ([t] if isinstance(t, float) else e.values if isinstance(e, Literal) and len(e.shape) == 1
+                  else self.constants.get(e) if isinstance(e, Call) and e.tok.text == "shape" else None)
         if values is None or any(not float(v).is_integer() for v in values):
             raise MgError(e.tok.line, f"{what} must be a list of integers like [0, 1], got "
                                       f"{describe(t) if not isinstance(e, Literal) else 'a literal of ' + type_text(t)}")
@@ -594,6 +624,37 @@ class Checker:
             value = number
         self.options[c] = {"value": value}
         return t
+
+    def shape_query(self, c: Call, scope: Scope) -> Type:
+        """``rank(x)``, ``dim(x, axis)``, ``numel(x)``: numbers the compiler knows from ``x``'s
+        type; ``shape(x)``: its sizes, a list wherever one is expected (``zeros(shape(x))``)
+        and elsewhere a tensor of ``i64``. A ``?`` size is known only at run time."""
+        name = c.tok
+        if name.text == "dim":
+            self.arity(name, c.args, 2, "a tensor and an axis")
+        else:
+            self.arity(name, c.args, 1, "a tensor")
+        t = self.expr(c.args[0], scope)
+        if not isinstance(t, Matrix):
+            raise MgError(name.line, f"{name.text} needs a tensor, got {describe(t)}")
+        if name.text == "rank":
+            return float(len(t.shape))
+        sizes = t.shape
+        if name.text == "dim":
+            written = self.static_ints(c.args[1], scope, "the axis of dim")
+            if len(written) != 1:
+                raise MgError(name.line, "the axis of dim must be one integer")
+            sizes = (t.shape[self.axes(name, len(t.shape), written)[0]],)
+        if None in sizes:
+            raise MgError(name.line, f"{name.text} of {describe(t)} is not known when compiling: a '?' size is "
+                                     "known only when the program runs")
+        if name.text != "shape":
+            return float(math.prod(sizes))  # type: ignore[arg-type]
+        if not sizes:
+            raise MgError(name.line, "shape of a rank-0 tensor is the empty list, which no operation takes")
+        shape_type = Matrix((len(sizes),), element_types.NAMES["i64"])
+        self.constants[c] = [float(d) for d in sizes]  # type: ignore[misc]
+        return shape_type
 
     def builtin(self, name: Token, args: list[Type]) -> Matrix:
         if len(args) != 1:

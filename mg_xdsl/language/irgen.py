@@ -28,7 +28,7 @@ from mg_xdsl import element_types, shapes
 from mg_xdsl.dialects import mg
 from mg_xdsl.language.checker import AXIS_REDUCTIONS, BINARY_BUILTINS, REDUCTIONS, Checker, Matrix, Type
 from mg_xdsl.language.lexer import Token
-from mg_xdsl.language.syntax_tree import Call, Chain, Compare, Def, Expr, Let, Literal, Name, Negate, Statement
+from mg_xdsl.language.syntax_tree import Call, Chain, Compare, Def, Expr, Index, Let, Literal, Name, Negate, Statement
 from mg_xdsl.shapes import Shape
 
 # Each operator, and each builtin that combines two tensors, by the name that mg.scalar gives
@@ -75,6 +75,8 @@ class IRGen:
         if isinstance(s, Let):
             self.main.env[s.name.text] = value
             return
+        if isinstance(value, float):  # a compile-time number prints as a rank-0 tensor
+            value = self.constant(self.main, Matrix(()), [value], s.head)
         if element_types.is_bool(value.type):  # (printed as printMemrefI32 prints 0 and 1)
             value = self.emit(self.main, mg.ConvertOp(value, i32), s.head)  # type: ignore[arg-type]
         elif value.type.element_type == element_types.BF16:  # type: ignore[union-attr]  (as a float)
@@ -130,6 +132,9 @@ class IRGen:
             for (tok, right), t in zip(e.rest, self.checker.steps[e]):
                 left = self.step(fn, tok, left, self.expr(right, fn), t)
             return left
+        if isinstance(e, Index):
+            base = self.expr(e.base, fn)
+            return self.emit(fn, mg.ExtractOp(base, self.checker.options[e]["indices"]), e.tok)  # type: ignore[arg-type]
         assert isinstance(e, Call)
         return self.call(e, fn, t)
 
@@ -140,8 +145,8 @@ class IRGen:
             return t
         if tok.text == "@":  # (the batch axes of each operand grown to the result's)
             batch = t.shape[:-2]
-            lhs = self.grow(fn, left, (*batch, *mg.shape_of(left.type)[-2:]), tok)  # type: ignore[union-attr]
-            rhs = self.grow(fn, right, (*batch, *mg.shape_of(right.type)[-2:]), tok)  # type: ignore[union-attr]
+            lhs = self.grow(fn, left, (*batch, *mg.shape_of(left.type)[-2:]), tok, [right])  # type: ignore[union-attr, list-item]
+            rhs = self.grow(fn, right, (*batch, *mg.shape_of(right.type)[-2:]), tok, [left])  # type: ignore[union-attr, list-item]
             return self.accumulating(fn, tok, [lhs, rhs], lambda a, b: self.emit(fn, mg.MatmulOp(a, b), tok))
         return self.combine(fn, tok, OPERATORS[tok.text], left, right, t)
 
@@ -151,16 +156,18 @@ class IRGen:
         if isinstance(left, float) or isinstance(right, float):
             tensor, number, reversed_ = (left, right, False) if isinstance(right, float) else (right, left, True)
             return self.emit(fn, mg.ScalarOp(tensor, op, number, reversed_), tok)  # type: ignore[arg-type]
-        lhs = self.grow(fn, left, t.shape, tok)
-        rhs = self.grow(fn, right, t.shape, tok)
+        lhs = self.grow(fn, left, t.shape, tok, [right])
+        rhs = self.grow(fn, right, t.shape, tok, [left])
         if op in mg.COMPARISONS:
             return self.emit(fn, mg.CompareOp(lhs, rhs, op), tok)
         return self.emit(fn, ELEMENTWISE_OPS[op](lhs, rhs), tok)  # of type tensor<t.shape>
 
-    def grow(self, fn: Function, v: SSAValue, target: Shape, tok: Token) -> SSAValue:
+    def grow(self, fn: Function, v: SSAValue, target: Shape, tok: Token, others: list[SSAValue]) -> SSAValue:
         """Broadcast ``v`` to ``target`` with an explicit ``mg.broadcast`` where needed. A
         ``?`` of ``v`` where ``target`` has a static size is never broadcast: an ``mg.cast``
-        claims that size first (checked at run time), and the static 1s grow after it."""
+        claims that size first (checked at run time), and the static 1s grow after it. A
+        ``?`` that ``v`` lacks (a dimension added in front) takes its size from the ``others``
+        it is combined with (the broadcast's ``like`` operands)."""
         shape = mg.shape_of(v.type)
         if not shapes.needs_broadcast(shape, target):
             return v
@@ -169,7 +176,8 @@ class IRGen:
         claimed = tuple(target[lead + d] if s is None else s for d, s in enumerate(shape))
         if claimed != shape:
             v = self.emit(fn, mg.CastOp(v, mg.tensor_type(claimed, element)), tok)
-        return self.emit(fn, mg.BroadcastOp(v, mg.tensor_type(target, element)), tok)
+        like = [o for o in others if isinstance(o, SSAValue)] if None in target[:lead] else []
+        return self.emit(fn, mg.BroadcastOp(v, mg.tensor_type(target, element), like), tok)
 
     def constant(self, fn: Function, t: Matrix, values: list[float], tok: Token) -> SSAValue:
         """An ``mg.constant`` of type ``t`` holding ``values`` (row-major)."""
@@ -213,7 +221,8 @@ class IRGen:
     def where(self, fn: Function, tok: Token, args: list[Value], t: Matrix) -> SSAValue:
         """``mg.select`` of the three arguments grown to the result's shape; a number is an
         ``mg.full_like`` of a tensor argument (the mask at least)."""
-        grown = [self.grow(fn, a, t.shape, tok) if isinstance(a, SSAValue) else a for a in args]
+        grown = [self.grow(fn, a, t.shape, tok, [o for o in args if o is not a]) if isinstance(a, SSAValue) else a
+                 for a in args]
         mask = grown[0]
         values = [self.emit(fn, mg.FullLikeOp(mask, v, t.element), tok) if isinstance(v, float) else v  # type: ignore[arg-type]
                   for v in grown[1:]]

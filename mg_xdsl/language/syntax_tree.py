@@ -116,6 +116,14 @@ class Call(Expr):
 
 
 @dataclass(eq=False)
+class Index(Expr):
+    """``x[1, -1]``: one element of ``base``, an index per axis (``tok`` is the ``[``)."""
+
+    base: Expr
+    indices: list[Expr]
+
+
+@dataclass(eq=False)
 class Let:
     head: Token
     name: Token
@@ -294,6 +302,24 @@ class Parser:
         return Negate(signs[0], signs, operand) if signs else operand
 
     def atom(self) -> Expr:
+        """A primary expression, then any element accesses of it: ``x[0, 1]``."""
+        e = self.primary()
+        while self.peek().text == "[":
+            e = self.index(e)
+        return e
+
+    def index(self, base: Expr) -> Index:
+        open_ = self.next()
+        self.enter(open_)
+        indices = [self.expr()]
+        while self.peek().text == ",":
+            self.next()
+            indices.append(self.expr())
+        self.expect("]", "',' or ']' after an index")
+        self.depth -= 1
+        return Index(open_, base, indices)
+
+    def primary(self) -> Expr:
         tok = self.peek()
         if tok.kind == "num":
             self.next()

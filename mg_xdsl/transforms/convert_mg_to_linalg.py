@@ -22,8 +22,8 @@ element type and rank; ``convert-linalg-to-affine-loops`` then writes the loops.
 - ``mg.matmul``: ``linalg.fill`` with 0, then ``linalg.matmul`` (with batch axes a
   ``linalg.generic`` of the same maps, the batch loops parallel);
 - ``mg.transpose``: ``linalg.transpose``;
-- ``mg.cast``, ``mg.constant``, ``mg.print``, signatures and calls: as ``lower-mg-to-affine``
-  lowers them (they build no loops); ``mg.iota`` as it does too (its loop nest stores the
+- ``mg.cast``, ``mg.constant``, ``mg.extract``, ``mg.print``, signatures and calls: as
+  ``lower-mg-to-affine`` lowers them (they build no loops); ``mg.iota`` as it does too (its loop nest stores the
   indices).
 
 The run-time checks of ``?`` sizes (``cf.assert``) come before the op they guard, with the
@@ -63,6 +63,7 @@ from mg_xdsl.transforms.lower_mg_to_affine import (
     CallLowering,
     CastLowering,
     ConstantLowering,
+    ExtractLowering,
     FuncSignatureLowering,
     IotaLowering,
     MgLowering,
@@ -193,7 +194,7 @@ class BroadcastToLinalg(ToLinalg):
 
     def build(self, op: mg.BroadcastOp) -> SSAValue:
         in_shape, out_shape = shape_of(op.input.type), shape_of(op.result.type)
-        out = self.sizes.alloc(op.result.type, broadcast_sizes(op, self.sizes.of(op.input)))
+        out = self.sizes.alloc(op.result.type, broadcast_sizes(op, self.sizes.of))
         rank = len(out_shape)
         generic([op.input], [broadcast_map(in_shape, out_shape)], out, AffineMap.identity(rank),
                 [True] * rank, lambda args: args[0])
@@ -273,6 +274,7 @@ class ConvertMgToLinalgPass(ModulePass):
             MatmulToLinalg(sizes),
             TransposeToLinalg(sizes),
             CastLowering(),
+            ExtractLowering(),
             PrintLowering(op),
         ]
         PatternRewriteWalker(GreedyRewritePatternApplier(patterns), apply_recursively=False).rewrite_module(op)

@@ -19,6 +19,7 @@ allocated result buffer filled by a nest of ``affine.for`` loops, one loop per d
   (with batch axes, those loops outermost);
 - ``mg.transpose``: one nest storing ``in[j, i]`` into ``out[i, j]``;
 - ``mg.cast``: a ``memref.cast``;
+- ``mg.extract``: a ``memref.load`` of the element, stored into a rank-0 buffer;
 
 Where sizes must agree but one of them is a ``?`` (elementwise operands, the inner
 dimensions of a matrix product, a ``?`` passed as a static size), a ``cf.assert`` compares
@@ -332,12 +333,22 @@ class ElementwiseUnaryLowering(MgLowering):
         return out
 
 
-def broadcast_sizes(op: mg.BroadcastOp, in_sizes: Sequence[int | SSAValue]) -> list[int | SSAValue]:
+def broadcast_sizes(op: mg.BroadcastOp, sizes_of: Callable[[SSAValue], Sequence[int | SSAValue]]) -> list[int | SSAValue]:
     """The sizes of a broadcast's result: static where its type says, else (a ``?``, which
-    is never broadcast) the input's size of that dimension."""
+    is never broadcast) the input's size of that dimension, or for a dimension added in
+    front the size of the ``like`` operand that gives it (``mg.size_source``).
+    ``sizes_of(v)`` gives a value's sizes."""
     out_shape = shape_of(op.result.type)
+    in_sizes = sizes_of(op.input)
     lead = len(out_shape) - len(in_sizes)
-    return [d if d is not None else in_sizes[i - lead] for i, d in enumerate(out_shape)]
+
+    def size(i: int) -> int | SSAValue:
+        if i >= lead:
+            return in_sizes[i - lead]
+        source, pos = mg.size_source(op, i)  # type: ignore[misc]  (the verifier made sure)
+        return sizes_of(source)[pos]
+
+    return [d if d is not None else size(i) for i, d in enumerate(out_shape)]
 
 
 class BroadcastLowering(MgLowering):
@@ -348,7 +359,7 @@ class BroadcastLowering(MgLowering):
 
     def build(self, op: mg.BroadcastOp) -> SSAValue:
         in_shape, out_shape = shape_of(op.input.type), shape_of(op.result.type)
-        sizes = broadcast_sizes(op, extents(op.input, in_shape))
+        sizes = broadcast_sizes(op, lambda v: extents(v, shape_of(v.type)))
         out = alloc(op.result.type, sizes)
         repeated = shapes.repeated_dims(in_shape, out_shape)
         lead = len(out_shape) - len(in_shape)  # lower ranks are aligned on the right
@@ -448,6 +459,29 @@ class CastLowering(MgLowering):
         return memref.CastOp.get(op.input, memref_type_of(op.result.type)).dest
 
 
+class ExtractLowering(MgLowering):
+    """``mg.extract``: the element loaded (``memref.load``) and stored into a new rank-0
+    buffer. A negative index counts from the end; an index into a ``?`` dimension is checked
+    first (one unsigned compare: a negative position is a huge one)."""
+
+    op_type = mg.ExtractOp
+
+    def build(self, op: mg.ExtractOp) -> SSAValue:
+        sizes = extents(op.input, shape_of(op.input.type))
+        at = []
+        for d, (index, size) in enumerate(zip(op.indices.get_values(), sizes)):
+            if isinstance(size, int):
+                at.append(index_constant(index % size))
+                continue
+            position = arith.AddiOp(size, index_constant(index)).result if index < 0 else index_constant(index)
+            inside = arith.CmpiOp(position, size, "ult")
+            cf.AssertOp(inside.result, f"mg.extract: index {index} is out of range for dimension {d}")
+            at.append(position)
+        out = alloc(op.result.type, [])
+        op_builders.memref_store(op_builders.memref_load(op.input, at).res, out, [])
+        return out
+
+
 @dataclass
 class ConstantLowering(MgLowering):
     """A literal becomes a private constant ``memref.global``, one per distinct value."""
@@ -545,6 +579,7 @@ class LowerMgToAffinePass(ModulePass):
             MatmulLowering(),
             TransposeLowering(),
             CastLowering(),
+            ExtractLowering(),
             PrintLowering(op),
         ]
         PatternRewriteWalker(

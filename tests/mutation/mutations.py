@@ -470,4 +470,16 @@ MUTATIONS = [
     Mutation("mg_xdsl/backend/ptx.py", "            if f.sym_name.data in declared:\n                continue",
              "            if False:\n                continue",
              "two kernel modules that call the same libdevice function give PTX that does not parse"),
+    # -- issue 17: element access, rank-0 and lower-rank tensors against '?', compile-time values ---
+    Mutation(AFF, "                at.append(index_constant(index % size))", "                at.append(index_constant(index))",
+             "a negative index into a static dimension is not counted from the end"),
+    Mutation(AFF, '            inside = arith.CmpiOp(position, size, "ult")', '            inside = arith.CmpiOp(position, size, "slt")',
+             "a negative position into a '?' dimension passes the run-time check"),
+    Mutation(CHECK, "            if size is not None and not -size <= value < size:",
+             "            if size is not None and not -size <= value <= size:",
+             "an index one past a static size compiles (and reads past the end)"),
+    Mutation(GEN, "        like = [o for o in others if isinstance(o, SSAValue)] if None in target[:lead] else []",
+             "        like = []", "a scalar against '?' sizes broadcasts with no size for them"),
+    Mutation(CHECK, "            return float(math.prod(sizes))  # type: ignore[arg-type]",
+             "            return float(sum(sizes))  # type: ignore[arg-type]", "numel adds the sizes"),
 ]

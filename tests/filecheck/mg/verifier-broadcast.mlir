@@ -30,3 +30,19 @@
 %r = mg.broadcast %x : tensor<?x1xf64> -> tensor<2x?x10xf64>
 "test.op"(%r) : (tensor<2x?x10xf64>) -> ()
 // CHECK: %{{.*}} = mg.broadcast %{{.*}} : tensor<?x1xf64> -> tensor<2x?x10xf64>
+
+// -----
+// A dimension added in front may be a '?' (a lower rank against '?' sizes, as NumPy
+// broadcasts): a like operand with a '?' there gives its size ...
+%b = "test.op"() : () -> tensor<3xf64>
+%x = "test.op"() : () -> tensor<?x3xf64>
+%r = mg.broadcast %b like %x : tensor<3xf64>, tensor<?x3xf64> -> tensor<?x3xf64>
+"test.op"(%r) : (tensor<?x3xf64>) -> ()
+// CHECK: %{{.*}} = mg.broadcast %{{.*}} like %{{.*}} : tensor<3xf64>, tensor<?x3xf64> -> tensor<?x3xf64>
+
+// -----
+// ... and without one, its size would be unknown.
+%s = "test.op"() : () -> tensor<f64>
+%y = "test.op"() : () -> tensor<4x?xf64>
+%r = mg.broadcast %s like %y : tensor<f64>, tensor<4x?xf64> -> tensor<?x?xf64>
+// CHECK: mg.broadcast: the added dimension 0 of tensor<?x?xf64> is '?': a like operand must have a '?' there to give its size
