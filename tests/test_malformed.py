@@ -64,7 +64,7 @@ BROKEN = [
     ("print [[1]]\x00\n", 1, "unexpected character '\\x00'"),
     ("print \u00e4\n", 1, "unexpected character '\u00e4'"),
     ("print [[1e999]]\n", 1, "number 1e999 is too large for f64"),
-    ("frobnicate\n", 1, "expected a statement (let, print or def), found 'frobnicate'"),
+    ("frobnicate\n", 1, "expected a statement (let, var, print, def or an assignment), found 'frobnicate'"),
     ("\n\n  # fine so far\nprint -\n", 4, "expected an expression, found the end of the line"),
     ("print " + "(" * 3000 + "[[1]]" + ")" * 3000 + "\n", 1, "expression is nested too deeply"),
     ("print [[" + ", ".join(["1"] * 100_001) + "]]\n", 1, "matrix literal is too large (more than 100000 elements)"),

@@ -53,6 +53,7 @@ from xdsl.traits import ConstantLike, OpTrait, Pure
 from xdsl.utils.exceptions import VerifyException
 
 from mg_xdsl import element_types, shapes
+from mg_xdsl.dialects import philox
 from mg_xdsl.shapes import Shape, ShapeError, fmt_shape
 
 # ---------------------------------------------------------------------------------------
@@ -107,8 +108,20 @@ class LoweredElementTypes(OpTrait):
                     raise VerifyException(f"{op.name}: {problem}")
 
 
+# A unit attribute of an elementwise op (``mg.add``, ``mg.scalar``...): its result is written
+# into its first operand's buffer, which nothing reads afterwards (``w += g`` on a ``var``;
+# the front end gives a var a buffer of its own).
+IN_PLACE = "mg.in_place"
+
+
 class MgOp(IRDLOperation):
     """Base of the mg ops: verifier failures are reported as ``mg.<op>: <rule>``."""
+
+    def check_in_place(self) -> None:
+        """An op computed in place (``IN_PLACE``) keeps its first operand's type."""
+        if IN_PLACE in self.attributes and self.results[0].type != self.operands[0].type:
+            raise self.fail(f"an op computed in place ({IN_PLACE}) must keep its first operand's type "
+                            f"{self.operands[0].type}, got {self.results[0].type}")
 
     def fail(self, rule: str) -> VerifyException:
         return VerifyException(f"{self.name}: {rule}")
@@ -321,6 +334,7 @@ class ElementwiseBinaryOp(BinaryOp):
 
     def verify_(self) -> None:
         self.check_elementwise(self.lhs, self.rhs, self.result)
+        self.check_in_place()
 
     def scalar(self, operands: Sequence[SSAValue], constants: Sequence[SSAValue]) -> SSAValue:
         return binary_arith(self.OPERATOR, *operands)
@@ -553,6 +567,7 @@ class ScalarOp(MgOp, ScalarComputation):
     def verify_(self) -> None:
         if self.op.data not in SCALAR_OPS:
             raise self.fail(f"op must be one of {', '.join(SCALAR_OPS)}, got '{self.op.data}'")
+        self.check_in_place()
         if self.op.data in COMPARISONS:
             self.check_same_shapes(self.input, self.result)
             if _tensor(self.result).element_type != i1:
@@ -894,6 +909,55 @@ class FullOp(MgOp):
 
 
 @irdl_op_definition
+class RandomOp(MgOp):
+    """Random numbers in a tensor of a static shape, from the counter-based generator Philox
+    4x32-10 (``mg_xdsl.dialects.philox``): each element a pure function of its row-major
+    position and ``seed``. ``distribution = "uniform"``: ``a + (b - a) * u``, ``u`` uniform on
+    ``[0, 1)`` (``low``, ``high``); ``"normal"``: ``a + b * z``, ``z`` standard normal (``mean``,
+    ``std``). ``mg.random {distribution = "normal", seed = 7 : i64, a = 0.0 : f64, b = 1.0 : f64}
+    : tensor<2x3xf32>``. Float types; ``bf16`` computed in ``f32`` and rounded."""
+
+    name = "mg.random"
+    result = result_def(TensorType)
+    distribution = prop_def(StringAttr)
+    seed = prop_def(IntegerAttr[IntegerType])
+    a = prop_def(FloatAttr)
+    b = prop_def(FloatAttr)
+    traits = traits_def(Pure(), LoweredElementTypes(FLOATS))
+    irdl_options = (ParsePropInAttrDict(),)
+    assembly_format = "attr-dict `:` type($result)"
+
+    DISTRIBUTIONS: ClassVar[tuple[str, ...]] = ("uniform", "normal")
+
+    def __init__(self, result_type: TensorType, distribution: str, seed: int, a: float, b: float):
+        super().__init__(result_types=[result_type], properties={
+            "distribution": StringAttr(distribution), "seed": IntegerAttr(seed, i64),
+            "a": FloatAttr(a, Float64Type()), "b": FloatAttr(b, Float64Type())})
+
+    def verify_(self) -> None:
+        if None in shape_of(self.result.type):
+            raise self.fail("the shape must be static")
+        if self.distribution.data not in self.DISTRIBUTIONS:
+            raise self.fail(f"distribution must be uniform or normal, got '{self.distribution.data}'")
+        if self.seed.value.data < 0:
+            raise self.fail(f"the seed must not be negative, got {self.seed.value.data}")
+
+    def value_at(self, index: SSAValue) -> SSAValue:
+        """The element at row-major position ``index`` (an ``i64``), built in the current
+        (implicit) builder."""
+        element = self.result.type.element_type  # type: ignore[attr-defined]
+        t = element_types.F64 if element == element_types.F64 else element_types.F32
+        words = philox.words(index, self.seed.value.data)
+        a, b = (arith.ConstantOp(FloatAttr(x.value.data, t)).result for x in (self.a, self.b))
+        if self.distribution.data == "uniform":
+            spread = arith.SubfOp(b, a).result
+            value = arith.AddfOp(a, arith.MulfOp(spread, philox.uniform(words, t)).result).result
+        else:
+            value = arith.AddfOp(a, arith.MulfOp(b, philox.normal(words, t)).result).result
+        return narrow_to_bf16(value) if element == element_types.BF16 else value
+
+
+@irdl_op_definition
 class IotaOp(MgOp):
     """Each element is its index along ``axis``: ``mg.iota {axis = 1 : i64} : tensor<2x3xi32>``
     is ``[[0, 1, 2], [0, 1, 2]]`` (integer types, a static shape)."""
@@ -992,6 +1056,7 @@ Mg = Dialect(
         ReshapeOp,
         FullOp,
         IotaOp,
+        RandomOp,
         ExtractOp,
         PrintOp,
     ],

@@ -23,6 +23,7 @@ from mg_xdsl.language.diagnostics import MgError
 from mg_xdsl.language.lexer import Token
 from mg_xdsl.language.syntax_tree import (
     KEYWORDS,
+    Assign,
     Call,
     Chain,
     Compare,
@@ -83,13 +84,16 @@ BINARY_BUILTINS = {
     "pow": ("pow", True, math.pow), "atan2": ("atan2", True, math.atan2)}
 AXIS_REDUCTIONS = ("sum", "prod", "max", "min", "mean")
 CREATION = ("zeros", "ones", "full", "zeros_like", "ones_like", "iota")
+# Random tensors: each keyword (a number) and its default.
+RANDOM = {"normal": {"std": 1.0, "mean": 0.0, "seed": 0.0}, "uniform": {"low": 0.0, "high": 1.0, "seed": 0.0}}
 # Compile-time values of a tensor's type: a number, or (shape) a list of numbers.
 SHAPE_QUERIES = ("shape", "rank", "dim", "numel")
 # The keyword arguments each builtin takes (the others take none).
 KEYWORD_ARGUMENTS = {**{r: ("axes", "keepdims") for r in AXIS_REDUCTIONS},
-                     **{c: ("dtype",) for c in CREATION}, "iota": ("axis", "dtype")}
+                     **{c: ("dtype",) for c in CREATION}, "iota": ("axis", "dtype"),
+                     **{r: (*keys, "dtype") for r, keys in RANDOM.items()}}
 BUILTIN_LIST = ["relu", "transpose", "cast", "where", *REDUCTIONS, "abs", *MATH_UNARY, *BINARY_BUILTINS,
-                *AXIS_REDUCTIONS, *CREATION, *SHAPE_QUERIES]  # in a fixed order, for suggestions
+                *AXIS_REDUCTIONS, *CREATION, *RANDOM, *SHAPE_QUERIES]  # in a fixed order, for suggestions
 BUILTINS = set(BUILTIN_LIST)
 # Symbols the generated code links against: a def with one of these names would clash.
 RESERVED = {"main", "malloc", "free", "abort", *runtime.PRINTERS}
@@ -204,6 +208,8 @@ class Checker:
     constants: dict[Expr, list[float]] = field(default_factory=dict)
     # What the keyword arguments of a builtin's call resolved to (axes, keepdims, dtype, ...).
     options: dict[Call | Index, dict] = field(default_factory=dict)
+    # The top level's names declared with var, which assignments may update.
+    variables: set[str] = field(default_factory=set)
 
     def warn(self, line: int, message: str) -> None:
         self.warnings.append((line, message))
@@ -220,8 +226,38 @@ class Checker:
             if s.declared is not None:
                 value = self.declare(s.value, value, s.declared, f"{s.name.text} is declared")
             self.main.env[s.name.text] = value
+            if s.mutable:
+                self.variables.add(s.name.text)
+            else:
+                self.variables.discard(s.name.text)  # (a let of the same name is a new, fixed one)
             return
+        if isinstance(s, Assign):
+            return self.assign(s)
         self.expr(s.value, self.main)  # (a number prints as a rank-0 f64 tensor)
+
+    def assign(self, s: Assign) -> None:
+        """``w += g`` (``-=``, ``*=``, ``/=``): ``w op g`` as the operator computes it (``g``
+        broadcast to ``w``), which must keep ``w``'s type, written into ``w``'s buffer;
+        ``w = EXPR`` rebinds ``w`` to a value of any type. ``w`` must be a ``var``."""
+        name = s.head.text
+        if name not in self.main.env:
+            raise MgError(s.head.line, f"unknown name {name!r}: declare it with var {name} = ... first")
+        if name not in self.variables:
+            raise MgError(s.head.line, f"cannot assign to {name}: it is bound by let, which never changes "
+                                       f"(declare it with var {name} = ... to update it)")
+        value = self.expr(s.value, self.main)
+        if s.op.text == "=":
+            self.main.env[name] = value
+            return
+        before = self.main.env[name]
+        after = self.binary(Token(s.op.kind, s.op.text[0], s.op.col, s.op.line), before, value)
+        if isinstance(before, Matrix) and after != before or isinstance(before, float) and not isinstance(after, float):
+            raise MgError(s.op.line, f"{name} {s.op.text} ... would change the type of {name} from "
+                                     f"{type_text(before) if isinstance(before, Matrix) else 'a number'} to "
+                                     f"{type_text(after) if isinstance(after, Matrix) else 'a number'}: an update "
+                                     f"writes into {name}'s buffer (rebind it with {name} = {name} "
+                                     f"{s.op.text[0]} ... instead)")
+        self.main.env[name] = after
 
     def define(self, d: Def) -> None:
         line, name = d.head.line, d.name.text
@@ -417,6 +453,8 @@ class Checker:
             return self.creation(c, scope)
         if name.text in SHAPE_QUERIES:
             return self.shape_query(c, scope)
+        if name.text in RANDOM:
+            return self.random(c, scope)
         args = [self.expr(a, scope) for a in c.args]
         if name.text == "where":
             return self.where(name, args)
@@ -624,6 +662,36 @@ class Checker:
             value = number
         self.options[c] = {"value": value}
         return t
+
+    def random(self, c: Call, scope: Scope) -> Matrix:
+        """``normal([2, 3], std=1.0, mean=0.0, seed=0)``, ``uniform([2, 3], low=0.0, high=1.0,
+        seed=0)``, ``dtype=`` a float type (default ``f64``): numbers known when compiling,
+        the seed an integer from 0 to 2^63 - 1, ``std`` not negative."""
+        name = c.tok
+        self.arity(name, c.args, 1, "a shape like [2, 3], then keywords")
+        dims = self.static_ints(c.args[0], scope, f"the shape of {name.text}")
+        if not dims or any(d <= 0 for d in dims):
+            raise MgError(name.line, f"the shape of {name.text} must be positive sizes, got {dims}")
+        options = dict(RANDOM[name.text])
+        for key, (tok, e) in c.keywords.items():
+            if key == "dtype":
+                continue
+            value = self.expr(e, scope)
+            if not isinstance(value, float) or math.isnan(value) or math.isinf(value):
+                raise MgError(tok.line, f"{key} of {name.text} must be a finite number known when compiling, "
+                                        f"got {describe(value)}")
+            options[key] = value
+        seed = options["seed"]
+        if not (seed.is_integer() and 0 <= seed < 2.0 ** 63):
+            raise MgError(name.line, f"the seed of {name.text} must be an integer from 0 to 2^63 - 1, got {seed:g}")
+        if options.get("std", 0.0) < 0:
+            raise MgError(name.line, f"the std of normal must not be negative, got {options['std']:g}")
+        element = self.keyword_dtype(c, "f64")
+        if not element_types.is_float(element):
+            raise MgError(name.line, f"{name.text} makes floats: dtype must be f64, f32 or bf16, got "
+                                     f"{element_types.NAME_OF[element]}")
+        self.options[c] = options
+        return Matrix(tuple(dims), element)
 
     def shape_query(self, c: Call, scope: Scope) -> Type:
         """``rank(x)``, ``dim(x, axis)``, ``numel(x)``: numbers the compiler knows from ``x``'s

@@ -26,9 +26,10 @@ from xdsl.ir import Block, Operation, Region, SSAValue
 
 from mg_xdsl import element_types, shapes
 from mg_xdsl.dialects import mg
-from mg_xdsl.language.checker import AXIS_REDUCTIONS, BINARY_BUILTINS, REDUCTIONS, Checker, Matrix, Type
+from mg_xdsl.language.checker import AXIS_REDUCTIONS, BINARY_BUILTINS, RANDOM, REDUCTIONS, Checker, Matrix, Type, fold
 from mg_xdsl.language.lexer import Token
-from mg_xdsl.language.syntax_tree import Call, Chain, Compare, Def, Expr, Index, Let, Literal, Name, Negate, Statement
+from mg_xdsl.language.syntax_tree import (Assign, Call, Chain, Compare, Def, Expr, Index, Let, Literal, Name, Negate,
+                                          Statement)
 from mg_xdsl.shapes import Shape
 
 # Each operator, and each builtin that combines two tensors, by the name that mg.scalar gives
@@ -56,6 +57,8 @@ class IRGen:
     checker: Checker
     module: ModuleOp = field(default_factory=lambda: ModuleOp([]))
     main: Function = field(default_factory=lambda: Function(Block()))
+    # The names declared with var (from the first on, the top level's names own their buffers).
+    variables: set[str] = field(default_factory=set)
 
     def loc(self, tok: Token) -> FileLineColLoc:
         return FileLineColLoc(StringAttr(self.path), IntAttr(tok.line), IntAttr(tok.col))
@@ -71,8 +74,15 @@ class IRGen:
     def statement(self, s: Statement) -> None:
         if isinstance(s, Def):
             return self.define(s)
+        if isinstance(s, Assign):
+            return self.assign(s)
         value = self.expr(s.value, self.main)
         if isinstance(s, Let):
+            if s.mutable:
+                self.variables.add(s.name.text)
+            value = self.owned(value, s.head) if self.variables else value
+            if not s.mutable:
+                self.variables.discard(s.name.text)  # (a let of a var's name binds a fixed one)
             self.main.env[s.name.text] = value
             return
         if isinstance(value, float):  # a compile-time number prints as a rank-0 tensor
@@ -82,6 +92,40 @@ class IRGen:
         elif value.type.element_type == element_types.BF16:  # type: ignore[union-attr]  (as a float)
             value = self.emit(self.main, mg.ConvertOp(value, element_types.F32), s.head)  # type: ignore[arg-type]
         self.emit(self.main, mg.PrintOp(value), s.head)
+
+    # -- variables ----------------------------------------------------------------------
+
+    def owned(self, value: Value, tok: Token) -> Value:
+        """``value`` in a buffer that nothing else holds, so that a ``var`` may update it in
+        place and a name bound to it never sees an update: a copy (``mg.convert`` to its own
+        type) unless an op has just computed it into a new buffer. (A constant is a global, a
+        cast or a call may give back its operand's buffer, and a var's value is its own.)"""
+        owner = value.owner if isinstance(value, SSAValue) else None
+        fresh = (isinstance(owner, Operation) and owner.name.startswith("mg.")
+                 and not isinstance(owner, mg.CastOp | mg.ConstantOp)
+                 and not any(self.main.env.get(v) is value for v in self.variables))
+        if isinstance(value, float) or fresh:
+            return value
+        return self.emit(self.main, mg.ConvertOp(value, value.type.element_type), tok)  # type: ignore[union-attr]
+
+    def assign(self, s: Assign) -> None:
+        """``w += g``: ``w + g`` (``g`` grown to ``w``'s shape) computed into ``w``'s own
+        buffer (``mg.in_place``); ``w = EXPR`` rebinds ``w`` to a buffer of its own."""
+        name = s.head.text
+        value = self.expr(s.value, self.main)
+        if s.op.text == "=":
+            self.main.env[name] = self.owned(value, s.head)
+            return
+        w, op = self.main.env[name], OPERATORS[s.op.text[0]]
+        if isinstance(w, float):  # a number, folded (the checker made sure value is one)
+            self.main.env[name] = fold(s.op.text[0], w, value)  # type: ignore[arg-type]
+            return
+        if isinstance(value, float):
+            update = mg.ScalarOp(w, op, value, reversed=False)
+        else:
+            update = ELEMENTWISE_OPS[op](w, self.grow(self.main, value, mg.shape_of(w.type), s.op, [w]), w.type)
+        update.attributes[mg.IN_PLACE] = UnitAttr()
+        self.main.env[name] = self.emit(self.main, update, s.op)
 
     def define(self, d: Def) -> None:
         """``def NAME(P: TYPE, ...) = EXPR`` becomes ``func.func @NAME``."""
@@ -218,6 +262,19 @@ class IRGen:
             x = self.emit(fn, mg.ReshapeOp(x, mg.tensor_type(t.shape, x.type.element_type)), tok)  # type: ignore[attr-defined]
         return x
 
+    def random(self, fn: Function, tok: Token, options: dict, t: Matrix) -> SSAValue:
+        """``mg.random``; a spread of zero (``std=0.0``, ``low == high``) is the constant
+        itself, with no random op (seed 004's rule)."""
+        result = mg.tensor_type(t.shape, t.element)
+        if tok.text == "normal":
+            a, b, spread = options["mean"], options["std"], options["std"]
+        else:
+            a, b = options["low"], options["high"]
+            spread = b - a
+        if spread == 0:
+            return self.emit(fn, mg.FullOp(result, a), tok)
+        return self.emit(fn, mg.RandomOp(result, tok.text, int(options["seed"]), a, b), tok)
+
     def where(self, fn: Function, tok: Token, args: list[Value], t: Matrix) -> SSAValue:
         """``mg.select`` of the three arguments grown to the result's shape; a number is an
         ``mg.full_like`` of a tensor argument (the mask at least)."""
@@ -237,6 +294,8 @@ class IRGen:
             return self.emit(fn, mg.FullOp(mg.tensor_type(t.shape, t.element), options["value"]), name)
         if name.text == "iota":
             return self.emit(fn, mg.IotaOp(mg.tensor_type(t.shape, t.element), options["axis"]), name)
+        if name.text in RANDOM:
+            return self.random(fn, name, options, t)
         args = [self.expr(a, fn) for a in c.args]
         if name.text in ("zeros_like", "ones_like"):
             return self.emit(fn, mg.FullLikeOp(args[0], options["value"], t.element), name)  # type: ignore[arg-type]

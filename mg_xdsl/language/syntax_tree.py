@@ -125,10 +125,24 @@ class Index(Expr):
 
 @dataclass(eq=False)
 class Let:
+    """``let NAME = EXPR`` (``let NAME: TYPE = EXPR``); with ``var`` instead of ``let``, a
+    name that later statements may update (``mutable``)."""
+
     head: Token
     name: Token
     value: Expr
     declared: Matrix | None = None  # ``let NAME: TYPE = ...``
+    mutable: bool = False
+
+
+@dataclass(eq=False)
+class Assign:
+    """``NAME += EXPR`` (``-=``, ``*=``, ``/=``: ``op`` is the operator), updating a ``var``
+    in place, or ``NAME = EXPR`` rebinding it (``op`` is ``=``)."""
+
+    head: Token
+    op: Token
+    value: Expr
 
 
 @dataclass(eq=False)
@@ -146,13 +160,15 @@ class Def:
     declared: Matrix | None = None  # ``def f(...) -> TYPE = ...``
 
 
-Statement = Let | Print | Def
+Statement = Let | Assign | Print | Def
 
 # ---------------------------------------------------------------------------------------
 # The parser
 # ---------------------------------------------------------------------------------------
 
-KEYWORDS = {"let", "print", "def", "tensor", "true", "false"}
+# The statements that update a ``var`` (``w += g``) or rebind it (``w = EXPR``).
+ASSIGNMENTS = ("+=", "-=", "*=", "/=", "=")
+KEYWORDS = {"let", "var", "print", "def", "tensor", "true", "false"}
 COMPARISON_OPERATORS = ("<", "<=", ">", ">=", "==", "!=")
 BOOLEANS = {"true": 1.0, "false": 0.0}
 
@@ -218,9 +234,9 @@ class Parser:
         line = head.line
         if head.kind == "name" and head.text == "def":
             return self.define()
-        if head.kind == "name" and head.text == "let":
+        if head.kind == "name" and head.text in ("let", "var"):
             if not (self.peek(1).kind == "name" and self.peek(2).text in ("=", ":")):
-                raise MgError(line, "expected 'let NAME = EXPR' or 'let NAME: TYPE = EXPR'")
+                raise MgError(line, f"expected '{head.text} NAME = EXPR' or '{head.text} NAME: TYPE = EXPR'")
             self.pos = 2
             declared = None
             if self.next().text == ":":
@@ -228,13 +244,18 @@ class Parser:
                 self.expect("=", f"'=' after the type of {self.tokens[1].text}")
             value = self.expr()
             self.expect_end()
-            return Let(head, self.tokens[1], value, declared)
+            return Let(head, self.tokens[1], value, declared, mutable=head.text == "var")
+        if head.kind == "name" and self.peek(1).text in ASSIGNMENTS:
+            self.pos = 2
+            value = self.expr()
+            self.expect_end()
+            return Assign(head, self.tokens[1], value)
         if head.kind == "name" and head.text == "print":
             self.pos = 1
             value = self.expr()
             self.expect_end()
             return Print(head, value)
-        raise MgError(line, f"expected a statement (let, print or def), found {found(head)}")
+        raise MgError(line, f"expected a statement (let, var, print, def or an assignment), found {found(head)}")
 
     def define(self) -> Def:
         """``def NAME(P: TYPE, ...) = EXPR``."""

@@ -10,7 +10,8 @@ element type and rank; ``convert-linalg-to-affine-loops`` then writes the loops.
 
 - elementwise ops (``mg.add/sub/mul/div/compare/select/neg/relu/scalar/convert``): a
   ``linalg.generic`` with identity maps, all loops parallel, the op's scalar computation
-  (``mg.ScalarComputation``) as its body;
+  (``mg.ScalarComputation``) as its body; one computed in place (``mg.in_place``, ``w +=
+  g``) has its first operand's buffer as its output too (``ins(%w, %g) outs(%w)``);
 - ``mg.full_like``, ``mg.full``: ``linalg.fill`` of a new buffer;
 - ``mg.reshape`` (dimensions of size 1 dropped or added): a copying ``linalg.generic`` whose
   input map reads 0 in a dropped dimension, e.g. ``(d0) -> (d0, 0)``;
@@ -23,8 +24,8 @@ element type and rank; ``convert-linalg-to-affine-loops`` then writes the loops.
   ``linalg.generic`` of the same maps, the batch loops parallel);
 - ``mg.transpose``: ``linalg.transpose``;
 - ``mg.cast``, ``mg.constant``, ``mg.extract``, ``mg.print``, signatures and calls: as
-  ``lower-mg-to-affine`` lowers them (they build no loops); ``mg.iota`` as it does too (its loop nest stores the
-  indices).
+  ``lower-mg-to-affine`` lowers them (they build no loops); ``mg.iota`` and ``mg.random`` as
+  it does too (their loop nests store each element's index or random number).
 
 The run-time checks of ``?`` sizes (``cf.assert``) come before the op they guard, with the
 messages of ``lower-mg-to-affine``. A buffer's sizes are the ones it was allocated with, and
@@ -66,6 +67,7 @@ from mg_xdsl.transforms.lower_mg_to_affine import (
     ExtractLowering,
     FuncSignatureLowering,
     IotaLowering,
+    RandomLowering,
     MgLowering,
     matmul_sizes,
     reshape_sizes,
@@ -125,7 +127,8 @@ class ToLinalg(MgLowering):
 
     def elementwise(self, op: mg.ScalarComputation, inputs: Sequence[SSAValue],
                     sizes: Sequence[int | SSAValue]) -> SSAValue:
-        out = self.sizes.alloc(op.result.type, sizes)  # type: ignore[attr-defined]
+        in_place = mg.IN_PLACE in op.attributes  # type: ignore[attr-defined]
+        out = op.operands[0] if in_place else self.sizes.alloc(op.result.type, sizes)  # type: ignore[attr-defined]
         identity = AffineMap.identity(len(sizes))
         generic(inputs, [identity] * len(inputs), out, identity, [True] * len(sizes), scalar_body(op))
         return out
@@ -268,6 +271,7 @@ class ConvertMgToLinalgPass(ModulePass):
             FullToLinalg(sizes),
             ReshapeToLinalg(sizes),
             IotaLowering(),
+            RandomLowering(),
             ElementwiseUnaryToLinalg(sizes),
             BroadcastToLinalg(sizes),
             ReduceToLinalg(sizes),

@@ -12,7 +12,9 @@ pass (upstream MLIR's of this name fuses on tensors; this one on the buffers tha
   block, reads the buffer through the identity map (a producer read broadcast would
   compute each element again for every repetition; it stays a buffer), and the buffer (a
   ``memref.alloc``) has no other use than being written by the one and read by the other (``memref.dim`` of it aside, which then reads the allocation's
-  size instead); a buffer read twice is computed once and kept;
+  size instead); a buffer read twice is computed once and kept; a producer that reads a
+  buffer updated in place (``w += g``) between it and its consumer stays where it is (moved
+  into the consumer, it would read the new values);
 - the fused generic reads the tree's inputs through the composed maps: a producer's input
   map after the consumer's map of the buffer, so a broadcast (``(d0, d1) -> (0, d1)``) that
   feeds a tree is read in place instead of being materialised. An input read twice through
@@ -96,7 +98,28 @@ def producer(value: SSAValue, consumer: linalg.GenericOp) -> linalg.GenericOp | 
             return None
     if reads != 1 or writer is None or writer.parent is not consumer.parent:
         return None
+    if any(_updated_between(v, writer, consumer) for v in writer.operands[:-1]):
+        return None
     return writer
+
+
+def _writes_in_place(op: Operation, buffer: SSAValue) -> bool:
+    """Whether ``op`` is a generic that updates ``buffer`` in place (``w += g``: ``buffer`` is
+    its output and one of its inputs)."""
+    return isinstance(op, linalg.GenericOp) and op.operands[-1] is buffer and buffer in op.operands[:-1]
+
+
+def _updated_between(buffer: SSAValue, writer: Operation, consumer: Operation) -> bool:
+    """Whether ``buffer``, which ``writer`` reads, is updated in place between ``writer`` and
+    ``consumer``: fused into the consumer, the writer would read the new values."""
+    if not any(_writes_in_place(use.operation, buffer) for use in buffer.uses):
+        return False  # (the usual case, found without walking the block)
+    op = writer.next_op
+    while op is not None and op is not consumer:
+        if _writes_in_place(op, buffer):
+            return True
+        op = op.next_op
+    return False
 
 
 def _reads_each_once(consumer: linalg.GenericOp, operand: int) -> bool:

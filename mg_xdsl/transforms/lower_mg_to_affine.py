@@ -6,9 +6,10 @@ allocated result buffer filled by a nest of ``affine.for`` loops, one loop per d
 - elementwise ops (``mg.add/sub/mul/div/compare/select/neg/relu/scalar/convert``): one nest
   that loads each operand at ``[i, j]``, computes with ``arith`` and stores into the result
   (the op's own ``scalar``: relu is ``arith.maximumf(x, 0.0)``, which propagates NaN, on
-  integers ``arith.maxsi``; an integer division checks its divisor);
+  integers ``arith.maxsi``; an integer division checks its divisor); one computed in place
+  (``mg.in_place``, ``w += g``) stores into its first operand's buffer, allocating nothing;
 - ``mg.full_like``, ``mg.full``: one nest storing the value; ``mg.iota`` one storing each
-  element's index along its axis;
+  element's index along its axis; ``mg.random`` one storing each element's random number;
 - ``mg.reshape`` (dimensions of size 1 dropped or added): a copying nest;
 - ``mg.broadcast``: one nest over the result that reads the input with index 0 in every
   dimension where the input has size 1;
@@ -50,6 +51,7 @@ from xdsl.dialects.builtin import (
     TensorType,
     UnitAttr,
     UnrankedMemRefType,
+    i64,
 )
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
@@ -129,6 +131,12 @@ def check_same_size(a: int | SSAValue, b: int | SSAValue, message: str) -> None:
         return
     same = arith.CmpiOp(as_index(a), as_index(b), "eq")
     cf.AssertOp(same.result, message)
+
+
+def result_buffer(op: Operation, sizes: Sequence[int | SSAValue]) -> SSAValue:
+    """Where an elementwise op writes its result: its first operand's buffer if it is
+    computed in place (``mg.IN_PLACE``: an update of a ``var``), else a new one."""
+    return op.operands[0] if mg.IN_PLACE in op.attributes else alloc(op.results[0].type, sizes)
 
 
 def alloc(result_type: Attribute, sizes: Sequence[int | SSAValue]) -> SSAValue:
@@ -234,7 +242,7 @@ class ElementwiseLowering(MgLowering):
 
     def build(self, op: mg.BinaryOp | mg.SelectOp) -> SSAValue:
         sizes = elementwise_sizes(op, [extents(x, shape_of(x.type)) for x in op.operands])
-        out = alloc(op.result.type, sizes)
+        out = result_buffer(op, sizes)
 
         def body(ivs: list[SSAValue]) -> None:
             store(op.compute([load(x, ivs) for x in op.operands], []), out, ivs)
@@ -301,6 +309,24 @@ class IotaLowering(MgLowering):
         return filled(op.result.type, lambda ivs: arith.IndexCastOp(ivs[axis], element).result)
 
 
+class RandomLowering(MgLowering):
+    """``mg.random``: each element stored the number of its row-major position
+    (``mg.RandomOp.value_at``: Philox, then the distribution)."""
+
+    op_type = mg.RandomOp
+
+    def build(self, op: mg.RandomOp) -> SSAValue:
+        shape = shape_of(op.result.type)
+
+        def value_at(ivs: list[SSAValue]) -> SSAValue:
+            position = ivs[0] if ivs else index_constant(0)
+            for iv, size in zip(ivs[1:], shape[1:]):
+                position = arith.AddiOp(arith.MuliOp(position, index_constant(size)).result, iv).result  # type: ignore[arg-type]
+            return op.value_at(arith.IndexCastOp(position, i64).result)
+
+        return filled(op.result.type, value_at)
+
+
 class FullLikeLowering(MgLowering):
     """``mg.full_like``: a buffer of ``like``'s sizes, every element stored the value."""
 
@@ -322,7 +348,7 @@ class ElementwiseUnaryLowering(MgLowering):
 
     def build(self, op: mg.ElementwiseUnaryOp | mg.ScalarOp) -> SSAValue:
         sizes = extents(op.input, shape_of(op.result.type))
-        out = alloc(op.result.type, sizes)
+        out = result_buffer(op, sizes)
         element = element_type_of(op.input)
         constants = [element_constant(c, element) for c in op.scalar_constants()]
 
@@ -572,6 +598,7 @@ class LowerMgToAffinePass(ModulePass):
             FullLikeLowering(),
             FullLowering(),
             IotaLowering(),
+            RandomLowering(),
             ReshapeLowering(),
             ElementwiseUnaryLowering(),
             BroadcastLowering(),

@@ -7,7 +7,8 @@ the first is never read again. Writing the result over the product (each iterati
 element before it writes it, at the same indices) saves the allocation and a pass of the
 memory system over a cold buffer. So, for an elementwise generic (all loops parallel, the
 output read through the identity map, not read by the body), whose output is a new
-``memref.alloc``: the first input of the same type, read through the identity map, that is
+``memref.alloc`` (used by nothing before it: not a buffer updated in place, ``w += g``): the
+first input of the same type, read through the identity map, that is
 itself a new allocation of this block with no use after the generic, becomes the output, and
 the output's allocation goes.
 
@@ -50,6 +51,20 @@ def dead_after(buffer: SSAValue, op: Operation) -> bool:
     return True
 
 
+def written_before(out: SSAValue, op: Operation) -> bool:
+    """Whether ``out`` is in use before ``op``, or read by it (``op`` updates it in place, ``w
+    += g``): then it is not a new buffer that ``op`` fills, and another may not replace it."""
+    block = op.parent
+    assert block is not None
+    if out in op.operands[:-1]:
+        return True
+    for use in out.uses:
+        user = block.find_ancestor_op_in_block(use.operation)
+        if user is not None and user is not op and user.is_before_in_block(op):
+            return True
+    return False
+
+
 def dying_input(op: linalg.GenericOp) -> SSAValue | None:
     *inputs, out = op.operands  # an elementwise generic: one output, last
     maps = op.indexing_maps.data
@@ -67,6 +82,8 @@ class ReuseDyingBuffersPass(ModulePass):
         for generic in [o for o in op.walk() if is_elementwise(o)]:
             out = generic.operands[-1]
             if not isinstance(out.owner, memref.AllocOp) or out.owner.parent is not generic.parent:
+                continue
+            if written_before(out, generic):  # (a var's buffer, updated in place: not a new one)
                 continue
             buffer = dying_input(generic)
             if buffer is None:
