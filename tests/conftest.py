@@ -136,3 +136,18 @@ def compile_error(source: str) -> str:
     with pytest.raises(MgError) as e:
         mg_xdsl.compile(source + "\n")
     return str(e.value)
+
+
+def gpu_agrees(source: str) -> None:
+    """``source`` prints on the emulated GPU what it prints on the CPU, and its kernels'
+    PTX assembles with ptxas (skipped, saying why, where ptxas is not installed)."""
+    from mg_xdsl.backend.ptx import find_ptxas
+
+    cpu = mgc("run", "-", input=source.encode())
+    gpu = mgc("run", "--gpu-emulated", "-", input=source.encode())
+    assert cpu.returncode == gpu.returncode == 0, gpu.stderr
+    assert mask(gpu.stdout.decode()) == mask(cpu.stdout.decode())
+    if find_ptxas() is None:
+        pytest.skip("ptxas not found: pip install 'mg-xdsl[gpu]' (nvidia-cuda-nvcc) or put ptxas on PATH")
+    out = mgc("ptx", "--check", "-", input=source.encode())
+    assert out.returncode == 0, out.stderr

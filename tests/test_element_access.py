@@ -9,7 +9,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import mg_xdsl
-from conftest import compile_error, mask, mgc
+from conftest import compile_error, gpu_agrees, mask, mgc
 from test_ranks import printed_arrays
 from test_upstream import upstream_agrees
 
@@ -60,16 +60,7 @@ def test_upstream_accepts_every_stage_and_prints_the_same():
 
 
 def test_runs_alike_on_the_emulated_gpu_and_assembles_for_a_real_one():
-    from mg_xdsl.backend.ptx import find_ptxas
-
-    cpu = mgc("run", "-", input=PROGRAM.encode())
-    gpu = mgc("run", "--gpu-emulated", "-", input=PROGRAM.encode())
-    assert cpu.returncode == gpu.returncode == 0, gpu.stderr
-    assert mask(gpu.stdout.decode()) == mask(cpu.stdout.decode())
-    if find_ptxas() is None:
-        pytest.skip("ptxas not found: pip install 'mg-xdsl[gpu]' (nvidia-cuda-nvcc) or put ptxas on PATH")
-    out = mgc("ptx", "--check", "-", input=PROGRAM.encode())
-    assert out.returncode == 0, out.stderr
+    gpu_agrees(PROGRAM)
 
 
 @pytest.mark.parametrize("optimise", [True, False], ids=["optimised", "reference"])

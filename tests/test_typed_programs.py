@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import mg_xdsl
-from conftest import compile_error, mask, mgc
+from conftest import compile_error, gpu_agrees, mgc
 from test_ranks import printed_arrays
 
 DTYPES = {"f64": np.float64, "f32": np.float32, "bf16": ml_dtypes.bfloat16, "i32": np.int32, "i64": np.int64}
@@ -430,13 +430,4 @@ print cast(a, i32)
 def test_typed_programs_run_alike_on_the_emulated_gpu_and_assemble_for_a_real_one():
     """bf16 (the kernels' IR printed by the project's printer: xDSL's has no bfloat), i32
     division, comparisons and where in kernels."""
-    from mg_xdsl.backend.ptx import find_ptxas
-
-    cpu = mgc("run", "-", input=TYPED_ON_GPU.encode())
-    gpu = mgc("run", "--gpu-emulated", "-", input=TYPED_ON_GPU.encode())
-    assert cpu.returncode == gpu.returncode == 0, gpu.stderr
-    assert mask(gpu.stdout.decode()) == mask(cpu.stdout.decode())
-    if find_ptxas() is None:
-        pytest.skip("ptxas not found: pip install 'mg-xdsl[gpu]' (nvidia-cuda-nvcc) or put ptxas on PATH")
-    out = mgc("ptx", "--check", "-", input=TYPED_ON_GPU.encode())
-    assert out.returncode == 0, out.stderr
+    gpu_agrees(TYPED_ON_GPU)
