@@ -9,6 +9,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import mg_xdsl
+from mg_xdsl.api import DTYPES
 from conftest import compile_error, gpu_agrees, mask, mgc
 from test_ranks import printed_arrays
 from test_upstream import upstream_agrees
@@ -117,7 +118,7 @@ def test_random_element_accesses_agree_with_numpy(case, seed):
     dims = ["?" if q else str(d) for d, q in zip(shape, question)]
     at = ", ".join(map(str, index))
     source = f"def f(a: tensor[{'x'.join([*dims, element])}]) = a[{at}] * a - a[{at}]\n"
-    dtype = mg_xdsl.api.DTYPES[element]
+    dtype = DTYPES[element]
     a = np.random.default_rng(seed).integers(-9, 10, size=shape).astype(dtype)
     element_ = a[tuple(index)]
     want = element_ * a - element_

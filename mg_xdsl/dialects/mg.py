@@ -909,6 +909,40 @@ class FullOp(MgOp):
 
 
 @irdl_op_definition
+class LinearScanOp(MgOp):
+    """The first-order linear recurrence along ``axis``: ``h[t] = a[t] * h[t-1] + b[t]`` from
+    ``h = 0`` (so ``h[0] = b[0]``), from the end if ``reverse``; ``a``, ``b`` and the result of
+    one shape and type (``cumsum`` is ``a = 1``). ``bf16`` is carried in ``f32`` and rounded
+    once per element. ``mg.linear_scan %a, %b {axis = 0 : i64, reverse = false} : tensor<4x3xf64>,
+    tensor<4x3xf64> -> tensor<4x3xf64>``."""
+
+    name = "mg.linear_scan"
+    a = operand_def(TensorType)
+    b = operand_def(TensorType)
+    result = result_def(TensorType)
+    axis = prop_def(IntegerAttr[IntegerType])
+    reverse = prop_def(BoolAttr)
+    traits = traits_def(Pure(), LoweredElementTypes())
+    irdl_options = (ParsePropInAttrDict(),)
+    assembly_format = "$a `,` $b attr-dict `:` type($a) `,` type($b) `->` type($result)"
+
+    def __init__(self, a: SSAValue, b: SSAValue, axis: int, reverse: bool, result_type: Attribute | None = None):
+        super().__init__(operands=[a, b], result_types=[result_type or b.type],
+                         properties={"axis": IntegerAttr(axis, i64), "reverse": BoolAttr.from_bool(reverse)})
+
+    def verify_(self) -> None:
+        self.check_elementwise(self.a, self.b, self.result)
+        try:
+            shapes.check_axis(len(shape_of(self.result.type)), self.axis.value.data)
+        except ShapeError as e:
+            raise self.fail(str(e)) from None
+
+    def step(self, a: SSAValue, b: SSAValue, h: SSAValue) -> SSAValue:
+        """``a * h + b`` on elements (of the type the recurrence is carried in)."""
+        return binary_arith("add", binary_arith("mul", a, h), b)
+
+
+@irdl_op_definition
 class RandomOp(MgOp):
     """Random numbers in a tensor of a static shape, from the counter-based generator Philox
     4x32-10 (``mg_xdsl.dialects.philox``): each element a pure function of its row-major
@@ -1057,6 +1091,7 @@ Mg = Dialect(
         FullOp,
         IotaOp,
         RandomOp,
+        LinearScanOp,
         ExtractOp,
         PrintOp,
     ],

@@ -86,14 +86,17 @@ AXIS_REDUCTIONS = ("sum", "prod", "max", "min", "mean")
 CREATION = ("zeros", "ones", "full", "zeros_like", "ones_like", "iota")
 # Random tensors: each keyword (a number) and its default.
 RANDOM = {"normal": {"std": 1.0, "mean": 0.0, "seed": 0.0}, "uniform": {"low": 0.0, "high": 1.0, "seed": 0.0}}
+# Scans along an axis: linear_scan(a, b) and cumsum(x).
+SCANS = ("linear_scan", "cumsum")
 # Compile-time values of a tensor's type: a number, or (shape) a list of numbers.
 SHAPE_QUERIES = ("shape", "rank", "dim", "numel")
 # The keyword arguments each builtin takes (the others take none).
 KEYWORD_ARGUMENTS = {**{r: ("axes", "keepdims") for r in AXIS_REDUCTIONS},
                      **{c: ("dtype",) for c in CREATION}, "iota": ("axis", "dtype"),
-                     **{r: (*keys, "dtype") for r, keys in RANDOM.items()}}
+                     **{r: (*keys, "dtype") for r, keys in RANDOM.items()},
+                     "linear_scan": ("axis", "reverse"), "cumsum": ("axis",)}
 BUILTIN_LIST = ["relu", "transpose", "cast", "where", *REDUCTIONS, "abs", *MATH_UNARY, *BINARY_BUILTINS,
-                *AXIS_REDUCTIONS, *CREATION, *RANDOM, *SHAPE_QUERIES]  # in a fixed order, for suggestions
+                *AXIS_REDUCTIONS, *CREATION, *RANDOM, *SCANS, *SHAPE_QUERIES]  # in a fixed order, for suggestions
 BUILTINS = set(BUILTIN_LIST)
 # Symbols the generated code links against: a def with one of these names would clash.
 RESERVED = {"main", "malloc", "free", "abort", *runtime.PRINTERS}
@@ -460,6 +463,8 @@ class Checker:
             return self.where(name, args)
         if name.text in AXIS_REDUCTIONS:
             return self.reduction(c, args, scope)
+        if name.text in SCANS:
+            return self.scan(c, args, scope)
         if name.text in MATH_UNARY or name.text == "abs":
             return self.math_unary(name, args)
         if name.text in BINARY_BUILTINS:
@@ -661,6 +666,35 @@ class Checker:
                 raise MgError(name.line, f"full: {problem}")
             value = number
         self.options[c] = {"value": value}
+        return t
+
+    def scan(self, c: Call, args: list[Type], scope: Scope) -> Matrix:
+        """``linear_scan(a, b, axis=0, reverse=false)``: ``h[t] = a[t] * h[t-1] + b[t]`` from
+        ``h = 0``, ``a`` and ``b`` float tensors (or numbers) that combine as ``+`` combines
+        them; ``cumsum(x, axis=0)``: the running sums of a tensor of any numeric type."""
+        name = c.tok
+        if name.text == "cumsum":
+            self.arity(name, args, 1, "a tensor, then axis=")
+            (t,) = args
+            if not isinstance(t, Matrix):
+                raise MgError(name.line, f"cumsum needs a tensor, got {describe(t)}")
+            no_booleans(name, "cumsum of", t)
+        else:
+            self.arity(name, args, 2, "a and b, then axis= and reverse=")
+            for arg in args:
+                no_booleans(name, f"{name.text} of", arg)
+                floats_only(name, arg, "float tensors")
+            if isinstance(args[0], float) and isinstance(args[1], float):
+                raise MgError(name.line, "linear_scan needs a tensor: of two numbers it has no axis")
+            t = self.elementwise(name, "scan", args[0], args[1])
+        rank = len(t.shape)
+        if rank == 0:
+            raise MgError(name.line, f"{name.text} needs a tensor of rank 1 or more, got {describe(t)}")
+        written = self.static_ints(c.keywords["axis"][1], scope, "axis") if "axis" in c.keywords else [0]
+        if len(written) != 1:
+            raise MgError(name.line, f"axis of {name.text} must be one integer")
+        self.options[c] = {"axis": self.axes(name, rank, written)[0],
+                           "reverse": self.keyword_bool(c, "reverse", scope, False)}
         return t
 
     def random(self, c: Call, scope: Scope) -> Matrix:

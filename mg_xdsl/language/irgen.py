@@ -26,7 +26,8 @@ from xdsl.ir import Block, Operation, Region, SSAValue
 
 from mg_xdsl import element_types, shapes
 from mg_xdsl.dialects import mg
-from mg_xdsl.language.checker import AXIS_REDUCTIONS, BINARY_BUILTINS, RANDOM, REDUCTIONS, Checker, Matrix, Type, fold
+from mg_xdsl.language.checker import (AXIS_REDUCTIONS, BINARY_BUILTINS, RANDOM, REDUCTIONS, SCANS, Checker, Matrix,
+                                      Type, fold)
 from mg_xdsl.language.lexer import Token
 from mg_xdsl.language.syntax_tree import (Assign, Call, Chain, Compare, Def, Expr, Index, Let, Literal, Name, Negate,
                                           Statement)
@@ -262,6 +263,18 @@ class IRGen:
             x = self.emit(fn, mg.ReshapeOp(x, mg.tensor_type(t.shape, x.type.element_type)), tok)  # type: ignore[attr-defined]
         return x
 
+    def scan(self, fn: Function, tok: Token, args: list[Value], options: dict, t: Matrix) -> SSAValue:
+        """``mg.linear_scan`` of ``a`` and ``b`` grown to the result's shape (a number an
+        ``mg.full_like`` of the other); ``cumsum(x)`` is the scan of ``a = 1``."""
+        if tok.text == "cumsum":
+            args = [self.emit(fn, mg.FullLikeOp(args[0], 1.0, t.element), tok), args[0]]  # type: ignore[arg-type]
+        grown = [self.grow(fn, v, t.shape, tok, [o for o in args if o is not v]) if isinstance(v, SSAValue) else v
+                 for v in args]
+        a, b = (self.emit(fn, mg.FullLikeOp(next(o for o in grown if isinstance(o, SSAValue)), v, t.element), tok)
+                if isinstance(v, float) else v for v in grown)
+        return self.emit(fn, mg.LinearScanOp(a, b, options["axis"], options["reverse"],  # type: ignore[arg-type]
+                                             mg.tensor_type(t.shape, t.element)), tok)
+
     def random(self, fn: Function, tok: Token, options: dict, t: Matrix) -> SSAValue:
         """``mg.random``; a spread of zero (``std=0.0``, ``low == high``) is the constant
         itself, with no random op (seed 004's rule)."""
@@ -303,6 +316,8 @@ class IRGen:
             return self.where(fn, name, args, t)
         if name.text in AXIS_REDUCTIONS:
             return self.reduction(fn, name, name.text, args[0], options["axes"], options["keepdims"], t)  # type: ignore[arg-type]
+        if name.text in SCANS:
+            return self.scan(fn, name, args, options, t)
         if name.text in mg.MATH_UNARY:
             return self.emit(fn, mg.MATH_UNARY[name.text](args[0]), name)  # type: ignore[arg-type]
         if name.text == "abs":

@@ -24,8 +24,9 @@ element type and rank; ``convert-linalg-to-affine-loops`` then writes the loops.
   ``linalg.generic`` of the same maps, the batch loops parallel);
 - ``mg.transpose``: ``linalg.transpose``;
 - ``mg.cast``, ``mg.constant``, ``mg.extract``, ``mg.print``, signatures and calls: as
-  ``lower-mg-to-affine`` lowers them (they build no loops); ``mg.iota`` and ``mg.random`` as
-  it does too (their loop nests store each element's index or random number).
+  ``lower-mg-to-affine`` lowers them (they build no loops); ``mg.iota``, ``mg.random`` and
+  ``mg.linear_scan`` as it does too (a scan is no structured op: its loop along the axis
+  carries a value).
 
 The run-time checks of ``?`` sizes (``cf.assert``) come before the op they guard, with the
 messages of ``lower-mg-to-affine``. A buffer's sizes are the ones it was allocated with, and
@@ -68,6 +69,7 @@ from mg_xdsl.transforms.lower_mg_to_affine import (
     FuncSignatureLowering,
     IotaLowering,
     RandomLowering,
+    LinearScanLowering,
     MgLowering,
     matmul_sizes,
     reshape_sizes,
@@ -272,6 +274,7 @@ class ConvertMgToLinalgPass(ModulePass):
             ReshapeToLinalg(sizes),
             IotaLowering(),
             RandomLowering(),
+            LinearScanLowering(),
             ElementwiseUnaryToLinalg(sizes),
             BroadcastToLinalg(sizes),
             ReduceToLinalg(sizes),

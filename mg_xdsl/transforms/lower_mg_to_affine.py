@@ -10,6 +10,8 @@ allocated result buffer filled by a nest of ``affine.for`` loops, one loop per d
   (``mg.in_place``, ``w += g``) stores into its first operand's buffer, allocating nothing;
 - ``mg.full_like``, ``mg.full``: one nest storing the value; ``mg.iota`` one storing each
   element's index along its axis; ``mg.random`` one storing each element's random number;
+- ``mg.linear_scan``: a nest over the other dimensions, around an ``scf.for`` along the axis
+  that carries the recurrence;
 - ``mg.reshape`` (dimensions of size 1 dropped or added): a copying nest;
 - ``mg.broadcast``: one nest over the result that reads the input with index 0 in every
   dimension where the input has size 1;
@@ -41,7 +43,7 @@ from functools import cache
 
 from xdsl.builder import Builder, ImplicitBuilder
 from xdsl.context import Context
-from xdsl.dialects import affine, arith, cf, func, memref
+from xdsl.dialects import affine, arith, cf, func, memref, scf
 from xdsl.dialects.builtin import (
     DenseIntOrFPElementsAttr,
     FunctionType,
@@ -307,6 +309,41 @@ class IotaLowering(MgLowering):
     def build(self, op: mg.IotaOp) -> SSAValue:
         element, axis = op.result.type.element_type, op.axis.value.data  # type: ignore[attr-defined]
         return filled(op.result.type, lambda ivs: arith.IndexCastOp(ivs[axis], element).result)
+
+
+class LinearScanLowering(MgLowering):
+    """``mg.linear_scan``: a nest over every dimension but the axis, and inside it an
+    ``scf.for`` along the axis that carries ``h`` (``h = a[t] * h + b[t]``, stored at each
+    ``t``; ``t = n - 1 - k`` when reversed). ``bf16`` is carried in ``f32``."""
+
+    op_type = mg.LinearScanOp
+
+    def build(self, op: mg.LinearScanOp) -> SSAValue:
+        axis, reverse = op.axis.value.data, op.reverse.value.data
+        sizes = elementwise_sizes(op, [extents(x, shape_of(x.type)) for x in (op.a, op.b)])
+        out = alloc(op.result.type, sizes)
+        element = element_type_of(out)
+        carried = element_types.F32 if element == element_types.BF16 else element
+        length = as_index(sizes[axis])
+
+        def wide(v: SSAValue) -> SSAValue:
+            return mg.widen_bf16(v) if element == element_types.BF16 else v
+
+        def across(ivs: list[SSAValue]) -> None:
+            block = Block(arg_types=[INDEX, carried])
+            k, h = block.args
+            with ImplicitBuilder(block):
+                last = arith.SubiOp(length, index_constant(1)).result
+                t = arith.SubiOp(last, k).result if reverse else k
+                at = [*ivs[:axis], t, *ivs[axis:]]
+                a, b = (wide(op_builders.memref_load(x, at).res) for x in (op.a, op.b))
+                h = op.step(a, b, h)
+                op_builders.memref_store(mg.narrow_to_bf16(h) if element == element_types.BF16 else h, out, at)
+                scf.YieldOp(h)
+            scf.ForOp(index_constant(0), length, index_constant(1), [element_constant(0.0, carried)], block)
+
+        nest([s for d, s in enumerate(sizes) if d != axis], across)
+        return out
 
 
 class RandomLowering(MgLowering):
@@ -599,6 +636,7 @@ class LowerMgToAffinePass(ModulePass):
             FullLowering(),
             IotaLowering(),
             RandomLowering(),
+            LinearScanLowering(),
             ReshapeLowering(),
             ElementwiseUnaryLowering(),
             BroadcastLowering(),

@@ -501,4 +501,11 @@ MUTATIONS = [
     Mutation("mg_xdsl/dialects/philox.py", "    return arith.MulfOp(radius, math.CosOp(angle).result).result",
              "    return arith.MulfOp(radius, math.SinOp(angle).result).result", "Box-Muller takes the sine"),
     Mutation(GEN, "        if spread == 0:", "        if False:", "a zero spread still makes a random op"),
+    # -- issue 17: scans --------------------------------------------------------------------------
+    Mutation(MG, '        return binary_arith("add", binary_arith("mul", a, h), b)',
+             '        return binary_arith("add", binary_arith("mul", a, b), h)', "a scan multiplies a by b"),
+    Mutation(AFF, "                t = arith.SubiOp(last, k).result if reverse else k",
+             "                t = k", "a reversed scan runs forward"),
+    Mutation(AFF, "        carried = element_types.F32 if element == element_types.BF16 else element",
+             "        carried = element", "a bf16 scan is carried in bf16"),
 ]
