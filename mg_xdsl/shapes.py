@@ -208,6 +208,40 @@ def batched_matmul_shape(lhs: Sequence[Dim], rhs: Sequence[Dim]) -> Shape:
     return matmul_shape((*batch, *lhs[-2:]), (*batch, *rhs[-2:]))
 
 
-def transpose_shape(shape: Sequence[Dim]) -> Shape:
-    """The reversed shape: for a matrix, rows and columns swap."""
-    return tuple(reversed(tuple(shape)))
+def transpose_shape(shape: Sequence[Dim], permutation: Sequence[int] | None = None) -> Shape:
+    """The shape with its axes permuted (NumPy's ``transpose(x, axes)``: the result's axis
+    ``i`` is the input's axis ``permutation[i]``); without one, reversed (for a matrix, rows
+    and columns swap)."""
+    if permutation is None:
+        return tuple(reversed(tuple(shape)))
+    return tuple(shape[p] for p in permutation)
+
+
+def element_count(shape: Sequence[Dim]) -> int:
+    """The number of elements of a static shape."""
+    return math.prod(shape)  # type: ignore[arg-type]
+
+
+def reshape_shape(shape: Sequence[Dim], written: Sequence[int]) -> Shape:
+    """The shape ``written`` for a tensor of ``shape`` (static), a ``-1`` (at most one) the
+    size that keeps the element count."""
+    if None in shape:
+        raise ShapeError(f"cannot reshape {fmt_shape(shape)}: its sizes must be static ('?' is not)")
+    count = element_count(shape)
+    if list(written).count(-1) > 1 or any(d < -1 or d == 0 for d in written):
+        raise ShapeError(f"a shape for reshape is positive sizes and at most one -1, got {list(written)}")
+    known = math.prod(d for d in written if d != -1)
+    target = [count // known if d == -1 and count % known == 0 else d for d in written]
+    if math.prod(target) != count or -1 in target:
+        raise ShapeError(f"cannot reshape {fmt_shape(shape)} ({count} elements) to {list(written)}")
+    return tuple(target)
+
+
+def slice_shape(shape: Sequence[Dim], axis: int, start: int, stop: int) -> Shape:
+    """The shape of ``x[..., start:stop, ...]`` along ``axis``: ``0 <= start < stop <= size``
+    (a ``?`` size is checked when the program runs)."""
+    size = shape[axis]
+    if not 0 <= start < stop or (size is not None and stop > size):
+        raise ShapeError(f"a slice of axis {axis} needs 0 <= start < stop <= {fmt_dim(size)}, got start {start} "
+                         f"and stop {stop}")
+    return tuple(stop - start if d == axis else s for d, s in enumerate(shape))

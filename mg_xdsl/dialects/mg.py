@@ -44,6 +44,7 @@ from xdsl.irdl import (
     VarConstraint,
     irdl_op_definition,
     operand_def,
+    opt_prop_def,
     prop_def,
     result_def,
     traits_def,
@@ -623,23 +624,70 @@ class MatmulOp(MgOp):
 
 @irdl_op_definition
 class TransposeOp(UnaryOp):
-    """Rows become columns: ``mg.transpose %x : tensor<2x3xf64> to tensor<3x2xf64>``."""
+    """The axes permuted: ``mg.transpose %x : tensor<2x3xf64> to tensor<3x2xf64>`` reverses
+    them (rows become columns); ``{permutation = array<i64: 0, 2, 1>}`` makes the result's
+    axis ``i`` the input's axis ``permutation[i]``."""
 
     name = "mg.transpose"
+    permutation = opt_prop_def(DenseArrayBase.constr(i64))
     traits = MOVES
+    irdl_options = (ParsePropInAttrDict(),)
     assembly_format = "$input attr-dict `:` type($input) `to` type($result)"
 
-    def __init__(self, input: SSAValue, result_type: Attribute | None = None):
+    def __init__(self, input: SSAValue, result_type: Attribute | None = None,
+                 permutation: Sequence[int] | None = None):
         if result_type is None:
-            result_type = _inferred(self.name, input, shapes.transpose_shape, shape_of(input.type))
+            result_type = tensor_type(shapes.transpose_shape(shape_of(input.type), permutation),
+                                      input.type.element_type)  # type: ignore[attr-defined]
         super().__init__(input, result_type)
+        if permutation is not None:
+            self.permutation = DenseArrayBase.from_list(i64, list(permutation))
+
+    def axes(self) -> list[int]:
+        """The input's axis of each of the result's."""
+        rank = len(shape_of(self.input.type))
+        return list(self.permutation.get_values()) if self.permutation is not None else list(range(rank))[::-1]
 
     def verify_(self) -> None:
         self.check_same_element_type(self.input, self.result)
-        want = shapes.transpose_shape(shape_of(self.input.type))
+        rank = len(shape_of(self.input.type))
+        if sorted(self.axes()) != list(range(rank)):
+            raise self.fail(f"the permutation must order the axes 0 to {rank - 1}, got {self.axes()}")
+        want = shapes.transpose_shape(shape_of(self.input.type), self.axes())
         got = shape_of(self.result.type)
         if not shapes.shapes_compatible(want, got):
             raise self.fail(f"the result must be {fmt_shape(want)}, got {fmt_shape(got)}")
+
+
+@irdl_op_definition
+class SliceOp(UnaryOp):
+    """``start`` to ``stop`` (not included) along ``axis``, the other axes whole:
+    ``mg.slice %x {axis = 1 : i64, start = 1 : i64, stop = 3 : i64} : tensor<2x4xf64> to
+    tensor<2x2xf64>``. A stop beyond a ``?`` size is found when the program runs."""
+
+    name = "mg.slice"
+    axis = prop_def(IntegerAttr[IntegerType])
+    start = prop_def(IntegerAttr[IntegerType])
+    stop = prop_def(IntegerAttr[IntegerType])
+    traits = MOVES
+    irdl_options = (ParsePropInAttrDict(),)
+    assembly_format = "$input attr-dict `:` type($input) `to` type($result)"
+
+    def __init__(self, input: SSAValue, axis: int, start: int, stop: int):
+        shape = shapes.slice_shape(shape_of(input.type), axis, start, stop)
+        super().__init__(input, tensor_type(shape, input.type.element_type))  # type: ignore[attr-defined]
+        self.axis, self.start, self.stop = (IntegerAttr(v, i64) for v in (axis, start, stop))
+
+    def verify_(self) -> None:
+        self.check_same_element_type(self.input, self.result)
+        shape = shape_of(self.input.type)
+        try:
+            shapes.check_axis(len(shape), self.axis.value.data)
+            want = shapes.slice_shape(shape, self.axis.value.data, self.start.value.data, self.stop.value.data)
+        except ShapeError as e:
+            raise self.fail(str(e)) from None
+        if shape_of(self.result.type) != want:
+            raise self.fail(f"the result must be {fmt_shape(want)}, got {fmt_shape(shape_of(self.result.type))}")
 
 
 REDUCE_KINDS = tuple(REDUCTIONS)
@@ -870,9 +918,10 @@ class AbsOp(ElementwiseUnaryOp):
 
 @irdl_op_definition
 class ReshapeOp(UnaryOp):
-    """The same elements in the same order, with dimensions of size 1 dropped or added
-    (a reduction's result without its kept dimensions):
-    ``mg.reshape %x : tensor<?x1xf64> to tensor<?xf64>``."""
+    """The same elements in the same (row-major) order in another shape: dimensions of size
+    1 dropped or added (a reduction's result without its kept dimensions, ``?`` sizes
+    allowed): ``mg.reshape %x : tensor<?x1xf64> to tensor<?xf64>``; or any shape of the same
+    element count, both static: ``tensor<3x4xf64> to tensor<2x6xf64>``."""
 
     name = "mg.reshape"
     traits = MOVES
@@ -880,10 +929,20 @@ class ReshapeOp(UnaryOp):
 
     def verify_(self) -> None:
         self.check_same_element_type(self.input, self.result)
+        if self.unit_dims_only():
+            return
+        shape, result = shape_of(self.input.type), shape_of(self.result.type)
+        if None in shape or None in result or shapes.element_count(shape) != shapes.element_count(result):
+            raise self.fail(f"cannot reshape {fmt_shape(shape)} to {fmt_shape(result)}: only dimensions of "
+                            "size 1 may be dropped or added, or the shapes must be static with one element count")
+
+    def unit_dims_only(self) -> bool:
+        """Whether the shapes differ only in dimensions of size 1 (``shapes.unit_dims_map``)."""
         try:
             shapes.unit_dims_map(shape_of(self.input.type), shape_of(self.result.type))
-        except ShapeError as e:
-            raise self.fail(str(e)) from None
+        except ShapeError:
+            return False
+        return True
 
 
 @irdl_op_definition
@@ -1074,6 +1133,7 @@ Mg = Dialect(
         ScalarOp,
         MatmulOp,
         TransposeOp,
+        SliceOp,
         ReduceOp,
         BroadcastOp,
         CastOp,

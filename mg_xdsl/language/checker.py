@@ -86,6 +86,9 @@ AXIS_REDUCTIONS = ("sum", "prod", "max", "min", "mean")
 CREATION = ("zeros", "ones", "full", "zeros_like", "ones_like", "iota")
 # Random tensors: each keyword (a number) and its default.
 RANDOM = {"normal": {"std": 1.0, "mean": 0.0, "seed": 0.0}, "uniform": {"low": 0.0, "high": 1.0, "seed": 0.0}}
+# Shape operations taking a tensor and compile-time integers (transpose with one argument
+# is the chapter's builtin).
+SHAPE_OPS = ("reshape", "broadcast_to", "slice")
 # Scans along an axis: linear_scan(a, b) and cumsum(x).
 SCANS = ("linear_scan", "cumsum")
 # Compile-time values of a tensor's type: a number, or (shape) a list of numbers.
@@ -96,7 +99,7 @@ KEYWORD_ARGUMENTS = {**{r: ("axes", "keepdims") for r in AXIS_REDUCTIONS},
                      **{r: (*keys, "dtype") for r, keys in RANDOM.items()},
                      "linear_scan": ("axis", "reverse"), "cumsum": ("axis",)}
 BUILTIN_LIST = ["relu", "transpose", "cast", "where", *REDUCTIONS, "abs", *MATH_UNARY, *BINARY_BUILTINS,
-                *AXIS_REDUCTIONS, *CREATION, *RANDOM, *SCANS, *SHAPE_QUERIES]  # in a fixed order, for suggestions
+                *AXIS_REDUCTIONS, *CREATION, *RANDOM, *SCANS, *SHAPE_OPS, *SHAPE_QUERIES]  # in a fixed order, for suggestions
 BUILTINS = set(BUILTIN_LIST)
 # Symbols the generated code links against: a def with one of these names would clash.
 RESERVED = {"main", "malloc", "free", "abort", *runtime.PRINTERS}
@@ -458,6 +461,8 @@ class Checker:
             return self.shape_query(c, scope)
         if name.text in RANDOM:
             return self.random(c, scope)
+        if name.text in SHAPE_OPS or name.text == "transpose" and len(c.args) == 2:
+            return self.shape_op(c, scope)
         args = [self.expr(a, scope) for a in c.args]
         if name.text == "where":
             return self.where(name, args)
@@ -667,6 +672,48 @@ class Checker:
             value = number
         self.options[c] = {"value": value}
         return t
+
+    def shape_op(self, c: Call, scope: Scope) -> Matrix:
+        """``transpose(x, [0, 2, 1])`` (a full permutation, negative axes counting from the
+        end), ``reshape(x, [2, -1])`` (static sizes, the element count kept, one -1 inferred),
+        ``broadcast_to(x, [4, 2, 3])`` (as an operator broadcasts ``x``), ``slice(x, axis,
+        start, stop)`` (``0 <= start < stop <= size``)."""
+        name = c.tok
+        count = 4 if name.text == "slice" else 2
+        self.arity(name, c.args, count, "a tensor and an axis, start and stop" if count == 4 else "a tensor and a list")
+        t = self.expr(c.args[0], scope)
+        if not isinstance(t, Matrix):
+            raise MgError(name.line, f"{name.text} needs a tensor, got {describe(t)}")
+        rank = len(t.shape)
+        try:
+            if name.text == "slice":
+                axis, start, stop = (self.static_ints(a, scope, f"the {what} of slice") for a, what in
+                                     zip(c.args[1:], ("axis", "start", "stop")))
+                if not len(axis) == len(start) == len(stop) == 1:
+                    raise MgError(name.line, "slice takes one integer each for its axis, start and stop")
+                axis = self.axes(name, rank, axis)
+                self.options[c] = {"axis": axis[0], "start": start[0], "stop": stop[0]}
+                return Matrix(shapes.slice_shape(t.shape, axis[0], start[0], stop[0]), t.element)
+            written = self.static_ints(c.args[1], scope, f"the second argument of {name.text}")
+            if name.text == "transpose":
+                axes = [a % rank if -rank <= a < rank else a for a in written]
+                if sorted(axes) != list(range(rank)):
+                    raise MgError(name.line, f"transpose needs a permutation of the axes 0 to {rank - 1} "
+                                             f"(negative ones count from the end), got {written}")
+                self.options[c] = {"permutation": axes}
+                return Matrix(shapes.transpose_shape(t.shape, axes), t.element)
+            if name.text == "reshape":
+                return Matrix(shapes.reshape_shape(t.shape, written), t.element)
+            if any(d <= 0 for d in written):
+                raise MgError(name.line, f"the shape of broadcast_to must be positive sizes, got {written}")
+            shape = shapes.broadcast_shapes(t.shape, written, "broadcast")
+            if len(written) < rank or shape != tuple(written) or None in t.shape[len(t.shape) - len(written):] and \
+                    shapes.never_broadcast(t.shape, written):
+                raise MgError(name.line, f"cannot broadcast {describe(t)} to {fmt_shape(written)}: each size must "
+                                         "stay or grow from 1, and a '?' never grows")
+            return Matrix(tuple(written), t.element)
+        except ShapeError as e:
+            raise MgError(name.line, str(e)) from None
 
     def scan(self, c: Call, args: list[Type], scope: Scope) -> Matrix:
         """``linear_scan(a, b, axis=0, reverse=false)``: ``h[t] = a[t] * h[t-1] + b[t]`` from

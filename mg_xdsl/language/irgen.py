@@ -26,8 +26,8 @@ from xdsl.ir import Block, Operation, Region, SSAValue
 
 from mg_xdsl import element_types, shapes
 from mg_xdsl.dialects import mg
-from mg_xdsl.language.checker import (AXIS_REDUCTIONS, BINARY_BUILTINS, RANDOM, REDUCTIONS, SCANS, Checker, Matrix,
-                                      Type, fold)
+from mg_xdsl.language.checker import (AXIS_REDUCTIONS, BINARY_BUILTINS, RANDOM, REDUCTIONS, SCANS, SHAPE_OPS, Checker,
+                                      Matrix, Type, fold)
 from mg_xdsl.language.lexer import Token
 from mg_xdsl.language.syntax_tree import (Assign, Call, Chain, Compare, Def, Expr, Index, Let, Literal, Name, Negate,
                                           Statement)
@@ -263,6 +263,19 @@ class IRGen:
             x = self.emit(fn, mg.ReshapeOp(x, mg.tensor_type(t.shape, x.type.element_type)), tok)  # type: ignore[attr-defined]
         return x
 
+    def shape_op(self, fn: Function, c: Call, options: dict, t: Matrix) -> SSAValue:
+        """``mg.transpose`` with a permutation, ``mg.reshape``, ``mg.broadcast`` (a ``?`` of
+        the input claimed by ``mg.cast`` first, as for an operator), ``mg.slice``."""
+        name = c.tok
+        x = self.expr(c.args[0], fn)
+        if name.text == "transpose":
+            return self.emit(fn, mg.TransposeOp(x, permutation=options["permutation"]), name)  # type: ignore[arg-type]
+        if name.text == "reshape":
+            return self.emit(fn, mg.ReshapeOp(x, mg.tensor_type(t.shape, t.element)), name)  # type: ignore[arg-type]
+        if name.text == "slice":
+            return self.emit(fn, mg.SliceOp(x, options["axis"], options["start"], options["stop"]), name)  # type: ignore[arg-type]
+        return self.grow(fn, x, t.shape, name, [])  # type: ignore[arg-type]
+
     def scan(self, fn: Function, tok: Token, args: list[Value], options: dict, t: Matrix) -> SSAValue:
         """``mg.linear_scan`` of ``a`` and ``b`` grown to the result's shape (a number an
         ``mg.full_like`` of the other); ``cumsum(x)`` is the scan of ``a = 1``."""
@@ -309,6 +322,8 @@ class IRGen:
             return self.emit(fn, mg.IotaOp(mg.tensor_type(t.shape, t.element), options["axis"]), name)
         if name.text in RANDOM:
             return self.random(fn, name, options, t)
+        if name.text in SHAPE_OPS or name.text == "transpose" and len(c.args) == 2:
+            return self.shape_op(fn, c, options, t)
         args = [self.expr(a, fn) for a in c.args]
         if name.text in ("zeros_like", "ones_like"):
             return self.emit(fn, mg.FullLikeOp(args[0], options["value"], t.element), name)  # type: ignore[arg-type]

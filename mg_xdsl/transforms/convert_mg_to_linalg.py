@@ -22,7 +22,9 @@ element type and rank; ``convert-linalg-to-affine-loops`` then writes the loops.
   ``reduction``, the body the reduction's combine (``mg.REDUCTIONS``);
 - ``mg.matmul``: ``linalg.fill`` with 0, then ``linalg.matmul`` (with batch axes a
   ``linalg.generic`` of the same maps, the batch loops parallel);
-- ``mg.transpose``: ``linalg.transpose``;
+- ``mg.transpose``: ``linalg.transpose`` (its permutation);
+- ``mg.slice`` and a general ``mg.reshape`` (static shapes: a row-major position's digits
+  are no affine map) as ``lower-mg-to-affine`` lowers them;
 - ``mg.cast``, ``mg.constant``, ``mg.extract``, ``mg.print``, signatures and calls: as
   ``lower-mg-to-affine`` lowers them (they build no loops); ``mg.iota``, ``mg.random`` and
   ``mg.linear_scan`` as it does too (a scan is no structured op: its loop along the axis
@@ -69,6 +71,8 @@ from mg_xdsl.transforms.lower_mg_to_affine import (
     FuncSignatureLowering,
     IotaLowering,
     RandomLowering,
+    SliceLowering,
+    reshape_copy,
     LinearScanLowering,
     MgLowering,
     matmul_sizes,
@@ -151,6 +155,8 @@ class ReshapeToLinalg(ToLinalg):
     op_type = mg.ReshapeOp
 
     def build(self, op: mg.ReshapeOp) -> SSAValue:
+        if not op.unit_dims_only():  # (no affine map reads a reshape between other shapes)
+            return reshape_copy(op)
         mapping, sizes = reshape_sizes(op, self.sizes.of(op.input))
         out = self.sizes.alloc(op.result.type, sizes)
         rank = len(sizes)
@@ -254,9 +260,9 @@ class TransposeToLinalg(ToLinalg):
     op_type = mg.TransposeOp
 
     def build(self, op: mg.TransposeOp) -> SSAValue:
-        in_sizes = self.sizes.of(op.input)
-        out = self.sizes.alloc(op.result.type, in_sizes[::-1])
-        linalg.TransposeOp(op.input, out, DenseArrayBase.from_list(i64, list(reversed(range(len(in_sizes))))))
+        in_sizes, axes = self.sizes.of(op.input), op.axes()
+        out = self.sizes.alloc(op.result.type, [in_sizes[a] for a in axes])
+        linalg.TransposeOp(op.input, out, DenseArrayBase.from_list(i64, axes))
         return out
 
 
@@ -275,6 +281,7 @@ class ConvertMgToLinalgPass(ModulePass):
             IotaLowering(),
             RandomLowering(),
             LinearScanLowering(),
+            SliceLowering(),
             ElementwiseUnaryToLinalg(sizes),
             BroadcastToLinalg(sizes),
             ReduceToLinalg(sizes),

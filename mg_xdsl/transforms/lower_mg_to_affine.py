@@ -20,7 +20,10 @@ allocated result buffer filled by a nest of ``affine.for`` loops, one loop per d
   cell of its row (``[i, 0]``, axis 1) or column (``[0, j]``, axis 0);
 - ``mg.matmul``: a zero-fill nest, then an ``i, j, k`` nest accumulating ``a[i,k] * b[k,j]``
   (with batch axes, those loops outermost);
-- ``mg.transpose``: one nest storing ``in[j, i]`` into ``out[i, j]``;
+- ``mg.transpose``: one nest storing ``in[j, i]`` into ``out[i, j]`` (any permutation of the
+  axes);
+- ``mg.slice``: one nest reading ``start`` further along the axis; a general ``mg.reshape``
+  (static shapes) one reading at the same row-major position;
 - ``mg.cast``: a ``memref.cast``;
 - ``mg.extract``: a ``memref.load`` of the element, stored into a rank-0 buffer;
 
@@ -264,6 +267,24 @@ def reshape_sizes(op: mg.ReshapeOp, in_sizes: Sequence[int | SSAValue]) -> tuple
     return mapping, sizes
 
 
+def reshape_copy(op: mg.ReshapeOp) -> SSAValue:
+    """A reshape between static shapes: each element of the result read at the input's
+    indices of the same row-major position (its digits in the input's sizes)."""
+    in_shape = shape_of(op.input.type)
+
+    def value_at(ivs: list[SSAValue]) -> SSAValue:
+        position = ivs[0]
+        for iv, size in zip(ivs[1:], shape_of(op.result.type)[1:]):
+            position = arith.AddiOp(arith.MuliOp(position, index_constant(size)).result, iv).result  # type: ignore[arg-type]
+        at = []
+        for size in reversed(in_shape[1:]):
+            at.append(arith.RemUIOp(position, index_constant(size)).result)  # type: ignore[arg-type]
+            position = arith.DivUIOp(position, index_constant(size)).result  # type: ignore[arg-type]
+        return op_builders.memref_load(op.input, [position, *reversed(at)]).res
+
+    return filled(op.result.type, value_at)
+
+
 class ReshapeLowering(MgLowering):
     """``mg.reshape`` (dimensions of size 1 dropped or added): a copy, each element read at
     the result's indices of the dimensions both have, 0 in a dropped one."""
@@ -271,6 +292,8 @@ class ReshapeLowering(MgLowering):
     op_type = mg.ReshapeOp
 
     def build(self, op: mg.ReshapeOp) -> SSAValue:
+        if not op.unit_dims_only():
+            return reshape_copy(op)
         mapping, sizes = reshape_sizes(op, extents(op.input, shape_of(op.input.type)))
         out = alloc(op.result.type, sizes)
 
@@ -502,9 +525,41 @@ class TransposeLowering(MgLowering):
 
     def build(self, op: mg.TransposeOp) -> SSAValue:
         in_sizes = extents(op.input, shape_of(op.input.type))
-        sizes = list(reversed(in_sizes))
+        axes = op.axes()
+        sizes = [in_sizes[a] for a in axes]
         out = alloc(op.result.type, sizes)
-        nest(sizes, lambda ivs: store(load(op.input, list(reversed(ivs))), out, ivs))
+
+        def body(ivs: list[SSAValue]) -> None:
+            at = [ivs[0]] * len(axes)
+            for i, a in enumerate(axes):  # (the result's axis i is the input's axis a)
+                at[a] = ivs[i]
+            store(load(op.input, at), out, ivs)
+
+        nest(sizes, body)
+        return out
+
+
+class SliceLowering(MgLowering):
+    """``mg.slice``: a copy, each element read ``start`` further along the axis; a ``stop``
+    beyond a ``?`` size is checked first."""
+
+    op_type = mg.SliceOp
+
+    def build(self, op: mg.SliceOp) -> SSAValue:
+        axis, start, stop = (a.value.data for a in (op.axis, op.start, op.stop))
+        in_sizes = extents(op.input, shape_of(op.input.type))
+        if not isinstance(in_sizes[axis], int):
+            inside = arith.CmpiOp(index_constant(stop), in_sizes[axis], "ule")
+            cf.AssertOp(inside.result, f"mg.slice: stop {stop} is beyond the size of dimension {axis}")
+        sizes = [stop - start if d == axis else s for d, s in enumerate(in_sizes)]
+        out = alloc(op.result.type, sizes)
+
+        def body(ivs: list[SSAValue]) -> None:
+            at = list(ivs)
+            at[axis] = arith.AddiOp(ivs[axis], index_constant(start)).result
+            store(op_builders.memref_load(op.input, at).res, out, ivs)
+
+        nest(sizes, body)
         return out
 
 
@@ -643,6 +698,7 @@ class LowerMgToAffinePass(ModulePass):
             ReduceLowering(),
             MatmulLowering(),
             TransposeLowering(),
+            SliceLowering(),
             CastLowering(),
             ExtractLowering(),
             PrintLowering(op),

@@ -1,9 +1,9 @@
 // The verifiers of the ops of issue 16's builtins.
 // RUN: mg-opt %s --split-input-file --verify-diagnostics | filecheck %s
 
-%x = "test.op"() : () -> tensor<2x3xf64>
-%r = mg.reshape %x : tensor<2x3xf64> to tensor<3x2xf64>
-// CHECK: mg.reshape: cannot reshape 2x3 to 3x2: only dimensions of size 1 may be dropped or added
+%x = "test.op"() : () -> tensor<2x?xf64>
+%r = mg.reshape %x : tensor<2x?xf64> to tensor<?x2xf64>
+// CHECK: mg.reshape: cannot reshape 2x? to ?x2: only dimensions of size 1 may be dropped or added
 
 // -----
 %r = mg.full {value = 1.0 : f64} : tensor<?x3xf64>

@@ -1,0 +1,106 @@
+"""Issue 17: shape operations. ``transpose(x, [0, 2, 1])`` (any permutation), ``reshape(x,
+[2, -1])``, ``broadcast_to(x, [4, 2, 3])`` and ``slice(x, axis, start, stop)`` against NumPy for
+random shapes of rank 1-4 and every element type, in both CPU pipelines, through upstream
+MLIR and on the emulated GPU. (Each is a copy for now; reading a reshape, a slice or a
+transpose in place is still to do.)"""
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import mg_xdsl
+from mg_xdsl.api import DTYPES
+from conftest import compile_error, gpu_agrees
+from test_upstream import upstream_agrees
+
+PROGRAM = """
+let x = [[[1, 2], [3, 4], [5, 6]], [[7, 8], [9, 10], [11, 12]]]
+print transpose(x, [2, 0, -2])
+print reshape(x, [3, -1])
+print slice(x, 1, 1, 3)
+print broadcast_to([1, 2], [3, 2])
+def rows(a: tensor[?x3], b: tensor[3]) = slice(a, -1, 1, 3) * reshape(slice(b, 0, 0, 2), [2])
+print rows([[1, 2, 3], [4, 5, 6]], [10, 20, 30])
+"""
+
+
+def test_upstream_accepts_every_stage_and_prints_the_same():
+    upstream_agrees(PROGRAM)
+
+
+def test_runs_alike_on_the_emulated_gpu_and_assembles_for_a_real_one():
+    gpu_agrees(PROGRAM)
+
+
+@st.composite
+def shape_ops(draw):
+    """A shape of rank 1-4, an element type, and one operation with its arguments."""
+    shape = tuple(draw(st.lists(st.integers(1, 4), min_size=1, max_size=4)))
+    element = draw(st.sampled_from(list(DTYPES)))
+    rank = len(shape)
+    kind = draw(st.sampled_from(["transpose", "reshape", "slice", "broadcast_to"]))
+    if kind == "transpose":
+        perm = draw(st.permutations(range(rank)))
+        written = [p - rank if draw(st.booleans()) else p for p in perm]
+        return shape, element, f"transpose(x, {written})", lambda x: np.transpose(x, perm)
+    if kind == "reshape":
+        count = int(np.prod(shape))
+        factors = [d for d in range(1, count + 1) if count % d == 0]
+        first = draw(st.sampled_from(factors))
+        target = [first, -1] if draw(st.booleans()) else [count // first, first, 1]
+        return shape, element, f"reshape(x, {target})", lambda x: x.reshape(target)
+    if kind == "slice":
+        axis = draw(st.integers(-rank, rank - 1))
+        size = shape[axis]
+        start = draw(st.integers(0, size - 1))
+        stop = draw(st.integers(start + 1, size))
+        index = [slice(None)] * rank
+        index[axis] = slice(start, stop)
+        return shape, element, f"slice(x, {axis}, {start}, {stop})", lambda x: x[tuple(index)]
+    lead = draw(st.lists(st.integers(1, 3), max_size=2))
+    target = [*lead, *(draw(st.integers(1, 3)) if d == 1 else d for d in shape)]
+    return shape, element, f"broadcast_to(x, {target})", lambda x: np.broadcast_to(x, target)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(shape_ops(), st.integers(0, 2**32 - 1))
+def test_random_shape_operations_agree_with_numpy(case, seed):
+    shape, element, call, numpy = case
+    source = f"def f(x: tensor[{'x'.join([*map(str, shape), element])}]) = {call}\n"
+    rng = np.random.default_rng(seed)
+    x = (rng.integers(0, 2, size=shape) if element == "i1" else rng.integers(-50, 50, size=shape)).astype(DTYPES[element])
+    want = numpy(x)
+    for optimise in (True, False):
+        got = mg_xdsl.compile(source, optimise=optimise).f(x)
+        assert got.shape == want.shape and got.dtype == want.dtype, source
+        np.testing.assert_array_equal(got, want, err_msg=source)
+
+
+@pytest.mark.parametrize("optimise", [True, False], ids=["optimised", "reference"])
+def test_a_slice_beyond_a_question_mark_is_checked_when_the_program_runs(optimise):
+    lib = mg_xdsl.compile("def f(a: tensor[?x2]) = slice(a, 0, 1, 3)\n", optimise=optimise)
+    a = np.arange(8.0).reshape(4, 2)
+    np.testing.assert_array_equal(lib.f(a), a[1:3])
+    with pytest.raises(mg_xdsl.RuntimeCheckFailed, match="mg.slice: stop 3 is beyond the size of dimension 0"):
+        lib.f(np.zeros((2, 2)))
+
+
+@pytest.mark.parametrize("source, message", [
+    ("print transpose([[1, 2]], [0])", "transpose needs a permutation of the axes 0 to 1 (negative ones count "
+                                       "from the end), got [0]"),
+    ("print transpose([[1, 2]], [0, -2])", "transpose needs a permutation of the axes 0 to 1"),
+    ("print reshape([1, 2, 3], [2, -1])", "cannot reshape 3 (3 elements) to [2, -1]"),
+    ("print reshape([1, 2, 3, 4], [-1, -1])", "a shape for reshape is positive sizes and at most one -1"),
+    ("def f(x: tensor[?]) = reshape(x, [2])", "cannot reshape ?: its sizes must be static"),
+    ("print slice([1, 2, 3], 0, 2, 2)", "a slice of axis 0 needs 0 <= start < stop <= 3, got start 2 and stop 2"),
+    ("print slice([1, 2, 3], 0, 1, 4)", "a slice of axis 0 needs 0 <= start < stop <= 3, got start 1 and stop 4"),
+    ("print slice([1, 2, 3], 1, 0, 1)", "slice: axis 1 is out of range for a tensor of rank 1"),
+    ("print broadcast_to([1, 2], [3, 3])", "cannot broadcast shapes 2 and 3x3"),
+    ("print broadcast_to([[1], [2]], [2])", "cannot broadcast a 2x1 matrix to 2"),
+    ("def f(x: tensor[?]) = broadcast_to(x, [1])", "cannot broadcast a tensor[?] to 1"),
+    ("print reshape(3, [1])", "reshape needs a tensor, got the number 3"),
+    ("print slice([1, 2], 0, 1)", "slice takes 4 arguments (a tensor and an axis, start and stop), got 3"),
+])
+def test_errors_say_what_is_wrong(source, message):
+    assert message in compile_error(source)
