@@ -1,5 +1,6 @@
 """Issue 17: shape operations. ``transpose(x, [0, 2, 1])`` (any permutation), ``reshape(x,
-[2, -1])``, ``broadcast_to(x, [4, 2, 3])`` and ``slice(x, axis, start, stop)`` against NumPy for
+[2, -1])``, ``broadcast_to(x, [4, 2, 3])``, ``slice(x, axis, start, stop)`` and ``concat(axis,
+[a, b, c])`` against NumPy for
 random shapes of rank 1-4 and every element type, in both CPU pipelines, through upstream
 MLIR and on the emulated GPU. (Each is a copy for now; reading a reshape, a slice or a
 transpose in place is still to do.)"""
@@ -22,6 +23,8 @@ print slice(x, 1, 1, 3)
 print broadcast_to([1, 2], [3, 2])
 def rows(a: tensor[?x3], b: tensor[3]) = slice(a, -1, 1, 3) * reshape(slice(b, 0, 0, 2), [2])
 print rows([[1, 2, 3], [4, 5, 6]], [10, 20, 30])
+def joined(a: tensor[?x2], b: tensor[1x2]) = concat(0, [a, b * 10, a])
+print joined([[1, 2], [3, 4]], [[5, 6]])
 """
 
 
@@ -77,6 +80,36 @@ def test_random_shape_operations_agree_with_numpy(case, seed):
         np.testing.assert_array_equal(got, want, err_msg=source)
 
 
+@st.composite
+def concats(draw):
+    """Two to four tensors of one rank (1-3) and type, their sizes equal off the axis; some
+    sizes '?'."""
+    shape = draw(st.lists(st.integers(1, 3), min_size=1, max_size=3))
+    axis = draw(st.integers(-len(shape), len(shape) - 1))
+    items = []
+    for _ in range(draw(st.integers(2, 4))):
+        own = list(shape)
+        own[axis] = draw(st.integers(1, 3))
+        items.append(tuple(own))
+    return items, axis, draw(st.sampled_from(list(DTYPES))), draw(st.booleans())
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(concats(), st.integers(0, 2**32 - 1))
+def test_random_concats_agree_with_numpy(case, seed):
+    items, axis, element, question = case
+    types = ", ".join(f"p{i}: tensor[{'x'.join([*('?' if question else str(d) for d in s), element])}]"
+                      for i, s in enumerate(items))
+    source = f"def f({types}) = concat({axis}, [{', '.join(f'p{i}' for i in range(len(items)))}])\n"
+    rng = np.random.default_rng(seed)
+    xs = [rng.integers(0, 2 if element == "i1" else 50, size=s).astype(DTYPES[element]) for s in items]
+    want = np.concatenate(xs, axis=axis)
+    for optimise in (True, False):
+        got = mg_xdsl.compile(source, optimise=optimise).f(*xs)
+        np.testing.assert_array_equal(got, want, err_msg=source)
+        assert got.dtype == want.dtype
+
+
 @pytest.mark.parametrize("optimise", [True, False], ids=["optimised", "reference"])
 def test_a_slice_beyond_a_question_mark_is_checked_when_the_program_runs(optimise):
     lib = mg_xdsl.compile("def f(a: tensor[?x2]) = slice(a, 0, 1, 3)\n", optimise=optimise)
@@ -101,6 +134,14 @@ def test_a_slice_beyond_a_question_mark_is_checked_when_the_program_runs(optimis
     ("def f(x: tensor[?]) = broadcast_to(x, [1])", "cannot broadcast a tensor[?] to 1"),
     ("print reshape(3, [1])", "reshape needs a tensor, got the number 3"),
     ("print slice([1, 2], 0, 1)", "slice takes 4 arguments (a tensor and an axis, start and stop), got 3"),
+    ("let a = [1, 2]\nprint concat(0, a)", "the second argument of concat must be a list of tensors like [a, b]"),
+    ("let a = [1, 2]\nprint concat(0, [a, [[1]]])", "concat joins tensors of one rank"),
+    ("let a = [[1, 2]]\nprint concat(0, [a, [[1, 2, 3]]])", "concat along axis 0 needs the other sizes equal: "
+                                                          "item 1 is 1x2, item 2 1x3"),
+    ("let a = [1, 2]\nprint concat(0, [a, cast(a, f32)])", "cannot concatenate a tensor[2] and a tensor[2xf32]"),
+    ("let a = [1, 2]\nprint concat(1, [a, a])", "concat: axis 1 is out of range for a tensor of rank 1"),
+    ("let a = [1, 2]\nprint [a, a]", "a list of expressions is concat's (concat(axis, [a, b])); a literal holds "
+                                      "numbers only"),
 ])
 def test_errors_say_what_is_wrong(source, message):
     assert message in compile_error(source)

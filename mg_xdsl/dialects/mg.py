@@ -55,7 +55,7 @@ from xdsl.utils.exceptions import VerifyException
 
 from mg_xdsl import element_types, shapes
 from mg_xdsl.dialects import philox
-from mg_xdsl.shapes import Shape, ShapeError, fmt_shape
+from mg_xdsl.shapes import Shape, ShapeError, fmt_dim, fmt_shape
 
 # ---------------------------------------------------------------------------------------
 # Shapes of IR types, in the shared rules' vocabulary
@@ -660,6 +660,44 @@ class TransposeOp(UnaryOp):
 
 
 @irdl_op_definition
+class ConcatOp(MgOp):
+    """Tensors of one rank and element type one after another along ``axis``, their other
+    sizes equal (a ``?`` checked when the program runs): ``mg.concat %a, %b {axis = 0 :
+    i64} : tensor<2x3xf64>, tensor<?x3xf64> -> tensor<?x3xf64>``."""
+
+    name = "mg.concat"
+    inputs = var_operand_def(TensorType)
+    result = result_def(TensorType)
+    axis = prop_def(IntegerAttr[IntegerType])
+    traits = MOVES
+    irdl_options = (ParsePropInAttrDict(),)
+    assembly_format = "$inputs attr-dict `:` type($inputs) `->` type($result)"
+
+    def __init__(self, inputs: Sequence[SSAValue], axis: int, result_type: Attribute):
+        super().__init__(operands=[list(inputs)], result_types=[result_type], properties={"axis": IntegerAttr(axis, i64)})
+
+    def verify_(self) -> None:
+        if not self.inputs:
+            raise self.fail("there must be at least one input")
+        self.check_same_element_type(*self.inputs, self.result)
+        found = [shape_of(v.type) for v in self.inputs]
+        result, axis = shape_of(self.result.type), self.axis.value.data
+        try:
+            shapes.check_axis(len(result), axis)
+        except ShapeError as e:
+            raise self.fail(str(e)) from None
+        off = [s[:axis] + s[axis + 1:] for s in [*found, result]]
+        if any(len(s) != len(result) for s in found) or any(not shapes.shapes_compatible(off[0], o) for o in off):
+            raise self.fail("the inputs and the result must have one rank and equal sizes off the axis, got "
+                            + ", ".join(fmt_shape(s) for s in [*found, result]))
+        sizes = [s[axis] for s in found]
+        want = None if None in sizes else sum(sizes)  # type: ignore[arg-type]
+        if not shapes.dims_compatible(want, result[axis]):
+            raise self.fail(f"the result's size along the axis must be the inputs' sum {fmt_dim(want)}, "
+                            f"got {fmt_dim(result[axis])}")
+
+
+@irdl_op_definition
 class SliceOp(UnaryOp):
     """``start`` to ``stop`` (not included) along ``axis``, the other axes whole:
     ``mg.slice %x {axis = 1 : i64, start = 1 : i64, stop = 3 : i64} : tensor<2x4xf64> to
@@ -1134,6 +1172,7 @@ Mg = Dialect(
         MatmulOp,
         TransposeOp,
         SliceOp,
+        ConcatOp,
         ReduceOp,
         BroadcastOp,
         CastOp,

@@ -29,6 +29,7 @@ from mg_xdsl.language.syntax_tree import (
     Compare,
     Def,
     Expr,
+    ExprList,
     Index,
     Let,
     Literal,
@@ -88,7 +89,7 @@ CREATION = ("zeros", "ones", "full", "zeros_like", "ones_like", "iota")
 RANDOM = {"normal": {"std": 1.0, "mean": 0.0, "seed": 0.0}, "uniform": {"low": 0.0, "high": 1.0, "seed": 0.0}}
 # Shape operations taking a tensor and compile-time integers (transpose with one argument
 # is the chapter's builtin).
-SHAPE_OPS = ("reshape", "broadcast_to", "slice")
+SHAPE_OPS = ("reshape", "broadcast_to", "slice", "concat")
 # Scans along an axis: linear_scan(a, b) and cumsum(x).
 SCANS = ("linear_scan", "cumsum")
 # Compile-time values of a tensor's type: a number, or (shape) a list of numbers.
@@ -333,6 +334,9 @@ class Checker:
             return t
         if isinstance(e, Index):
             return self.index(e, scope)
+        if isinstance(e, ExprList):
+            raise MgError(e.tok.line, "a list of expressions is concat's (concat(axis, [a, b])); a literal "
+                                      "holds numbers only")
         assert isinstance(e, Call)
         return self.call(e, scope)
 
@@ -679,6 +683,8 @@ class Checker:
         ``broadcast_to(x, [4, 2, 3])`` (as an operator broadcasts ``x``), ``slice(x, axis,
         start, stop)`` (``0 <= start < stop <= size``)."""
         name = c.tok
+        if name.text == "concat":
+            return self.concat(c, scope)
         count = 4 if name.text == "slice" else 2
         self.arity(name, c.args, count, "a tensor and an axis, start and stop" if count == 4 else "a tensor and a list")
         t = self.expr(c.args[0], scope)
@@ -714,6 +720,41 @@ class Checker:
             return Matrix(tuple(written), t.element)
         except ShapeError as e:
             raise MgError(name.line, str(e)) from None
+
+    def concat(self, c: Call, scope: Scope) -> Matrix:
+        """``concat(axis, [a, b, c])``: tensors of one rank and element type, of equal sizes
+        off ``axis`` (a ``?`` checked when the program runs), one after another along it."""
+        name = c.tok
+        self.arity(name, c.args, 2, "an axis and a list of tensors like [a, b]")
+        axis_expr, listed = c.args
+        if not isinstance(listed, ExprList):
+            raise MgError(name.line, "the second argument of concat must be a list of tensors like [a, b]")
+        items = [self.expr(e, scope) for e in listed.items]
+        for i, t in enumerate(items, start=1):
+            if not isinstance(t, Matrix) or not t.shape:
+                raise MgError(name.line, f"concat joins tensors of rank 1 or more: item {i} is {describe(t)}")
+        first = items[0]
+        for i, t in enumerate(items[1:], start=2):
+            self.same_element_type(name, "concatenate", first, t)  # type: ignore[arg-type]
+            if len(t.shape) != len(first.shape):  # type: ignore[union-attr]
+                raise MgError(name.line, f"concat joins tensors of one rank: item 1 is {describe(first)}, "
+                                         f"item {i} {describe(t)}")
+        written = self.static_ints(axis_expr, scope, "the axis of concat")
+        if len(written) != 1:
+            raise MgError(name.line, "the axis of concat must be one integer")
+        axis = self.axes(name, len(first.shape), written)[0]  # type: ignore[union-attr]
+        shape = list(first.shape)  # type: ignore[union-attr]
+        for i, t in enumerate(items[1:], start=2):
+            for d, (x, y) in enumerate(zip(shape, t.shape)):  # type: ignore[union-attr]
+                if d != axis and not shapes.dims_compatible(x, y):
+                    raise MgError(name.line, f"concat along axis {axis} needs the other sizes equal: item 1 is "
+                                             f"{fmt_shape(first.shape)}, item {i} {fmt_shape(t.shape)}")  # type: ignore[union-attr]
+                if d != axis and x is None:
+                    shape[d] = y
+        sizes = [t.shape[axis] for t in items]  # type: ignore[union-attr]
+        shape[axis] = None if None in sizes else sum(sizes)  # type: ignore[arg-type]
+        self.options[c] = {"axis": axis}
+        return Matrix(tuple(shape), first.element)  # type: ignore[union-attr]
 
     def scan(self, c: Call, args: list[Type], scope: Scope) -> Matrix:
         """``linear_scan(a, b, axis=0, reverse=false)``: ``h[t] = a[t] * h[t-1] + b[t]`` from

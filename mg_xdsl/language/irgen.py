@@ -267,6 +267,9 @@ class IRGen:
         """``mg.transpose`` with a permutation, ``mg.reshape``, ``mg.broadcast`` (a ``?`` of
         the input claimed by ``mg.cast`` first, as for an operator), ``mg.slice``."""
         name = c.tok
+        if name.text == "concat":
+            items = [self.expr(e, fn) for e in c.args[1].items]  # type: ignore[attr-defined]
+            return self.emit(fn, mg.ConcatOp(items, options["axis"], mg.tensor_type(t.shape, t.element)), name)  # type: ignore[arg-type]
         x = self.expr(c.args[0], fn)
         if name.text == "transpose":
             return self.emit(fn, mg.TransposeOp(x, permutation=options["permutation"]), name)  # type: ignore[arg-type]

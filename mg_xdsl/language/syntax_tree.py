@@ -124,6 +124,14 @@ class Index(Expr):
 
 
 @dataclass(eq=False)
+class ExprList(Expr):
+    """``[a, b, c]`` of expressions that are not all numbers (``tok`` is the ``[``): the
+    tensors ``concat`` joins."""
+
+    items: list[Expr]
+
+
+@dataclass(eq=False)
 class Let:
     """``let NAME = EXPR`` (``let NAME: TYPE = EXPR``); with ``var`` instead of ``let``, a
     name that later statements may update (``mutable``)."""
@@ -361,7 +369,7 @@ class Parser:
             self.depth -= 1
             return v
         if tok.text == "[":
-            return self.literal()
+            return self.expression_list() if self.lists_expressions() else self.literal()
         if tok.kind == "end":
             raise self.error("expected an expression, found the end of the line")
         raise self.error(f"expected an expression, found {tok.text!r}")
@@ -395,6 +403,30 @@ class Parser:
         if math.isinf(value):
             raise self.error(f"number {tok.text} is too large for f64", tok)
         return value
+
+    def lists_expressions(self) -> bool:
+        """Whether the ``[`` here opens a list of expressions (``[a, b]``): a name other than
+        ``true``/``false``, or a parenthesis, before its ``]``; else a literal of numbers."""
+        depth = 0
+        for tok in self.tokens[self.pos:]:
+            depth += tok.text == "["
+            depth -= tok.text == "]"
+            if depth == 0 or tok.kind == "end":
+                return False
+            if (tok.kind == "name" and tok.text not in BOOLEANS) or tok.text == "(":
+                return True
+        return False
+
+    def expression_list(self) -> ExprList:
+        open_ = self.next()
+        self.enter(open_)
+        items = [self.expr()]
+        while self.peek().text == ",":
+            self.next()
+            items.append(self.expr())
+        self.expect("]", "',' or ']' in a list")
+        self.depth -= 1
+        return ExprList(open_, items)
 
     def literal(self) -> Literal:
         """Nested lists of numbers, every list of a level as long as the others and as deep:

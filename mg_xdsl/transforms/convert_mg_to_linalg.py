@@ -23,8 +23,8 @@ element type and rank; ``convert-linalg-to-affine-loops`` then writes the loops.
 - ``mg.matmul``: ``linalg.fill`` with 0, then ``linalg.matmul`` (with batch axes a
   ``linalg.generic`` of the same maps, the batch loops parallel);
 - ``mg.transpose``: ``linalg.transpose`` (its permutation);
-- ``mg.slice`` and a general ``mg.reshape`` (static shapes: a row-major position's digits
-  are no affine map) as ``lower-mg-to-affine`` lowers them;
+- ``mg.slice``, ``mg.concat`` and a general ``mg.reshape`` (static shapes: a row-major
+  position's digits are no affine map) as ``lower-mg-to-affine`` lowers them;
 - ``mg.cast``, ``mg.constant``, ``mg.extract``, ``mg.print``, signatures and calls: as
   ``lower-mg-to-affine`` lowers them (they build no loops); ``mg.iota``, ``mg.random`` and
   ``mg.linear_scan`` as it does too (a scan is no structured op: its loop along the axis
@@ -72,6 +72,7 @@ from mg_xdsl.transforms.lower_mg_to_affine import (
     IotaLowering,
     RandomLowering,
     SliceLowering,
+    ConcatLowering,
     reshape_copy,
     LinearScanLowering,
     MgLowering,
@@ -282,6 +283,7 @@ class ConvertMgToLinalgPass(ModulePass):
             RandomLowering(),
             LinearScanLowering(),
             SliceLowering(),
+            ConcatLowering(),
             ElementwiseUnaryToLinalg(sizes),
             BroadcastToLinalg(sizes),
             ReduceToLinalg(sizes),

@@ -22,7 +22,8 @@ allocated result buffer filled by a nest of ``affine.for`` loops, one loop per d
   (with batch axes, those loops outermost);
 - ``mg.transpose``: one nest storing ``in[j, i]`` into ``out[i, j]`` (any permutation of the
   axes);
-- ``mg.slice``: one nest reading ``start`` further along the axis; a general ``mg.reshape``
+- ``mg.slice``: one nest reading ``start`` further along the axis; ``mg.concat`` one nest
+  per input, storing it further along the axis; a general ``mg.reshape``
   (static shapes) one reading at the same row-major position;
 - ``mg.cast``: a ``memref.cast``;
 - ``mg.extract``: a ``memref.load`` of the element, stored into a rank-0 buffer;
@@ -539,6 +540,39 @@ class TransposeLowering(MgLowering):
         return out
 
 
+class ConcatLowering(MgLowering):
+    """``mg.concat``: one copying nest per input, each stored further along the axis by the
+    sizes before it; the other sizes checked equal to the first input's where one is ``?``."""
+
+    op_type = mg.ConcatOp
+
+    def build(self, op: mg.ConcatOp) -> SSAValue:
+        axis = op.axis.value.data
+        all_sizes = [extents(v, shape_of(v.type)) for v in op.inputs]
+        for sizes in all_sizes[1:]:
+            for d, (a, b) in enumerate(zip(all_sizes[0], sizes)):
+                if d != axis:
+                    check_same_size(a, b, f"mg.concat: the inputs' sizes differ at runtime in dimension {d}")
+        total: int | SSAValue = 0
+        for sizes in all_sizes:
+            total = (total + sizes[axis] if isinstance(total, int) and isinstance(sizes[axis], int)
+                     else arith.AddiOp(as_index(total), as_index(sizes[axis])).result)
+        result = [r if r is not None else (total if d == axis else all_sizes[0][d])
+                  for d, r in enumerate(shape_of(op.result.type))]
+        out = alloc(op.result.type, result)
+        offset: int | SSAValue = 0
+        for v, sizes in zip(op.inputs, all_sizes):
+            def body(ivs: list[SSAValue], v: SSAValue = v, offset: int | SSAValue = offset) -> None:
+                at = list(ivs)
+                at[axis] = arith.AddiOp(ivs[axis], as_index(offset)).result
+                op_builders.memref_store(load(v, ivs), out, at)
+
+            nest(sizes, body)
+            offset = (offset + sizes[axis] if isinstance(offset, int) and isinstance(sizes[axis], int)
+                      else arith.AddiOp(as_index(offset), as_index(sizes[axis])).result)
+        return out
+
+
 class SliceLowering(MgLowering):
     """``mg.slice``: a copy, each element read ``start`` further along the axis; a ``stop``
     beyond a ``?`` size is checked first."""
@@ -699,6 +733,7 @@ class LowerMgToAffinePass(ModulePass):
             MatmulLowering(),
             TransposeLowering(),
             SliceLowering(),
+            ConcatLowering(),
             CastLowering(),
             ExtractLowering(),
             PrintLowering(op),

@@ -519,4 +519,6 @@ MUTATIONS = [
     Mutation(AFF, "            at.append(arith.RemUIOp(position, index_constant(size)).result)  # type: ignore[arg-type]",
              "            at.append(arith.DivUIOp(position, index_constant(size)).result)  # type: ignore[arg-type]",
              "a reshape reads the wrong digit of the position"),
+    Mutation(AFF, "                at[axis] = arith.AddiOp(ivs[axis], as_index(offset)).result",
+             "                at[axis] = ivs[axis]", "concat writes every input at the start of the axis"),
 ]

@@ -45,3 +45,19 @@ func.func @reshaped(%x: tensor<3x4xf64>) -> tensor<2x6xf64> {
 // CHECK-NEXT:      %[[C4B:.*]] = arith.constant 4 : index
 // CHECK-NEXT:      %[[R:.*]] = arith.divui %[[N]], %[[C4B]] : index
 // CHECK-NEXT:      %{{.*}} = memref.load %x[%[[R]], %[[COL]]] : memref<3x4xf64>
+
+// mg.concat: one copying nest per input, the second's stored 2 further along the axis.
+func.func @joined(%a: tensor<2x3xf64>, %b: tensor<1x3xf64>) -> tensor<3x3xf64> {
+  %c = mg.concat %a, %b {axis = 0 : i64} : tensor<2x3xf64>, tensor<1x3xf64> -> tensor<3x3xf64>
+  func.return %c : tensor<3x3xf64>
+}
+// CHECK-LABEL: func.func @joined(
+// CHECK:       %[[OUT:.*]] = memref.alloc() : memref<3x3xf64>
+// CHECK-NEXT:  affine.for %[[I:.*]] = 0 to 2 {
+// CHECK:           memref.store %{{.*}}, %[[OUT]]
+// CHECK:       affine.for %[[K:.*]] = 0 to 1 {
+// CHECK-NEXT:    affine.for %[[L:.*]] = 0 to 3 {
+// CHECK-NEXT:      %[[C2:.*]] = arith.constant 2 : index
+// CHECK-NEXT:      %[[K2:.*]] = arith.addi %[[K]], %[[C2]] : index
+// CHECK-NEXT:      %[[X:.*]] = affine.load %b[%[[K]], %[[L]]] : memref<1x3xf64>
+// CHECK-NEXT:      memref.store %[[X]], %[[OUT]][%[[K2]], %[[L]]] : memref<3x3xf64>

@@ -25,3 +25,14 @@
 %x = "test.op"() : () -> tensor<3x4xf64>
 %r = mg.reshape %x : tensor<3x4xf64> to tensor<5x2xf64>
 // CHECK: mg.reshape: cannot reshape 3x4 to 5x2: only dimensions of size 1 may be dropped or added, or the shapes must be static with one element count
+
+// -----
+%a = "test.op"() : () -> tensor<2x3xf64>
+%b = "test.op"() : () -> tensor<2x4xf64>
+%c = mg.concat %a, %b {axis = 0 : i64} : tensor<2x3xf64>, tensor<2x4xf64> -> tensor<4x3xf64>
+// CHECK: mg.concat: the inputs and the result must have one rank and equal sizes off the axis, got 2x3, 2x4, 4x3
+
+// -----
+%a = "test.op"() : () -> tensor<2x3xf64>
+%c = mg.concat %a, %a {axis = 1 : i64} : tensor<2x3xf64>, tensor<2x3xf64> -> tensor<2x5xf64>
+// CHECK: mg.concat: the result's size along the axis must be the inputs' sum 6, got 5
