@@ -184,7 +184,7 @@ def did_you_mean(name: str, candidates: list[str]) -> str:
     """
     near = [c for c in candidates if c.endswith("_" + name) or c.startswith(name + "_")]
     if not near:
-        near = difflib.get_close_matches(name, candidates, n=3)
+        near = difflib.get_close_matches(name, candidates, n=3, cutoff=0.7)
     if not near:
         return ""
     listed = near[0] if len(near) == 1 else ", ".join(near[:-1]) + " or " + near[-1]

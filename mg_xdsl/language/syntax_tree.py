@@ -338,15 +338,21 @@ class Parser:
         return e
 
     def index(self, base: Expr) -> Index:
+        open_, indices = self.bracketed("after an index")
+        return Index(open_, base, indices)
+
+    def bracketed(self, where: str) -> tuple[Token, list[Expr]]:
+        """``[e, e, ...]``: its ``[`` and its expressions (``where`` completes the message
+        when the closing ``]`` is missing)."""
         open_ = self.next()
         self.enter(open_)
-        indices = [self.expr()]
+        items = [self.expr()]
         while self.peek().text == ",":
             self.next()
-            indices.append(self.expr())
-        self.expect("]", "',' or ']' after an index")
+            items.append(self.expr())
+        self.expect("]", f"',' or ']' {where}")
         self.depth -= 1
-        return Index(open_, base, indices)
+        return open_, items
 
     def primary(self) -> Expr:
         tok = self.peek()
@@ -406,27 +412,20 @@ class Parser:
 
     def lists_expressions(self) -> bool:
         """Whether the ``[`` here opens a list of expressions (``[a, b]``): a name other than
-        ``true``/``false``, or a parenthesis, before its ``]``; else a literal of numbers."""
+        ``true``/``false``, or a parenthesis, directly in it (not in a list inside it: a
+        literal with a name in a row is a literal that is wrong); else a literal of numbers."""
         depth = 0
         for tok in self.tokens[self.pos:]:
             depth += tok.text == "["
             depth -= tok.text == "]"
             if depth == 0 or tok.kind == "end":
                 return False
-            if (tok.kind == "name" and tok.text not in BOOLEANS) or tok.text == "(":
+            if depth == 1 and ((tok.kind == "name" and tok.text not in BOOLEANS) or tok.text == "("):
                 return True
         return False
 
     def expression_list(self) -> ExprList:
-        open_ = self.next()
-        self.enter(open_)
-        items = [self.expr()]
-        while self.peek().text == ",":
-            self.next()
-            items.append(self.expr())
-        self.expect("]", "',' or ']' in a list")
-        self.depth -= 1
-        return ExprList(open_, items)
+        return ExprList(*self.bracketed("in a list"))
 
     def literal(self) -> Literal:
         """Nested lists of numbers, every list of a level as long as the others and as deep:
