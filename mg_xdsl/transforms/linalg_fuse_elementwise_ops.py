@@ -79,9 +79,11 @@ def is_elementwise(op: Operation) -> bool:
             and out_map == identity(out_map.num_dims) and not block.args[-1].uses)
 
 
-def producer(value: SSAValue, consumer: linalg.GenericOp) -> linalg.GenericOp | None:
+def producer(value: SSAValue, consumer: linalg.GenericOp,
+             updated: frozenset[SSAValue] = frozenset()) -> linalg.GenericOp | None:
     """The elementwise generic that fills ``value`` if it can join ``consumer``'s tree (an
-    elementwise generic: its last operand is its output)."""
+    elementwise generic: its last operand is its output). ``updated``: the buffers that some
+    generic updates in place (``updated_in_place``)."""
     if not isinstance(value.owner, memref.AllocOp) or value.owner.parent is not consumer.parent:
         return None
     writer: linalg.GenericOp | None = None
@@ -98,7 +100,7 @@ def producer(value: SSAValue, consumer: linalg.GenericOp) -> linalg.GenericOp | 
             return None
     if reads != 1 or writer is None or writer.parent is not consumer.parent:
         return None
-    if any(_updated_between(v, writer, consumer) for v in writer.operands[:-1]):
+    if any(_updated_between(v, writer, consumer) for v in writer.operands[:-1] if v in updated):
         return None
     return writer
 
@@ -109,11 +111,16 @@ def _writes_in_place(op: Operation, buffer: SSAValue) -> bool:
     return isinstance(op, linalg.GenericOp) and op.operands[-1] is buffer and buffer in op.operands[:-1]
 
 
+def updated_in_place(generics: list[Operation]) -> frozenset[SSAValue]:
+    """The buffers that one of ``generics`` updates in place: found once, so that a buffer
+    read ten thousand times is not searched for such a writer at each read."""
+    return frozenset(g.operands[-1] for g in generics if _writes_in_place(g, g.operands[-1]))
+
+
 def _updated_between(buffer: SSAValue, writer: Operation, consumer: Operation) -> bool:
-    """Whether ``buffer``, which ``writer`` reads, is updated in place between ``writer`` and
-    ``consumer``: fused into the consumer, the writer would read the new values."""
-    if not any(_writes_in_place(use.operation, buffer) for use in buffer.uses):
-        return False  # (the usual case, found without walking the block)
+    """Whether ``buffer`` (updated in place somewhere), which ``writer`` reads, is updated
+    between ``writer`` and ``consumer``: fused into the consumer, the writer would read the
+    new values."""
     op = writer.next_op
     while op is not None and op is not consumer:
         if _writes_in_place(op, buffer):
@@ -142,7 +149,7 @@ class Tree:
     source: dict[tuple[linalg.GenericOp, int], int | linalg.GenericOp] = field(default_factory=dict)
 
     @staticmethod
-    def of(root: linalg.GenericOp) -> "Tree":
+    def of(root: linalg.GenericOp, updated: frozenset[SSAValue] = frozenset()) -> "Tree":
         """Depth first, operands left to right, so the inputs are in first-use order. An
         explicit stack, not recursion: a chain of 10^4 additions is a tree 10^4 deep."""
         tree = Tree(root)
@@ -156,7 +163,7 @@ class Tree:
                 continue
             stack.append((op, to_op, i + 1))
             value, read = op.operands[i], op.indexing_maps.data[i].data.compose(to_op)
-            made_by = producer(value, op)
+            made_by = producer(value, op, updated)
             if made_by is not None:
                 tree.source[(op, i)] = made_by
                 stack.append((made_by, read, 0))
@@ -225,11 +232,12 @@ class LinalgFuseElementwiseOpsPass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         generics = [o for o in op.walk() if is_elementwise(o)]
+        updated = updated_in_place(generics)
         roots = [g for g in generics
-                 if not any(producer(g.operands[-1], u.operation) is g for u in g.operands[-1].uses
+                 if not any(producer(g.operands[-1], u.operation, updated) is g for u in g.operands[-1].uses
                             if u.operation is not g and is_elementwise(u.operation))]
         for root in roots:
-            tree = Tree.of(root)
+            tree = Tree.of(root, updated)
             if len(tree.ops) > 1:
                 fuse(tree)
 

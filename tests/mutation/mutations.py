@@ -484,7 +484,7 @@ MUTATIONS = [
     # -- issue 17: var and updates in place ----------------------------------------------------
     Mutation(GEN, "                 and not any(self.main.env.get(v) is value for v in self.variables))",
              "                 and True)", "a let bound to a var's value sees the var's later updates"),
-    Mutation(FUSE, "    if any(_updated_between(v, writer, consumer) for v in writer.operands[:-1]):",
+    Mutation(FUSE, "    if any(_updated_between(v, writer, consumer) for v in writer.operands[:-1] if v in updated):",
              "    if False:", "a value computed from a var before its update is fused after it (reads the new values)"),
     Mutation(REUSE, "            if written_before(out, generic):", "            if False:",
              "a var's buffer, updated in place, is replaced by a dying buffer allocated after it"),
