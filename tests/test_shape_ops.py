@@ -145,3 +145,10 @@ def test_a_slice_beyond_a_question_mark_is_checked_when_the_program_runs(optimis
 ])
 def test_errors_say_what_is_wrong(source, message):
     assert message in compile_error(source)
+
+
+@pytest.mark.parametrize("optimise", [True, False], ids=["optimised", "reference"])
+def test_the_transpose_of_a_rank_0_tensor_is_itself(optimise):
+    """(Found by the random-rank test: the permuted indices were built from the first.)"""
+    lib = mg_xdsl.compile("def f(x: tensor[]) = transpose(x)\n", optimise=optimise)
+    assert lib.f(2.5) == 2.5

@@ -531,7 +531,7 @@ class TransposeLowering(MgLowering):
         out = alloc(op.result.type, sizes)
 
         def body(ivs: list[SSAValue]) -> None:
-            at = [ivs[0]] * len(axes)
+            at = list(ivs)
             for i, a in enumerate(axes):  # (the result's axis i is the input's axis a)
                 at[a] = ivs[i]
             store(load(op.input, at), out, ivs)
