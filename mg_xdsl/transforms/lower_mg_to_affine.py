@@ -268,15 +268,26 @@ def reshape_sizes(op: mg.ReshapeOp, in_sizes: Sequence[int | SSAValue]) -> tuple
     return mapping, sizes
 
 
+def row_major_position(ivs: list[SSAValue], shape: Sequence[int | None]) -> SSAValue:
+    """The row-major position of the element at ``ivs`` in a static ``shape``."""
+    position = ivs[0] if ivs else index_constant(0)
+    for iv, size in zip(ivs[1:], shape[1:]):
+        position = arith.AddiOp(arith.MuliOp(position, index_constant(size)).result, iv).result  # type: ignore[arg-type]
+    return position
+
+
+def add_sizes(a: int | SSAValue, b: int | SSAValue) -> int | SSAValue:
+    """``a + b``, folded where both are known."""
+    return a + b if isinstance(a, int) and isinstance(b, int) else arith.AddiOp(as_index(a), as_index(b)).result
+
+
 def reshape_copy(op: mg.ReshapeOp) -> SSAValue:
     """A reshape between static shapes: each element of the result read at the input's
     indices of the same row-major position (its digits in the input's sizes)."""
     in_shape = shape_of(op.input.type)
 
     def value_at(ivs: list[SSAValue]) -> SSAValue:
-        position = ivs[0]
-        for iv, size in zip(ivs[1:], shape_of(op.result.type)[1:]):
-            position = arith.AddiOp(arith.MuliOp(position, index_constant(size)).result, iv).result  # type: ignore[arg-type]
+        position = row_major_position(ivs, shape_of(op.result.type))
         at = []
         for size in reversed(in_shape[1:]):
             at.append(arith.RemUIOp(position, index_constant(size)).result)  # type: ignore[arg-type]
@@ -380,10 +391,7 @@ class RandomLowering(MgLowering):
         shape = shape_of(op.result.type)
 
         def value_at(ivs: list[SSAValue]) -> SSAValue:
-            position = ivs[0] if ivs else index_constant(0)
-            for iv, size in zip(ivs[1:], shape[1:]):
-                position = arith.AddiOp(arith.MuliOp(position, index_constant(size)).result, iv).result  # type: ignore[arg-type]
-            return op.value_at(arith.IndexCastOp(position, i64).result)
+            return op.value_at(arith.IndexCastOp(row_major_position(ivs, shape), i64).result)
 
         return filled(op.result.type, value_at)
 
@@ -555,8 +563,7 @@ class ConcatLowering(MgLowering):
                     check_same_size(a, b, f"mg.concat: the inputs' sizes differ at runtime in dimension {d}")
         total: int | SSAValue = 0
         for sizes in all_sizes:
-            total = (total + sizes[axis] if isinstance(total, int) and isinstance(sizes[axis], int)
-                     else arith.AddiOp(as_index(total), as_index(sizes[axis])).result)
+            total = add_sizes(total, sizes[axis])
         result = [r if r is not None else (total if d == axis else all_sizes[0][d])
                   for d, r in enumerate(shape_of(op.result.type))]
         out = alloc(op.result.type, result)
@@ -568,8 +575,7 @@ class ConcatLowering(MgLowering):
                 op_builders.memref_store(load(v, ivs), out, at)
 
             nest(sizes, body)
-            offset = (offset + sizes[axis] if isinstance(offset, int) and isinstance(sizes[axis], int)
-                      else arith.AddiOp(as_index(offset), as_index(sizes[axis])).result)
+            offset = add_sizes(offset, sizes[axis])
         return out
 
 
