@@ -250,6 +250,9 @@ def parser() -> argparse.ArgumentParser:
     passes.add_argument("--cpu", metavar="NAME",
                         help="the pipeline for that CPU (as LLVM names it) instead of this "
                         "machine's: the options of the passes that shape kernels for it")
+    help = "say what an error code means, with an example (without a code: list the codes)"
+    explain = sub.add_parser("explain", help=help, description=help, command="explain")
+    explain.add_argument("code", nargs="?", help="a code from an error message, e.g. E-DIM-001")
     return p
 
 
@@ -314,7 +317,26 @@ def usage_error(message: str) -> int:
     return 2
 
 
+def explain(code: str | None) -> int:
+    from mg_xdsl.language import error_codes
+
+    if code is None:
+        print(error_codes.listing())
+        return 0
+    if code.upper() not in error_codes.CODES:
+        return usage_error(f"unknown error code {code!r} (mgc explain lists them)")
+    print(error_codes.explanation(code.upper()))
+    return 0
+
+
+def use_color(stream) -> bool:
+    """Colour on a terminal only, and not where NO_COLOR is set (no-color.org)."""
+    return stream.isatty() and not os.environ.get("NO_COLOR")
+
+
 def execute(args: argparse.Namespace) -> int:
+    if args.command == "explain":
+        return explain(args.code)
     if args.command == "pipeline":
         from mg_xdsl.pipeline import pass_pipeline
         from mg_xdsl.target import target
@@ -548,7 +570,7 @@ def run_command(args: argparse.Namespace) -> int:
         from mg_xdsl.frontend import MgError
 
         if isinstance(e, MgError):
-            print(e.render(), file=sys.stderr)
+            print(e.render(color=use_color(sys.stderr)), file=sys.stderr)
             status = 1
         elif isinstance(e, (LinkError, UpstreamToolMissing, LibdeviceMissing)):
             print(f"mgc: error: {e}", file=sys.stderr)

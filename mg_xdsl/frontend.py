@@ -19,8 +19,9 @@ read, so the first error in the file is the one reported:
                  errors; warnings)
     irgen        its mg ops
 
-Every problem with the input is an ``MgError`` carrying the line it was found on; ``mgc``
-prints it as ``PATH:LINE: error: MESSAGE``. Programs that compile but are likely to abort
+Every problem with the input is an ``MgError`` carrying the place it was found at and a
+code; ``mgc`` prints it as ``PATH:LINE: error: MESSAGE`` and below that the code, the source
+line with carets under the place, and notes (``diagnostics``). Programs that compile but are likely to abort
 at run time get warnings instead, collected in ``Program.warnings`` as
 ``PATH:LINE: warning: MESSAGE``.
 """
@@ -40,9 +41,9 @@ class Program:
     """A compiled program: its mg-dialect ``module``, the ``functions`` (signatures of its
     defs) and its ``warnings``, in source order."""
 
-    def __init__(self, path: str):
+    def __init__(self, path: str, lines: list[str] | None = None):
         self.path = path
-        self.checker = Checker()
+        self.checker = Checker(source=lines or [])
         self.irgen = IRGen(path, self.checker)
         self.module: ModuleOp = self.irgen.module
         self.functions: dict[str, Signature] = self.checker.functions
@@ -70,7 +71,8 @@ def decode(source: bytes | str, path: str) -> str:
             source = source.decode("utf-8")
         except UnicodeDecodeError as e:
             line = len(split_lines(source[: e.start].decode("utf-8")))
-            raise MgError(line, f"the file is not UTF-8 text (byte 0x{source[e.start]:02x})", path) from None
+            raise MgError(line, f"the file is not UTF-8 text (byte 0x{source[e.start]:02x})", path,
+                          code="E-SYN-001") from None
     return source.removeprefix("\ufeff")
 
 
@@ -78,7 +80,8 @@ def parse_program(source: bytes | str, path: str = "<input>", with_main: bool = 
     """Compile a whole program to its verified mg-dialect module, with the signatures of its
     defs and its warnings."""
     text = decode(source, path)
-    program = Program(path)
+    lines = split_lines(text)
+    program = Program(path, lines)
     line_no = 0
     try:
         for tokens in statements(text):
@@ -87,11 +90,13 @@ def parse_program(source: bytes | str, path: str = "<input>", with_main: bool = 
         program.finish(with_main)
     except MgError as e:
         e.path = path
+        if 0 < e.line <= len(lines):
+            e.source_line = lines[e.line - 1]
         raise
     except RecursionError:
         # MAX_NESTING keeps the stages well below the limit; this is for a caller that is
         # itself deep in the stack.
-        raise MgError(line_no, "expression is nested too deeply", path) from None
+        raise MgError(line_no, "expression is nested too deeply", path, code="E-LIMIT-001") from None
     program.module.verify()
     return program
 

@@ -188,7 +188,11 @@ def test_the_program_from_standard_input(tmp_path):
     assert p.returncode == 0 and p.stdout.decode().endswith("[[1,   0]]\n")
     p = mgc("mlir", "-", input=b"print relu([[1, -2]]\n")
     assert p.returncode == 1
-    assert p.stderr.decode() == "<stdin>:1: error: expected ',' or ')' in the argument list, found the end of the line\n"
+    assert p.stderr.decode() == ("<stdin>:1: error: expected ',' or ')' in the argument list, found the end of the line\n"
+                                 "  --> <stdin>:1:21 [E-SYN-002]\n"
+                                 "   |\n"
+                                 " 1 | print relu([[1, -2]]\n"
+                                 "   |                     ^\n")  # (the end of the line)
     p = mgc("build", "-", input=b"print [[1]]\n")
     assert p.returncode == 2 and p.stderr.decode() == (
         "mgc: error: give -o EXE: a program read from standard input has no name to name the "

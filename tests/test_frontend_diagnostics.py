@@ -71,14 +71,20 @@ def test_str_of_an_error_is_what_mgc_prints():
         parse_program("let a = [[1]]\n\nprint row(a)\n", "dir/prog.mg")
     e = info.value
     message = "unknown function 'row': did you mean row_sum, row_max or row_mean?"
-    assert (e.path, e.line, e.message) == ("dir/prog.mg", 3, message)
-    assert str(e) == e.render() == f"dir/prog.mg:3: error: {message}"
+    assert (e.path, e.line, e.column, e.code, e.message) == ("dir/prog.mg", 3, 7, "E-NAME-001", message)
+    assert str(e) == e.render() == (f"dir/prog.mg:3: error: {message}\n"
+                                    "  --> dir/prog.mg:3:7 [E-NAME-001]\n"
+                                    "   |\n"
+                                    " 3 | print row(a)\n"
+                                    "   |       ^^^^^^")
+    assert e.headline() == f"dir/prog.mg:3: error: {message}"
 
 
 def test_str_of_an_error_without_a_path():
-    e = MgError(2, "something")
-    assert str(e) == "<input>:2: error: something"
+    e = MgError(2, "something", code="E-SYN-002")
+    assert str(e) == "<input>:2: error: something\n  --> <input>:2 [E-SYN-002]"
     assert e.args == ("something",)
+    assert e.column is None
 
 
 # -- the size rule --------------------------------------------------------------------------

@@ -1,5 +1,7 @@
-"""Malformed programs: each gives one `PATH:LINE: error: MESSAGE` line on stderr and exit
-status 1, never a Python traceback; random bytes never crash the compiler."""
+"""Malformed programs: each gives one error on stderr, the line `PATH:LINE: error: MESSAGE`
+and below it where (`--> PATH:LINE:COLUMN [CODE]`, the source line, carets) and notes, and
+exit status 1, never a Python traceback; random bytes never crash the compiler. (The codes,
+columns, carets and notes of each kind of error: test_diagnostic_codes.py.)"""
 
 import re
 
@@ -127,6 +129,19 @@ BROKEN_EXACTLY = [
 ]
 
 
+# The lines under an error's first one: where, the source line and its carets, notes.
+WHERE_LINE = re.compile(r"^ +--> .+:\d+(:\d+)? \[E-[A-Z]+-\d{3}\]$")
+DETAIL_LINE = re.compile(r"^( +\|( .*)?| *\d+ \| .*|note: .+)$")
+
+
+def split_error(err: str) -> tuple[str, list[str]]:
+    """An error's first line, and the others (checked to be its detail lines)."""
+    first, *rest = err.splitlines()
+    assert rest and WHERE_LINE.match(rest[0]), err
+    assert all(DETAIL_LINE.match(line) for line in rest[1:]), err
+    return first, rest
+
+
 def compile_file(tmp_path, capsys, source: bytes | str, name="bad.mg"):
     path = tmp_path / name
     path.write_bytes(source if isinstance(source, bytes) else source.encode())
@@ -140,29 +155,30 @@ def test_broken_program(tmp_path, capsys, source, line, message):
     status, out, err, path = compile_file(tmp_path, capsys, source)
     assert status == 1
     assert out == ""
-    lines = err.splitlines()
-    assert len(lines) == 1, err
-    assert lines[0].startswith(f"{path}:{line}: error: "), lines[0]
-    assert message in lines[0]
+    first, rest = split_error(err)
+    assert first.startswith(f"{path}:{line}: error: "), first
+    assert message in first
+    assert rest[0].startswith(f"{' ' * len(str(line))} --> {path}:{line}"), rest[0]
 
 
 @pytest.mark.parametrize("source,line,message", BROKEN_EXACTLY,
                          ids=[f"{i:02d}" for i in range(len(BROKEN_EXACTLY))])
 def test_broken_program_exact_message(tmp_path, capsys, source, line, message):
     status, out, err, path = compile_file(tmp_path, capsys, source)
-    assert (status, out, err) == (1, "", f"{path}:{line}: error: {message}\n")
+    assert (status, out, split_error(err)[0]) == (1, "", f"{path}:{line}: error: {message}")
 
 
 def test_not_utf8(tmp_path, capsys):
     status, out, err, path = compile_file(tmp_path, capsys, b"print [[1]]\n\xff\xfe garbage\n")
     assert status == 1
-    assert err == f"{path}:2: error: the file is not UTF-8 text (byte 0xff)\n"
+    # (no column and no source line: the line is not text)
+    assert err == f"{path}:2: error: the file is not UTF-8 text (byte 0xff)\n  --> {path}:2 [E-SYN-001]\n"
 
 
 def test_not_utf8_after_cr_lines(tmp_path, capsys):
     status, out, err, path = compile_file(tmp_path, capsys, b"print [[1]]\rprint [[2]]\r\n\xff\n")
     assert status == 1
-    assert err == f"{path}:3: error: the file is not UTF-8 text (byte 0xff)\n"
+    assert split_error(err)[0] == f"{path}:3: error: the file is not UTF-8 text (byte 0xff)"
 
 
 @pytest.mark.parametrize("source", ["", "\n\n", "# only a comment\n   # another\n", "\t\r\n"])
@@ -179,8 +195,14 @@ def test_chapter_message_through_mgc_run(tmp_path):
     p = mgc("run", "errors/x.mg", cwd=tmp_path)
     assert p.returncode == 1
     assert p.stdout == b""
-    assert p.stderr.decode() == ("errors/x.mg:2: error: cannot add shapes 2x3 and 3x2: "
-                                 "dimensions 2 and 3 differ and neither is 1\n")
+    assert p.stderr.decode() == (
+        "errors/x.mg:2: error: cannot add shapes 2x3 and 3x2: dimensions 2 and 3 differ and neither is 1\n"
+        "  --> errors/x.mg:2:7 [E-DIM-001]\n"
+        "   |\n"
+        " 2 | print [[1, 2, 3], [4, 5, 6]] + [[1, 2], [3, 4], [5, 6]]\n"
+        "   |       " + "^" * 49 + "\n"  # under the whole sum: 22 + 3 + 24 characters
+        "note: operands: `[[1, 2, 3], [4, 5, 6]]` is tensor[2x3xf64], `[[1, 2], [3, 4], [5, 6]]` is "
+        "tensor[3x2xf64]\n")
 
 
 def test_missing_file():
@@ -212,10 +234,11 @@ def test_random_input_never_crashes(tmp_path_factory, source):
         status = main(["mlir", str(path)])
     text = err.getvalue()
     assert "Traceback" not in text and "internal compiler error" not in text, (source, text)
-    # Warnings may come first (a '?' meeting a static 1); then at most one error line.
+    # Warnings may come first (a '?' meeting a static 1); then at most one error.
     lines = [line for line in text.splitlines() if not WARNING_LINE.match(line)]
     if status == 0:
         assert lines == []
     else:
         assert status == 1
-        assert len(lines) == 1 and ERROR_LINE.match(lines[0]), text
+        first, _ = split_error("\n".join(lines))
+        assert ERROR_LINE.match(first), text

@@ -181,7 +181,7 @@ def test_console_command_prints_what_the_readme_shows(where, command, expected, 
     status = 0
     if expected and expected[-1] == "Aborted":
         expected, status = expected[:-1], 134
-    elif any(": error: " in line for line in expected):
+    elif any(re.match(r"\S+:\d+: error: ", line) for line in expected):  # (not an indented quote of one)
         status = 1
     p = shell(command, scratch)
     out = mask(p.stdout.decode(errors="replace"))

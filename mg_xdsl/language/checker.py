@@ -19,7 +19,7 @@ from xdsl.ir import Attribute
 
 from mg_xdsl import element_types, shapes
 from mg_xdsl.backend import runtime
-from mg_xdsl.language.diagnostics import MgError
+from mg_xdsl.language.diagnostics import MgError, Span
 from mg_xdsl.language.lexer import Token
 from mg_xdsl.language.syntax_tree import (
     KEYWORDS,
@@ -38,6 +38,7 @@ from mg_xdsl.language.syntax_tree import (
     Negate,
     Number,
     Statement,
+    between,
 )
 from mg_xdsl.shapes import Shape, ShapeError, fmt_shape
 
@@ -122,18 +123,34 @@ def describe(t: Type) -> str:
     return f"a {type_text(t)}"
 
 
-def no_booleans(tok: Token, what: str, *types: Type) -> None:
-    """Each tensor of ``types`` has numbers: ``i1`` has no arithmetic (``what`` names the
-    operation, as the message starts: ``cannot add``, ``relu of``)."""
-    for t in types:
-        if isinstance(t, Matrix) and element_types.is_bool(t.element):
-            raise MgError(tok.line, f"{what} {describe(t)}: {NO_BOOLEAN_ARITHMETIC}")
+# Where an expression is in the source: its first token and the expression it ends with
+# (itself, or for an operator the right operand), the span computed only when reported.
+Extent = tuple[Token, "Token | Expr"]
 
 
-def floats_only(name: Token, t: Type, needs: str = "a float tensor") -> None:
-    """``t`` (if a tensor) has a float element type, as ``name`` needs."""
-    if isinstance(t, Matrix) and not element_types.is_float(t.element):
-        raise MgError(name.line, f"{name.text} needs {needs}, got {describe(t)} (cast it to f64)")
+def first_token(e: Expr) -> Token:
+    return e.start or e.tok
+
+
+def last_token(e: "Token | Expr") -> Token:
+    return e if isinstance(e, Token) else e.end or e.tok
+
+
+def extent(e: Expr) -> Extent:
+    return first_token(e), e
+
+
+def span_of(where: Extent) -> Span:
+    first, last = where
+    return between(first, last_token(last))
+
+
+def typed_text(t: Type) -> str:
+    """A type as a note names it, element type always written: ``tensor[2x16xf64]``."""
+    if not isinstance(t, Matrix):
+        return f"the number {t:g}"
+    element = element_types.NAME_OF[t.element]
+    return f"tensor[{fmt_shape(t.shape)}x{element}]" if t.shape else f"tensor[{element}]"
 
 
 def fold_call(function, *numbers: float) -> float:
@@ -217,18 +234,74 @@ class Checker:
     options: dict[Call | Index, dict] = field(default_factory=dict)
     # The top level's names declared with var, which assignments may update.
     variables: set[str] = field(default_factory=set)
+    # The program's lines, which notes quote (the operands as written).
+    source: list[str] = field(default_factory=list)
+    # Within the statement being checked: the extent of the expression each token names (a
+    # call's name: the call; an operator: it and its operands), and the operands an error
+    # there names in its note (each a type, or an expression whose type is known by then).
+    # An extent is its first token and its last expression; the span is made only for an
+    # error (most programs have none).
+    spans: dict[Token, "Extent"] = field(default_factory=dict)
+    operands: dict[Token, list[tuple["Extent", "Type | Expr"]]] = field(default_factory=dict)
 
     def warn(self, line: int, message: str) -> None:
         self.warnings.append((line, message))
 
+    def error(self, at: "Token | Expr | Span", code: str, message: str) -> MgError:
+        """The error ``code`` at ``at``: a token stands for the expression it names. An error
+        about what an expression is given (not about a name or the syntax) notes the
+        expression's operands as written, with their types."""
+        notes = []
+        if isinstance(at, Token):
+            if code.split("-")[1] not in ("SYN", "NAME") and at in self.operands:
+                notes.append(self.operand_note(at))
+            span = span_of(self.spans[at]) if at in self.spans else at.span
+            # (an expression over several lines is reported on its token's line, as before)
+            at = span if span.line == at.line else at.span
+        elif isinstance(at, Expr):
+            at = at.span
+        return MgError(at, message, code=code, notes=[n for n in notes if n])
+
+    def operand_note(self, tok: Token) -> str:
+        """``operands: `x` is tensor[2x16xf64], `w` is tensor[32x8xf64]`` (``arguments:`` for a
+        call), for the operands whose types are known."""
+        named = []
+        for where, t in self.operands[tok]:
+            t = self.types.get(t) if isinstance(t, Expr) else t
+            if t is not None:
+                named.append(f"`{self.written(span_of(where))}` is {typed_text(t)}")
+        kind = "arguments" if tok.kind == "name" else "operands"
+        return f"{kind}: {', '.join(named)}" if named else ""
+
+    def written(self, span: Span) -> str:
+        """The source text of ``span`` (its first line's part, for one that runs on)."""
+        if not 0 < span.line <= len(self.source):
+            return "?"
+        text = self.source[span.line - 1]
+        return text[span.column - 1:].rstrip() + " ..." if span.end is None else text[span.column - 1:span.end - 1]
+
+    def no_booleans(self, tok: Token, what: str, *types: Type) -> None:
+        """Each tensor of ``types`` has numbers: ``i1`` has no arithmetic (``what`` names the
+        operation, as the message starts: ``cannot add``, ``relu of``)."""
+        for t in types:
+            if isinstance(t, Matrix) and element_types.is_bool(t.element):
+                raise self.error(tok, "E-DIM-002", f"{what} {describe(t)}: {NO_BOOLEAN_ARITHMETIC}")
+
+    def floats_only(self, name: Token, t: Type, needs: str = "a float tensor") -> None:
+        """``t`` (if a tensor) has a float element type, as ``name`` needs."""
+        if isinstance(t, Matrix) and not element_types.is_float(t.element):
+            raise self.error(name, "E-DIM-002", f"{name.text} needs {needs}, got {describe(t)} (cast it to f64)")
+
     # -- statements ---------------------------------------------------------------------
 
     def statement(self, s: Statement) -> None:
+        self.spans.clear()
+        self.operands.clear()
         if isinstance(s, Def):
             return self.define(s)
         if isinstance(s, Let):
             if s.name.text in BUILTINS or s.name.text in self.functions or s.name.text in KEYWORDS:
-                raise MgError(s.head.line, f"cannot bind {s.name.text!r}: it names a function or keyword")
+                raise self.error(s.name, "E-NAME-003", f"cannot bind {s.name.text!r}: it names a function or keyword")
             value = self.expr(s.value, self.main)
             if s.declared is not None:
                 value = self.declare(s.value, value, s.declared, f"{s.name.text} is declared")
@@ -248,42 +321,45 @@ class Checker:
         ``w = EXPR`` rebinds ``w`` to a value of any type. ``w`` must be a ``var``."""
         name = s.head.text
         if name not in self.main.env:
-            raise MgError(s.head.line, f"unknown name {name!r}: declare it with var {name} = ... first")
+            raise self.error(s.head, "E-NAME-001", f"unknown name {name!r}: declare it with var {name} = ... first")
         if name not in self.variables:
-            raise MgError(s.head.line, f"cannot assign to {name}: it is bound by let, which never changes "
-                                       f"(declare it with var {name} = ... to update it)")
+            raise self.error(s.head, "E-BIND-001", f"cannot assign to {name}: it is bound by let, which never changes "
+                                                   f"(declare it with var {name} = ... to update it)")
         value = self.expr(s.value, self.main)
         if s.op.text == "=":
             self.main.env[name] = value
             return
         before = self.main.env[name]
-        after = self.binary(Token(s.op.kind, s.op.text[0], s.op.col, s.op.line), before, value)
+        op = Token(s.op.kind, s.op.text[0], s.op.col, s.op.line)  # w += g computes w + g
+        self.spans[op] = (s.head, s.value)
+        self.operands[op] = [((s.head, s.head), before), (extent(s.value), value)]
+        after = self.binary(op, before, value)
         if isinstance(before, Matrix) and after != before or isinstance(before, float) and not isinstance(after, float):
-            raise MgError(s.op.line, f"{name} {s.op.text} ... would change the type of {name} from "
-                                     f"{type_text(before) if isinstance(before, Matrix) else 'a number'} to "
-                                     f"{type_text(after) if isinstance(after, Matrix) else 'a number'}: an update "
-                                     f"writes into {name}'s buffer (rebind it with {name} = {name} "
-                                     f"{s.op.text[0]} ... instead)")
+            raise self.error(op, "E-BIND-002", f"{name} {s.op.text} ... would change the type of {name} from "
+                                              f"{type_text(before) if isinstance(before, Matrix) else 'a number'} to "
+                                              f"{type_text(after) if isinstance(after, Matrix) else 'a number'}: an update "
+                                              f"writes into {name}'s buffer (rebind it with {name} = {name} "
+                                              f"{s.op.text[0]} ... instead)")
         self.main.env[name] = after
 
     def define(self, d: Def) -> None:
-        line, name = d.head.line, d.name.text
+        name = d.name.text
         if name in BUILTINS or name in KEYWORDS:
-            raise MgError(line, f"cannot define {name!r}: it is a built-in name")
+            raise self.error(d.name, "E-NAME-003", f"cannot define {name!r}: it is a built-in name")
         if name in RESERVED or name.startswith("_mlir"):
-            raise MgError(line, f"cannot define {name!r}: the name is reserved")
+            raise self.error(d.name, "E-NAME-003", f"cannot define {name!r}: the name is reserved")
         if name in self.functions:
-            raise MgError(line, f"function {name!r} is already defined")
+            raise self.error(d.name, "E-NAME-002", f"function {name!r} is already defined")
         scope = Scope(name=name)
         for pname, ptype in d.params:
             if pname.text in scope.env:
-                raise MgError(pname.line, f"parameter {pname.text!r} appears twice")
+                raise self.error(pname, "E-NAME-002", f"parameter {pname.text!r} appears twice")
             scope.env[pname.text] = ptype
         body = self.expr(d.body, scope)
         if d.declared is not None:
             body = self.declare(d.body, body, d.declared, f"the result of {name} is declared")
         if not isinstance(body, Matrix):
-            raise MgError(line, f"the body of {name} must be a matrix, got {describe(body)}")
+            raise self.error(d.body, "E-DIM-003", f"the body of {name} must be a matrix, got {describe(body)}")
         self.functions[name] = Signature([p.text for p, _ in d.params], [t for _, t in d.params], body)
 
     def declare(self, e: Expr, t: Type, declared: Matrix, what: str) -> Matrix:
@@ -293,17 +369,24 @@ class Checker:
             values = e.values if isinstance(e, Literal) else [t]  # type: ignore[list-item]
             for value in values:
                 if (problem := number_of_type(value, declared)) is not None:
-                    raise MgError(e.tok.line, f"{what} {type_text(declared)}, but in its value {problem}")
+                    raise self.error(e, "E-BIND-003", f"{what} {type_text(declared)}, but in its value {problem}")
             self.types[e] = declared
             self.constants[e] = values
             return declared
         if t != declared:
-            raise MgError(e.tok.line, f"{what} {type_text(declared)}, but its value is {describe(t)}")
+            raise self.error(e, "E-BIND-003", f"{what} {type_text(declared)}, but its value is {describe(t)}")
         return declared
 
     # -- expressions --------------------------------------------------------------------
 
     def expr(self, e: Expr, scope: Scope) -> Type:
+        if not isinstance(e, (Chain, Compare)):  # (their tok is their first operand's)
+            self.spans[e.tok] = extent(e)
+        if isinstance(e, Call):
+            listed = [item for a in e.args for item in (a.items if isinstance(a, ExprList) else [a])]
+            self.operands[e.tok] = [(extent(a), a) for a in listed]
+            for key, value in e.keywords.values():
+                self.spans[key] = (key, value)
         t = self.type_of(e, scope)
         self.types[e] = t
         return t
@@ -320,23 +403,27 @@ class Checker:
             if isinstance(t, float):
                 for _ in e.signs:
                     t = -t
-            no_booleans(e.tok, "cannot negate", t)
+            self.no_booleans(e.tok, "cannot negate", t)
             return t
         if isinstance(e, Compare):
             return self.comparison(e, scope)
         if isinstance(e, Chain):
             t = self.expr(e.first, scope)
             steps = self.steps[e] = []
+            last = e.first  # the chain so far is e.first through last
             for tok, right in e.rest:
                 r = self.expr(right, scope)
+                self.spans[tok] = (first_token(e.first), right)
+                self.operands[tok] = [((first_token(e.first), last), t), (extent(right), r)]
+                last = right
                 t = self.matmul(tok, t, r) if tok.text == "@" else self.binary(tok, t, r)
                 steps.append(t)
             return t
         if isinstance(e, Index):
             return self.index(e, scope)
         if isinstance(e, ExprList):
-            raise MgError(e.tok.line, "a list of expressions is concat's (concat(axis, [a, b])); a literal "
-                                      "holds numbers only")
+            raise self.error(e, "E-SYN-002", "a list of expressions is concat's (concat(axis, [a, b])); a literal "
+                                             "holds numbers only")
         assert isinstance(e, Call)
         return self.call(e, scope)
 
@@ -344,22 +431,21 @@ class Checker:
         """``x[1, -1]``: one element of ``x``, a rank-0 tensor; an integer index known when
         compiling per axis, a negative one counting from the end. One out of a static size's
         range is an error here; one into a ``?`` dimension is checked when the program runs."""
-        line = e.tok.line
         t = self.expr(e.base, scope)
         if not isinstance(t, Matrix):
-            raise MgError(line, f"cannot index {describe(t)}: only a tensor has elements")
+            raise self.error(e, "E-DIM-003", f"cannot index {describe(t)}: only a tensor has elements")
         if len(e.indices) != len(t.shape):
-            raise MgError(line, f"{describe(t)} has {len(t.shape)} ax{'i' if len(t.shape) == 1 else 'e'}s: "
-                                f"give one index for each, got {len(e.indices)}")
+            raise self.error(e, "E-DIM-001", f"{describe(t)} has {len(t.shape)} ax{'i' if len(t.shape) == 1 else 'e'}s: "
+                                             f"give one index for each, got {len(e.indices)}")
         indices = []
         for axis, (written, size) in enumerate(zip(e.indices, t.shape)):
             value = self.expr(written, scope)
             if not isinstance(value, float) or not value.is_integer():
-                raise MgError(line, f"the index for axis {axis} must be an integer known when compiling, "
-                                    f"got {describe(value)}")
+                raise self.error(written, "E-ARG-003", f"the index for axis {axis} must be an integer known when compiling, "
+                                                 f"got {describe(value)}")
             if size is not None and not -size <= value < size:
-                raise MgError(line, f"index {value:g} is out of range for axis {axis} of size {size} "
-                                    f"(-{size} to {size - 1})")
+                raise self.error(written, "E-ARG-004", f"index {value:g} is out of range for axis {axis} of size {size} "
+                                                 f"(-{size} to {size - 1})")
             indices.append(int(value))
         self.options[e] = {"indices": indices}
         return Matrix((), t.element)
@@ -368,11 +454,11 @@ class Checker:
         if tok.text in scope.env:
             return scope.env[tok.text]
         if tok.text in BUILTINS or tok.text in self.functions:
-            raise MgError(tok.line, f"{tok.text!r} is a function: call it as {tok.text}(...)")
+            raise self.error(tok, "E-NAME-004", f"{tok.text!r} is a function: call it as {tok.text}(...)")
         if scope is not self.main and tok.text in self.main.env:
-            raise MgError(tok.line, f"unknown name {tok.text!r}: a def sees only its parameters "
-                                    f"({tok.text} is defined at the top level)")
-        raise MgError(tok.line, f"unknown name {tok.text!r}{did_you_mean(tok.text, list(scope.env))}")
+            raise self.error(tok, "E-NAME-001", f"unknown name {tok.text!r}: a def sees only its parameters "
+                                                f"({tok.text} is defined at the top level)")
+        raise self.error(tok, "E-NAME-001", f"unknown name {tok.text!r}{did_you_mean(tok.text, list(scope.env))}")
 
     # -- operators ----------------------------------------------------------------------
 
@@ -380,7 +466,7 @@ class Checker:
         op = tok.text
         if isinstance(left, float) and isinstance(right, float):
             return fold(op, left, right)
-        no_booleans(tok, f"cannot {VERBS[op]}", left, right)
+        self.no_booleans(tok, f"cannot {VERBS[op]}", left, right)
         return self.elementwise(tok, VERBS[op], left, right)
 
     def elementwise(self, tok: Token, verb: str, left: Type, right: Type) -> Matrix:
@@ -391,8 +477,8 @@ class Checker:
             tensor, number = (right, left) if isinstance(left, float) else (left, right)
             assert isinstance(tensor, Matrix)
             if (problem := number_of_type(number, tensor)) is not None:
-                raise MgError(tok.line, f"cannot {verb} {describe(tensor)} and the number "
-                                        f"{number:g}: {problem}")
+                raise self.error(tok, "E-DIM-002", f"cannot {verb} {describe(tensor)} and the number "
+                                                   f"{number:g}: {problem}")
             return tensor  # an mg.scalar
         self.same_element_type(tok, verb, left, right)
         return Matrix(self.broadcast(tok, verb, left, right), left.element)
@@ -403,7 +489,7 @@ class Checker:
         try:
             shape = shapes.broadcast_shapes(left.shape, right.shape, verb)
         except ShapeError as e:
-            raise MgError(tok.line, str(e)) from None
+            raise self.error(tok, "E-DIM-001", str(e)) from None
         self.check_result(shape, verb, left, right, tok)  # 2^40x1 + 1x2^40 grows
         if shapes.never_broadcast(left.shape, right.shape):
             self.warn(tok.line, NEVER_BROADCAST)
@@ -412,41 +498,41 @@ class Checker:
     def comparison(self, e: Compare, scope: Scope) -> Matrix:
         """``a < b`` and the others: ``a`` and ``b`` combined as by ``+``, giving ``i1``."""
         left, right = self.expr(e.left, scope), self.expr(e.right, scope)
+        self.spans[e.op] = extent(e)
+        self.operands[e.op] = [(extent(e.left), left), (extent(e.right), right)]
         if isinstance(left, float) and isinstance(right, float):
-            raise MgError(e.op.line, f"{left:g} {e.op.text} {right:g} compares two numbers: "
-                                     "write its value, true or false")
+            raise self.error(e.op, "E-DIM-003", f"{left:g} {e.op.text} {right:g} compares two numbers: "
+                                                "write its value, true or false")
         return Matrix(self.elementwise(e.op, "compare", left, right).shape, element_types.I1)
 
-    @staticmethod
-    def same_element_type(tok: Token, verb: str, left: Matrix, right: Matrix) -> None:
+    def same_element_type(self, tok: Token, verb: str, left: Matrix, right: Matrix) -> None:
         if left.element != right.element:
-            raise MgError(tok.line, f"cannot {verb} {describe(left)} and {describe(right)}: their element "
-                                    f"types {element_types.NAME_OF[left.element]} and "
-                                    f"{element_types.NAME_OF[right.element]} differ (convert one with cast)")
+            raise self.error(tok, "E-DIM-002", f"cannot {verb} {describe(left)} and {describe(right)}: their element "
+                                               f"types {element_types.NAME_OF[left.element]} and "
+                                               f"{element_types.NAME_OF[right.element]} differ (convert one with cast)")
 
     def matmul(self, tok: Token, left: Type, right: Type) -> Matrix:
         if not isinstance(left, Matrix) or not isinstance(right, Matrix):
-            raise MgError(tok.line, f"@ needs two matrices, got {describe(left)} and {describe(right)} "
-                                    "(use * to scale by a number)")
+            raise self.error(tok, "E-DIM-003", f"@ needs two matrices, got {describe(left)} and {describe(right)} "
+                                               "(use * to scale by a number)")
         self.same_element_type(tok, "matrix-multiply", left, right)
-        no_booleans(tok, "cannot matrix-multiply", left)
+        self.no_booleans(tok, "cannot matrix-multiply", left)
         try:
             shape = shapes.batched_matmul_shape(left.shape, right.shape)
         except ShapeError as e:
-            raise MgError(tok.line, str(e)) from None
+            raise self.error(tok, "E-DIM-001", str(e)) from None
         if shapes.never_broadcast(left.shape[:-2], right.shape[:-2]):
             self.warn(tok.line, NEVER_BROADCAST)
         self.check_result(shape, "matrix-multiply", left, right, tok)  # MxK @ KxN can be far larger
         return Matrix(shape, left.element)
 
-    @staticmethod
-    def check_result(shape: Shape, verb: str, left: Matrix, right: Matrix, tok: Token) -> None:
+    def check_result(self, shape: Shape, verb: str, left: Matrix, right: Matrix, tok: Token) -> None:
         """A result shape, grown from its operands, must still be addressable."""
         try:
             shapes.check_size(shape)
         except ShapeError as e:
-            raise MgError(tok.line, f"cannot {verb} shapes {fmt_shape(left.shape)} and "
-                                    f"{fmt_shape(right.shape)}: the result {e}") from None
+            raise self.error(tok, "E-LIMIT-001", f"cannot {verb} shapes {fmt_shape(left.shape)} and "
+                                                 f"{fmt_shape(right.shape)}: the result {e}") from None
 
     # -- calls --------------------------------------------------------------------------
 
@@ -456,7 +542,7 @@ class Checker:
         for key, (tok, _) in c.keywords.items():
             if key not in allowed:
                 takes = f"takes the keyword arguments {', '.join(allowed)}" if allowed else "takes no keyword arguments"
-                raise MgError(tok.line, f"{name.text} {takes}, not {key}")
+                raise self.error(tok, "E-ARG-002", f"{name.text} {takes}, not {key}")
         if name.text == "cast":
             return self.cast(c, scope)
         if name.text in CREATION:
@@ -482,54 +568,56 @@ class Checker:
             return self.builtin(name, args)
         sig = self.functions.get(name.text)
         if sig is None:
-            raise MgError(name.line, self.unknown_function(name.text, scope))
+            raise self.error(name, *self.unknown_function(name.text, scope))
         if len(args) != len(sig.params):
-            raise MgError(name.line, f"{name.text} takes {len(sig.params)} argument"
-                                     f"{'' if len(sig.params) == 1 else 's'}, got {len(args)}")
+            raise self.error(name, "E-ARG-001", f"{name.text} takes {len(sig.params)} argument"
+                                                f"{'' if len(sig.params) == 1 else 's'}, got {len(args)}")
         for i, (arg, pname, ptype) in enumerate(zip(args, sig.names, sig.types), start=1):
             where = f"argument {i} of {name.text} ({pname})"
             if not isinstance(arg, Matrix):
                 if ptype.shape == ():  # a number is a rank-0 tensor
                     if (problem := number_of_type(arg, ptype)) is not None:
-                        raise MgError(name.line, f"{where} is {type_text(ptype)}, but {problem}")
+                        raise self.error(name, "E-DIM-002", f"{where} is {type_text(ptype)}, but {problem}")
                     continue
-                raise MgError(name.line, f"{where} must be {describe(ptype)}, got {describe(arg)}")
+                raise self.error(name, "E-DIM-003", f"{where} must be {describe(ptype)}, got {describe(arg)}")
             if not shapes.shapes_compatible(arg.shape, ptype.shape):
-                raise MgError(name.line, f"{where} must be {fmt_shape(ptype.shape)}, got {fmt_shape(arg.shape)}")
+                raise self.error(name, "E-DIM-001", f"{where} must be {fmt_shape(ptype.shape)}, got {fmt_shape(arg.shape)}")
             if arg.element != ptype.element:
-                raise MgError(name.line, f"{where} must be {describe(ptype)}, got {describe(arg)} "
-                                         "(convert it with cast)")
+                raise self.error(name, "E-DIM-002", f"{where} must be {describe(ptype)}, got {describe(arg)} "
+                                                    "(convert it with cast)")
         return sig.result_type
 
     def cast(self, c: Call, scope: Scope) -> Matrix:
         """``cast(x, f32)``: ``x`` with each element converted to the named element type."""
         if len(c.args) != 2:
-            raise MgError(c.tok.line, f"cast takes 2 arguments (a tensor and an element type), got {len(c.args)}")
+            raise self.error(c.tok, "E-ARG-001", f"cast takes 2 arguments (a tensor and an element type), got {len(c.args)}")
         value, target = c.args
         if not isinstance(target, Name) or target.tok.text not in element_types.NAMES:
-            raise MgError(c.tok.line, "the second argument of cast must be an element type: "
-                                      f"{', '.join(element_types.NAMES)}")
+            raise self.error(c.tok, "E-DIM-002", "the second argument of cast must be an element type: "
+                                                 f"{', '.join(element_types.NAMES)}")
         t = self.expr(value, scope)
         if not isinstance(t, Matrix):
-            raise MgError(c.tok.line, f"cast needs a tensor, got {describe(t)}")
+            raise self.error(c.tok, "E-DIM-003", f"cast needs a tensor, got {describe(t)}")
         return Matrix(t.shape, element_types.NAMES[target.tok.text])
 
-    def unknown_function(self, name: str, scope: Scope) -> str:
+    def unknown_function(self, name: str, scope: Scope) -> tuple[str, str]:
+        """The code and message for a call of ``name``, which is no function."""
         if name == scope.name:
-            return f"def {name} calls itself: recursion is not supported"
+            return "E-NAME-004", f"def {name} calls itself: recursion is not supported"
         if name in scope.env:
-            return f"{name!r} is {describe(scope.env[name])}, not a function"
-        return f"unknown function {name!r}{did_you_mean(name, BUILTIN_LIST + list(self.functions))}"
+            return "E-NAME-004", f"{name!r} is {describe(scope.env[name])}, not a function"
+        return "E-NAME-001", f"unknown function {name!r}{did_you_mean(name, BUILTIN_LIST + list(self.functions))}"
 
     def where(self, name: Token, args: list[Type]) -> Matrix:
         """``where(mask, a, b)``: ``mask`` a tensor of i1; ``a`` and ``b`` of one element
         type (or numbers of it); the three shapes broadcast."""
         if len(args) != 3:
-            raise MgError(name.line, f"where takes 3 arguments (a mask, then the values where it is true and "
-                                     f"where it is false), got {len(args)}")
+            raise self.error(name, "E-ARG-001", f"where takes 3 arguments (a mask, then the values where it is true and "
+                                                f"where it is false), got {len(args)}")
         mask, a, b = args
         if not isinstance(mask, Matrix) or not element_types.is_bool(mask.element):
-            raise MgError(name.line, f"the mask of where must be a tensor of i1 (a comparison), got {describe(mask)}")
+            raise self.error(name, "E-DIM-002",
+                             f"the mask of where must be a tensor of i1 (a comparison), got {describe(mask)}")
         if isinstance(a, float) and isinstance(b, float):
             values = Matrix(())  # two numbers: f64, in the mask's shape
         else:
@@ -538,11 +626,10 @@ class Checker:
 
     # -- the builtins of issue 16 -----------------------------------------------------------
 
-    @staticmethod
-    def arity(name: Token, args: list, count: int, what: str) -> None:
+    def arity(self, name: Token, args: list, count: int, what: str) -> None:
         if len(args) != count:
-            raise MgError(name.line, f"{name.text} takes {count} argument{'s' if count > 1 else ''} "
-                                     f"({what}), got {len(args)}")
+            raise self.error(name, "E-ARG-001", f"{name.text} takes {count} argument{'s' if count > 1 else ''} "
+                                                f"({what}), got {len(args)}")
 
     def math_unary(self, name: Token, args: list[Type]) -> Type:
         """``exp(x)`` and the other float functions, ``abs(x)`` of every numeric type; of a
@@ -551,9 +638,9 @@ class Checker:
         (arg,) = args
         if isinstance(arg, float):
             return fold_call(abs if name.text == "abs" else MATH_UNARY[name.text], arg)
-        no_booleans(name, f"{name.text} of", arg)
+        self.no_booleans(name, f"{name.text} of", arg)
         if name.text != "abs":
-            floats_only(name, arg)
+            self.floats_only(name, arg)
         return arg
 
     def math_binary(self, name: Token, args: list[Type]) -> Type:
@@ -564,9 +651,9 @@ class Checker:
         if isinstance(left, float) and isinstance(right, float):
             return fold_call(fold_numbers, left, right)
         for t in (left, right):
-            no_booleans(name, f"{name.text} of", t)
+            self.no_booleans(name, f"{name.text} of", t)
             if only_floats:
-                floats_only(name, t, "float tensors")
+                self.floats_only(name, t, "float tensors")
         return self.elementwise(name, f"take {name.text} of", left, right)
 
     def static_ints(self, e: Expr, scope: Scope, what: str) -> list[int]:
@@ -576,8 +663,8 @@ class Checker:
         values = ([t] if isinstance(t, float) else e.values if isinstance(e, Literal) and len(e.shape) == 1
                   else self.constants.get(e) if isinstance(e, Call) and e.tok.text == "shape" else None)
         if values is None or any(not float(v).is_integer() for v in values):
-            raise MgError(e.tok.line, f"{what} must be a list of integers like [0, 1], got "
-                                      f"{describe(t) if not isinstance(e, Literal) else 'a literal of ' + type_text(t)}")
+            raise self.error(e, "E-ARG-003", f"{what} must be a list of integers like [0, 1], got "
+                                             f"{describe(t) if not isinstance(e, Literal) else 'a literal of ' + type_text(t)}")
         return [int(v) for v in values]
 
     def keyword_bool(self, c: Call, key: str, scope: Scope, default: bool) -> bool:
@@ -585,16 +672,15 @@ class Checker:
             return default
         tok, e = c.keywords[key]
         if not (isinstance(e, Literal) and e.boolean and e.shape == ()):
-            raise MgError(tok.line, f"{key} must be true or false")
+            raise self.error(tok, "E-ARG-003", f"{key} must be true or false")
         return e.values[0] == 1.0
 
-    @staticmethod
-    def keyword_dtype(c: Call, default: str) -> Attribute:
+    def keyword_dtype(self, c: Call, default: str) -> Attribute:
         if "dtype" not in c.keywords:
             return element_types.NAMES[default]
         tok, e = c.keywords["dtype"]
         if not isinstance(e, Name) or e.tok.text not in element_types.NAMES:
-            raise MgError(tok.line, f"dtype must be an element type: {', '.join(element_types.NAMES)}")
+            raise self.error(tok, "E-DIM-002", f"dtype must be an element type: {', '.join(element_types.NAMES)}")
         return element_types.NAMES[e.tok.text]
 
     def axes(self, name: Token, rank: int, written: list[int]) -> list[int]:
@@ -602,10 +688,10 @@ class Checker:
         normalised = []
         for axis in written:
             if not -rank <= axis < rank:
-                raise MgError(name.line, f"{name.text}: axis {axis} is out of range for a tensor of rank {rank}"
-                                         + (f" (axes are -{rank} to {rank - 1})" if rank else ""))
+                raise self.error(name, "E-ARG-004", f"{name.text}: axis {axis} is out of range for a tensor of rank {rank}"
+                                                    + (f" (axes are -{rank} to {rank - 1})" if rank else ""))
             if axis % rank in normalised:
-                raise MgError(name.line, f"{name.text}: axis {axis} is given twice")
+                raise self.error(name, "E-ARG-004", f"{name.text}: axis {axis} is given twice")
             normalised.append(axis % rank)
         return sorted(normalised)
 
@@ -617,16 +703,16 @@ class Checker:
         self.arity(name, args, 1, "a tensor, then axes= and keepdims=")
         (arg,) = args
         if not isinstance(arg, Matrix):
-            raise MgError(name.line, f"{name.text} needs a tensor, got {describe(arg)}")
-        no_booleans(name, f"{name.text} of", arg)
+            raise self.error(name, "E-DIM-003", f"{name.text} needs a tensor, got {describe(arg)}")
+        self.no_booleans(name, f"{name.text} of", arg)
         rank = len(arg.shape)
         written = self.static_ints(c.keywords["axes"][1], scope, "axes") if "axes" in c.keywords else list(range(rank))
         axes = self.axes(name, rank, written)
         keepdims = self.keyword_bool(c, "keepdims", scope, False)
         if name.text == "mean":
-            floats_only(name, arg)
+            self.floats_only(name, arg)
             if any(arg.shape[a] is None for a in axes):
-                raise MgError(name.line, "mean needs static sizes along the averaged axes, not '?'")
+                raise self.error(name, "E-DIM-001", "mean needs static sizes along the averaged axes, not '?'")
         self.options[c] = {"axes": axes, "keepdims": keepdims}
         shape = tuple(1 if d in axes else s for d, s in enumerate(arg.shape)) if keepdims else \
             tuple(s for d, s in enumerate(arg.shape) if d not in axes)
@@ -640,7 +726,7 @@ class Checker:
             self.arity(name, c.args, 1, "a tensor")
             like = self.expr(c.args[0], scope)
             if not isinstance(like, Matrix):
-                raise MgError(name.line, f"{name.text} needs a tensor, got {describe(like)}")
+                raise self.error(name, "E-DIM-003", f"{name.text} needs a tensor, got {describe(like)}")
             element = self.keyword_dtype(c, element_types.NAME_OF[like.element])
             self.options[c] = {"value": 0.0 if name.text == "zeros_like" else 1.0}
             return Matrix(like.shape, element)
@@ -650,29 +736,29 @@ class Checker:
             self.arity(name, c.args, 1, "a shape like [2, 3]")
         dims = self.static_ints(c.args[0], scope, f"the shape of {name.text}")
         if any(d <= 0 for d in dims):
-            raise MgError(name.line, f"the shape of {name.text} must be positive sizes, got {dims}")
+            raise self.error(name, "E-ARG-004", f"the shape of {name.text} must be positive sizes, got {dims}")
         try:
             shapes.check_size(dims)
         except ShapeError as e:
-            raise MgError(name.line, str(e)) from None
+            raise self.error(name, "E-LIMIT-001", str(e)) from None
         element = self.keyword_dtype(c, "i32" if name.text == "iota" else "f64")
         t = Matrix(tuple(dims), element)
         if name.text == "iota":
             if element not in (element_types.NAMES["i32"], element_types.NAMES["i64"]):
-                raise MgError(name.line, f"iota makes integers: dtype must be i32 or i64, got "
-                                         f"{element_types.NAME_OF[element]}")
+                raise self.error(name, "E-DIM-002", f"iota makes integers: dtype must be i32 or i64, got "
+                                                    f"{element_types.NAME_OF[element]}")
             axis = self.static_ints(c.keywords["axis"][1], scope, "axis") if "axis" in c.keywords else [0]
             if len(axis) != 1:
-                raise MgError(name.line, "axis of iota must be one integer")
+                raise self.error(name, "E-ARG-003", "axis of iota must be one integer")
             self.options[c] = {"axis": self.axes(name, len(dims), axis)[0]}
             return t
         value = {"zeros": 0.0, "ones": 1.0}.get(name.text)
         if value is None:
             number = self.expr(c.args[1], scope)
             if not isinstance(number, float):
-                raise MgError(name.line, f"the value of full must be a number, got {describe(number)}")
+                raise self.error(name, "E-ARG-003", f"the value of full must be a number, got {describe(number)}")
             if (problem := number_of_type(number, t)) is not None:
-                raise MgError(name.line, f"full: {problem}")
+                raise self.error(name, "E-DIM-002", f"full: {problem}")
             value = number
         self.options[c] = {"value": value}
         return t
@@ -689,14 +775,14 @@ class Checker:
         self.arity(name, c.args, count, "a tensor and an axis, start and stop" if count == 4 else "a tensor and a list")
         t = self.expr(c.args[0], scope)
         if not isinstance(t, Matrix):
-            raise MgError(name.line, f"{name.text} needs a tensor, got {describe(t)}")
+            raise self.error(name, "E-DIM-003", f"{name.text} needs a tensor, got {describe(t)}")
         rank = len(t.shape)
         try:
             if name.text == "slice":
                 axis, start, stop = (self.static_ints(a, scope, f"the {what} of slice") for a, what in
                                      zip(c.args[1:], ("axis", "start", "stop")))
                 if not len(axis) == len(start) == len(stop) == 1:
-                    raise MgError(name.line, "slice takes one integer each for its axis, start and stop")
+                    raise self.error(name, "E-ARG-003", "slice takes one integer each for its axis, start and stop")
                 axis = self.axes(name, rank, axis)
                 self.options[c] = {"axis": axis[0], "start": start[0], "stop": stop[0]}
                 return Matrix(shapes.slice_shape(t.shape, axis[0], start[0], stop[0]), t.element)
@@ -704,22 +790,22 @@ class Checker:
             if name.text == "transpose":
                 axes = [a % rank if -rank <= a < rank else a for a in written]
                 if sorted(axes) != list(range(rank)):
-                    raise MgError(name.line, f"transpose needs a permutation of the axes 0 to {rank - 1} "
-                                             f"(negative ones count from the end), got {written}")
+                    raise self.error(name, "E-ARG-004", f"transpose needs a permutation of the axes 0 to {rank - 1} "
+                                                        f"(negative ones count from the end), got {written}")
                 self.options[c] = {"permutation": axes}
                 return Matrix(shapes.transpose_shape(t.shape, axes), t.element)
             if name.text == "reshape":
                 return Matrix(shapes.reshape_shape(t.shape, written), t.element)
             if any(d <= 0 for d in written):
-                raise MgError(name.line, f"the shape of broadcast_to must be positive sizes, got {written}")
+                raise self.error(name, "E-ARG-004", f"the shape of broadcast_to must be positive sizes, got {written}")
             shape = shapes.broadcast_shapes(t.shape, written, "broadcast")
             if len(written) < rank or shape != tuple(written) or None in t.shape[len(t.shape) - len(written):] and \
                     shapes.never_broadcast(t.shape, written):
-                raise MgError(name.line, f"cannot broadcast {describe(t)} to {fmt_shape(written)}: each size must "
-                                         "stay or grow from 1, and a '?' never grows")
+                raise self.error(name, "E-DIM-001", f"cannot broadcast {describe(t)} to {fmt_shape(written)}: each size must "
+                                                    "stay or grow from 1, and a '?' never grows")
             return Matrix(tuple(written), t.element)
         except ShapeError as e:
-            raise MgError(name.line, str(e)) from None
+            raise self.error(name, "E-DIM-001", str(e)) from None
 
     def concat(self, c: Call, scope: Scope) -> Matrix:
         """``concat(axis, [a, b, c])``: tensors of one rank and element type, of equal sizes
@@ -728,27 +814,27 @@ class Checker:
         self.arity(name, c.args, 2, "an axis and a list of tensors like [a, b]")
         axis_expr, listed = c.args
         if not isinstance(listed, ExprList):
-            raise MgError(name.line, "the second argument of concat must be a list of tensors like [a, b]")
+            raise self.error(name, "E-ARG-003", "the second argument of concat must be a list of tensors like [a, b]")
         items = [self.expr(e, scope) for e in listed.items]
         for i, t in enumerate(items, start=1):
             if not isinstance(t, Matrix) or not t.shape:
-                raise MgError(name.line, f"concat joins tensors of rank 1 or more: item {i} is {describe(t)}")
+                raise self.error(name, "E-DIM-001", f"concat joins tensors of rank 1 or more: item {i} is {describe(t)}")
         first = items[0]
         for i, t in enumerate(items[1:], start=2):
             self.same_element_type(name, "concatenate", first, t)  # type: ignore[arg-type]
             if len(t.shape) != len(first.shape):  # type: ignore[union-attr]
-                raise MgError(name.line, f"concat joins tensors of one rank: item 1 is {describe(first)}, "
-                                         f"item {i} {describe(t)}")
+                raise self.error(name, "E-DIM-001", f"concat joins tensors of one rank: item 1 is {describe(first)}, "
+                                                    f"item {i} {describe(t)}")
         written = self.static_ints(axis_expr, scope, "the axis of concat")
         if len(written) != 1:
-            raise MgError(name.line, "the axis of concat must be one integer")
+            raise self.error(name, "E-ARG-003", "the axis of concat must be one integer")
         axis = self.axes(name, len(first.shape), written)[0]  # type: ignore[union-attr]
         shape = list(first.shape)  # type: ignore[union-attr]
         for i, t in enumerate(items[1:], start=2):
             for d, (x, y) in enumerate(zip(shape, t.shape)):  # type: ignore[union-attr]
                 if d != axis and not shapes.dims_compatible(x, y):
-                    raise MgError(name.line, f"concat along axis {axis} needs the other sizes equal: item 1 is "
-                                             f"{fmt_shape(first.shape)}, item {i} {fmt_shape(t.shape)}")  # type: ignore[union-attr]
+                    raise self.error(name, "E-DIM-001", f"concat along axis {axis} needs the other sizes equal: item 1 is "
+                                                        f"{fmt_shape(first.shape)}, item {i} {fmt_shape(t.shape)}")  # type: ignore[union-attr]
                 if d != axis and x is None:
                     shape[d] = y
         sizes = [t.shape[axis] for t in items]  # type: ignore[union-attr]
@@ -765,22 +851,22 @@ class Checker:
             self.arity(name, args, 1, "a tensor, then axis=")
             (t,) = args
             if not isinstance(t, Matrix):
-                raise MgError(name.line, f"cumsum needs a tensor, got {describe(t)}")
-            no_booleans(name, "cumsum of", t)
+                raise self.error(name, "E-DIM-003", f"cumsum needs a tensor, got {describe(t)}")
+            self.no_booleans(name, "cumsum of", t)
         else:
             self.arity(name, args, 2, "a and b, then axis= and reverse=")
             for arg in args:
-                no_booleans(name, f"{name.text} of", arg)
-                floats_only(name, arg, "float tensors")
+                self.no_booleans(name, f"{name.text} of", arg)
+                self.floats_only(name, arg, "float tensors")
             if isinstance(args[0], float) and isinstance(args[1], float):
-                raise MgError(name.line, "linear_scan needs a tensor: of two numbers it has no axis")
+                raise self.error(name, "E-DIM-003", "linear_scan needs a tensor: of two numbers it has no axis")
             t = self.elementwise(name, "scan", args[0], args[1])
         rank = len(t.shape)
         if rank == 0:
-            raise MgError(name.line, f"{name.text} needs a tensor of rank 1 or more, got {describe(t)}")
+            raise self.error(name, "E-DIM-001", f"{name.text} needs a tensor of rank 1 or more, got {describe(t)}")
         written = self.static_ints(c.keywords["axis"][1], scope, "axis") if "axis" in c.keywords else [0]
         if len(written) != 1:
-            raise MgError(name.line, f"axis of {name.text} must be one integer")
+            raise self.error(name, "E-ARG-003", f"axis of {name.text} must be one integer")
         self.options[c] = {"axis": self.axes(name, rank, written)[0],
                            "reverse": self.keyword_bool(c, "reverse", scope, False)}
         return t
@@ -793,25 +879,26 @@ class Checker:
         self.arity(name, c.args, 1, "a shape like [2, 3], then keywords")
         dims = self.static_ints(c.args[0], scope, f"the shape of {name.text}")
         if not dims or any(d <= 0 for d in dims):
-            raise MgError(name.line, f"the shape of {name.text} must be positive sizes, got {dims}")
+            raise self.error(name, "E-ARG-004", f"the shape of {name.text} must be positive sizes, got {dims}")
         options = dict(RANDOM[name.text])
         for key, (tok, e) in c.keywords.items():
             if key == "dtype":
                 continue
             value = self.expr(e, scope)
             if not isinstance(value, float) or math.isnan(value) or math.isinf(value):
-                raise MgError(tok.line, f"{key} of {name.text} must be a finite number known when compiling, "
-                                        f"got {describe(value)}")
+                raise self.error(tok, "E-ARG-003", f"{key} of {name.text} must be a finite number known when compiling, "
+                                                   f"got {describe(value)}")
             options[key] = value
         seed = options["seed"]
         if not (seed.is_integer() and 0 <= seed < 2.0 ** 63):
-            raise MgError(name.line, f"the seed of {name.text} must be an integer from 0 to 2^63 - 1, got {seed:g}")
+            raise self.error(name, "E-ARG-004",
+                             f"the seed of {name.text} must be an integer from 0 to 2^63 - 1, got {seed:g}")
         if options.get("std", 0.0) < 0:
-            raise MgError(name.line, f"the std of normal must not be negative, got {options['std']:g}")
+            raise self.error(name, "E-ARG-004", f"the std of normal must not be negative, got {options['std']:g}")
         element = self.keyword_dtype(c, "f64")
         if not element_types.is_float(element):
-            raise MgError(name.line, f"{name.text} makes floats: dtype must be f64, f32 or bf16, got "
-                                     f"{element_types.NAME_OF[element]}")
+            raise self.error(name, "E-DIM-002", f"{name.text} makes floats: dtype must be f64, f32 or bf16, got "
+                                                f"{element_types.NAME_OF[element]}")
         self.options[c] = options
         return Matrix(tuple(dims), element)
 
@@ -826,43 +913,43 @@ class Checker:
             self.arity(name, c.args, 1, "a tensor")
         t = self.expr(c.args[0], scope)
         if not isinstance(t, Matrix):
-            raise MgError(name.line, f"{name.text} needs a tensor, got {describe(t)}")
+            raise self.error(name, "E-DIM-003", f"{name.text} needs a tensor, got {describe(t)}")
         if name.text == "rank":
             return float(len(t.shape))
         sizes = t.shape
         if name.text == "dim":
             written = self.static_ints(c.args[1], scope, "the axis of dim")
             if len(written) != 1:
-                raise MgError(name.line, "the axis of dim must be one integer")
+                raise self.error(name, "E-ARG-003", "the axis of dim must be one integer")
             sizes = (t.shape[self.axes(name, len(t.shape), written)[0]],)
         if None in sizes:
-            raise MgError(name.line, f"{name.text} of {describe(t)} is not known when compiling: a '?' size is "
-                                     "known only when the program runs")
+            raise self.error(name, "E-DIM-001", f"{name.text} of {describe(t)} is not known when compiling: a '?' size is "
+                                                "known only when the program runs")
         if name.text != "shape":
             return float(math.prod(sizes))  # type: ignore[arg-type]
         if not sizes:
-            raise MgError(name.line, "shape of a rank-0 tensor is the empty list, which no operation takes")
+            raise self.error(name, "E-DIM-001", "shape of a rank-0 tensor is the empty list, which no operation takes")
         shape_type = Matrix((len(sizes),), element_types.NAMES["i64"])
         self.constants[c] = [float(d) for d in sizes]  # type: ignore[misc]
         return shape_type
 
     def builtin(self, name: Token, args: list[Type]) -> Matrix:
         if len(args) != 1:
-            raise MgError(name.line, f"{name.text} takes 1 argument, got {len(args)}")
+            raise self.error(name, "E-ARG-001", f"{name.text} takes 1 argument, got {len(args)}")
         (arg,) = args
         if not isinstance(arg, Matrix):
-            raise MgError(name.line, f"{name.text} needs a matrix, not a scalar")
+            raise self.error(name, "E-DIM-003", f"{name.text} needs a matrix, not a scalar")
         if name.text != "transpose":
-            no_booleans(name, f"{name.text} of", arg)
+            self.no_booleans(name, f"{name.text} of", arg)
         if name.text == "relu":
             return arg
         if name.text == "transpose":
             return Matrix(shapes.transpose_shape(arg.shape), arg.element)
         axis, kind = REDUCTIONS[name.text]
         if len(arg.shape) != 2:
-            raise MgError(name.line, f"{name.text} needs a matrix (rank 2), got {describe(arg)}")
+            raise self.error(name, "E-DIM-001", f"{name.text} needs a matrix (rank 2), got {describe(arg)}")
         if kind == "mean" and arg.shape[axis] is None:
-            raise MgError(name.line, f"{name.text} needs a static size along the averaged axis, not '?'")
+            raise self.error(name, "E-DIM-001", f"{name.text} needs a static size along the averaged axis, not '?'")
         if kind == "mean":
-            floats_only(name, arg)
+            self.floats_only(name, arg)
         return Matrix(shapes.reduce_shape(arg.shape, axis), arg.element)

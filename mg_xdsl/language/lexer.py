@@ -9,7 +9,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from mg_xdsl.language.diagnostics import MgError
+from mg_xdsl.language.diagnostics import MgError, Span
 
 _TOKEN = re.compile(
     r"""
@@ -29,6 +29,11 @@ class Token:
     col: int
     line: int
 
+    @property
+    def span(self) -> Span:
+        """The token's own place (one column for the end of a line, which has no text)."""
+        return Span(self.line, self.col, self.col + max(len(self.text), 1))
+
 
 def tokenize(text: str, line: int) -> list[Token]:
     """The tokens of one line of source (without an end token)."""
@@ -39,7 +44,7 @@ def tokenize(text: str, line: int) -> list[Token]:
             break
         m = _TOKEN.match(text, pos)
         if m is None:
-            raise MgError(line, f"unexpected character {text[pos]!r}")
+            raise MgError(Span(line, pos + 1, pos + 2), f"unexpected character {text[pos]!r}", code="E-SYN-001")
         if m.lastgroup != "ws":
             tokens.append(Token(m.lastgroup or "", m.group(), m.start() + 1, line))
         pos = m.end()

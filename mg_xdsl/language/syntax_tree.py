@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from xdsl.ir import Attribute
 
 from mg_xdsl import element_types, shapes
-from mg_xdsl.language.diagnostics import MgError
+from mg_xdsl.language.diagnostics import MgError, Span
 from mg_xdsl.language.lexer import Token
 from mg_xdsl.shapes import MAX_DIMENSION, Shape, ShapeError
 
@@ -55,7 +55,22 @@ class Matrix:
 
 @dataclass(eq=False)
 class Expr:
-    tok: Token  # where the expression is reported and located
+    tok: Token  # the token that names the expression (an operator's, a call's name)
+    # Its first and last tokens, which the parser fills in: the caret span of an error.
+    start: Token | None = field(default=None, init=False, repr=False)
+    end: Token | None = field(default=None, init=False, repr=False)
+
+    @property
+    def span(self) -> Span:
+        return between(self.start or self.tok, self.end or self.tok)
+
+
+def between(first: Token, last: Token) -> Span:
+    """The span from ``first`` to ``last`` (inclusive); to the end of ``first``'s line where
+    ``last`` is on a later one."""
+    if last.line != first.line:
+        return Span(first.line, first.col, None)
+    return Span(first.line, first.col, last.span.end)
 
 
 @dataclass(eq=False)
@@ -211,9 +226,16 @@ class Parser:
         self.pos += 1
         return tok
 
-    def error(self, message: str, at: Token | None = None) -> MgError:
-        """An error on the line of ``at`` (by default the next token)."""
-        return MgError((at or self.peek()).line, message)
+    def error(self, message: str, at: Token | Span | None = None, code: str = "E-SYN-002") -> MgError:
+        """An error at ``at`` (by default the next token); by default a token that does not
+        belong where it is."""
+        at = at or self.peek()
+        return MgError(at if isinstance(at, Span) else at.span, message, code=code)
+
+    def spanned(self, e: Expr, start: Token) -> Expr:
+        """``e``, which the parser read from ``start`` to the token before the next one."""
+        e.start, e.end = start, self.tokens[self.pos - 1]
+        return e
 
     def expect(self, text: str, what: str | None = None) -> Token:
         tok = self.peek()
@@ -232,19 +254,19 @@ class Parser:
         if self.depth > MAX_NESTING:
             raise self.error(
                 f"expression is nested too deeply (more than {MAX_NESTING} levels of "
-                "parentheses and calls)", tok
+                "parentheses and calls)", tok, code="E-LIMIT-001"
             )
 
     # -- statements ---------------------------------------------------------------------
 
     def statement(self) -> Statement:
         head = self.peek()
-        line = head.line
         if head.kind == "name" and head.text == "def":
             return self.define()
         if head.kind == "name" and head.text in ("let", "var"):
             if not (self.peek(1).kind == "name" and self.peek(2).text in ("=", ":")):
-                raise MgError(line, f"expected '{head.text} NAME = EXPR' or '{head.text} NAME: TYPE = EXPR'")
+                raise self.error(f"expected '{head.text} NAME = EXPR' or '{head.text} NAME: TYPE = EXPR'",
+                                 between(head, self.tokens[-2]))
             self.pos = 2
             declared = None
             if self.next().text == ":":
@@ -263,20 +285,20 @@ class Parser:
             value = self.expr()
             self.expect_end()
             return Print(head, value)
-        raise MgError(line, f"expected a statement (let, var, print, def or an assignment), found {found(head)}")
+        raise self.error(f"expected a statement (let, var, print, def or an assignment), found {found(head)}")
 
     def define(self) -> Def:
         """``def NAME(P: TYPE, ...) = EXPR``."""
         head = self.next()
         name = self.next()
         if name.kind != "name":
-            raise MgError(head.line, f"expected a function name after 'def', found {found(name)}")
+            raise self.error(f"expected a function name after 'def', found {found(name)}", name)
         self.expect("(", f"'(' after def {name.text}")
         params: list[tuple[Token, Matrix]] = []
         while self.peek().text != ")":
             pname = self.next()
             if pname.kind != "name":
-                raise MgError(pname.line, f"expected a parameter name, found {found(pname)}")
+                raise self.error(f"expected a parameter name, found {found(pname)}", pname)
             self.expect(":", f"':' and a type after parameter {pname.text}")
             params.append((pname, self.tensor_type()))
             if self.peek().text == ",":
@@ -301,7 +323,7 @@ class Parser:
         while self.peek().text in operators and self.peek().kind == "op":
             tok = self.next()
             rest.append((tok, operand()))
-        return Chain(first.tok, first, rest) if rest else first
+        return self.spanned(Chain(first.tok, first, rest), first.start or first.tok) if rest else first
 
     def expr(self) -> Expr:
         left = self.sum()
@@ -311,8 +333,8 @@ class Parser:
         right = self.sum()
         if self.at_comparison():
             raise self.error(f"comparisons do not chain: write a {op.text} b and b {self.peek().text} c "
-                             "as two comparisons (a {op.text} b is a tensor of i1)")
-        return Compare(left.tok, left, op, right)
+                             f"as two comparisons (a {op.text} b is a tensor of i1)")
+        return self.spanned(Compare(left.tok, left, op, right), left.start or left.tok)
 
     def at_comparison(self) -> bool:
         return self.peek().kind == "op" and self.peek().text in COMPARISON_OPERATORS
@@ -328,13 +350,14 @@ class Parser:
         while self.peek().text == "-" and self.peek().kind == "op":
             signs.append(self.next())
         operand = self.atom()
-        return Negate(signs[0], signs, operand) if signs else operand
+        return self.spanned(Negate(signs[0], signs, operand), signs[0]) if signs else operand
 
     def atom(self) -> Expr:
         """A primary expression, then any element accesses of it: ``x[0, 1]``."""
-        e = self.primary()
+        start = self.peek()
+        e = self.spanned(self.primary(), start)
         while self.peek().text == "[":
-            e = self.index(e)
+            e = self.spanned(self.index(e), start)
         return e
 
     def index(self, base: Expr) -> Index:
@@ -390,11 +413,11 @@ class Parser:
                 key = self.next()
                 self.next()
                 if key.text in keywords:
-                    raise self.error(f"keyword argument {key.text} is given twice", key)
+                    raise self.error(f"keyword argument {key.text} is given twice", key, "E-ARG-002")
                 keywords[key.text] = (key, self.expr())
             elif keywords:
                 raise self.error(f"a positional argument cannot follow the keyword argument "
-                                 f"{list(keywords)[-1]}")
+                                 f"{list(keywords)[-1]}", code="E-ARG-002")
             else:
                 args.append(self.expr())
             if self.peek().text != ",":
@@ -407,7 +430,7 @@ class Parser:
     def number(self, tok: Token) -> float:
         value = float(tok.text)
         if math.isinf(value):
-            raise self.error(f"number {tok.text} is too large for f64", tok)
+            raise self.error(f"number {tok.text} is too large for f64", tok, "E-LIMIT-001")
         return value
 
     def lists_expressions(self) -> bool:
@@ -435,14 +458,15 @@ class Parser:
         self.booleans = 0
         shape = self.nested_list(values, start, 0)
         if 0 < self.booleans < len(values):
-            raise self.error("a literal's elements are all numbers or all true/false, not both", start)
+            raise self.error("a literal's elements are all numbers or all true/false, not both",
+                             between(start, self.tokens[self.pos - 1]), "E-SYN-003")
         return Literal(start, shape, values, boolean=self.booleans > 0)
 
     def nested_list(self, values: list[float], start: Token, depth: int) -> Shape:
         """One ``[...]`` of a literal, its numbers appended to ``values``; its shape."""
         opening = self.expect("[")
         if depth >= MAX_NESTING:
-            raise self.error(f"literal nested too deeply (more than {MAX_NESTING} levels)", opening)
+            raise self.error(f"literal nested too deeply (more than {MAX_NESTING} levels)", opening, "E-LIMIT-001")
         if self.peek().text != "[":  # a list of numbers
             length = 0
             while True:
@@ -450,7 +474,8 @@ class Parser:
                 length += 1
                 if len(values) > MAX_LITERAL_ELEMENTS:
                     raise self.error(
-                        f"matrix literal is too large (more than {MAX_LITERAL_ELEMENTS} elements)", start)
+                        f"matrix literal is too large (more than {MAX_LITERAL_ELEMENTS} elements)", start,
+                        "E-LIMIT-001")
                 if self.peek().text == ",":
                     self.next()
                     continue
@@ -466,16 +491,18 @@ class Parser:
                 if len(shape) == len(inner) == 1:
                     raise self.error(
                         f"rows of a matrix literal must have equal length: row 1 has "
-                        f"{inner[0]} elements, row {count} has {shape[0]}", row_start)
+                        f"{inner[0]} elements, row {count} has {shape[0]}",
+                        between(row_start, self.tokens[self.pos - 1]), "E-SYN-003")
                 raise self.error(
                     f"the lists of a literal must have equal shapes: list 1 is "
                     f"{shapes.fmt_shape(inner) or 'a number'} and list {count} "
-                    f"{shapes.fmt_shape(shape)}", row_start)
+                    f"{shapes.fmt_shape(shape)}", between(row_start, self.tokens[self.pos - 1]), "E-SYN-003")
             inner = shape
             if self.peek().text == ",":
                 self.next()
                 if self.peek().text != "[":
-                    raise self.error(f"expected '[' after ',' in a nested literal, found {found(self.peek())}")
+                    raise self.error(f"expected '[' after ',' in a nested literal, found {found(self.peek())}",
+                                     code="E-SYN-003")
                 continue
             self.expect("]", "',' or ']' after a row of the matrix literal")
             return (count, *inner)
@@ -490,7 +517,7 @@ class Parser:
             sign = -1.0
         tok = self.peek()
         if tok.kind != "num":
-            raise self.error(f"matrix literal elements must be numbers, found {found(tok)}")
+            raise self.error(f"matrix literal elements must be numbers, found {found(tok)}", code="E-SYN-003")
         self.next()
         return sign * self.number(tok)
 
@@ -502,21 +529,21 @@ class Parser:
         last (``f64`` where none is written)."""
         tok = self.next()
         if tok.text != "tensor":
-            raise self.error(f"expected a type like tensor[2x3], found {found(tok)}", tok)
+            raise self.error(f"expected a type like tensor[2x3], found {found(tok)}", tok, "E-SYN-004")
         self.expect("[", "'[' after 'tensor'")
         text = ""
         while self.peek().text != "]":
             if self.peek().kind == "end":
-                raise self.error("expected ']' to close the tensor type")
+                raise self.error("expected ']' to close the tensor type", code="E-SYN-004")
             text += self.next().text
-        self.next()
+        written = between(tok, self.next())  # tensor[...]
         parts = text.split("x") if text else []
         element = element_types.F64
         if parts and parts[-1] in element_types.NAMES:
             element = element_types.NAMES[parts.pop()]
         elif parts and parts[-1][:1].isalpha():
             raise self.error(f"unknown element type {shorten(parts[-1])!r} in tensor[{shorten(text)}]: "
-                             f"the element types are {', '.join(element_types.NAMES)}", tok)
+                             f"the element types are {', '.join(element_types.NAMES)}", written, "E-SYN-004")
         dims: list[int | None] = []
         for p in parts:
             digits = p.lstrip("0")
@@ -525,20 +552,20 @@ class Parser:
             elif not (p.isascii() and p.isdigit()) or not digits:
                 raise self.error(
                     f"a dimension is a positive integer or '?', got {shorten(p)!r} in "
-                    f"tensor[{shorten(text)}]", tok
+                    f"tensor[{shorten(text)}]", written, "E-SYN-004"
                 )
             # Compared as text first: int() refuses strings of more than 4300 digits.
             elif len(digits) > len(str(MAX_DIMENSION)) or int(digits) > MAX_DIMENSION:
                 raise self.error(
                     f"dimension {shorten(p)} in tensor[{shorten(text)}] is too large: a "
-                    f"dimension is at most 2^40 = {MAX_DIMENSION}", tok
+                    f"dimension is at most 2^40 = {MAX_DIMENSION}", written, "E-LIMIT-001"
                 )
             else:
                 dims.append(int(digits))
         try:
             shapes.check_size(dims)
         except ShapeError as e:
-            raise self.error(str(e), tok) from None
+            raise self.error(str(e), written, "E-LIMIT-001") from None
         return Matrix(tuple(dims), element)
 
 

@@ -521,4 +521,14 @@ MUTATIONS = [
              "a reshape reads the wrong digit of the position"),
     Mutation(AFF, "                at[axis] = arith.AddiOp(ivs[axis], as_index(offset)).result",
              "                at[axis] = ivs[axis]", "concat writes every input at the start of the axis"),
+    # -- issue 17: diagnostics ----------------------------------------------------------------------
+    Mutation("mg_xdsl/language/diagnostics.py", "        return f\"{pad}{red}{'^' * max(end - start, 1)}{reset}\"",
+             "        return f\"{pad}{red}{'^' * max(end - start - 1, 1)}{reset}\"", "the carets stop one short"),
+    Mutation(CHECK, "            at = span if span.line == at.line else at.span",
+             "            at = at.span", "an error points at its token, not at the expression it names"),
+    Mutation(CHECK, "                self.operands[tok] = [(e.first.through(last), t), (right.span, r)]",
+             "                self.operands[tok] = [(e.first.through(right), t), (right.span, r)]",
+             "a note quotes the whole chain as the left operand"),
+    Mutation("mg_xdsl/cli.py", '    return stream.isatty() and not os.environ.get("NO_COLOR")',
+             "    return stream.isatty()", "NO_COLOR is ignored"),
 ]
