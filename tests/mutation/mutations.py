@@ -521,4 +521,16 @@ MUTATIONS = [
              "a reshape reads the wrong digit of the position"),
     Mutation(AFF, "                at[axis] = arith.AddiOp(ivs[axis], as_index(offset)).result",
              "                at[axis] = ivs[axis]", "concat writes every input at the start of the axis"),
+    # -- issue 17: indexing -----------------------------------------------------------------------
+    Mutation(AFF, "    total = op.add(op_builders.memref_load(out, at).res, value)", "    total = value",
+             "index_add and scatter_add overwrite instead of accumulating"),
+    Mutation(AFF, '    inside = arith.CmpiOp(position, as_index(size), "ult")',
+             '    inside = arith.CmpiOp(position, as_index(size), "ule")', "an id equal to the size passes the check"),
+    Mutation(SH, "    return (*ids, *table[1:])", "    return (*table[1:], *ids)",
+             "index puts a row's axes before the ids'"),
+    Mutation("mg_xdsl/backend/runtime_ir.py", "  %last = sub i64 %size, 1", "  %last = sub i64 %size, 0",
+             "a range check's report gives the size as the last id"),
+    Mutation(CHECK, 'self.static_ints(c.keywords["axis"][1], scope, "axis") if "axis" in c.keywords else [-1]',
+             'self.static_ints(c.keywords["axis"][1], scope, "axis") if "axis" in c.keywords else [0]',
+             "gather and scatter_add default to axis 0"),
 ]
