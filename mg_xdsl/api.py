@@ -108,7 +108,8 @@ class Failure(ctypes.Structure):
         assert self.kind == CHECK_FAILED, f"unknown failure kind {self.kind}"
         sizes = (self.size_a, self.size_b) if self.size_a >= 0 else None
         path = self.path.decode(errors="replace") if self.path is not None else None
-        return RuntimeCheckFailed(text, self.message.decode(errors="replace"), path,
+        # (the first line: a range check's message is its format filled in)
+        return RuntimeCheckFailed(text, text.partition("\n")[0], path,
                                   self.line if path is not None else None, sizes)
 
 

@@ -50,6 +50,8 @@ ACCUMULATING: tuple[Attribute, ...] = (F32, F64, i32, i64)
 # Every element type a tensor may hold: ``i1`` (the booleans that comparisons give and
 # ``where`` takes) is stored, moved, compared and converted, but has no arithmetic.
 STORED: tuple[Attribute, ...] = (*ARITHMETIC, i1)
+# What ids and indices into a tensor are (index, gather and their adds take them).
+INDICES: tuple[Attribute, ...] = (i32, i64)
 # ``mg.print``: the function of MLIR's runner library that prints each element type.
 PRINTERS: dict[Attribute, str] = {F32: "printMemrefF32", F64: "printMemrefF64",
                                   i32: "printMemrefI32", i64: "printMemrefI64"}

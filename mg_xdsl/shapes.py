@@ -245,3 +245,22 @@ def slice_shape(shape: Sequence[Dim], axis: int, start: int, stop: int) -> Shape
         raise ShapeError(f"a slice of axis {axis} needs 0 <= start < stop <= {fmt_dim(size)}, got start {start} "
                          f"and stop {stop}")
     return tuple(stop - start if d == axis else s for d, s in enumerate(shape))
+
+
+def index_shape(table: Sequence[Dim], ids: Sequence[Dim]) -> Shape:
+    """The shape of ``index(table, ids)``, the rows of ``table`` that ``ids`` name: ``ids``'
+    shape, then each row's (``table``'s after its first axis), as NumPy's ``table[ids]``."""
+    if not table:
+        raise ShapeError("a table of rows must have rank 1 or more, got a rank-0 tensor")
+    return (*ids, *table[1:])
+
+
+def along_axis_shape(x: Sequence[Dim], idx: Sequence[Dim], axis: int, verb: str) -> Shape:
+    """The shape of ``gather(x, idx, axis)`` (NumPy's ``take_along_axis``) and of what
+    ``scatter_add`` adds: ``idx``'s. ``idx`` has ``x``'s rank and, off ``axis``, its sizes
+    (NumPy would broadcast them; here a ``?`` is checked when the program runs)."""
+    check_axis(len(x), axis)
+    if len(idx) != len(x) or not shapes_compatible(x[:axis] + x[axis + 1:], idx[:axis] + idx[axis + 1:]):
+        raise ShapeError(f"cannot {verb} along axis {axis} of {fmt_shape(x)} with indices {fmt_shape(idx)}: "
+                         f"the indices must have rank {len(x)} and the sizes of {fmt_shape(x)} off the axis")
+    return tuple(idx)

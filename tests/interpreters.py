@@ -96,6 +96,10 @@ class MissingFunctions(InterpreterFunctions):
     def check_failed(self, interpreter: Interpreter, op, args: PythonValues):
         raise RuntimeError("a run-time check failed")
 
+    @impl_external("mgrt_range_check_failed")
+    def range_check_failed(self, interpreter: Interpreter, op, args: PythonValues):
+        raise RuntimeError("a run-time range check failed")
+
     @impl_external("printMemrefF64")
     def print_memref(self, interpreter: Interpreter, op, args: PythonValues):
         (array,) = args

@@ -98,6 +98,8 @@ ERRORS = [
     ("def f(x: tensor[3xi32]) = exp(x)", "E-DIM-002", 1, 27, "exp(x)", ["arguments: `x` is tensor[3xi32]"]),
     ("print zeros([2], dtype=f16)", "E-DIM-002", 1, 18, "dtype=f16", []),
     ("print cast([1], f16)", "E-DIM-002", 1, 7, "cast([1], f16)", []),
+    ("let t = [[1, 2], [3, 4]]\nprint index(t, [1, 0])", "E-DIM-002", 2, 7, "index(t, [1, 0])",
+     ["arguments: `t` is tensor[2x2xf64], `[1, 0]` is tensor[2xf64]"]),
     # a tensor expected
     ("print 2 @ [[1, 2]]", "E-DIM-003", 1, 7, "2 @ [[1, 2]]",
      ["operands: `2` is the number 2, `[[1, 2]]` is tensor[1x2xf64]"]),

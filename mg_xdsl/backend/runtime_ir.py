@@ -7,6 +7,10 @@ Failures. Compiled code stops in two ways, both reported the same way:
   the pass ``lower-assert-to-stderr``). ``message`` is the chapter's line; ``path``/``line``
   are the source of the failing expression (``path`` is null where unknown); ``size_a`` and
   ``size_b`` are the two sizes that differed (-1, -1 where the check compared no sizes).
+- ``mgrt_range_check_failed(format, path, line, position, size)``: a position read from a
+  tensor (an id) was not below ``size``; ``format`` (``mg.index: id %ld is out of range for
+  %ld rows (0 to %ld)``) takes the position, the size and the last position, and the report
+  starts with what it gives.
 - ``mgrt_out_of_memory(bytes)``: the allocator below could not get ``bytes`` bytes.
 
 Each fills a failure record (``%mgrt.failure``, mirrored by ``Failure`` in ``mg_xdsl/api.py``)
@@ -65,6 +69,7 @@ _FORMATS = "".join((
     _string("mgrt_fmt_at", "%s\n  at %s:%ld"),
     _string("mgrt_fmt_sizes", "%s\n  sizes %ld and %ld"),
     _string("mgrt_fmt_at_sizes", "%s\n  at %s:%ld: sizes %ld and %ld"),
+    _string("mgrt_fmt_path", "\n  at %s:%ld"),
     _string("mgrt_fmt_memory", "mg: out of memory allocating %lu bytes"),
     _string("mgrt_newline", "\n"),
 ))
@@ -201,9 +206,9 @@ entry:
   ret ptr %record
 }
 
-define linkonce_odr void @mgrt_check_failed(ptr %message, ptr %path, i64 %line, i64 %a, i64 %b) noreturn {
+; This thread's guard record if it has one, else %local, holding a failed check's parts.
+define linkonce_odr ptr @mgrt_check_record(ptr %local, ptr %message, ptr %path, i64 %line, i64 %a, i64 %b) {
 entry:
-  %local = alloca %mgrt.failure, align 8
   %r = call ptr @mgrt_record(ptr %local)
   %kind = getelementptr %mgrt.failure, ptr %r, i32 0, i32 1
   store i64 1, ptr %kind
@@ -217,6 +222,13 @@ entry:
   store i64 %a, ptr %f5
   %f6 = getelementptr %mgrt.failure, ptr %r, i32 0, i32 6
   store i64 %b, ptr %f6
+  ret ptr %r
+}
+
+define linkonce_odr void @mgrt_check_failed(ptr %message, ptr %path, i64 %line, i64 %a, i64 %b) noreturn {
+entry:
+  %local = alloca %mgrt.failure, align 8
+  %r = call ptr @mgrt_check_record(ptr %local, ptr %message, ptr %path, i64 %line, i64 %a, i64 %b)
   %text = getelementptr %mgrt.failure, ptr %r, i32 0, i32 8
   %has_path = icmp ne ptr %path, null
   %has_sizes = icmp sge i64 %a, 0
@@ -242,6 +254,30 @@ sizes_only:
 
 plain:
   %n4 = call i32 (ptr, i64, ptr, ...) @snprintf(ptr %text, i64 1024, ptr @mgrt_fmt_plain, ptr %message)
+  br label %done
+
+done:
+  call void @mgrt_fail(ptr %r)
+  unreachable
+}
+
+; The message is the format filled in, written into the text; the record's message points
+; at the format (the Python API reads the message from the text's first line).
+define linkonce_odr void @mgrt_range_check_failed(ptr %format, ptr %path, i64 %line, i64 %position, i64 %size) noreturn {
+entry:
+  %local = alloca %mgrt.failure, align 8
+  %r = call ptr @mgrt_check_record(ptr %local, ptr %format, ptr %path, i64 %line, i64 -1, i64 -1)
+  %text = getelementptr %mgrt.failure, ptr %r, i32 0, i32 8
+  %last = sub i64 %size, 1
+  %n1 = call i32 (ptr, i64, ptr, ...) @snprintf(ptr %text, i64 1024, ptr %format, i64 %position, i64 %size, i64 %last)
+  %has_path = icmp ne ptr %path, null
+  br i1 %has_path, label %at, label %done
+
+at:
+  %length = call i64 @strlen(ptr %text)
+  %end = getelementptr i8, ptr %text, i64 %length
+  %room = sub i64 1024, %length
+  %n2 = call i32 (ptr, i64, ptr, ...) @snprintf(ptr %end, i64 %room, ptr @mgrt_fmt_path, ptr %path, i64 %line)
   br label %done
 
 done:

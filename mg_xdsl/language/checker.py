@@ -93,15 +93,21 @@ RANDOM = {"normal": {"std": 1.0, "mean": 0.0, "seed": 0.0}, "uniform": {"low": 0
 SHAPE_OPS = ("reshape", "broadcast_to", "slice", "concat")
 # Scans along an axis: linear_scan(a, b) and cumsum(x).
 SCANS = ("linear_scan", "cumsum")
+# Rows picked by ids (index) and elements taken along an axis (gather), and their adjoints,
+# which add values at those places: what each takes, for the messages.
+INDEXING = {"index": "a table and ids", "index_add": "a base, ids and values",
+            "gather": "a tensor and indices, then axis=", "scatter_add": "a base, indices and values, then axis="}
 # Compile-time values of a tensor's type: a number, or (shape) a list of numbers.
 SHAPE_QUERIES = ("shape", "rank", "dim", "numel")
 # The keyword arguments each builtin takes (the others take none).
 KEYWORD_ARGUMENTS = {**{r: ("axes", "keepdims") for r in AXIS_REDUCTIONS},
                      **{c: ("dtype",) for c in CREATION}, "iota": ("axis", "dtype"),
                      **{r: (*keys, "dtype") for r, keys in RANDOM.items()},
-                     "linear_scan": ("axis", "reverse"), "cumsum": ("axis",)}
+                     "linear_scan": ("axis", "reverse"), "cumsum": ("axis",),
+                     "gather": ("axis",), "scatter_add": ("axis",)}
 BUILTIN_LIST = ["relu", "transpose", "cast", "where", *REDUCTIONS, "abs", *MATH_UNARY, *BINARY_BUILTINS,
-                *AXIS_REDUCTIONS, *CREATION, *RANDOM, *SCANS, *SHAPE_OPS, *SHAPE_QUERIES]  # in a fixed order, for suggestions
+                *AXIS_REDUCTIONS, *CREATION, *RANDOM, *SCANS, *SHAPE_OPS, *INDEXING,
+                *SHAPE_QUERIES]  # in a fixed order, for suggestions
 BUILTINS = set(BUILTIN_LIST)
 # Symbols the generated code links against: a def with one of these names would clash.
 RESERVED = {"main", "malloc", "free", "abort", *runtime.PRINTERS}
@@ -560,6 +566,8 @@ class Checker:
             return self.reduction(c, args, scope)
         if name.text in SCANS:
             return self.scan(c, args, scope)
+        if name.text in INDEXING:
+            return self.indexing(c, args, scope)
         if name.text in MATH_UNARY or name.text == "abs":
             return self.math_unary(name, args)
         if name.text in BINARY_BUILTINS:
@@ -870,6 +878,49 @@ class Checker:
         self.options[c] = {"axis": self.axes(name, rank, written)[0],
                            "reverse": self.keyword_bool(c, "reverse", scope, False)}
         return t
+
+    def indexing(self, c: Call, args: list[Type], scope: Scope) -> Matrix:
+        """``index(table, ids)``: the rows of ``table`` that ``ids`` (a tensor of ``i32`` or
+        ``i64``) name, of shape ``ids``' then a row's; ``index_add(base, ids, values)``: ``base``
+        with each row of ``values`` (of that shape) added at its id. ``gather(x, idx, axis=-1)``:
+        the elements of ``x`` at ``idx`` along ``axis`` (``idx`` of ``x``'s rank and sizes off
+        the axis; the result of its shape); ``scatter_add(base, idx, values, axis=-1)``: ``base``
+        with ``values`` (of ``idx``'s shape) added there. Ids are checked when the program runs."""
+        name = c.tok
+        adds, along_axis = name.text.endswith("_add"), name.text in ("gather", "scatter_add")
+        self.arity(name, args, 3 if adds else 2, INDEXING[name.text])
+        x, ids, *values = args
+        positions = "indices" if along_axis else "ids"
+        if not isinstance(x, Matrix):
+            raise self.error(name, "E-DIM-003",
+                             f"{name.text} needs a tensor to {'add to' if adds else 'read'}, got {describe(x)}")
+        if not isinstance(ids, Matrix) or ids.element not in element_types.INDICES:
+            raise self.error(name, "E-DIM-002", f"the {positions} of {name.text} must be a tensor of i32 or i64, "
+                                                f"got {describe(ids)} (cast it to i64)")
+        try:
+            if along_axis:
+                written = self.static_ints(c.keywords["axis"][1], scope, "axis") if "axis" in c.keywords else [-1]
+                if len(written) != 1:
+                    raise self.error(name, "E-ARG-003", f"axis of {name.text} must be one integer")
+                axis = self.axes(name, len(x.shape), written)[0]
+                self.options[c] = {"axis": axis}
+                shape = shapes.along_axis_shape(x.shape, ids.shape, axis, name.text)
+            else:
+                shape = shapes.index_shape(x.shape, ids.shape)
+        except ShapeError as e:
+            raise self.error(name, "E-DIM-001", str(e)) from None
+        if not adds:
+            return Matrix(shape, x.element)
+        (v,) = values
+        if not isinstance(v, Matrix):
+            raise self.error(name, "E-DIM-003", f"the values of {name.text} must be a tensor, got {describe(v)}")
+        self.same_element_type(name, "add", x, v)
+        self.no_booleans(name, f"{name.text} of", x)
+        if not shapes.shapes_compatible(shape, v.shape):
+            which = "the indices' shape" if along_axis else "the ids' shape, then a row's"
+            raise self.error(name, "E-DIM-001", f"the values of {name.text} must be a "
+                                                f"{type_text(Matrix(shape, v.element))} ({which}), got {describe(v)}")
+        return x
 
     def random(self, c: Call, scope: Scope) -> Matrix:
         """``normal([2, 3], std=1.0, mean=0.0, seed=0)``, ``uniform([2, 3], low=0.0, high=1.0,

@@ -26,8 +26,8 @@ from xdsl.ir import Block, Operation, Region, SSAValue
 
 from mg_xdsl import element_types, shapes
 from mg_xdsl.dialects import mg
-from mg_xdsl.language.checker import (AXIS_REDUCTIONS, BINARY_BUILTINS, RANDOM, REDUCTIONS, SCANS, SHAPE_OPS, Checker,
-                                      Matrix, Type, fold)
+from mg_xdsl.language.checker import (AXIS_REDUCTIONS, BINARY_BUILTINS, INDEXING, RANDOM, REDUCTIONS, SCANS,
+                                      SHAPE_OPS, Checker, Matrix, Type, fold)
 from mg_xdsl.language.lexer import Token
 from mg_xdsl.language.syntax_tree import (Assign, Call, Chain, Compare, Def, Expr, Index, Let, Literal, Name, Negate,
                                           Statement)
@@ -40,6 +40,9 @@ OPERATORS = {"+": "add", "-": "sub", "*": "mul", "/": "div",
 ELEMENTWISE_OPS: dict[str, type[mg.ElementwiseBinaryOp]] = {
     "add": mg.AddOp, "sub": mg.SubOp, "mul": mg.MulOp, "div": mg.DivOp,
     "max": mg.MaxOp, "min": mg.MinOp, "pow": mg.PowOp, "atan2": mg.Atan2Op}
+# The op of each indexing builtin: its arguments in order, then its options (gather's axis).
+INDEXING_OPS: dict[str, type[mg.IndexingOp]] = {
+    "index": mg.IndexOp, "index_add": mg.IndexAddOp, "gather": mg.GatherOp, "scatter_add": mg.ScatterAddOp}
 
 Value = SSAValue | float  # a matrix's SSA value, or a compile-time number
 
@@ -336,6 +339,8 @@ class IRGen:
             return self.reduction(fn, name, name.text, args[0], options["axes"], options["keepdims"], t)  # type: ignore[arg-type]
         if name.text in SCANS:
             return self.scan(fn, name, args, options, t)
+        if name.text in INDEXING:
+            return self.emit(fn, INDEXING_OPS[name.text](*args, **options), name)  # type: ignore[arg-type]
         if name.text in mg.MATH_UNARY:
             return self.emit(fn, mg.MATH_UNARY[name.text](args[0]), name)  # type: ignore[arg-type]
         if name.text == "abs":

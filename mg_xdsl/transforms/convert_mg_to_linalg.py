@@ -28,7 +28,9 @@ element type and rank; ``convert-linalg-to-affine-loops`` then writes the loops.
 - ``mg.cast``, ``mg.constant``, ``mg.extract``, ``mg.print``, signatures and calls: as
   ``lower-mg-to-affine`` lowers them (they build no loops); ``mg.iota``, ``mg.random`` and
   ``mg.linear_scan`` as it does too (a scan is no structured op: its loop along the axis
-  carries a value).
+  carries a value); ``mg.index``, ``mg.index_add``, ``mg.gather`` and ``mg.scatter_add``
+  as well (their positions are values read from a tensor, which no indexing map says; the
+  adds' loops stay sequential, as repeated ids accumulate into one cell).
 
 The run-time checks of ``?`` sizes (``cf.assert``) come before the op they guard, with the
 messages of ``lower-mg-to-affine``. A buffer's sizes are the ones it was allocated with, and
@@ -75,6 +77,10 @@ from mg_xdsl.transforms.lower_mg_to_affine import (
     ConcatLowering,
     reshape_copy,
     LinearScanLowering,
+    IndexLowering,
+    IndexAddLowering,
+    GatherLowering,
+    ScatterAddLowering,
     MgLowering,
     matmul_sizes,
     reshape_sizes,
@@ -282,6 +288,10 @@ class ConvertMgToLinalgPass(ModulePass):
             IotaLowering(),
             RandomLowering(),
             LinearScanLowering(),
+            IndexLowering(),
+            IndexAddLowering(),
+            GatherLowering(),
+            ScatterAddLowering(),
             SliceLowering(),
             ConcatLowering(),
             ElementwiseUnaryToLinalg(sizes),

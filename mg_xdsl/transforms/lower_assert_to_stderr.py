@@ -31,8 +31,16 @@ failing program then reports the chapter's line and where it failed, with the tw
 
 The sizes are passed only where the condition is an ``arith.cmpi eq`` of two ``index``
 values (the shape checks of ``lower-mg-to-affine``); otherwise both are -1 and the report
-has no sizes. Where the assert has no file location, the path is a null pointer
-(``llvm.mlir.zero``) and the report has no ``at`` part.
+has no sizes. A range check, an ``arith.cmpi ult`` of two ``index`` values (a position and
+the size it must be below) whose message is a ``printf`` format (it has ``%``), calls
+``mgrt_range_check_failed`` instead with the position and the size: the format takes them
+and the last position, so the report says which id was out of range::
+
+    cf.assert %inside, "mg.index: id %ld is out of range for %ld rows (0 to %ld)"
+
+fails with ``mg.index: id 7 is out of range for 5 rows (0 to 4)``. Where the assert has no
+file location, the path is a null pointer (``llvm.mlir.zero``) and the report has no ``at``
+part.
 
 ``mgrt_check_failed`` (``mg_xdsl/backend/runtime_ir.py``) writes the report on stderr and
 aborts, or, when the Python API called the compiled function, returns control to Python,
@@ -59,15 +67,21 @@ from xdsl.pattern_rewriter import (
 from xdsl.rewriter import InsertPoint
 
 CHECK_FAILED = "mgrt_check_failed"
+RANGE_CHECK_FAILED = "mgrt_range_check_failed"  # (format, path or null, line, position, size)
 PTR = llvm.LLVMPointerType()
 # mgrt_check_failed(message, path or null, line, size_a, size_b)
 CHECK_FAILED_INPUTS = (PTR, PTR, i64, i64, i64)
 
 
-def compared_sizes(condition: SSAValue) -> tuple[SSAValue, SSAValue] | None:
-    """The two index values whose equality ``condition`` is, if it is such a comparison."""
+EQ, ULT = 0, 6  # arith.cmpi's predicates
+
+
+def compared(condition: SSAValue, predicate: int) -> tuple[SSAValue, SSAValue] | None:
+    """The two index values that ``condition`` compares with ``predicate``, if it is such a
+    comparison: sizes whose equality it is (``EQ``), or a position and the size it must be
+    below (``ULT``)."""
     cmp = condition.owner
-    if (isinstance(cmp, arith.CmpiOp) and cmp.predicate.value.data == 0  # eq
+    if (isinstance(cmp, arith.CmpiOp) and cmp.predicate.value.data == predicate
             and isinstance(cmp.lhs.type, IndexType) and isinstance(cmp.rhs.type, IndexType)):
         return cmp.lhs, cmp.rhs
     return None
@@ -77,6 +91,7 @@ def compared_sizes(condition: SSAValue) -> tuple[SSAValue, SSAValue] | None:
 class AssertLowering(RewritePattern):
     module: ModuleOp
     strings: dict[tuple[str, str], str] = field(default_factory=dict)
+    called: set[str] = field(default_factory=set)  # the run-time functions the reports call
 
     def string_global(self, kind: str, text: str) -> str:
         """One private constant, NUL-terminated string per distinct text of each kind
@@ -110,12 +125,16 @@ class AssertLowering(RewritePattern):
         else:
             path = b.insert(llvm.ZeroOp(result_types=[PTR])).res
             line = i64_constant(0)
-        sizes = compared_sizes(op.arg)
+        callee, sizes = CHECK_FAILED, compared(op.arg, EQ)
+        if "%" in op.msg.data:
+            callee, sizes = RANGE_CHECK_FAILED, compared(op.arg, ULT)
+            assert sizes is not None, f"a message with a format must be a range check's: {op.msg.data}"
         if sizes is None:
             size_a = size_b = i64_constant(-1)
         else:
             size_a, size_b = (b.insert(arith.IndexCastOp(s, i64)).result for s in sizes)
-        b.insert(func.CallOp(CHECK_FAILED, [message, path, line, size_a, size_b], []))
+        b.insert(func.CallOp(callee, [message, path, line, size_a, size_b], []))
+        self.called.add(callee)
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: cf.AssertOp, rewriter: PatternRewriter) -> None:
@@ -147,7 +166,7 @@ class LowerAssertToStderrPass(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         pattern = AssertLowering(op)
         PatternRewriteWalker(pattern, apply_recursively=False).rewrite_module(op)
-        if pattern.strings:
+        for callee in sorted(pattern.called):
             op.body.block.add_op(
-                func.FuncOp(CHECK_FAILED, (CHECK_FAILED_INPUTS, ()), Region(), visibility="private")
+                func.FuncOp(callee, (CHECK_FAILED_INPUTS, ()), Region(), visibility="private")
             )

@@ -12,6 +12,10 @@ allocated result buffer filled by a nest of ``affine.for`` loops, one loop per d
   element's index along its axis; ``mg.random`` one storing each element's random number;
 - ``mg.linear_scan``: a nest over the other dimensions, around an ``scf.for`` along the axis
   that carries the recurrence;
+- ``mg.index``, ``mg.gather``: a nest over the ids (indices), each loaded, checked to be in
+  range and cast to an ``index``, that copies what it names; ``mg.index_add``,
+  ``mg.scatter_add``: a copy of ``base``, then such a nest adding each row (element) of
+  ``values`` where its id names, in order (repeated ids accumulate);
 - ``mg.reshape`` (dimensions of size 1 dropped or added): a copying nest;
 - ``mg.broadcast``: one nest over the result that reads the input with index 0 in every
   dimension where the input has size 1;
@@ -381,6 +385,136 @@ class LinearScanLowering(MgLowering):
         return out
 
 
+def checked_position(op: mg.IndexingOp, positions: SSAValue, at: Sequence[SSAValue], size: int | SSAValue,
+                     what: str, of: str) -> SSAValue:
+    """The position held in ``positions`` at ``at`` (an id or an index), as an ``index``,
+    after the run-time check that it is one of ``size``: one unsigned compare, so a negative
+    one fails too. The message (``mg.index: id 7 is out of range for 5 rows (0 to 4)``) is a
+    format of the position, the size and the last position, which ``lower-assert-to-stderr``
+    fills in when the check fails."""
+    position = arith.IndexCastOp(load(positions, at), INDEX).result
+    inside = arith.CmpiOp(position, as_index(size), "ult")
+    cf.AssertOp(inside.result, f"{op.name}: {what} %ld is out of range for %ld {of} (0 to %ld)")
+    return position
+
+
+def copied(buffer: SSAValue, sizes: Sequence[int | SSAValue], result_type: Attribute) -> SSAValue:
+    """A new buffer of ``result_type`` holding a copy of ``buffer`` (of ``sizes``)."""
+    out = alloc(result_type, sizes)
+    nest(sizes, lambda ivs: store(load(buffer, ivs), out, ivs))
+    return out
+
+
+def accumulate(op: mg.IndexingAddOp, value: SSAValue, out: SSAValue, at: Sequence[SSAValue]) -> None:
+    """``out[at] += value``, ``at`` read from a tensor (so no affine access)."""
+    total = op.add(op_builders.memref_load(out, at).res, value)
+    op_builders.memref_store(total, out, at)
+
+
+def result_sizes(result_type: Attribute, sizes: Sequence[int | SSAValue]) -> list[int | SSAValue]:
+    """A result's sizes: static where its type says, else ``sizes``'."""
+    return [d if d is not None else s for d, s in zip(shape_of(result_type), sizes)]
+
+
+class IndexLowering(MgLowering):
+    """``mg.index``: a nest over the ids, each id loaded, checked and cast to an ``index``,
+    around a nest copying the row it names (``out[i, :] = table[ids[i], :]``)."""
+
+    op_type = mg.IndexOp
+
+    def build(self, op: mg.IndexOp) -> SSAValue:
+        table_sizes, id_sizes = (extents(v, shape_of(v.type)) for v in (op.table, op.ids))
+        out = alloc(op.result.type, result_sizes(op.result.type, [*id_sizes, *table_sizes[1:]]))
+
+        def row(ivs: list[SSAValue]) -> None:
+            r = checked_position(op, op.ids, ivs, table_sizes[0], "id", "rows")
+            nest(table_sizes[1:], lambda rest: store(op_builders.memref_load(op.table, [r, *rest]).res,
+                                                     out, [*ivs, *rest]))
+
+        nest(id_sizes, row)
+        return out
+
+
+class IndexAddLowering(MgLowering):
+    """``mg.index_add``: a copy of ``base``, then a nest over the ids in order, each id
+    checked and its row of ``values`` added to the row it names (``out[ids[i], :] +=
+    values[i, :]``): repeated ids accumulate, so these loops carry a dependence and stay
+    sequential."""
+
+    op_type = mg.IndexAddOp
+
+    def build(self, op: mg.IndexAddOp) -> SSAValue:
+        base_sizes, id_sizes, value_sizes = (extents(v, shape_of(v.type)) for v in (op.base, op.ids, op.values))
+        for d, (a, b) in enumerate(zip(value_sizes, [*id_sizes, *base_sizes[1:]])):
+            check_same_size(a, b, f"mg.index_add: values differ at runtime in dimension {d} from the ids' "
+                            "shape then a row's")
+        out = copied(op.base, base_sizes, op.result.type)
+
+        def row(ivs: list[SSAValue]) -> None:
+            r = checked_position(op, op.ids, ivs, base_sizes[0], "id", "rows")
+            nest(base_sizes[1:], lambda rest: accumulate(op, load(op.values, [*ivs, *rest]), out, [r, *rest]))
+
+        nest(id_sizes, row)
+        return out
+
+
+def along_axis_checks(op: mg.GatherOp | mg.ScatterAddOp, x_sizes: Sequence[int | SSAValue],
+                      idx_sizes: Sequence[int | SSAValue]) -> None:
+    """The run-time checks that the indices' sizes off the axis are ``x``'s."""
+    axis = op.axis.value.data
+    for d, (a, b) in enumerate(zip(x_sizes, idx_sizes)):
+        if d != axis:
+            check_same_size(a, b, f"{op.name}: the indices' size differs at runtime in dimension {d}")
+
+
+def along_axis(ivs: list[SSAValue], axis: int, position: SSAValue) -> list[SSAValue]:
+    """``ivs`` with ``position`` along ``axis``."""
+    return [position if d == axis else iv for d, iv in enumerate(ivs)]
+
+
+class GatherLowering(MgLowering):
+    """``mg.gather``: a nest over the indices, each checked and cast to an ``index`` and
+    the element of ``x`` at it along the axis stored (``out[i, j] = x[i, idx[i, j]]``)."""
+
+    op_type = mg.GatherOp
+
+    def build(self, op: mg.GatherOp) -> SSAValue:
+        axis = op.axis.value.data
+        x_sizes, idx_sizes = (extents(v, shape_of(v.type)) for v in (op.x, op.idx))
+        along_axis_checks(op, x_sizes, idx_sizes)
+        out = alloc(op.result.type, result_sizes(op.result.type, idx_sizes))
+
+        def body(ivs: list[SSAValue]) -> None:
+            p = checked_position(op, op.idx, ivs, x_sizes[axis], "index", f"positions along axis {axis}")
+            store(op_builders.memref_load(op.x, along_axis(ivs, axis, p)).res, out, ivs)
+
+        nest(idx_sizes, body)
+        return out
+
+
+class ScatterAddLowering(MgLowering):
+    """``mg.scatter_add``: a copy of ``base``, then a nest over the indices in order, each
+    checked and its element of ``values`` added at it along the axis (``out[i, idx[i, j]] +=
+    values[i, j]``): repeated positions accumulate, so these loops stay sequential."""
+
+    op_type = mg.ScatterAddOp
+
+    def build(self, op: mg.ScatterAddOp) -> SSAValue:
+        axis = op.axis.value.data
+        base_sizes, idx_sizes, value_sizes = (extents(v, shape_of(v.type)) for v in (op.base, op.idx, op.values))
+        along_axis_checks(op, base_sizes, idx_sizes)
+        for d, (a, b) in enumerate(zip(idx_sizes, value_sizes)):
+            check_same_size(a, b, f"mg.scatter_add: the indices and values differ at runtime in dimension {d}")
+        out = copied(op.base, base_sizes, op.result.type)
+
+        def body(ivs: list[SSAValue]) -> None:
+            p = checked_position(op, op.idx, ivs, base_sizes[axis], "index", f"positions along axis {axis}")
+            accumulate(op, load(op.values, ivs), out, along_axis(ivs, axis, p))
+
+        nest(idx_sizes, body)
+        return out
+
+
 class RandomLowering(MgLowering):
     """``mg.random``: each element stored the number of its row-major position
     (``mg.RandomOp.value_at``: Philox, then the distribution)."""
@@ -732,6 +866,10 @@ class LowerMgToAffinePass(ModulePass):
             IotaLowering(),
             RandomLowering(),
             LinearScanLowering(),
+            IndexLowering(),
+            IndexAddLowering(),
+            GatherLowering(),
+            ScatterAddLowering(),
             ReshapeLowering(),
             ElementwiseUnaryLowering(),
             BroadcastLowering(),
