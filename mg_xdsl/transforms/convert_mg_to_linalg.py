@@ -165,8 +165,9 @@ class ElementwiseToLinalg(ToLinalg):
 
 
 class ReshapeToLinalg(ToLinalg):
-    """A copy: ``linalg.generic`` reading the input at the result's indices of the
-    dimensions both have, 0 in a dimension of size 1 that the result drops."""
+    """A view of a contiguous input; else a copy: ``linalg.generic`` reading the input at the
+    result's indices of the dimensions both have, 0 in a dimension of size 1 that the result
+    drops (or, between other shapes, ``reshape_copy``)."""
 
     op_type = mg.ReshapeOp
 
@@ -354,7 +355,8 @@ def _read_buffers(op: Operation) -> list[SSAValue]:
 
 
 def reads_through_layout(use: Use) -> bool:
-    from mg_xdsl.transforms import tile_matmul, vectorize_reductions
+    """Whether the op of ``use`` reads that operand, a view, through its layout as it is."""
+    from mg_xdsl.transforms import tile_matmul, vectorize_reductions  # (their kernels want rows of unit stride)
 
     user = use.operation
     t = user.operands[use.index].type
