@@ -155,7 +155,7 @@ GPU_STAGES: tuple[Stage, ...] = (
 # ``--backend mlir``: this project's passes up to the affine stage (of either pipeline) and
 # ``lower-assert-to-stderr``, then upstream MLIR's ``mlir-opt-22`` with these passes.
 UPSTREAM_PASSES: tuple[str, ...] = (
-    "expand-strided-metadata",  # memref.collapse_shape, as memref.reinterpret_cast
+    "expand-strided-metadata",  # memref.collapse_shape and the views (subview), as memref.reinterpret_cast
     "lower-affine",  # (which also lowers the affine.apply of the sizes that makes)
     "convert-vector-to-llvm",  # the optimised pipeline's vector loads, stores, reductions
     "convert-scf-to-cf",  # which also lowers scf.parallel: such loops run on one thread

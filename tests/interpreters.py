@@ -7,6 +7,7 @@ ops' documented meaning, so that the very first stage is checked too.
 """
 
 import io
+from dataclasses import dataclass, field
 from math import prod
 
 import numpy as np
@@ -28,6 +29,33 @@ from xdsl.interpreters.utils.ptr import TypedPtr
 
 from mg_xdsl.backend.runtime import format_memref
 from mg_xdsl.dialects import mg
+
+
+@dataclass
+class StridedArray(ShapedArray):
+    """A view (``memref.subview``, ``memref.reinterpret_cast``): the elements of another
+    array's storage at ``offset + sum(index * strides)``."""
+
+    strides: list[int] = field(default_factory=list)
+    start: int = 0
+
+    @staticmethod
+    def layout_of(a: ShapedArray) -> tuple[list[int], int]:
+        if isinstance(a, StridedArray):
+            return a.strides, a.start
+        return [prod(a.shape[d + 1:]) for d in range(len(a.shape))], 0
+
+    def offset(self, index) -> int:
+        return self.start + sum(i * s for i, s in zip(index, self.strides, strict=True))
+
+    @property
+    def data(self) -> list:
+        return [self.load(i) for i in self.indices()]
+
+
+def _mixed(static, dynamic) -> list[int]:
+    values = iter(a.value.data for a in dynamic)
+    return [next(values) if x == DYNAMIC_INDEX else x for x in static.get_values()]
 
 
 def print_array(out: io.StringIO, a: np.ndarray) -> None:
@@ -74,6 +102,23 @@ class MissingFunctions(InterpreterFunctions):
         for i in range(lb, ub, op.step.value.data):
             interpreter.run_ssacfg_region(op.body, (IntegerAttr(i, IndexType()),))
         return ()
+
+    @impl(memref.SubviewOp)
+    def run_subview(self, interpreter: Interpreter, op: memref.SubviewOp, args: PythonValues):
+        source, n, m = args[0], 1 + len(op.offsets), 1 + len(op.offsets) + len(op.sizes)
+        offsets, sizes, steps = args[1:n], args[n:m], args[m:]
+        strides, start = StridedArray.layout_of(source)
+        at = _mixed(op.static_offsets, offsets)
+        return (StridedArray(source.data_ptr, _mixed(op.static_sizes, sizes),
+                             [s * t for s, t in zip(strides, _mixed(op.static_strides, steps))],
+                             start + sum(o * s for o, s in zip(at, strides))),)
+
+    @impl(memref.ReinterpretCastOp)
+    def run_reinterpret_cast(self, interpreter: Interpreter, op: memref.ReinterpretCastOp, args: PythonValues):
+        assert not op.offsets and not op.sizes and not op.strides, "static reinterpret casts only"
+        (offset,) = op.static_offsets.get_values()
+        return (StridedArray(args[0].data_ptr, list(op.static_sizes.get_values()),
+                             list(op.static_strides.get_values()), offset),)
 
     @impl(memref.DimOp)
     def run_dim(self, interpreter: Interpreter, op: memref.DimOp, args: PythonValues):

@@ -115,6 +115,29 @@ def test_random_indexing_agrees_with_numpy(case, seed):
                 np.testing.assert_allclose(got.astype(np.float64), want.astype(np.float64), **tolerance, err_msg=source)
 
 
+VIEWS = """def f(t: tensor[4x6], i: tensor[3xi64], v: tensor[3x4]) = index_add(transpose(slice(t, 1, 1, 5), [1, 0]), i, v)
+def g(t: tensor[4x6], i: tensor[3xi64]) = index(transpose(t, [1, 0]), i)
+def h(t: tensor[4x6], j: tensor[4x2xi64]) = gather(slice(t, 1, 2, 6), j, axis=1)
+def k(t: tensor[4x6], j: tensor[2x2xi64], v: tensor[2x2]) = scatter_add(reshape(t, [2, 12]), j, v, axis=1)
+"""
+
+
+def test_indexing_reads_through_views():
+    """The optimised pipeline makes slice, transpose and reshape views (test_views.py); the
+    indexing ops read through them, and an add's result does not write into its base's
+    buffer."""
+    t = np.arange(24.0).reshape(4, 6)
+    i, v = np.array([3, 0, 3]), np.array([[1.0] * 4, [2.0] * 4, [4.0] * 4])
+    j, w = np.array([[0, 3], [1, 1], [2, 0], [3, 3]]), np.array([[1.0, 2.0], [3.0, 4.0]])
+    for optimise in (True, False):
+        lib = mg_xdsl.compile(VIEWS, optimise=optimise)
+        np.testing.assert_array_equal(lib.f(t, i, v), index_add(t[:, 1:5].T, i, v))
+        np.testing.assert_array_equal(lib.g(t, i), t.T[i])
+        np.testing.assert_array_equal(lib.h(t, j), np.take_along_axis(t[:, 2:6], j, 1))
+        np.testing.assert_array_equal(lib.k(t, j[:2], w), scatter_add(t.reshape(2, 12), j[:2], w, 1))
+        np.testing.assert_array_equal(t, np.arange(24.0).reshape(4, 6))
+
+
 def test_repeated_ids_accumulate_in_order():
     lib = mg_xdsl.compile("def f(b: tensor[3x2xi64], i: tensor[?xi32], v: tensor[?x2xi64]) = index_add(b, i, v)\n"
                           "def g(b: tensor[2x3], i: tensor[2x?xi64], v: tensor[2x?]) = scatter_add(b, i, v, axis=-1)\n")

@@ -5,8 +5,9 @@ and a buffer is *owned* by the function that holds it if it came from ``memref.a
 was returned by a call (results belong to the caller). This pass
 
 - inserts ``memref.dealloc %buf`` right after the last top-level op that uses the buffer,
-  directly or through a ``memref.cast`` of it (a use inside a loop nest counts as a use by
-  the nest);
+  directly or through a view of it (``memref.cast``, ``subview``, ``reinterpret_cast``, ...,
+  and views of those: ``mg_xdsl.transforms.memref_views``); a use inside a loop nest counts
+  as a use by the nest. A view is never freed itself: it owns nothing;
 - leaves returned buffers alone: ownership passes to the caller, which frees them in turn
   (a C++ ``mg::Matrix`` or a NumPy array, at the outermost level); so are buffers that are
   freed already (a kernel's own scratch buffers);
@@ -26,6 +27,7 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from mg_xdsl.transforms.lower_mg_to_affine import alloc, extents, shape_of
+from mg_xdsl.transforms.memref_views import aliases, base
 from mg_xdsl.transforms.op_builders import memref_dealloc
 
 
@@ -38,16 +40,6 @@ def top_level_user(op: Operation, block: Block) -> Operation:
     return op
 
 
-def users_through_casts(value: SSAValue, block: Block) -> list[Operation]:
-    """Top-level ops using ``value`` or a ``memref.cast`` of it (casts alias, not copy)."""
-    found: list[Operation] = []
-    for use in value.uses:
-        if isinstance(use.operation, memref.CastOp):
-            found.extend(users_through_casts(use.operation.dest, block))
-        found.append(top_level_user(use.operation, block))
-    return found
-
-
 def owned_buffers(block: Block) -> list[SSAValue]:
     owned: list[SSAValue] = []
     for op in block.ops:
@@ -58,28 +50,21 @@ def owned_buffers(block: Block) -> list[SSAValue]:
     return owned
 
 
-def root(value: SSAValue) -> SSAValue:
-    """The buffer a value is a view of, looking through casts."""
-    while isinstance(value.owner, memref.CastOp):
-        value = value.owner.source
-    return value
-
-
 def deallocate(fn: func.FuncOp) -> None:
     block = fn.body.block
     position = {op: i for i, op in enumerate(block.ops)}
     owned = owned_buffers(block)
-    returned = {root(v) for op in block.ops if isinstance(op, func.ReturnOp) for v in op.arguments}
+    returned = {base(v) for op in block.ops if isinstance(op, func.ReturnOp) for v in op.arguments}
     for buffer in owned:
         if buffer in returned or any(isinstance(u.operation, memref.DeallocOp) for u in buffer.uses):
             continue
-        users = users_through_casts(buffer, block)
+        users = [top_level_user(user, block) for user in aliases(buffer)]
         last = max(users, key=position.__getitem__) if users else buffer.owner
         assert isinstance(last, Operation)
         Rewriter.insert_op(memref_dealloc(buffer), InsertPoint.after(last))
     for ret in [op for op in block.ops if isinstance(op, func.ReturnOp)]:
         for i, value in enumerate(ret.arguments):
-            if isinstance(value.type, MemRefType) and root(value) not in owned:
+            if isinstance(value.type, MemRefType) and base(value) not in owned:
                 ret.operands[i] = copy_before(ret, value)
 
 

@@ -13,8 +13,9 @@ element type and rank; ``convert-linalg-to-affine-loops`` then writes the loops.
   (``mg.ScalarComputation``) as its body; one computed in place (``mg.in_place``, ``w +=
   g``) has its first operand's buffer as its output too (``ins(%w, %g) outs(%w)``);
 - ``mg.full_like``, ``mg.full``: ``linalg.fill`` of a new buffer;
-- ``mg.reshape`` (dimensions of size 1 dropped or added): a copying ``linalg.generic`` whose
-  input map reads 0 in a dropped dimension, e.g. ``(d0) -> (d0, 0)``;
+- ``mg.reshape`` (dimensions of size 1 dropped or added) that is no view (of ``?`` sizes, of
+  a view): a copying ``linalg.generic`` whose input map reads 0 in a dropped dimension, e.g.
+  ``(d0) -> (d0, 0)``;
 - ``mg.broadcast``: a ``linalg.generic`` whose input map reads index 0 where the input has
   size 1, e.g. ``(d0, d1) -> (0, d1)``;
 - ``mg.reduce``: ``linalg.fill`` with the reduction's identity, then a ``linalg.generic``
@@ -22,9 +23,18 @@ element type and rank; ``convert-linalg-to-affine-loops`` then writes the loops.
   ``reduction``, the body the reduction's combine (``mg.REDUCTIONS``);
 - ``mg.matmul``: ``linalg.fill`` with 0, then ``linalg.matmul`` (with batch axes a
   ``linalg.generic`` of the same maps, the batch loops parallel);
-- ``mg.transpose``: ``linalg.transpose`` (its permutation);
-- ``mg.slice``, ``mg.concat`` and a general ``mg.reshape`` (static shapes: a row-major
-  position's digits are no affine map) as ``lower-mg-to-affine`` lowers them;
+- ``mg.slice``, ``mg.transpose``, ``mg.reshape``: a *view* where a view is enough
+  (``memref_views``: ``memref.subview`` of any slice, ``memref.reinterpret_cast`` for a
+  transpose of static sizes and layout and a reshape of a contiguous buffer), no buffer and
+  no loop; otherwise a copy: ``linalg.transpose`` (its permutation), the reshape's generic
+  below, or, for a slice and a general reshape (a row-major position's digits are no
+  affine map), as ``lower-mg-to-affine`` lowers them. A view of a ``var``'s buffer, or one
+  that becomes a ``var``, is such a copy too (``Views``: an update in place would change it
+  under the view or write through it). Last, a view read by an op that needs a contiguous
+  buffer of identity layout (a return, a call, a print, a cast, an operand that
+  ``tile-matmul`` or ``vectorize-reductions`` would pass to a kernel) is copied just before
+  it (a copying ``linalg.generic``);
+- ``mg.concat`` as ``lower-mg-to-affine`` lowers it;
 - ``mg.cast``, ``mg.constant``, ``mg.extract``, ``mg.print``, signatures and calls: as
   ``lower-mg-to-affine`` lowers them (they build no loops); ``mg.iota``, ``mg.random`` and
   ``mg.linear_scan`` as it does too (a scan is no structured op: its loop along the axis
@@ -51,15 +61,17 @@ After::
 """
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from xdsl.builder import ImplicitBuilder
 from xdsl.context import Context
 from xdsl.dialects.linalg import ops as linalg
-from xdsl.dialects.builtin import DenseArrayBase, ModuleOp, i64
-from xdsl.ir import Attribute, Block, Region, SSAValue
+from xdsl.dialects import affine, func, memref
+from xdsl.dialects.builtin import DenseArrayBase, MemRefType, ModuleOp, NoneAttr, i64
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue, Use
 from xdsl.ir.affine import AffineExpr, AffineMap
 from xdsl.passes import ModulePass
+from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.pattern_rewriter import GreedyRewritePatternApplier, PatternRewriteWalker, RewritePattern
 
 from mg_xdsl import shapes
@@ -73,7 +85,8 @@ from mg_xdsl.transforms.lower_mg_to_affine import (
     FuncSignatureLowering,
     IotaLowering,
     RandomLowering,
-    SliceLowering,
+    check_slice_stop,
+    slice_copy,
     ConcatLowering,
     reshape_copy,
     LinearScanLowering,
@@ -92,6 +105,7 @@ from mg_xdsl.transforms.lower_mg_to_affine import (
     extents,
     element_constant,
 )
+from mg_xdsl.transforms.memref_views import VIEW_OPS, reshape_view, subview, transpose_view
 from mg_xdsl.transforms.op_builders import iterator_types, linalg_generic, linalg_yield
 
 class Sizes(dict[SSAValue, list[int | SSAValue]]):
@@ -137,6 +151,7 @@ class ToLinalg(MgLowering):
     """Base of this pass's patterns: they share the function's known sizes."""
 
     sizes: Sizes
+    views: "Views"
 
     def elementwise(self, op: mg.ScalarComputation, inputs: Sequence[SSAValue],
                     sizes: Sequence[int | SSAValue]) -> SSAValue:
@@ -156,12 +171,16 @@ class ElementwiseToLinalg(ToLinalg):
 
 
 class ReshapeToLinalg(ToLinalg):
-    """A copy: ``linalg.generic`` reading the input at the result's indices of the
-    dimensions both have, 0 in a dimension of size 1 that the result drops."""
+    """A view of a contiguous input; else a copy: ``linalg.generic`` reading the input at the
+    result's indices of the dimensions both have, 0 in a dimension of size 1 that the result
+    drops (or, between other shapes, ``reshape_copy``)."""
 
     op_type = mg.ReshapeOp
 
     def build(self, op: mg.ReshapeOp) -> SSAValue:
+        view = self.views.make(op, lambda: reshape_view(op.input, shape_of(op.result.type)))  # type: ignore[arg-type]
+        if view is not None:
+            return view
         if not op.unit_dims_only():  # (no affine map reads a reshape between other shapes)
             return reshape_copy(op)
         mapping, sizes = reshape_sizes(op, self.sizes.of(op.input))
@@ -268,9 +287,109 @@ class TransposeToLinalg(ToLinalg):
 
     def build(self, op: mg.TransposeOp) -> SSAValue:
         in_sizes, axes = self.sizes.of(op.input), op.axes()
+        view = self.views.make(op, lambda: transpose_view(op.input, axes))
+        if view is not None:
+            return view
         out = self.sizes.alloc(op.result.type, [in_sizes[a] for a in axes])
         linalg.TransposeOp(op.input, out, DenseArrayBase.from_list(i64, axes))
         return out
+
+
+class SliceToLinalg(ToLinalg):
+    """A view (``memref.subview``) unless the sliced value is a ``var``'s buffer."""
+
+    op_type = mg.SliceOp
+
+    def build(self, op: mg.SliceOp) -> SSAValue:
+        axis, start, stop = (a.value.data for a in (op.axis, op.start, op.stop))
+        check_slice_stop(op, self.sizes.of(op.input))
+        view = self.views.make(op, lambda: subview(op.input, axis, start, stop, self.sizes.of(op.input)))
+        return view if view is not None else slice_copy(op, self.sizes.of(op.input))
+
+
+@dataclass
+class Views:
+    """The views this pass makes, and the shape ops that must copy instead: those that read
+    a ``var``'s buffer, which an update in place (``w += g``) would change under the view
+    (``let v = slice(w, 0, 0, 2); w += 1``: ``v`` keeps the old values), or whose result
+    becomes a ``var`` (an update would write through it)."""
+
+    copied: set[Operation]
+    made: list[SSAValue] = field(default_factory=list)
+
+    @staticmethod
+    def of(module: ModuleOp) -> "Views":
+        updated = {v for op in module.walk() if mg.IN_PLACE in op.attributes for v in (op.operands[0], *op.results)}
+        copied = {op for op in module.walk() if isinstance(op, VIEW_MAKERS)
+                  and any(v in updated for v in (op.results[0], *_read_buffers(op)))}
+        return Views(copied)
+
+    def make(self, op: Operation, view: Callable[[], SSAValue | None]) -> SSAValue | None:
+        made = None if op in self.copied else view()
+        if made is not None:
+            self.made.append(made)
+        return made
+
+    def copy_at_boundaries(self) -> None:
+        """A view read by an op that needs a contiguous buffer of identity layout (a return, a
+        call, a print, a cast, a kernel's operand) is copied just before it; ops that index
+        through the layout (generics, transposes, loads, dims, further views) read it as it
+        is. A reshape's view is contiguous: only a return copies it."""
+        for view in self.made:
+            block = view.owner.parent_block()  # type: ignore[union-attr]
+            assert block is not None
+            for use in list(view.uses):
+                if not reads_through_layout(use):
+                    before = block.find_ancestor_op_in_block(use.operation)
+                    assert before is not None
+                    use.operation.operands[use.index] = contiguous_copy(view, before)
+
+
+VIEW_MAKERS = (mg.SliceOp, mg.TransposeOp, mg.ReshapeOp)
+
+
+def _read_buffers(op: Operation) -> list[SSAValue]:
+    """The values whose buffer ``op``'s view would read: its input and, through views and
+    casts, theirs."""
+    found = []
+    value = op.operands[0]
+    while True:
+        found.append(value)
+        if not isinstance(value.owner, (*VIEW_MAKERS, mg.CastOp)):
+            return found
+        value = value.owner.operands[0]
+
+
+def reads_through_layout(use: Use) -> bool:
+    """Whether the op of ``use`` reads that operand, a view, through its layout as it is."""
+    from mg_xdsl.transforms import tile_matmul, vectorize_reductions  # (their kernels want rows of unit stride)
+
+    user = use.operation
+    t = user.operands[use.index].type
+    if isinstance(t, MemRefType) and isinstance(t.layout, NoneAttr):
+        return not isinstance(user, func.ReturnOp)  # (a contiguous reshape; results own their buffer)
+    if isinstance(user, (memref.LoadOp, affine.LoadOp, memref.DimOp, *VIEW_OPS)) and use.index == 0:
+        return not isinstance(user, memref.CastOp)
+    return (isinstance(user, (linalg.GenericOp, linalg.TransposeOp)) and use.index < len(user.inputs)
+            and tile_matmul.match(user) is None and vectorize_reductions.match(user) is None)
+
+
+def contiguous_copy(view: SSAValue, before: Operation) -> SSAValue:
+    """A new buffer of identity layout holding ``view``'s elements, filled before ``before``."""
+    block = Block()
+    with ImplicitBuilder(block):
+        t = view.type
+        assert isinstance(t, MemRefType)
+        shape = shape_of(t)
+        out = alloc(MemRefType(t.element_type, t.get_shape()), extents(view, shape))
+        rank = len(shape)
+        generic([view], [AffineMap.identity(rank)], out, AffineMap.identity(rank), [True] * rank, lambda args: args[0])
+    for new in block.walk():
+        new.location = before.location
+    for new in list(block.ops):
+        new.detach()
+        Rewriter.insert_op(new, InsertPoint.before(before))
+    return out
 
 
 @dataclass(frozen=True)
@@ -279,12 +398,13 @@ class ConvertMgToLinalgPass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         sizes = Sizes()  # values are unique to their function: one table serves them all
+        views = Views.of(op)
         patterns: list[RewritePattern] = [
             ConstantLowering(op),
-            ElementwiseToLinalg(sizes),
-            FullLikeToLinalg(sizes),
-            FullToLinalg(sizes),
-            ReshapeToLinalg(sizes),
+            ElementwiseToLinalg(sizes, views),
+            FullLikeToLinalg(sizes, views),
+            FullToLinalg(sizes, views),
+            ReshapeToLinalg(sizes, views),
             IotaLowering(),
             RandomLowering(),
             LinearScanLowering(),
@@ -292,13 +412,13 @@ class ConvertMgToLinalgPass(ModulePass):
             IndexAddLowering(),
             GatherLowering(),
             ScatterAddLowering(),
-            SliceLowering(),
+            SliceToLinalg(sizes, views),
             ConcatLowering(),
-            ElementwiseUnaryToLinalg(sizes),
-            BroadcastToLinalg(sizes),
-            ReduceToLinalg(sizes),
-            MatmulToLinalg(sizes),
-            TransposeToLinalg(sizes),
+            ElementwiseUnaryToLinalg(sizes, views),
+            BroadcastToLinalg(sizes, views),
+            ReduceToLinalg(sizes, views),
+            MatmulToLinalg(sizes, views),
+            TransposeToLinalg(sizes, views),
             CastLowering(),
             ExtractLowering(),
             PrintLowering(op),
@@ -306,3 +426,4 @@ class ConvertMgToLinalgPass(ModulePass):
         PatternRewriteWalker(GreedyRewritePatternApplier(patterns), apply_recursively=False).rewrite_module(op)
         PatternRewriteWalker(GreedyRewritePatternApplier([FuncSignatureLowering(), CallLowering()]),
                              apply_recursively=False).rewrite_module(op)
+        views.copy_at_boundaries()

@@ -29,10 +29,12 @@
   the view, without the unit dimensions a rank-reducing one drops (upstream gets the same
   from ``expand-strided-metadata`` first);
 - ``memref.collapse_shape`` of a contiguous (identity-layout) memref into one dimension -> a
-  descriptor on the same buffer and offset, its size the product of the sizes, stride 1.
+  descriptor on the same buffer and offset, its size the product of the sizes, stride 1;
+- ``memref.reinterpret_cast`` (a transposed or reshaped view) -> a descriptor on the same
+  buffer with the op's offset, sizes and strides.
 
 Layouts: the identity (no layout, or an identity ``affine_map``) everywhere, a strided one for
-loads, stores, dims and subviews. Before changing anything the pass declines, with a
+loads, stores, dims, subviews and reinterpret casts. Before changing anything the pass declines, with a
 ``PassFailedException`` naming the op, the type and the reason, a memref op whose types have no
 LLVM form here (a memory space, a non-strided layout, an element type LLVM lacks, a static
 shape whose byte size does not fit in i64) or a rank-reducing subview::
@@ -40,7 +42,7 @@ shape whose byte size does not fit in i64) or a rank-reducing subview::
     finalize-memref-to-llvm: memref.alloc on memref<4000000000x4000000000xf64> is not
     supported: its size in bytes does not fit in i64
 
-Other memref ops (``view``, ``reinterpret_cast``, ``expand_shape``, other collapses, ...) are left as they are,
+Other memref ops (``view``, ``expand_shape``, other collapses, ...) are left as they are,
 as upstream leaves ``subview``: the casts around them keep the IR valid.
 """
 
@@ -453,6 +455,26 @@ class SubviewLowering(RewritePattern):
         replace_with_llvm(rewriter, op, [result.value])
 
 
+class ReinterpretCastLowering(RewritePattern):
+    """``memref.reinterpret_cast`` -> a descriptor of the same buffer with the op's offset,
+    sizes and strides (as upstream's ``MemRefReinterpretCastOpLowering``: the offset counts
+    from the aligned pointer, whatever the source's was)."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: memref.ReinterpretCastOp, rewriter: PatternRewriter):
+        source = op.source.type
+        assert isinstance(source, MemRefType)
+        const = I64Constants(rewriter)
+        desc = MemRefDescriptor(to_llvm(rewriter, op.source), source.get_num_dims())
+        offset, = _mixed(rewriter, op.static_offsets.get_values(), op.offsets)
+        sizes = _mixed(rewriter, op.static_sizes.get_values(), op.sizes)
+        strides = _mixed(rewriter, op.static_strides.get_values(), op.strides)
+        result = MemRefDescriptor.pack(
+            rewriter, desc.allocated_ptr(rewriter), desc.aligned_ptr(rewriter), _as_value(const, offset),
+            [_as_value(const, x) for x in sizes], [_as_value(const, x) for x in strides])
+        replace_with_llvm(rewriter, op, [result.value])
+
+
 class CollapseShapeLowering(RewritePattern):
     """``memref.collapse_shape`` of every dimension of a contiguous memref: the same buffer
     seen as one row of all its elements."""
@@ -563,6 +585,7 @@ class MemRefConversion(Conversion):
             GetGlobalLowering(),
             SubviewLowering(),
             CollapseShapeLowering(),
+            ReinterpretCastLowering(),
         ]
 
 

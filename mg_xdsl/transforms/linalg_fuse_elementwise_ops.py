@@ -13,8 +13,8 @@ pass (upstream MLIR's of this name fuses on tensors; this one on the buffers tha
   compute each element again for every repetition; it stays a buffer), and the buffer (a
   ``memref.alloc``) has no other use than being written by the one and read by the other (``memref.dim`` of it aside, which then reads the allocation's
   size instead); a buffer read twice is computed once and kept; a producer that reads a
-  buffer updated in place (``w += g``) between it and its consumer stays where it is (moved
-  into the consumer, it would read the new values);
+  buffer updated in place (``w += g``), or a view of one, between it and its consumer stays
+  where it is (moved into the consumer, it would read the new values);
 - the fused generic reads the tree's inputs through the composed maps: a producer's input
   map after the consumer's map of the buffer, so a broadcast (``(d0, d1) -> (0, d1)``) that
   feeds a tree is read in place instead of being materialised. An input read twice through
@@ -61,6 +61,7 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from mg_xdsl.transforms.loop_builders import constant_value
+from mg_xdsl.transforms.memref_views import base
 from mg_xdsl.transforms.op_builders import linalg_generic
 
 
@@ -100,7 +101,7 @@ def producer(value: SSAValue, consumer: linalg.GenericOp,
             return None
     if reads != 1 or writer is None or writer.parent is not consumer.parent:
         return None
-    if any(_updated_between(v, writer, consumer) for v in writer.operands[:-1] if v in updated):
+    if any(_updated_between(base(v), writer, consumer) for v in writer.operands[:-1] if base(v) in updated):
         return None
     return writer
 

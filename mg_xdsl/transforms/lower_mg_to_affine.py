@@ -713,6 +713,30 @@ class ConcatLowering(MgLowering):
         return out
 
 
+def check_slice_stop(op: mg.SliceOp, in_sizes: Sequence[int | SSAValue]) -> None:
+    """A run-time check that a slice's ``stop`` is within a ``?`` size (a static one the
+    verifier checked)."""
+    axis, stop = op.axis.value.data, op.stop.value.data
+    if not isinstance(in_sizes[axis], int):
+        inside = arith.CmpiOp(index_constant(stop), in_sizes[axis], "ule")
+        cf.AssertOp(inside.result, f"mg.slice: stop {stop} is beyond the size of dimension {axis}")
+
+
+def slice_copy(op: mg.SliceOp, in_sizes: Sequence[int | SSAValue]) -> SSAValue:
+    """A copy of the slice, each element read ``start`` further along the axis."""
+    axis, start, stop = (a.value.data for a in (op.axis, op.start, op.stop))
+    sizes = [stop - start if d == axis else s for d, s in enumerate(in_sizes)]
+    out = alloc(op.result.type, sizes)
+
+    def body(ivs: list[SSAValue]) -> None:
+        at = list(ivs)
+        at[axis] = arith.AddiOp(ivs[axis], index_constant(start)).result
+        store(op_builders.memref_load(op.input, at).res, out, ivs)
+
+    nest(sizes, body)
+    return out
+
+
 class SliceLowering(MgLowering):
     """``mg.slice``: a copy, each element read ``start`` further along the axis; a ``stop``
     beyond a ``?`` size is checked first."""
@@ -720,21 +744,9 @@ class SliceLowering(MgLowering):
     op_type = mg.SliceOp
 
     def build(self, op: mg.SliceOp) -> SSAValue:
-        axis, start, stop = (a.value.data for a in (op.axis, op.start, op.stop))
         in_sizes = extents(op.input, shape_of(op.input.type))
-        if not isinstance(in_sizes[axis], int):
-            inside = arith.CmpiOp(index_constant(stop), in_sizes[axis], "ule")
-            cf.AssertOp(inside.result, f"mg.slice: stop {stop} is beyond the size of dimension {axis}")
-        sizes = [stop - start if d == axis else s for d, s in enumerate(in_sizes)]
-        out = alloc(op.result.type, sizes)
-
-        def body(ivs: list[SSAValue]) -> None:
-            at = list(ivs)
-            at[axis] = arith.AddiOp(ivs[axis], index_constant(start)).result
-            store(op_builders.memref_load(op.input, at).res, out, ivs)
-
-        nest(sizes, body)
-        return out
+        check_slice_stop(op, in_sizes)
+        return slice_copy(op, in_sizes)
 
 
 class CastLowering(MgLowering):

@@ -9,8 +9,9 @@ memory system over a cold buffer. So, for an elementwise generic (all loops para
 output read through the identity map, not read by the body), whose output is a new
 ``memref.alloc`` (used by nothing before it: not a buffer updated in place, ``w += g``): the
 first input of the same type, read through the identity map, that is
-itself a new allocation of this block with no use after the generic, becomes the output, and
-the output's allocation goes.
+itself a new allocation of this block with no use after the generic and no view
+(``memref_views``: a slice or transpose of it may be read later, or by the generic itself
+at other indices), becomes the output, and the output's allocation goes.
 
 Before::
 
@@ -35,12 +36,15 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 
 from mg_xdsl.transforms.linalg_fuse_elementwise_ops import identity, is_elementwise
+from mg_xdsl.transforms.memref_views import has_view
 
 
 def dead_after(buffer: SSAValue, op: Operation) -> bool:
     """Whether ``buffer`` is a fresh allocation of ``op``'s block that nothing uses after
     ``op``: then ``op`` may overwrite it in place."""
     if not isinstance(buffer.owner, memref.AllocOp) or buffer.owner.parent is not op.parent:
+        return False
+    if has_view(buffer):  # (read through the view later, or by ``op`` at other indices)
         return False
     block = op.parent
     assert block is not None

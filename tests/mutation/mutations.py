@@ -117,7 +117,7 @@ MUTATIONS = [
              "no buffer is ever freed"),
     Mutation("mg_xdsl/transforms/buffer_deallocation.py", "last = max(users, key=position.__getitem__)",
              "last = min(users, key=position.__getitem__)", "a buffer is freed after its first use, not its last"),
-    Mutation("mg_xdsl/transforms/buffer_deallocation.py", "            if isinstance(value.type, MemRefType) and root(value) not in owned:",
+    Mutation("mg_xdsl/transforms/buffer_deallocation.py", "            if isinstance(value.type, MemRefType) and base(value) not in owned:",
              "            if False:", "a function returns its parameter, which the caller then frees"),
     # -- GPU mapping ------------------------------------------------------------------------------
     Mutation("mg_xdsl/transforms/affine_parallelize.py", "            if idx is None or iv not in idx:\n                return False",
@@ -484,7 +484,7 @@ MUTATIONS = [
     # -- issue 17: var and updates in place ----------------------------------------------------
     Mutation(GEN, "                 and not any(self.main.env.get(v) is value for v in self.variables))",
              "                 and True)", "a let bound to a var's value sees the var's later updates"),
-    Mutation(FUSE, "    if any(_updated_between(v, writer, consumer) for v in writer.operands[:-1] if v in updated):",
+    Mutation(FUSE, "    if any(_updated_between(base(v), writer, consumer) for v in writer.operands[:-1] if base(v) in updated):",
              "    if False:", "a value computed from a var before its update is fused after it (reads the new values)"),
     Mutation(REUSE, "            if written_before(out, generic):", "            if False:",
              "a var's buffer, updated in place, is replaced by a dying buffer allocated after it"),
@@ -511,8 +511,8 @@ MUTATIONS = [
     # -- issue 17: shape operations ---------------------------------------------------------------
     Mutation(AFF, "                at[a] = ivs[i]", "                at[i] = ivs[a]",
              "a transpose applies the inverse permutation"),
-    Mutation(AFF, "            at[axis] = arith.AddiOp(ivs[axis], index_constant(start)).result",
-             "            at[axis] = ivs[axis]", "a slice ignores its start"),
+    Mutation(AFF, "        at[axis] = arith.AddiOp(ivs[axis], index_constant(start)).result",
+             "        at[axis] = ivs[axis]", "a slice ignores its start"),
     Mutation(SH, "    target = [count // known if d == -1 and count % known == 0 else d for d in written]",
              "    target = [count // known + 1 if d == -1 and count % known == 0 else d for d in written]",
              "reshape infers the wrong size for -1"),
@@ -543,4 +543,14 @@ MUTATIONS = [
     Mutation(CHECK, 'self.static_ints(c.keywords["axis"][1], scope, "axis") if "axis" in c.keywords else [-1]',
              'self.static_ints(c.keywords["axis"][1], scope, "axis") if "axis" in c.keywords else [0]',
              "gather and scatter_add default to axis 0"),
+    # -- issue 17: views (slice, transpose, reshape read in place) ------------------------------
+    Mutation("mg_xdsl/transforms/memref_views.py", "        if isinstance(use.operation, VIEW_OPS):\n",
+             "        if isinstance(use.operation, memref.CastOp):\n",
+             "a buffer is freed before the reads through its views"),
+    Mutation(REUSE, "    if has_view(buffer):", "    if False:",
+             "a dying buffer that is read through a view is written over"),
+    Mutation(TO_LINALG, "                  and any(v in updated for v in (op.results[0], *_read_buffers(op)))}",
+             "                  and False}", "a view of a var's buffer sees the var's later updates"),
+    Mutation(TO_LINALG, "            and tile_matmul.match(user) is None and vectorize_reductions.match(user) is None)",
+             "            )", "a transposed view is handed to the matrix-product and reduction kernels as it is"),
 ]

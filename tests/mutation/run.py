@@ -35,7 +35,7 @@ TEST_ORDER = [
     "tests/test_diagnostic_codes.py", "tests/test_filecheck.py", "tests/test_op_builders.py", "tests/test_llvm_ir.py", "tests/test_xdsl_compat.py",
     "tests/test_print_runtime.py", "tests/test_element_types.py", "tests/test_ranks.py", "tests/test_typed_programs.py",
     "tests/test_builtins.py", "tests/test_element_access.py", "tests/test_variables.py", "tests/test_random.py", "tests/test_scans.py", "tests/test_shape_ops.py",
-    "tests/test_indexing.py",
+    "tests/test_views.py", "tests/test_indexing.py",
     "tests/test_optimised.py",
     "tests/test_threads_runtime.py",
     "tests/test_codegen.py", "tests/test_target.py", "tests/test_examples.py", "tests/test_malformed.py",

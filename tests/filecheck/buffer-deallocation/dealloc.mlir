@@ -46,3 +46,23 @@ func.func @pass_through(%x: tensor<?x2xf64>) -> tensor<?x2xf64> {
 // CHECK-NEXT: %[[COPY:.*]] = memref.alloc(%[[N]]) : memref<?x2xf64>
 // CHECK-NEXT: "memref.copy"(%x, %[[COPY]]) : (memref<?x2xf64>, memref<?x2xf64>) -> ()
 // CHECK-NEXT: func.return %[[COPY]] : memref<?x2xf64>
+
+// A view owns nothing: its base is freed after the last read through it (a view of a view
+// too), and the view itself is never freed.
+func.func @viewed(%x: memref<2x4xf64>) -> memref<2x2xf64> {
+  %a = memref.alloc() : memref<2x4xf64>
+  "memref.copy"(%x, %a) : (memref<2x4xf64>, memref<2x4xf64>) -> ()
+  %t = memref.reinterpret_cast %a to offset: [0], sizes: [4, 2], strides: [1, 4] : memref<2x4xf64> to memref<4x2xf64, strided<[1, 4]>>
+  %s = memref.subview %t[1, 0] [2, 2] [1, 1] : memref<4x2xf64, strided<[1, 4]>> to memref<2x2xf64, strided<[1, 4], offset: 1>>
+  %r = memref.alloc() : memref<2x2xf64>
+  "memref.copy"(%s, %r) : (memref<2x2xf64, strided<[1, 4], offset: 1>>, memref<2x2xf64>) -> ()
+  func.return %r : memref<2x2xf64>
+}
+// CHECK-LABEL: func.func @viewed(
+// CHECK:         %[[A:.*]] = memref.alloc() : memref<2x4xf64>
+// CHECK:         %[[T:.*]] = memref.reinterpret_cast %[[A]]
+// CHECK-NEXT:    %[[S:.*]] = memref.subview %[[T]]
+// CHECK-NEXT:    %[[R:.*]] = memref.alloc() : memref<2x2xf64>
+// CHECK-NEXT:    "memref.copy"(%[[S]], %[[R]])
+// CHECK-NEXT:    memref.dealloc %[[A]] : memref<2x4xf64>
+// CHECK-NEXT:    func.return %[[R]] : memref<2x2xf64>

@@ -104,3 +104,25 @@ func.func @collapse(%m: memref<?x3x4xf64>, %i: index) -> f64 {
   %v = memref.load %f[%i] : memref<?xf64>
   return %v : f64
 }
+
+// A reinterpret_cast (a transposed view) is a new descriptor on the same buffer with the
+// op's offset, sizes and strides, whatever the source's offset was (as upstream).
+// CHECK-LABEL: func.func @transposed
+// CHECK:         %[[ALLOC:.*]] = llvm.extractvalue %[[D:.*]][0]
+// CHECK-NEXT:    %[[ALIGN:.*]] = llvm.extractvalue %[[D]][1]
+// CHECK-DAG:     %[[C5:.*]] = llvm.mlir.constant(5) : i64
+// CHECK-DAG:     %[[C3:.*]] = llvm.mlir.constant(3) : i64
+// CHECK-DAG:     %[[C2:.*]] = llvm.mlir.constant(2) : i64
+// CHECK-DAG:     %[[C1:.*]] = llvm.mlir.constant(1) : i64
+// CHECK:         llvm.insertvalue %[[ALLOC]], %{{.*}}[0]
+// CHECK-NEXT:    llvm.insertvalue %[[ALIGN]], %{{.*}}[1]
+// CHECK-NEXT:    llvm.insertvalue %[[C5]], %{{.*}}[2]
+// CHECK-NEXT:    llvm.insertvalue %[[C3]], %{{.*}}[3, 0]
+// CHECK-NEXT:    llvm.insertvalue %[[C2]], %{{.*}}[3, 1]
+// CHECK-NEXT:    llvm.insertvalue %[[C1]], %{{.*}}[4, 0]
+// CHECK-NEXT:    llvm.insertvalue %[[C3]], %{{.*}}[4, 1]
+// CHECK-NOT:     memref.reinterpret_cast
+func.func @transposed(%m: memref<2x3xf32, strided<[3, 1], offset: 5>>) -> memref<3x2xf32, strided<[1, 3], offset: 5>> {
+  %t = memref.reinterpret_cast %m to offset: [5], sizes: [3, 2], strides: [1, 3] : memref<2x3xf32, strided<[3, 1], offset: 5>> to memref<3x2xf32, strided<[1, 3], offset: 5>>
+  return %t : memref<3x2xf32, strided<[1, 3], offset: 5>>
+}

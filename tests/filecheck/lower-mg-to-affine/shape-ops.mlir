@@ -1,4 +1,5 @@
-// Shape operations, each a copy for now: mg.transpose with a permutation stores
+// Shape operations, each a copy in the reference pipeline (the optimised one makes views:
+// convert-mg-to-linalg/views.mlir): mg.transpose with a permutation stores
 // in[i, k, j] at out[i, j, k]; mg.slice reads `start` further along its axis (a stop
 // beyond a '?' size checked first); a general mg.reshape reads the input at the result's
 // row-major position, its digits in the input's sizes.

@@ -46,3 +46,23 @@ func.func @kept(%a: memref<2x2xf64>) -> (memref<2x2xf64>, memref<2x2xf64>) {
   }
   return %r, %t : memref<2x2xf64>, memref<2x2xf64>
 }
+
+// Kept: a buffer with a view (p + transpose(p)): the generic reads it transposed too, so
+// writing over it would overwrite elements before they are read.
+// CHECK-LABEL: func.func @viewed(
+// CHECK:         %[[T:.*]] = memref.reinterpret_cast %[[P:[a-z0-9_]+]] to
+// CHECK-NEXT:    %[[R:.*]] = memref.alloc() : memref<2x2xf64>
+// CHECK-NEXT:    linalg.generic {{.*}} ins(%[[P]], %[[T]] : {{.*}}) outs(%[[R]] : memref<2x2xf64>)
+func.func @viewed(%x: memref<2x2xf64>) -> memref<2x2xf64> {
+  %p = memref.alloc() : memref<2x2xf64>
+  linalg.matmul ins(%x, %x : memref<2x2xf64>, memref<2x2xf64>) outs(%p : memref<2x2xf64>)
+  %t = memref.reinterpret_cast %p to offset: [0], sizes: [2, 2], strides: [1, 2] : memref<2x2xf64> to memref<2x2xf64, strided<[1, 2]>>
+  %r = memref.alloc() : memref<2x2xf64>
+  linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%p, %t : memref<2x2xf64>, memref<2x2xf64, strided<[1, 2]>>) outs(%r : memref<2x2xf64>) {
+  ^bb0(%y: f64, %z: f64, %o: f64):
+    %s = arith.addf %y, %z : f64
+    linalg.yield %s : f64
+  }
+  return %r : memref<2x2xf64>
+}
