@@ -39,6 +39,7 @@ ENVIRONMENT = """environment:
   MGC_NO_CACHE=1     `mgc run` neither reads nor writes that cache (as --no-cache)
   MGC_VERIFY_EACH=1  verify the IR after every stage (as --verify-each)
   CC=compiler        the C compiler `mgc build` links with (default: cc, gcc or clang)
+  NO_COLOR=1         errors in plain text even on a terminal (no-color.org)
 """
 
 
@@ -251,7 +252,8 @@ def parser() -> argparse.ArgumentParser:
                         help="the pipeline for that CPU (as LLVM names it) instead of this "
                         "machine's: the options of the passes that shape kernels for it")
     help = "say what an error code means, with an example (without a code: list the codes)"
-    explain = sub.add_parser("explain", help=help, description=help, command="explain")
+    explain = sub.add_parser("explain", help=help, description=help, command="explain",
+                             formatter_class=argparse.RawDescriptionHelpFormatter)
     explain.add_argument("code", nargs="?", help="a code from an error message, e.g. E-DIM-001")
     return p
 

@@ -89,6 +89,27 @@ def test_transposes_of_rank_4_are_views_and_agree_with_numpy(perm):
     assert "linalg.transpose" not in linalg and "memref.reinterpret_cast" in linalg
 
 
+def test_a_transpose_of_question_mark_sizes_is_a_view_with_strides_computed_when_it_runs():
+    """A ``?``-sized parameter is contiguous: its transpose is a ``reinterpret_cast`` whose
+    strides are products of its run-time sizes (an ``arith.muli``), read by what follows,
+    and upstream MLIR lowers it to the same numbers."""
+    source = ("def f(x: tensor[?x3x?]) = transpose(x, [2, 0, 1]) * 2 + 1\n"
+              "def g(x: tensor[?x?]) = transpose(x, [1, 0]) @ x\n"
+              "def h(x: tensor[?x?x?x?]) = sum(transpose(x, [3, 1, 0, 2]), axes=[0, 3])\n")
+    rng = np.random.default_rng(1)
+    x3, x2, x4 = rng.normal(size=(4, 3, 5)), rng.normal(size=(6, 2)), rng.normal(size=(2, 3, 4, 5))
+    for optimise in (True, False):
+        lib = mg_xdsl.compile(source, optimise=optimise)
+        np.testing.assert_array_equal(lib.f(x3), np.transpose(x3, (2, 0, 1)) * 2 + 1)
+        np.testing.assert_allclose(lib.g(x2), x2.T @ x2, rtol=1e-12)
+        np.testing.assert_allclose(lib.h(x4), np.transpose(x4, (3, 1, 0, 2)).sum(axis=(0, 3)), rtol=1e-12)
+    linalg = _stage(source, "linalg")
+    assert "linalg.transpose" not in linalg and linalg.count("memref.reinterpret_cast") == 3
+    assert "strides: [1, %" in linalg  # (the last axis first: its stride 1, the others' computed)
+    upstream_agrees("def f(x: tensor[?x3x?]) = transpose(x, [2, 0, 1]) * 2 + 1\n"
+                    "print f([[[1, 2], [3, 4], [5, 6]], [[7, 8], [9, 10], [11, 12]]])\n")
+
+
 def _stage(source: str, stage: str, optimise: bool = True) -> str:
     from mg_xdsl.driver import Compilation
 

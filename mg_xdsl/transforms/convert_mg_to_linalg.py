@@ -287,7 +287,7 @@ class TransposeToLinalg(ToLinalg):
 
     def build(self, op: mg.TransposeOp) -> SSAValue:
         in_sizes, axes = self.sizes.of(op.input), op.axes()
-        view = self.views.make(op, lambda: transpose_view(op.input, axes))
+        view = self.views.make(op, lambda: transpose_view(op.input, axes, in_sizes))
         if view is not None:
             return view
         out = self.sizes.alloc(op.result.type, [in_sizes[a] for a in axes])

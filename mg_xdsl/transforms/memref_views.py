@@ -6,14 +6,16 @@ op). Each view is one upstream op, and the passes that care about aliasing ask t
 
 - ``slice(x, axis, start, stop)``: ``memref.subview`` of ``x``, any layout and ``?`` sizes
   (the view's strides and offset are ``?`` where ``x``'s are);
-- ``transpose(x, perm)`` of ``x`` whose shape, strides and offset are all static:
-  ``memref.reinterpret_cast`` to the permuted sizes and strides;
+- ``transpose(x, perm)`` of ``x`` whose shape, strides and offset are all static, or of
+  identity layout with ``?`` sizes: ``memref.reinterpret_cast`` to the permuted sizes and
+  strides (the latter's strides computed when the program runs);
 - ``reshape(x, shape)`` of ``x`` of static shape and identity layout (contiguous from offset
   0): ``memref.reinterpret_cast`` to the new shape, itself of identity layout.
 
-Otherwise the shape op copies (``convert-mg-to-linalg``): a transpose of ``?`` sizes (its
-strides would be run-time values; upstream's ``memref.transpose`` is not in xDSL), a reshape
-of a view (its elements are not in row-major order from offset 0) or of ``?`` sizes.
+Otherwise the shape op copies (``convert-mg-to-linalg``): a transpose of a view with ``?``
+sizes (its strides would have to be read from its descriptor; upstream's
+``memref.transpose`` is not in xDSL), a reshape of a view (its elements are not in row-major
+order from offset 0) or of ``?`` sizes.
 
 A view never owns memory: ``buffer-deallocation`` frees its base after the view's last use
 (``aliases``), and ``reuse-dying-buffers`` never writes over a buffer that has a view.
@@ -21,12 +23,12 @@ A view never owns memory: ``buffer-deallocation`` frees its base after the view'
 
 from collections.abc import Iterator, Sequence
 
-from xdsl.dialects import memref
+from xdsl.dialects import arith, memref
 from xdsl.dialects.builtin import DYNAMIC_INDEX, MemRefType, NoneAttr, StridedLayoutAttr
 from xdsl.ir import Attribute, Operation, SSAValue
 
 from mg_xdsl.transforms.llvm_type_conversion import static_strides_and_offset
-from mg_xdsl.transforms.lower_mg_to_affine import to_memref  # (a parameter is a tensor until the signature is lowered)
+from mg_xdsl.transforms.lower_mg_to_affine import as_index, to_memref  # (a parameter is a tensor until the signature is lowered)
 
 # The ops whose result reads their source's buffer (a cast changes only the static type).
 VIEW_OPS = (memref.CastOp, memref.SubviewOp, memref.ReinterpretCastOp, memref.CollapseShapeOp,
@@ -82,17 +84,50 @@ def subview(source: SSAValue, axis: int, start: int, stop: int, sizes: Sequence[
                             shape, [1] * rank, view).result
 
 
-def transpose_view(source: SSAValue, perm: Sequence[int]) -> SSAValue | None:
+def transpose_view(source: SSAValue, perm: Sequence[int], sizes: Sequence[int | SSAValue]) -> SSAValue | None:
     """``source`` with its dimensions permuted (result dimension ``k`` is ``perm[k]``), if
-    its layout is static; else ``None``."""
+    its layout is static, or is the identity with ``?`` sizes (``sizes`` the source's, a
+    ``?`` one as its ``memref.dim``: the row-major strides are their products, computed when
+    the program runs); else ``None``."""
     t = to_memref(source.type)
+    assert isinstance(t, MemRefType)
     layout = _static(t)
-    if layout is None:
+    if layout is not None:
+        (strides, offset), shape = layout, t.get_shape()
+        static_sizes, steps = [shape[a] for a in perm], [strides[a] for a in perm]
+        view = MemRefType(t.element_type, static_sizes, StridedLayoutAttr(steps, offset))
+        return memref.ReinterpretCastOp(source, [], [], [], [offset], static_sizes, steps, view).result
+    if not isinstance(t.layout, NoneAttr):
         return None
-    (strides, offset), shape = layout, t.get_shape()  # type: ignore[attr-defined]
-    sizes, steps = [shape[a] for a in perm], [strides[a] for a in perm]
-    view = MemRefType(t.element_type, sizes, StridedLayoutAttr(steps, offset))  # type: ignore[attr-defined]
-    return memref.ReinterpretCastOp(source, [], [], [], [offset], sizes, steps, view).result
+    row_major = _row_major_strides(sizes)
+    permuted_sizes, permuted_strides = [sizes[a] for a in perm], [row_major[a] for a in perm]
+
+    def static(values: list[int | SSAValue]) -> list[int]:
+        return [v if isinstance(v, int) else DYNAMIC_INDEX for v in values]
+
+    def dynamic(values: list[int | SSAValue]) -> list[SSAValue]:
+        return [v for v in values if isinstance(v, SSAValue)]
+
+    view = MemRefType(t.element_type, static(permuted_sizes),
+                      StridedLayoutAttr([None if isinstance(v, SSAValue) else v for v in permuted_strides], 0))
+    return memref.ReinterpretCastOp(source, [], dynamic(permuted_sizes), dynamic(permuted_strides), [0],
+                                    static(permuted_sizes), static(permuted_strides), view).result
+
+
+def _row_major_strides(sizes: Sequence[int | SSAValue]) -> list[int | SSAValue]:
+    """The strides of a row-major buffer of ``sizes``: each the product of the sizes to its
+    right, folded where they are known, an ``arith.muli`` where one is ``?``."""
+    strides: list[int | SSAValue] = []
+    running: int | SSAValue = 1
+    for size in reversed(sizes):
+        strides.append(running)
+        if isinstance(running, int) and isinstance(size, int):
+            running *= size
+        elif running == 1:
+            running = size
+        else:
+            running = arith.MuliOp(as_index(running), as_index(size)).result
+    return list(reversed(strides))
 
 
 def reshape_view(source: SSAValue, shape: Sequence[int]) -> SSAValue | None:

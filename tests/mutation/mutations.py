@@ -553,4 +553,7 @@ MUTATIONS = [
              "                  and False}", "a view of a var's buffer sees the var's later updates"),
     Mutation(TO_LINALG, "            and tile_matmul.match(user) is None and vectorize_reductions.match(user) is None)",
              "            )", "a transposed view is handed to the matrix-product and reduction kernels as it is"),
+    Mutation("mg_xdsl/transforms/memref_views.py",
+             "            running = arith.MuliOp(as_index(running), as_index(size)).result",
+             "            running = as_index(size)", "a '?'-sized transpose's strides miss a factor"),
 ]

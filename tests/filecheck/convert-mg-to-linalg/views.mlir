@@ -50,3 +50,19 @@ func.func @main() {
 // CHECK:         affine.for
 // CHECK-NOT:     memref.subview
 // CHECK:         func.return
+
+// A transpose of '?' sizes of a contiguous buffer: a view too, its strides the products of
+// the sizes to their right (one arith.muli each), computed when the program runs.
+func.func @transpose_of_question_marks(%x: tensor<?x3x?xf64>) -> tensor<?x?x3xf64> {
+  %t = mg.transpose %x {permutation = array<i64: 2, 0, 1>} : tensor<?x3x?xf64> to tensor<?x?x3xf64>
+  %n = mg.neg %t : tensor<?x?x3xf64> -> tensor<?x?x3xf64>
+  func.return %n : tensor<?x?x3xf64>
+}
+// CHECK-LABEL: func.func @transpose_of_question_marks(%x: memref<?x3x?xf64>) -> memref<?x?x3xf64> {
+// CHECK-DAG:     %[[D0:.*]] = memref.dim %x, %{{.*}} : memref<?x3x?xf64>
+// CHECK-DAG:     %[[D2:.*]] = memref.dim %x, %{{.*}} : memref<?x3x?xf64>
+// CHECK:         %[[S0:.*]] = arith.muli %[[D2]], %{{.*}} : index
+// CHECK-NOT:     linalg.transpose
+// CHECK:         %[[T:.*]] = memref.reinterpret_cast %x to offset: [0], sizes: [%[[D2]], %[[D0]], 3], strides: [1, %[[S0]], %[[D2]]] : memref<?x3x?xf64> to memref<?x?x3xf64, strided<[1, ?, ?]>>
+// CHECK-NOT:     linalg.transpose
+// CHECK:         linalg.generic {{.*}} ins(%[[T]] : memref<?x?x3xf64, strided<[1, ?, ?]>>)
