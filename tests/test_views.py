@@ -117,8 +117,8 @@ def _stage(source: str, stage: str, optimise: bool = True) -> str:
 
 
 def test_large_views_feed_the_kernels_contiguous_copies(monkeypatch):
-    """A transposed view read by the matrix-product kernel (rows of unit stride) and by the
-    vector reduction kernels is copied first; a slice read by a large elementwise op is read
+    """A transposed view read by the matrix-product kernel (which wants rows of unit stride)
+    and a view read by the vector reduction kernels are copied first; a slice read by a large elementwise op is read
     in place, a reshape's view streamed as one row."""
     source = ("def mm(a: tensor[96x80xf64], b: tensor[96x64xf64]) = transpose(a, [1, 0]) @ slice(b, 1, 8, 40)\n"
               "def rows(a: tensor[300x200xf64]) = sum(transpose(a, [1, 0]), axes=[1])\n"
@@ -139,6 +139,32 @@ def test_large_views_feed_the_kernels_contiguous_copies(monkeypatch):
     affine = _stage(source, "affine")
     assert "mg_matmul_f64" in affine and "mg_row_sum_f64" in affine
     assert "memref.collapse_shape" in affine  # (the reshape's view, contiguous, streamed as one row)
+
+
+def test_slices_feed_the_matrix_product_kernel_without_a_copy(monkeypatch):
+    """The kernel takes rows of unit stride at any offset and distance apart: a slice goes to
+    it as it is (a transposed slice is transposed into a buffer first), in products of
+    static and ``?`` sizes and in batches."""
+    source = ("def mm(a: tensor[96x80xf64], b: tensor[96x64xf64]) = slice(a, 1, 8, 72) @ slice(b, 0, 8, 72)\n"
+              "def bm(a: tensor[3x40x50xf32], b: tensor[50x30xf32]) = slice(a, 1, 2, 38) @ slice(b, 1, 0, 20)\n"
+              "def dm(a: tensor[?x?xf32], b: tensor[?x?xf32]) = slice(a, 1, 3, 259) @ slice(b, 0, 5, 261)\n"
+              "def tm(a: tensor[80x96xf64], b: tensor[96x64xf64]) = transpose(slice(a, 0, 8, 72), [1, 0]) @ slice(b, 0, 8, 72)\n")
+    rng = np.random.default_rng(3)
+    a, b, t = rng.normal(size=(96, 80)), rng.normal(size=(96, 64)), rng.normal(size=(80, 96))
+    a3, b3 = rng.normal(size=(3, 40, 50)).astype(np.float32), rng.normal(size=(50, 30)).astype(np.float32)
+    da, db = rng.normal(size=(300, 270)).astype(np.float32), rng.normal(size=(270, 200)).astype(np.float32)
+    lib = mg_xdsl.compile(source)
+    for threads in ("1", "2"):
+        monkeypatch.setenv("MG_NUM_THREADS", threads)
+        np.testing.assert_allclose(lib.mm(a, b), a[:, 8:72] @ b[8:72], rtol=1e-10, atol=1e-10)
+        np.testing.assert_allclose(lib.bm(a3, b3), a3[:, 2:38] @ b3[:, :20], rtol=1e-4, atol=1e-4)
+        np.testing.assert_allclose(lib.dm(da, db), da[:, 3:259] @ db[5:261], rtol=1e-3, atol=1e-3)
+        np.testing.assert_allclose(lib.tm(t, b), t[8:72].T @ b[8:72], rtol=1e-10, atol=1e-10)
+    linalg = _stage(source, "linalg")
+    assert ("linalg.matmul ins(%0, %1 : memref<96x64xf64, strided<[80, 1], offset: 8>>, "
+            "memref<64x64xf64, strided<[64, 1], offset: 512>>)") in linalg
+    # One result each, bm's b broadcast to the batch, tm's transposed view copied: no slice copied.
+    assert linalg.count("memref.alloc") == 4 + 1 + 1
 
 
 VARS = """\

@@ -32,8 +32,9 @@ element type and rank; ``convert-linalg-to-affine-loops`` then writes the loops.
   that becomes a ``var``, is such a copy too (``Views``: an update in place would change it
   under the view or write through it). Last, a view read by an op that needs a contiguous
   buffer of identity layout (a return, a call, a print, a cast, an operand that
-  ``tile-matmul`` or ``vectorize-reductions`` would pass to a kernel) is copied just before
-  it (a copying ``linalg.generic``);
+  ``vectorize-reductions`` would pass to a kernel, or one that ``tile-matmul`` would whose
+  rows are not of unit stride, as a transpose's) is copied just before it (a copying
+  ``linalg.generic``);
 - ``mg.concat`` as ``lower-mg-to-affine`` lowers it;
 - ``mg.cast``, ``mg.constant``, ``mg.extract``, ``mg.print``, signatures and calls: as
   ``lower-mg-to-affine`` lowers them (they build no loops); ``mg.iota``, ``mg.random`` and
@@ -67,7 +68,7 @@ from xdsl.builder import ImplicitBuilder
 from xdsl.context import Context
 from xdsl.dialects.linalg import ops as linalg
 from xdsl.dialects import affine, func, memref
-from xdsl.dialects.builtin import DenseArrayBase, MemRefType, ModuleOp, NoneAttr, i64
+from xdsl.dialects.builtin import DenseArrayBase, MemRefType, ModuleOp, NoneAttr, StridedLayoutAttr, i64
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue, Use
 from xdsl.ir.affine import AffineExpr, AffineMap
 from xdsl.passes import ModulePass
@@ -370,8 +371,19 @@ def reads_through_layout(use: Use) -> bool:
         return not isinstance(user, func.ReturnOp)  # (a contiguous reshape; results own their buffer)
     if isinstance(user, (memref.LoadOp, affine.LoadOp, memref.DimOp, *VIEW_OPS)) and use.index == 0:
         return not isinstance(user, memref.CastOp)
-    return (isinstance(user, (linalg.GenericOp, linalg.TransposeOp)) and use.index < len(user.inputs)
-            and tile_matmul.match(user) is None and vectorize_reductions.match(user) is None)
+    if not (isinstance(user, (linalg.GenericOp, linalg.TransposeOp, linalg.MatmulOp)) and use.index < len(user.inputs)):
+        return False
+    if vectorize_reductions.match(user) is not None:  # (its kernels take memref<?x?xT>)
+        return False
+    # The matrix-product kernel takes rows of unit stride from any offset and any distance
+    # apart (a slice, a matrix of a batch): only a view whose rows are not so is copied.
+    return tile_matmul.match(user) is None or unit_rows(t)
+
+
+def unit_rows(t: Attribute) -> bool:
+    """Whether a memref of type ``t`` has its last dimension's elements next to each other."""
+    return (isinstance(t, MemRefType) and isinstance(t.layout, StridedLayoutAttr)
+            and t.layout.get_strides()[-1] == 1)
 
 
 def contiguous_copy(view: SSAValue, before: Operation) -> SSAValue:
