@@ -703,6 +703,20 @@ class Checker:
             normalised.append(axis % rank)
         return sorted(normalised)
 
+    def one_axis(self, name: Token, e: Expr, scope: Scope, rank: int, what: str, label: str | None = None) -> int:
+        """The one axis of a tensor of ``rank`` written as ``e`` for ``name``, negative ones
+        counting from the end (``what`` and ``label`` name it in the messages)."""
+        written = self.static_ints(e, scope, what)
+        if len(written) != 1:
+            raise self.error(name, "E-ARG-003", f"{label or what} must be one integer")
+        return self.axes(name, rank, written)[0]
+
+    def keyword_axis(self, c: Call, scope: Scope, rank: int, default: int = 0) -> int:
+        """``axis=`` of ``c`` as ``one_axis`` reads it, ``default`` where none is given."""
+        if "axis" not in c.keywords:
+            return self.axes(c.tok, rank, [default])[0]
+        return self.one_axis(c.tok, c.keywords["axis"][1], scope, rank, "axis", f"axis of {c.tok.text}")
+
     def reduction(self, c: Call, args: list[Type], scope: Scope) -> Matrix:
         """``sum(x, axes=[0, -1], keepdims=false)`` and ``prod``, ``max``, ``min``, ``mean``:
         the elements along ``axes`` (by default all) folded into one, those axes kept with
@@ -755,10 +769,7 @@ class Checker:
             if element not in (element_types.NAMES["i32"], element_types.NAMES["i64"]):
                 raise self.error(name, "E-DIM-002", f"iota makes integers: dtype must be i32 or i64, got "
                                                     f"{element_types.NAME_OF[element]}")
-            axis = self.static_ints(c.keywords["axis"][1], scope, "axis") if "axis" in c.keywords else [0]
-            if len(axis) != 1:
-                raise self.error(name, "E-ARG-003", "axis of iota must be one integer")
-            self.options[c] = {"axis": self.axes(name, len(dims), axis)[0]}
+            self.options[c] = {"axis": self.keyword_axis(c, scope, len(dims))}
             return t
         value = {"zeros": 0.0, "ones": 1.0}.get(name.text)
         if value is None:
@@ -833,10 +844,7 @@ class Checker:
             if len(t.shape) != len(first.shape):  # type: ignore[union-attr]
                 raise self.error(name, "E-DIM-001", f"concat joins tensors of one rank: item 1 is {describe(first)}, "
                                                     f"item {i} {describe(t)}")
-        written = self.static_ints(axis_expr, scope, "the axis of concat")
-        if len(written) != 1:
-            raise self.error(name, "E-ARG-003", "the axis of concat must be one integer")
-        axis = self.axes(name, len(first.shape), written)[0]  # type: ignore[union-attr]
+        axis = self.one_axis(name, axis_expr, scope, len(first.shape), f"the axis of {name.text}")  # type: ignore[union-attr]
         shape = list(first.shape)  # type: ignore[union-attr]
         for i, t in enumerate(items[1:], start=2):
             for d, (x, y) in enumerate(zip(shape, t.shape)):  # type: ignore[union-attr]
@@ -872,10 +880,7 @@ class Checker:
         rank = len(t.shape)
         if rank == 0:
             raise self.error(name, "E-DIM-001", f"{name.text} needs a tensor of rank 1 or more, got {describe(t)}")
-        written = self.static_ints(c.keywords["axis"][1], scope, "axis") if "axis" in c.keywords else [0]
-        if len(written) != 1:
-            raise self.error(name, "E-ARG-003", f"axis of {name.text} must be one integer")
-        self.options[c] = {"axis": self.axes(name, rank, written)[0],
+        self.options[c] = {"axis": self.keyword_axis(c, scope, rank),
                            "reverse": self.keyword_bool(c, "reverse", scope, False)}
         return t
 
@@ -899,10 +904,7 @@ class Checker:
                                                 f"got {describe(ids)} (cast it to i64)")
         try:
             if along_axis:
-                written = self.static_ints(c.keywords["axis"][1], scope, "axis") if "axis" in c.keywords else [-1]
-                if len(written) != 1:
-                    raise self.error(name, "E-ARG-003", f"axis of {name.text} must be one integer")
-                axis = self.axes(name, len(x.shape), written)[0]
+                axis = self.keyword_axis(c, scope, len(x.shape), default=-1)
                 self.options[c] = {"axis": axis}
                 shape = shapes.along_axis_shape(x.shape, ids.shape, axis, name.text)
             else:
@@ -969,10 +971,7 @@ class Checker:
             return float(len(t.shape))
         sizes = t.shape
         if name.text == "dim":
-            written = self.static_ints(c.args[1], scope, "the axis of dim")
-            if len(written) != 1:
-                raise self.error(name, "E-ARG-003", "the axis of dim must be one integer")
-            sizes = (t.shape[self.axes(name, len(t.shape), written)[0]],)
+            sizes = (t.shape[self.one_axis(name, c.args[1], scope, len(t.shape), f"the axis of {name.text}")],)
         if None in sizes:
             raise self.error(name, "E-DIM-001", f"{name.text} of {describe(t)} is not known when compiling: a '?' size is "
                                                 "known only when the program runs")

@@ -540,8 +540,8 @@ MUTATIONS = [
              "index puts a row's axes before the ids'"),
     Mutation("mg_xdsl/backend/runtime_ir.py", "  %last = sub i64 %size, 1", "  %last = sub i64 %size, 0",
              "a range check's report gives the size as the last id"),
-    Mutation(CHECK, 'self.static_ints(c.keywords["axis"][1], scope, "axis") if "axis" in c.keywords else [-1]',
-             'self.static_ints(c.keywords["axis"][1], scope, "axis") if "axis" in c.keywords else [0]',
+    Mutation(CHECK, "axis = self.keyword_axis(c, scope, len(x.shape), default=-1)",
+             "axis = self.keyword_axis(c, scope, len(x.shape), default=0)",
              "gather and scatter_add default to axis 0"),
     # -- issue 17: views (slice, transpose, reshape read in place) ------------------------------
     Mutation("mg_xdsl/transforms/memref_views.py", "        if isinstance(use.operation, VIEW_OPS):\n",
