@@ -134,21 +134,13 @@ def describe(t: Type) -> str:
 Extent = tuple[Token, "Token | Expr"]
 
 
-def first_token(e: Expr) -> Token:
-    return e.start or e.tok
-
-
-def last_token(e: "Token | Expr") -> Token:
-    return e if isinstance(e, Token) else e.end or e.tok
-
-
 def extent(e: Expr) -> Extent:
-    return first_token(e), e
+    return e.start_token, e
 
 
 def span_of(where: Extent) -> Span:
     first, last = where
-    return between(first, last_token(last))
+    return between(first, last if isinstance(last, Token) else last.end_token)
 
 
 def typed_text(t: Type) -> str:
@@ -419,8 +411,8 @@ class Checker:
             last = e.first  # the chain so far is e.first through last
             for tok, right in e.rest:
                 r = self.expr(right, scope)
-                self.spans[tok] = (first_token(e.first), right)
-                self.operands[tok] = [((first_token(e.first), last), t), (extent(right), r)]
+                self.spans[tok] = (e.first.start_token, right)
+                self.operands[tok] = [((e.first.start_token, last), t), (extent(right), r)]
                 last = right
                 t = self.matmul(tok, t, r) if tok.text == "@" else self.binary(tok, t, r)
                 steps.append(t)

@@ -61,8 +61,16 @@ class Expr:
     end: Token | None = field(default=None, init=False, repr=False)
 
     @property
+    def start_token(self) -> Token:
+        return self.start or self.tok
+
+    @property
+    def end_token(self) -> Token:
+        return self.end or self.tok
+
+    @property
     def span(self) -> Span:
-        return between(self.start or self.tok, self.end or self.tok)
+        return between(self.start_token, self.end_token)
 
 
 def between(first: Token, last: Token) -> Span:
@@ -323,7 +331,7 @@ class Parser:
         while self.peek().text in operators and self.peek().kind == "op":
             tok = self.next()
             rest.append((tok, operand()))
-        return self.spanned(Chain(first.tok, first, rest), first.start or first.tok) if rest else first
+        return self.spanned(Chain(first.tok, first, rest), first.start_token) if rest else first
 
     def expr(self) -> Expr:
         left = self.sum()
@@ -334,7 +342,7 @@ class Parser:
         if self.at_comparison():
             raise self.error(f"comparisons do not chain: write a {op.text} b and b {self.peek().text} c "
                              f"as two comparisons (a {op.text} b is a tensor of i1)")
-        return self.spanned(Compare(left.tok, left, op, right), left.start or left.tok)
+        return self.spanned(Compare(left.tok, left, op, right), left.start_token)
 
     def at_comparison(self) -> bool:
         return self.peek().kind == "op" and self.peek().text in COMPARISON_OPERATORS
