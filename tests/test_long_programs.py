@@ -6,8 +6,9 @@ linear in the program's size. The results are checked against values computed he
 import numpy as np
 import pytest
 
-from conftest import mgc
+from conftest import mgc, run_forked
 from programs import parse_printed
+from test_ranks import printed_arrays
 
 N = 10_000
 START = [[1, 2], [3, 4]]
@@ -42,3 +43,21 @@ def test_long_expression_through_the_api():
     lib = mg_xdsl.compile(f"def f(a: tensor[?x?]) = {terms}\n")
     a = np.arange(6.0).reshape(2, 3)
     assert (lib.f(a) == a * (2 - N)).all()
+
+
+@pytest.mark.parametrize("optimise", [True, False], ids=["optimised", "reference"])
+@pytest.mark.parametrize("updates", [31, 32, 33, 64, 100])
+def test_a_print_after_32_loop_nests_prints_its_value(updates, optimise):
+    """`outline-loop-nests` moves each run of 32 loop nests into a function of its own; a
+    value printed before and after such a run (one cast to an unranked memref, shared by the
+    two prints) once printed garbage or nothing, with exit status 0, after the first run."""
+    source = "let x = [1, 2, 3] * 2\nprint x\nvar c = x\n" + "c = cumsum(c)\n" * updates + "print x\nprint c\n"
+    out, err, status = run_forked(source, optimise=optimise)
+    assert (status, err) == (0, "")
+    first, again, c = printed_arrays(out)
+    want_c = np.array([2.0, 4, 6])
+    for _ in range(updates):
+        want_c = np.cumsum(want_c)
+    np.testing.assert_array_equal(first, [2, 4, 6])
+    np.testing.assert_array_equal(again, [2, 4, 6])
+    np.testing.assert_array_equal(c, want_c)

@@ -118,6 +118,38 @@ def test_integer_overflow_wraps_and_float_to_integer_saturates():
                     "[-2147483648,  -2147483647]", "[9223372036854775807,  -9223372036854775808,  0,  0]"]
 
 
+EXACT_INTEGERS = """let b: tensor[2xi64] = [9223372036854775000, 3]
+print b + 1
+let c: tensor[1xi64] = [9007199254740993]
+print c
+let d: tensor[2xi64] = [9223372036854775807, -9223372036854775808]
+print d
+let e: tensor[i64] = 9007199254740993
+print e - 1
+print c * 0 + 9007199254740993 + 2
+print full([2], 9007199254740995, dtype=i64)
+let m: tensor[2xi32] = [2147483647, -2147483648]
+print m
+"""
+
+
+@pytest.mark.parametrize("flags", [[], ["--reference"]], ids=["optimised", "reference"])
+def test_integer_literals_and_numbers_are_exact_in_every_integer_type(flags):
+    """Integers beyond f64's 2^53 keep every digit (they were once read as f64), up to
+    INT64_MAX and INT64_MIN; compile-time integers fold exactly."""
+    out = mgc("run", *flags, "-", input=EXACT_INTEGERS.encode())
+    assert out.returncode == 0, out.stderr
+    data = re.findall(r"data = \n(.*)\n", out.stdout.decode())
+    assert data == ["[9223372036854775001,  4]", "[9007199254740993]",
+                    "[9223372036854775807,  -9223372036854775808]", "[9007199254740992]",
+                    "[9007199254740995]", "[9007199254740995,  9007199254740995]", "[2147483647,  -2147483648]"]
+
+
+def test_an_integer_out_of_range_is_named_exactly():
+    assert ("the number 9223372036854775808 is out of the range of i64"
+            in compile_error("let d: tensor[1xi64] = [9223372036854775808]"))
+
+
 @pytest.mark.parametrize("source, message", [
     ("let a: tensor[2xf32] = [1, 2]\nprint a + [1, 2]",
      "cannot add a tensor[2xf32] and a tensor[2]: their element types f32 and f64 differ (convert one with cast)"),

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conftest import compile_error, mask, mgc, tool
+from conftest import compile_error, mask, mgc, run_forked, tool
 from test_ranks import printed_arrays
 from test_upstream import upstream_agrees
 
@@ -181,3 +181,39 @@ def test_updates_agree_at_any_thread_count():
     i, j = np.meshgrid(np.arange(700), np.arange(300), indexing="ij")
     want = int((j * 3 - i).sum())
     assert [mask(r.stdout.decode()).splitlines()[-1] for r in results] == [f"[{want}]"] * 2
+
+
+# -- a var made from a let's value copies it ----------------------------------------------------
+
+# Right-hand sides a let may be bound to, and their values for x = [1, 2, 3]; `var v = a`
+# then `v += 10` must leave `a` as it was.
+X = np.array([1.0, 2.0, 3.0])
+COMPUTED = {"x * 2": X * 2, "x + 1": X + 1, "relu(x - 2)": np.maximum(X - 2, 0),
+            "slice(concat(0, [x, x]), 0, 1, 4)": np.array([2.0, 3, 1]), "transpose(x)": X,
+            "reshape(x, [3])": X, "sum(x) + x": X.sum() + X, "concat(0, [x])": X, "broadcast_to(x, [3])": X,
+            "cast(cast(x, f32), f64)": X, "where(x > 1, x, 0)": np.array([0.0, 2, 3]), "cumsum(x)": np.cumsum(X),
+            "zeros([3])": np.zeros(3), "x": X, "index(x, cast([2, 1, 0], i64))": X[::-1],
+            "reshape([[1], [2], [3]] @ [[1]], [3])": X, "f(x)": X}
+
+
+@pytest.mark.parametrize("optimise", [True, False], ids=["optimised", "reference"])
+@pytest.mark.parametrize("rhs", COMPUTED)
+def test_a_var_made_from_a_let_owns_its_buffer(rhs, optimise):
+    """`let a = EXPR`, `var v = a`, `v += 10`: `a` keeps its value, for every EXPR (once a
+    computed one shared its buffer with the var, and the update changed `a`)."""
+    source = f"def f(a: tensor[?]) = a * 1\nlet x = [1, 2, 3]\nlet a = {rhs}\nvar v = a\nvar w = a\nv += 10\nw -= 10\nprint a\nprint v\nprint w\n"
+    out, err, status = run_forked(source, optimise=optimise)
+    assert status == 0, err
+    a, v, w = printed_arrays(out)
+    np.testing.assert_array_equal(a, COMPUTED[rhs])
+    np.testing.assert_array_equal(v, COMPUTED[rhs] + 10)
+    np.testing.assert_array_equal(w, COMPUTED[rhs] - 10)
+
+
+def test_the_issue_example_of_a_var_made_from_a_computed_let():
+    for flags in ([], ["--reference"]):
+        out = mgc("run", *flags, "-", input=b"let x = [1, 2, 3]\nlet a = x * 2\nvar v = a\nv += 10\nprint v\nprint a\n")
+        assert out.returncode == 0, out.stderr
+        v, a = printed_arrays(out.stdout.decode())
+        np.testing.assert_array_equal(v, [12, 14, 16])
+        np.testing.assert_array_equal(a, [2, 4, 6])

@@ -12,7 +12,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import mg_xdsl
-from conftest import mask, run_in_process
+from conftest import mask, run_forked, run_in_process
+from test_ranks import printed_arrays
 from test_upstream import upstream_agrees
 
 
@@ -274,3 +275,24 @@ def test_the_linalg_stage_reads_through_the_views_as_the_native_code_does():
     pipeline.run_stage(module, pipeline.OPTIMISED_STAGES[1], pipeline.context())
     assert "memref.subview" in str(module) and "memref.reinterpret_cast" in str(module)
     assert interpret(module) == mask(run_in_process(source)).replace("base@ = 0x…", "base@ = 0")
+
+
+@pytest.mark.parametrize("optimise", [True, False], ids=["optimised", "reference"])
+@pytest.mark.parametrize("dead", [
+    "let g1 = transpose(5 - [[-4.5], [5], [-2], [-1]])\nlet bias = col_sum(g1)",
+    "let k = transpose([[1, 2], [3, 4]] * 2) / 2",
+    "let s = relu(slice(transpose(p), 0, 0, 1))",
+    "let s = where(transpose(p) > 0, transpose(p), 1)",
+    "let s = cast(slice(p, 1, 0, 1), f32)",
+    "let s = cumsum(transpose(p), axis=1)",
+    "let s = transpose(p) @ p",
+    "let s = sum(slice(p, 0, 0, 1), axes=[1], keepdims=true)",
+    "let s = reshape(transpose(p), [6]) + 1",
+    "var u = p * 1\nu += transpose(transpose(p))",
+])
+def test_a_view_whose_reader_is_dead(dead, optimise):
+    """A view (or a view of a view) read only by an op whose result nothing reads: the op
+    and the view go, and the program runs (once an internal compiler error)."""
+    out, err, status = run_forked(f"let p = [[1, 2, 3], [4, 5, 6]] * 1\n{dead}\nprint p\n", optimise=optimise)
+    assert status == 0, err
+    np.testing.assert_array_equal(printed_arrays(out)[0], [[1, 2, 3], [4, 5, 6]])

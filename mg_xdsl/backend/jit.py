@@ -14,6 +14,7 @@ when called), so that running cached code never pays for importing it.
 from __future__ import annotations
 
 import ctypes
+import struct
 from functools import cache
 from typing import TYPE_CHECKING
 
@@ -151,6 +152,41 @@ def _process_thread_pool() -> llvm.ExecutionEngine:
     return engine
 
 
+class UnresolvedSymbols(Exception):
+    """Compiled code calls functions that nothing in this process provides (a compiler bug:
+    the call would jump to address 0)."""
+
+
+def undefined_symbols(obj: bytes) -> list[str]:
+    """The names an ELF object file refers to but does not define: what whoever loads or
+    links it must provide (the C library, the run-time library, compiler-rt's helpers)."""
+    sections = {section.name(): section.data() for section in llvm.ObjectFileRef.from_data(obj).sections()}
+    symtab, strtab = sections.get(b".symtab", b""), sections.get(b".strtab", b"")
+    names = []
+    for at in range(24, len(symtab), 24):  # (ELF64 symbols of 24 bytes; the first is null)
+        name, _info, _other, section_index = struct.unpack_from("<IBBH", symtab, at)
+        if section_index == 0 and name:  # SHN_UNDEF
+            names.append(strtab[name:strtab.index(b"\0", name)].decode())
+    return names
+
+
+def load_object(obj: bytes, tm: llvm.TargetMachine) -> llvm.ExecutionEngine:
+    """An MCJIT engine holding object code ``obj``, every external symbol of it resolved:
+    the run-time library's printers and the thread pool (``llvm.add_symbol``) or the
+    process's own (the C library). MCJIT would resolve a missing one to address 0 and the
+    program would crash where it calls it; here it is an error before anything runs."""
+    # (Making an MCJIT engine opens the process's own symbols to the search below.)
+    engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), tm)
+    missing = [name for name in undefined_symbols(obj) if not llvm.address_of_symbol(name)]
+    if missing:
+        engine.close()
+        raise UnresolvedSymbols(f"the compiled code calls {', '.join(sorted(set(missing)))}, "
+                                "which the run-time library does not provide")
+    engine.add_object_file(llvm.ObjectFileRef.from_data(obj))
+    engine.finalize_object()
+    return engine
+
+
 class _Loaded:
     """Compiled code in an MCJIT engine (``self.engine``). Keep it alive while calling into it."""
 
@@ -184,9 +220,7 @@ class Engine(_Loaded):
             _process_thread_pool()
         level, opt = levels(ir, level)
         self.module = optimise(link(ir, *extra, thread_pool=False), level, target_machine(cpu, opt))
-        self.engine = llvm.create_mcjit_compiler(self.module, target_machine(cpu, opt))
-        self.engine.finalize_object()
-        self.engine.run_static_constructors()
+        self.engine = load_object(target_machine(cpu, opt).emit_object(self.module), target_machine(cpu, opt))
 
 
 def jit_object_code(ir: str, level: int = 2, cpu: str | None = None) -> tuple[llvm.ModuleRef, bytes]:
@@ -212,12 +246,8 @@ class ObjectEngine(_Loaded):
     only, would not run; compiled programs have none.) ``close`` when done."""
 
     def __init__(self, data: bytes):
-        # Registers the printers process-wide: the engine resolves the object's external
-        # symbols when finalised, just below.
-        _initialise_llvm()
-        self.engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), target_machine())
-        self.engine.add_object_file(llvm.ObjectFileRef.from_data(data))
-        self.engine.finalize_object()
+        _initialise_llvm()  # (registers the printers process-wide, for load_object to find)
+        self.engine = load_object(data, target_machine())
 
     def close(self) -> None:
         """Stop the thread pool's workers, if the program started any (they sleep in this

@@ -64,6 +64,13 @@ def global_name(name: str) -> str:
 
 # --- types ---------------------------------------------------------------------------
 
+BF16_BITS = "i16"
+"""What LLVM gets for a ``bf16``: its 16 bits. The language's ``bf16`` is only ever stored,
+loaded, moved and bit-cast (every operation on it is computed in ``f32``:
+``mg.ScalarComputation.compute``). As ``bfloat``, LLVM's x86 back end promotes a value it loads and
+stores again (a broadcast, a copy) to ``float`` and rounds it back with a call to
+compiler-rt's ``__truncsfbf2``, which neither the JIT's process nor an executable has."""
+
 # Keyed by identity: hashing a struct type hashes all its members, each time. The entry
 # keeps the type alive, so that its id is not reused while the entry exists.
 _type_text: dict[int, tuple[Attribute, str]] = {}
@@ -86,7 +93,7 @@ def _spell_type(t: Attribute) -> str:
     if isinstance(t, Float32Type):
         return "float"
     if isinstance(t, BFloat16Type):
-        return "bfloat"
+        return BF16_BITS
     if isinstance(t, llvm.LLVMPointerType):
         space = t.addr_space.data if hasattr(t.addr_space, "data") else 0
         return "ptr" if not space else f"ptr addrspace({space})"
@@ -106,8 +113,8 @@ def _spell_type(t: Attribute) -> str:
 def _float_text(value: float, t: Attribute) -> str:
     # LLVM reads a float or double constant exactly from the bits of the double that holds
     # its value; a float is widened first.
-    if isinstance(t, BFloat16Type):  # (its own form: 0xR and the 16 bits)
-        return "0xR%04X" % bfloat16_bits(value)
+    if isinstance(t, BFloat16Type):  # (its bits, as BF16_BITS says)
+        return str(bfloat16_bits(value))
     if isinstance(t, Float32Type):
         value = struct.unpack("<f", struct.pack("<f", value))[0]
     elif not isinstance(t, Float64Type):

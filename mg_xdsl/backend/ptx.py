@@ -84,7 +84,7 @@ def kernel_ir(module: builtin.ModuleOp | gpu.ModuleOp | str) -> str:
         for key in ("gpu.kernel", "nvvm.kernel"):
             f.attributes.pop(key, None)
     holder = builtin.ModuleOp(Region(Block(funcs)))
-    try:  # the project's printer (it knows bfloat, which xDSL's translation does not)
+    try:  # the project's printer (it knows bf16, which xDSL's translation does not)
         text = print_module(holder, TRIPLE)
         for name in kernels:
             text = re.sub(rf"^define ([^@]*)@{re.escape(name)}\(", rf"define ptx_kernel \1@{name}(", text,

@@ -130,7 +130,18 @@ PRINT_MEMREF = ctypes.CFUNCTYPE(None, ctypes.c_int64, ctypes.c_void_p)
 
 
 def _printer(kind: str):
-    return PRINT_MEMREF(lambda rank, descriptor: print_memref(kind, rank, descriptor or 0))
+    def print_or_abort(rank: int, descriptor: int | None) -> None:
+        # ctypes would print an exception raised here and return to the compiled code, which
+        # would go on as if the value had been printed (and exit 0): a descriptor the printer
+        # cannot read is a compiler bug, and the program stops with it.
+        try:
+            print_memref(kind, rank, descriptor or 0)
+        except Exception as e:
+            os.write(2, f"mgc: internal error: printMemref{kind} was given a memref it cannot read "
+                        f"(rank {rank}: {type(e).__name__}: {e})\n".encode())
+            os.abort()
+
+    return PRINT_MEMREF(print_or_abort)
 
 
 # The printers' names: symbols of every compiled program, which a def may not take.

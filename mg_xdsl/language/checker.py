@@ -39,6 +39,7 @@ from mg_xdsl.language.syntax_tree import (
     Number,
     Statement,
     between,
+    negated,
 )
 from mg_xdsl.shapes import Shape, ShapeError, fmt_shape
 
@@ -49,7 +50,21 @@ NEVER_BROADCAST = (
 )
 
 
-Type = Matrix | float  # a float: a compile-time number, its value
+Type = Matrix | int | float  # a number: a compile-time number, its value (an int while exact)
+
+
+def is_number(t: object) -> bool:
+    """Whether the type ``t`` is a compile-time number (its value)."""
+    return isinstance(t, (int, float))
+
+
+def is_whole(value: int | float) -> bool:
+    return isinstance(value, int) or value.is_integer()
+
+
+def number_text(value: int | float) -> str:
+    """A compile-time number as the messages write it: an integer exactly, else ``%g``."""
+    return str(value) if isinstance(value, int) else f"{value:g}"
 
 
 @dataclass
@@ -123,7 +138,7 @@ def type_text(t: Matrix) -> str:
 
 def describe(t: Type) -> str:
     if not isinstance(t, Matrix):
-        return f"the number {t:g}"
+        return f"the number {number_text(t)}"
     if len(t.shape) == 2 and t.element == element_types.F64:
         return f"a {fmt_shape(t.shape)} matrix"
     return f"a {type_text(t)}"
@@ -146,38 +161,46 @@ def span_of(where: Extent) -> Span:
 def typed_text(t: Type) -> str:
     """A type as a note names it, element type always written: ``tensor[2x16xf64]``."""
     if not isinstance(t, Matrix):
-        return f"the number {t:g}"
+        return f"the number {number_text(t)}"
     element = element_types.NAME_OF[t.element]
     return f"tensor[{fmt_shape(t.shape)}x{element}]" if t.shape else f"tensor[{element}]"
 
 
-def fold_call(function, *numbers: float) -> float:
+def fold_call(function, *numbers: int | float) -> int | float:
     """``function`` of compile-time numbers, with NumPy's results where Python raises: NaN
-    outside the function's domain, infinity where it overflows."""
+    outside the function's domain, infinity where it overflows (``abs`` of an integer is one)."""
     try:
-        return float(function(*numbers))
+        result = function(*numbers)
+        return result if isinstance(result, int) else float(result)
     except (ValueError, ZeroDivisionError):
         return math.nan
     except OverflowError:
         return math.inf
 
 
-def number_of_type(value: float, t: Matrix) -> str | None:
+def number_of_type(value: int | float, t: Matrix) -> str | None:
     """Why the compile-time number ``value`` is not a number of ``t``'s element type (None if
     it is): an integer type takes integers within its range."""
     if not element_types.is_integer(t.element):
         return None
     name = element_types.NAME_OF[t.element]
-    if not float(value).is_integer():
-        return f"the number {value:g} is not an integer, and {describe(t)} holds {name} integers"
+    if not is_whole(value):
+        return f"the number {number_text(value)} is not an integer, and {describe(t)} holds {name} integers"
     low, high = element_types.integer_range(t.element)
     if not low <= value <= high:
-        return f"the number {value:g} is out of the range of {name} ({low} to {high})"
+        return f"the number {number_text(value)} is out of the range of {name} ({low} to {high})"
     return None
 
 
-def fold(op: str, a: float, b: float) -> float:
-    """Arithmetic on two compile-time numbers, with IEEE results for division by zero."""
+def fold(op: str, a: int | float, b: int | float) -> int | float:
+    """Arithmetic on two compile-time numbers: ``+ - *`` of integers exactly (up to 2^64, the
+    integer types' range and more: ``2^53 + 1`` stays itself for an ``i64``), everything else
+    in ``f64`` (``7 / 2`` is 3.5), with IEEE results for division by zero."""
+    if isinstance(a, int) and isinstance(b, int) and op in "+-*":
+        exact = a + b if op == "+" else a - b if op == "-" else a * b
+        if exact and abs(exact) < 2 ** 64:
+            return exact
+        a, b = float(a), float(b)  # (f64's zero has a sign: 0 * -5 is -0)
     if op == "+":
         return a + b
     if op == "-":
@@ -227,7 +250,7 @@ class Checker:
     types: dict[Expr, Type] = field(default_factory=dict)
     steps: dict[Chain, list[Type]] = field(default_factory=dict)
     # A literal or number that a declared type converts: its elements (the type is in types).
-    constants: dict[Expr, list[float]] = field(default_factory=dict)
+    constants: dict[Expr, list[int | float]] = field(default_factory=dict)
     # What the keyword arguments of a builtin's call resolved to (axes, keepdims, dtype, ...).
     options: dict[Call | Index, dict] = field(default_factory=dict)
     # The top level's names declared with var, which assignments may update.
@@ -332,7 +355,7 @@ class Checker:
         self.spans[op] = (s.head, s.value)
         self.operands[op] = [((s.head, s.head), before), (extent(s.value), value)]
         after = self.binary(op, before, value)
-        if isinstance(before, Matrix) and after != before or isinstance(before, float) and not isinstance(after, float):
+        if isinstance(before, Matrix) and after != before or is_number(before) and not is_number(after):
             raise self.error(op, "E-BIND-002", f"{name} {s.op.text} ... would change the type of {name} from "
                                               f"{type_text(before) if isinstance(before, Matrix) else 'a number'} to "
                                               f"{type_text(after) if isinstance(after, Matrix) else 'a number'}: an update "
@@ -363,7 +386,7 @@ class Checker:
     def declare(self, e: Expr, t: Type, declared: Matrix, what: str) -> Matrix:
         """The type of ``e`` (of type ``t``) where ``what`` (a name, a result) is declared
         ``declared``: exactly that type, or a literal or number that converts to it."""
-        if isinstance(t, float) and declared.shape == () or isinstance(e, Literal) and t.shape == declared.shape:
+        if is_number(t) and declared.shape == () or isinstance(e, Literal) and t.shape == declared.shape:
             values = e.values if isinstance(e, Literal) else [t]  # type: ignore[list-item]
             for value in values:
                 if (problem := number_of_type(value, declared)) is not None:
@@ -398,9 +421,9 @@ class Checker:
             return self.name(e.tok, scope)
         if isinstance(e, Negate):
             t = self.expr(e.operand, scope)
-            if isinstance(t, float):
+            if is_number(t):
                 for _ in e.signs:
-                    t = -t
+                    t = negated(t)  # type: ignore[arg-type]
             self.no_booleans(e.tok, "cannot negate", t)
             return t
         if isinstance(e, Compare):
@@ -438,7 +461,7 @@ class Checker:
         indices = []
         for axis, (written, size) in enumerate(zip(e.indices, t.shape)):
             value = self.expr(written, scope)
-            if not isinstance(value, float) or not value.is_integer():
+            if not is_number(value) or not is_whole(value):  # type: ignore[arg-type]
                 raise self.error(written, "E-ARG-003", f"the index for axis {axis} must be an integer known when compiling, "
                                                  f"got {describe(value)}")
             if size is not None and not -size <= value < size:
@@ -462,7 +485,7 @@ class Checker:
 
     def binary(self, tok: Token, left: Type, right: Type) -> Type:
         op = tok.text
-        if isinstance(left, float) and isinstance(right, float):
+        if is_number(left) and is_number(right):
             return fold(op, left, right)
         self.no_booleans(tok, f"cannot {VERBS[op]}", left, right)
         return self.elementwise(tok, VERBS[op], left, right)
@@ -471,12 +494,12 @@ class Checker:
         """The type of ``left`` and ``right`` combined element by element (at least one is a
         tensor): a number must be a number of the tensor's type; two tensors must have one
         element type, and their shapes broadcast."""
-        if isinstance(left, float) or isinstance(right, float):
-            tensor, number = (right, left) if isinstance(left, float) else (left, right)
+        if is_number(left) or is_number(right):
+            tensor, number = (right, left) if is_number(left) else (left, right)
             assert isinstance(tensor, Matrix)
             if (problem := number_of_type(number, tensor)) is not None:
                 raise self.error(tok, "E-DIM-002", f"cannot {verb} {describe(tensor)} and the number "
-                                                   f"{number:g}: {problem}")
+                                                   f"{number_text(number)}: {problem}")
             return tensor  # an mg.scalar
         self.same_element_type(tok, verb, left, right)
         return Matrix(self.broadcast(tok, verb, left, right), left.element)
@@ -498,7 +521,7 @@ class Checker:
         left, right = self.expr(e.left, scope), self.expr(e.right, scope)
         self.spans[e.op] = extent(e)
         self.operands[e.op] = [(extent(e.left), left), (extent(e.right), right)]
-        if isinstance(left, float) and isinstance(right, float):
+        if is_number(left) and is_number(right):
             raise self.error(e.op, "E-DIM-003", f"{left:g} {e.op.text} {right:g} compares two numbers: "
                                                 "write its value, true or false")
         return Matrix(self.elementwise(e.op, "compare", left, right).shape, element_types.I1)
@@ -618,7 +641,7 @@ class Checker:
         if not isinstance(mask, Matrix) or not element_types.is_bool(mask.element):
             raise self.error(name, "E-DIM-002",
                              f"the mask of where must be a tensor of i1 (a comparison), got {describe(mask)}")
-        if isinstance(a, float) and isinstance(b, float):
+        if is_number(a) and is_number(b):
             values = Matrix(())  # two numbers: f64, in the mask's shape
         else:
             values = self.elementwise(name, "select from", a, b)
@@ -636,7 +659,7 @@ class Checker:
         number, a number."""
         self.arity(name, args, 1, "a tensor or a number")
         (arg,) = args
-        if isinstance(arg, float):
+        if is_number(arg):
             return fold_call(abs if name.text == "abs" else MATH_UNARY[name.text], arg)
         self.no_booleans(name, f"{name.text} of", arg)
         if name.text != "abs":
@@ -648,7 +671,7 @@ class Checker:
         self.arity(name, args, 2, "tensors or numbers")
         _, only_floats, fold_numbers = BINARY_BUILTINS[name.text]
         left, right = args
-        if isinstance(left, float) and isinstance(right, float):
+        if is_number(left) and is_number(right):
             return fold_call(fold_numbers, left, right)
         for t in (left, right):
             self.no_booleans(name, f"{name.text} of", t)
@@ -660,9 +683,9 @@ class Checker:
         """The integers of a list literal (or one number) written where the compiler needs
         them: axes, a shape."""
         t = self.expr(e, scope)
-        values = ([t] if isinstance(t, float) else e.values if isinstance(e, Literal) and len(e.shape) == 1
+        values = ([t] if is_number(t) else e.values if isinstance(e, Literal) and len(e.shape) == 1
                   else self.constants.get(e) if isinstance(e, Call) and e.tok.text == "shape" else None)
-        if values is None or any(not float(v).is_integer() for v in values):
+        if values is None or any(not is_whole(v) for v in values):
             raise self.error(e, "E-ARG-003", f"{what} must be a list of integers like [0, 1], got "
                                              f"{describe(t) if not isinstance(e, Literal) else 'a literal of ' + type_text(t)}")
         return [int(v) for v in values]
@@ -766,7 +789,7 @@ class Checker:
         value = {"zeros": 0.0, "ones": 1.0}.get(name.text)
         if value is None:
             number = self.expr(c.args[1], scope)
-            if not isinstance(number, float):
+            if not is_number(number):
                 raise self.error(name, "E-ARG-003", f"the value of full must be a number, got {describe(number)}")
             if (problem := number_of_type(number, t)) is not None:
                 raise self.error(name, "E-DIM-002", f"full: {problem}")
@@ -930,14 +953,14 @@ class Checker:
             if key == "dtype":
                 continue
             value = self.expr(e, scope)
-            if not isinstance(value, float) or math.isnan(value) or math.isinf(value):
+            if not is_number(value) or math.isnan(value) or math.isinf(value):
                 raise self.error(tok, "E-ARG-003", f"{key} of {name.text} must be a finite number known when compiling, "
                                                    f"got {describe(value)}")
             options[key] = value
         seed = options["seed"]
-        if not (seed.is_integer() and 0 <= seed < 2.0 ** 63):
+        if not (is_whole(seed) and 0 <= seed < 2 ** 63):
             raise self.error(name, "E-ARG-004",
-                             f"the seed of {name.text} must be an integer from 0 to 2^63 - 1, got {seed:g}")
+                             f"the seed of {name.text} must be an integer from 0 to 2^63 - 1, got {number_text(seed)}")
         if options.get("std", 0.0) < 0:
             raise self.error(name, "E-ARG-004", f"the std of normal must not be negative, got {options['std']:g}")
         element = self.keyword_dtype(c, "f64")
@@ -960,7 +983,7 @@ class Checker:
         if not isinstance(t, Matrix):
             raise self.error(name, "E-DIM-003", f"{name.text} needs a tensor, got {describe(t)}")
         if name.text == "rank":
-            return float(len(t.shape))
+            return len(t.shape)
         sizes = t.shape
         if name.text == "dim":
             sizes = (t.shape[self.one_axis(name, c.args[1], scope, len(t.shape), f"the axis of {name.text}")],)
@@ -968,11 +991,11 @@ class Checker:
             raise self.error(name, "E-DIM-001", f"{name.text} of {describe(t)} is not known when compiling: a '?' size is "
                                                 "known only when the program runs")
         if name.text != "shape":
-            return float(math.prod(sizes))  # type: ignore[arg-type]
+            return math.prod(sizes)  # type: ignore[arg-type]
         if not sizes:
             raise self.error(name, "E-DIM-001", "shape of a rank-0 tensor is the empty list, which no operation takes")
         shape_type = Matrix((len(sizes),), element_types.NAMES["i64"])
-        self.constants[c] = [float(d) for d in sizes]  # type: ignore[misc]
+        self.constants[c] = list(sizes)  # type: ignore[arg-type]
         return shape_type
 
     def builtin(self, name: Token, args: list[Type]) -> Matrix:

@@ -27,7 +27,7 @@ from xdsl.ir import Block, Operation, Region, SSAValue
 from mg_xdsl import element_types, shapes
 from mg_xdsl.dialects import mg
 from mg_xdsl.language.checker import (AXIS_REDUCTIONS, BINARY_BUILTINS, INDEXING, RANDOM, REDUCTIONS, SCANS,
-                                      SHAPE_OPS, Checker, Matrix, Type, fold)
+                                      SHAPE_OPS, Checker, Matrix, Type, fold, is_number)
 from mg_xdsl.language.lexer import Token
 from mg_xdsl.language.syntax_tree import (Assign, Call, Chain, Compare, Def, Expr, Index, Let, Literal, Name, Negate,
                                           Statement)
@@ -63,6 +63,8 @@ class IRGen:
     main: Function = field(default_factory=lambda: Function(Block()))
     # The names declared with var (from the first on, the top level's names own their buffers).
     variables: set[str] = field(default_factory=set)
+    # The values a top-level name has been bound to: their buffers have an owner already.
+    named: set[SSAValue] = field(default_factory=set)
 
     def loc(self, tok: Token) -> FileLineColLoc:
         return FileLineColLoc(StringAttr(self.path), IntAttr(tok.line), IntAttr(tok.col))
@@ -87,9 +89,9 @@ class IRGen:
             value = self.owned(value, s.head) if self.variables else value
             if not s.mutable:
                 self.variables.discard(s.name.text)  # (a let of a var's name binds a fixed one)
-            self.main.env[s.name.text] = value
+            self.bind(s.name.text, value)
             return
-        if isinstance(value, float):  # a compile-time number prints as a rank-0 tensor
+        if is_number(value):  # a compile-time number prints as a rank-0 tensor
             value = self.constant(self.main, Matrix(()), [value], s.head)
         if element_types.is_bool(value.type):  # (printed as printMemrefI32 prints 0 and 1)
             value = self.emit(self.main, mg.ConvertOp(value, i32), s.head)  # type: ignore[arg-type]
@@ -99,16 +101,23 @@ class IRGen:
 
     # -- variables ----------------------------------------------------------------------
 
+    def bind(self, name: str, value: Value) -> None:
+        """Bind a top-level ``name`` to ``value``."""
+        self.main.env[name] = value
+        if isinstance(value, SSAValue):
+            self.named.add(value)
+
     def owned(self, value: Value, tok: Token) -> Value:
         """``value`` in a buffer that nothing else holds, so that a ``var`` may update it in
         place and a name bound to it never sees an update: a copy (``mg.convert`` to its own
-        type) unless an op has just computed it into a new buffer. (A constant is a global, a
-        cast or a call may give back its operand's buffer, and a var's value is its own.)"""
+        type) unless an op has just computed it into a new buffer that no name holds yet
+        (``var v = a`` copies ``a``'s value, computed or not). A constant is a global, and a
+        cast or a call may give back its operand's buffer: they are copied too."""
         owner = value.owner if isinstance(value, SSAValue) else None
         fresh = (isinstance(owner, Operation) and owner.name.startswith("mg.")
                  and not isinstance(owner, mg.CastOp | mg.ConstantOp)
-                 and not any(self.main.env.get(v) is value for v in self.variables))
-        if isinstance(value, float) or fresh:
+                 and value not in self.named)
+        if is_number(value) or fresh:
             return value
         return self.emit(self.main, mg.ConvertOp(value, value.type.element_type), tok)  # type: ignore[union-attr]
 
@@ -118,18 +127,18 @@ class IRGen:
         name = s.head.text
         value = self.expr(s.value, self.main)
         if s.op.text == "=":
-            self.main.env[name] = self.owned(value, s.head)
+            self.bind(name, self.owned(value, s.head))
             return
         w, op = self.main.env[name], OPERATORS[s.op.text[0]]
-        if isinstance(w, float):  # a number, folded (the checker made sure value is one)
-            self.main.env[name] = fold(s.op.text[0], w, value)  # type: ignore[arg-type]
+        if is_number(w):  # a number, folded (the checker made sure value is one)
+            self.bind(name, fold(s.op.text[0], w, value))  # type: ignore[arg-type]
             return
-        if isinstance(value, float):
+        if is_number(value):
             update = mg.ScalarOp(w, op, value, reversed=False)
         else:
             update = ELEMENTWISE_OPS[op](w, self.grow(self.main, value, mg.shape_of(w.type), s.op, [w]), w.type)
         update.attributes[mg.IN_PLACE] = UnitAttr()
-        self.main.env[name] = self.emit(self.main, update, s.op)
+        self.bind(name, self.emit(self.main, update, s.op))
 
     def define(self, d: Def) -> None:
         """``def NAME(P: TYPE, ...) = EXPR`` becomes ``func.func @NAME``."""
@@ -160,7 +169,7 @@ class IRGen:
 
     def expr(self, e: Expr, fn: Function) -> Value:
         t = self.checker.types[e]
-        if isinstance(t, float):
+        if is_number(t):
             return t  # folded by the checker
         if e in self.checker.constants:  # a literal or number of a declared type
             return self.constant(fn, t, self.checker.constants[e], e.tok)
@@ -189,7 +198,7 @@ class IRGen:
     def step(self, fn: Function, tok: Token, left: Value, right: Value, t: Type) -> Value:
         """One operator of a chain, whose result the checker typed ``t`` (a number is its
         own value, a matrix's shape is its value's type)."""
-        if isinstance(t, float):
+        if is_number(t):
             return t
         if tok.text == "@":  # (the batch axes of each operand grown to the result's)
             batch = t.shape[:-2]
@@ -201,8 +210,8 @@ class IRGen:
     def combine(self, fn: Function, tok: Token, op: str, left: Value, right: Value, t: Matrix) -> SSAValue:
         """``left op right`` element by element, of type ``t``: ``mg.scalar`` with a number,
         else both grown to ``t``'s shape and combined."""
-        if isinstance(left, float) or isinstance(right, float):
-            tensor, number, reversed_ = (left, right, False) if isinstance(right, float) else (right, left, True)
+        if is_number(left) or is_number(right):
+            tensor, number, reversed_ = (left, right, False) if is_number(right) else (right, left, True)
             return self.emit(fn, mg.ScalarOp(tensor, op, number, reversed_), tok)  # type: ignore[arg-type]
         lhs = self.grow(fn, left, t.shape, tok, [right])
         rhs = self.grow(fn, right, t.shape, tok, [left])
@@ -290,7 +299,7 @@ class IRGen:
         grown = [self.grow(fn, v, t.shape, tok, [o for o in args if o is not v]) if isinstance(v, SSAValue) else v
                  for v in args]
         a, b = (self.emit(fn, mg.FullLikeOp(next(o for o in grown if isinstance(o, SSAValue)), v, t.element), tok)
-                if isinstance(v, float) else v for v in grown)
+                if is_number(v) else v for v in grown)
         return self.emit(fn, mg.LinearScanOp(a, b, options["axis"], options["reverse"],  # type: ignore[arg-type]
                                              mg.tensor_type(t.shape, t.element)), tok)
 
@@ -313,7 +322,7 @@ class IRGen:
         grown = [self.grow(fn, a, t.shape, tok, [o for o in args if o is not a]) if isinstance(a, SSAValue) else a
                  for a in args]
         mask = grown[0]
-        values = [self.emit(fn, mg.FullLikeOp(mask, v, t.element), tok) if isinstance(v, float) else v  # type: ignore[arg-type]
+        values = [self.emit(fn, mg.FullLikeOp(mask, v, t.element), tok) if is_number(v) else v  # type: ignore[arg-type]
                   for v in grown[1:]]
         return self.emit(fn, mg.SelectOp(mask, *values), tok)  # type: ignore[arg-type]
 
@@ -358,7 +367,7 @@ class IRGen:
         sig = self.checker.functions[name.text]
         values: list[SSAValue] = []
         for arg, ptype in zip(args, sig.types):
-            if isinstance(arg, float):  # a number given for a tensor[] parameter
+            if is_number(arg):  # a number given for a tensor[] parameter
                 arg = self.constant(fn, ptype, [arg], name)
             if mg.shape_of(arg.type) != ptype.shape:
                 # A static size passed as '?' is forgotten; a '?' passed where a static size

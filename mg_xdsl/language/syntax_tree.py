@@ -83,7 +83,10 @@ def between(first: Token, last: Token) -> Span:
 
 @dataclass(eq=False)
 class Number(Expr):
-    value: float
+    """A number as written: an ``int`` where it is written as an integer (``9007199254740993``
+    stays exact for an integer type), else a ``float``."""
+
+    value: int | float
 
 
 @dataclass(eq=False)
@@ -99,7 +102,7 @@ class Literal(Expr):
     ``true`` or ``false`` is a literal of rank 0."""
 
     shape: Shape
-    values: list[float]
+    values: list[int | float]  # (each as ``Number.value`` is)
     boolean: bool = False
 
 
@@ -202,6 +205,11 @@ ASSIGNMENTS = ("+=", "-=", "*=", "/=", "=")
 KEYWORDS = {"let", "var", "print", "def", "tensor", "true", "false"}
 COMPARISON_OPERATORS = ("<", "<=", ">", ">=", "==", "!=")
 BOOLEANS = {"true": 1.0, "false": 0.0}
+
+
+def negated(value: int | float) -> int | float:
+    """``-value``; the negative of an integer zero is the float ``-0.0``, as in ``f64``."""
+    return -value if value or isinstance(value, float) else -0.0
 
 
 def shorten(text: str, limit: int = 60) -> str:
@@ -435,11 +443,12 @@ class Parser:
         self.depth -= 1
         return args, keywords
 
-    def number(self, tok: Token) -> float:
+    def number(self, tok: Token) -> int | float:
+        """The number ``tok`` writes: exact where it is an integer (``int``), else ``float``."""
         value = float(tok.text)
         if math.isinf(value):
             raise self.error(f"number {tok.text} is too large for f64", tok, "E-LIMIT-001")
-        return value
+        return int(tok.text) if tok.text.isdigit() else value
 
     def lists_expressions(self) -> bool:
         """Whether the ``[`` here opens a list of expressions (``[a, b]``): a name other than
@@ -462,7 +471,7 @@ class Parser:
         """Nested lists of numbers, every list of a level as long as the others and as deep:
         a matrix is a list of rows, ``[[1, 2], [3, 4]]``."""
         start = self.peek()
-        values: list[float] = []
+        values: list[int | float] = []
         self.booleans = 0
         shape = self.nested_list(values, start, 0)
         if 0 < self.booleans < len(values):
@@ -470,7 +479,7 @@ class Parser:
                              between(start, self.tokens[self.pos - 1]), "E-SYN-003")
         return Literal(start, shape, values, boolean=self.booleans > 0)
 
-    def nested_list(self, values: list[float], start: Token, depth: int) -> Shape:
+    def nested_list(self, values: list[int | float], start: Token, depth: int) -> Shape:
         """One ``[...]`` of a literal, its numbers appended to ``values``; its shape."""
         opening = self.expect("[")
         if depth >= MAX_NESTING:
@@ -515,19 +524,18 @@ class Parser:
             self.expect("]", "',' or ']' after a row of the matrix literal")
             return (count, *inner)
 
-    def literal_number(self) -> float:
+    def literal_number(self) -> int | float:
         if self.peek().kind == "name" and self.peek().text in BOOLEANS:
             self.booleans += 1
             return BOOLEANS[self.next().text]
-        sign = 1.0
-        if self.peek().text == "-":
+        negative = self.peek().text == "-"
+        if negative:
             self.next()
-            sign = -1.0
         tok = self.peek()
         if tok.kind != "num":
             raise self.error(f"matrix literal elements must be numbers, found {found(tok)}", code="E-SYN-003")
         self.next()
-        return sign * self.number(tok)
+        return negated(self.number(tok)) if negative else self.number(tok)
 
     # -- types --------------------------------------------------------------------------
 

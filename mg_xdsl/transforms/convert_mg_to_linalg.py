@@ -338,7 +338,8 @@ class Views:
         is. A reshape's view is contiguous: only a return copies it."""
         for view in self.made:
             block = view.owner.parent_block()  # type: ignore[union-attr]
-            assert block is not None
+            if block is None:  # (the walker's dead-code elimination erased it: its reader was dead)
+                continue
             for use in list(view.uses):
                 if not reads_through_layout(use):
                     before = block.find_ancestor_op_in_block(use.operation)

@@ -55,7 +55,7 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import arith, func, memref, scf
-from xdsl.dialects.builtin import ArrayAttr, ModuleOp, StringAttr
+from xdsl.dialects.builtin import ArrayAttr, ModuleOp, StringAttr, UnrankedMemRefType
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
@@ -80,6 +80,16 @@ def outline(ops: list[Operation], name: str) -> func.FuncOp | None:
         copy.results[0].name_hint = v.name_hint
         _redirect_uses_outside(v, copy.results[0], moved)
         returned.remove(v)
+    # An unranked memref (what a print takes) points to a descriptor on the stack of the
+    # function that cast it: one returned from the new function would point into its freed
+    # frame. Its ranked source is returned instead, and the cast made again after the call.
+    unranked = [v for v in returned if isinstance(v.type, UnrankedMemRefType)]
+    for v in unranked:
+        assert isinstance(v.owner, memref.CastOp), f"an unranked memref from {v.owner}"
+        returned.remove(v)
+        source = v.owner.source
+        if source.owner in moved and source not in returned:
+            returned.append(source)
     constants, passed = split_captures(captured_values(ops))
     block = Block(arg_types=[v.type for v in passed])
     mapping = dict(zip(passed, block.args))
@@ -94,6 +104,14 @@ def outline(ops: list[Operation], name: str) -> func.FuncOp | None:
     for v, result in zip(returned, call.results):
         result.name_hint = v.name_hint
         _redirect_uses_outside(v, result, moved)
+    for v in unranked:
+        cast = v.owner.clone()  # type: ignore[union-attr]
+        source = cast.operands[0]
+        if source in returned:
+            cast.operands[0] = call.results[returned.index(source)]
+        Rewriter.insert_op(cast, InsertPoint.after(call))
+        cast.results[0].name_hint = v.name_hint
+        _redirect_uses_outside(v, cast.results[0], moved)
     for op in ops:
         op.detach()
         block.add_op(op)

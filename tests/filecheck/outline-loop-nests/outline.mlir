@@ -76,3 +76,38 @@ func.func @one(%a: memref<2xf64>) {
 
 // The attribute reaches the LLVM dialect, where the translation makes it LLVM's noinline.
 // LLVM: llvm.func @two_loops_0({{.*}}) attributes {passthrough = ["noinline"]
+
+// An unranked memref (a print's operand) points to a descriptor on the stack of the function
+// that cast it, so a cast used after its run is not returned: its ranked source is, and the
+// cast is made again after the call (a print after 32 nests once printed a freed frame).
+func.func @printed(%a: memref<2xf64>) {
+  %c0 = arith.constant 0 : index
+  %c2 = arith.constant 2 : index
+  %c1 = arith.constant 1 : index
+  %x = arith.constant 1.5 : f64
+  %b = memref.alloc() : memref<2xf64>
+  scf.for %i = %c0 to %c2 step %c1 {
+    memref.store %x, %b[%i] : memref<2xf64>
+  }
+  %u = "memref.cast"(%b) : (memref<2xf64>) -> memref<*xf64>
+  %w = "memref.cast"(%a) : (memref<2xf64>) -> memref<*xf64>
+  func.call @printMemrefF64(%u) : (memref<*xf64>) -> ()
+  scf.for %i = %c0 to %c2 step %c1 {
+    memref.store %x, %a[%i] : memref<2xf64>
+  }
+  func.call @printMemrefF64(%u) : (memref<*xf64>) -> ()
+  func.call @printMemrefF64(%w) : (memref<*xf64>) -> ()
+  func.return
+}
+func.func private @printMemrefF64(memref<*xf64>)
+// CHECK-LABEL: func.func @printed(%a: memref<2xf64>) {
+// CHECK-NEXT:    %[[B:.*]] = func.call @printed_loops_0() : () -> memref<2xf64>
+// CHECK-NEXT:    func.call @printed_loops_1(%[[B]], %a) : (memref<2xf64>, memref<2xf64>) -> ()
+// CHECK-NEXT:    %[[W:.*]] = "memref.cast"(%a) : (memref<2xf64>) -> memref<*xf64>
+// CHECK-NEXT:    %[[U:.*]] = "memref.cast"(%[[B]]) : (memref<2xf64>) -> memref<*xf64>
+// CHECK-NEXT:    func.call @printMemrefF64(%[[U]])
+// CHECK-NEXT:    func.call @printMemrefF64(%[[W]])
+// CHECK:       func.func private @printed_loops_1(%{{.*}}: memref<2xf64>, %a: memref<2xf64>) attributes
+// CHECK:         func.call @printMemrefF64(%{{.*}}) : (memref<*xf64>) -> ()
+// CHECK:         scf.for
+// CHECK:         func.return{{$}}
