@@ -123,9 +123,15 @@ def test_a_slice_beyond_a_question_mark_is_checked_when_the_program_runs(optimis
     ("print transpose([[1, 2]], [0])", "transpose needs a permutation of the axes 0 to 1 (negative ones count "
                                        "from the end), got [0]"),
     ("print transpose([[1, 2]], [0, -2])", "transpose needs a permutation of the axes 0 to 1"),
-    ("print reshape([1, 2, 3], [2, -1])", "cannot reshape 3 (3 elements) to [2, -1]"),
+    ("print reshape([1, 2, 3], [2, -1])", "cannot reshape tensor[3] (3 elements) to [2, -1]: 3 is not a multiple "
+                                          "of 2"),
+    # Both counts, the tensor as its type, and the shape list named as a list, not a tensor.
+    ("print reshape([1, 2, 3], [2, 2])", "error: cannot reshape tensor[3] (3 elements) to [2, 2] (4 elements)\n"),
+    ("print reshape([1, 2, 3], [2, 2])", "note: arguments: `[1, 2, 3]` is tensor[3xf64], `[2, 2]` is a list of "
+                                         "integers"),
+    ("def f(x: tensor[2x2xi32]) = reshape(x, [3])", "cannot reshape tensor[2x2xi32] (4 elements) to [3] (3 elements)"),
     ("print reshape([1, 2, 3, 4], [-1, -1])", "a shape for reshape is positive sizes and at most one -1"),
-    ("def f(x: tensor[?]) = reshape(x, [2])", "cannot reshape ?: its sizes must be static"),
+    ("def f(x: tensor[?]) = reshape(x, [2])", "cannot reshape tensor[?]: its sizes must be static"),
     ("print slice([1, 2, 3], 0, 2, 2)", "a slice of axis 0 needs 0 <= start < stop <= 3, got start 2 and stop 2"),
     ("print slice([1, 2, 3], 0, 1, 4)", "a slice of axis 0 needs 0 <= start < stop <= 3, got start 1 and stop 4"),
     ("print slice([1, 2, 3], 1, 0, 1)", "slice: axis 1 is out of range for a tensor of rank 1"),

@@ -241,6 +241,10 @@ class Checker:
     # error (most programs have none).
     spans: dict[Token, "Extent"] = field(default_factory=dict)
     operands: dict[Token, list[tuple["Extent", "Type | Expr"]]] = field(default_factory=dict)
+    # The expressions of the statement read as lists of integers known when compiling (a
+    # shape, axes, a permutation): a note names them as lists, not as the tensors of f64
+    # that a literal such as [2, 2] would be elsewhere.
+    integer_lists: set[Expr] = field(default_factory=set)
 
     def warn(self, line: int, message: str) -> None:
         self.warnings.append((line, message))
@@ -265,6 +269,9 @@ class Checker:
         call), for the operands whose types are known."""
         named = []
         for where, t in self.operands[tok]:
+            if t in self.integer_lists:
+                named.append(f"`{self.written(span_of(where))}` is a list of integers")
+                continue
             t = self.types.get(t) if isinstance(t, Expr) else t
             if t is not None:
                 named.append(f"`{self.written(span_of(where))}` is {typed_text(t)}")
@@ -295,6 +302,7 @@ class Checker:
     def statement(self, s: Statement) -> None:
         self.spans.clear()
         self.operands.clear()
+        self.integer_lists.clear()
         if isinstance(s, Def):
             return self.define(s)
         if isinstance(s, Let):
@@ -665,6 +673,8 @@ class Checker:
         if values is None or any(not float(v).is_integer() for v in values):
             raise self.error(e, "E-ARG-003", f"{what} must be a list of integers like [0, 1], got "
                                              f"{describe(t) if not isinstance(e, Literal) else 'a literal of ' + type_text(t)}")
+        if not isinstance(t, float):
+            self.integer_lists.add(e)
         return [int(v) for v in values]
 
     def keyword_bool(self, c: Call, key: str, scope: Scope, default: bool) -> bool:
@@ -806,7 +816,7 @@ class Checker:
                 self.options[c] = {"permutation": axes}
                 return Matrix(shapes.transpose_shape(t.shape, axes), t.element)
             if name.text == "reshape":
-                return Matrix(shapes.reshape_shape(t.shape, written), t.element)
+                return Matrix(shapes.reshape_shape(t.shape, written, type_text(t)), t.element)
             if any(d <= 0 for d in written):
                 raise self.error(name, "E-ARG-004", f"the shape of broadcast_to must be positive sizes, got {written}")
             shape = shapes.broadcast_shapes(t.shape, written, "broadcast")
