@@ -144,7 +144,7 @@ def test_a_slice_beyond_a_question_mark_is_checked_when_the_program_runs(optimis
     ("let a = [1, 2]\nprint concat(0, [a, [[1]]])", "concat joins tensors of one rank"),
     ("let a = [[1, 2]]\nprint concat(0, [a, [[1, 2, 3]]])", "concat along axis 0 needs the other sizes equal: "
                                                           "item 1 is 1x2, item 2 1x3"),
-    ("let a = [1, 2]\nprint concat(0, [a, cast(a, f32)])", "cannot concatenate a tensor[2] and a tensor[2xf32]"),
+    ("let a = [1, 2]\nprint concat(0, [a, cast(a, f32)])", "cannot concatenate a tensor[2xf64] and a tensor[2xf32]"),
     ("let a = [1, 2]\nprint concat(1, [a, a])", "concat: axis 1 is out of range for a tensor of rank 1"),
     ("let a = [1, 2]\nprint [a, a]", "a list of expressions is concat's (concat(axis, [a, b])); a literal holds "
                                       "numbers only"),

@@ -129,6 +129,18 @@ def describe(t: Type) -> str:
     return f"a {type_text(t)}"
 
 
+def elements_differ(t: Type, other: Type) -> bool:
+    return isinstance(t, Matrix) and isinstance(other, Matrix) and t.element != other.element
+
+
+def describe_beside(t: Type, other: Type) -> str:
+    """``describe(t)`` in a message that sets ``t`` beside ``other``: where both are tensors of
+    different element types, ``t``'s type with its element type written even if it is the
+    default ``f64`` (``a tensor[3xf64]`` beside ``a tensor[3xf32]``, not ``a tensor[3]``), so
+    that the difference shows."""
+    return f"a {typed_text(t)}" if elements_differ(t, other) else describe(t)
+
+
 # Where an expression is in the source: its first token and the expression it ends with
 # (itself, or for an operator the right operand), the span computed only when reported.
 Extent = tuple[Token, "Token | Expr"]
@@ -380,7 +392,8 @@ class Checker:
             self.constants[e] = values
             return declared
         if t != declared:
-            raise self.error(e, "E-BIND-003", f"{what} {type_text(declared)}, but its value is {describe(t)}")
+            written = typed_text(declared) if elements_differ(declared, t) else type_text(declared)
+            raise self.error(e, "E-BIND-003", f"{what} {written}, but its value is {describe_beside(t, declared)}")
         return declared
 
     # -- expressions --------------------------------------------------------------------
@@ -513,7 +526,8 @@ class Checker:
 
     def same_element_type(self, tok: Token, verb: str, left: Matrix, right: Matrix) -> None:
         if left.element != right.element:
-            raise self.error(tok, "E-DIM-002", f"cannot {verb} {describe(left)} and {describe(right)}: their element "
+            raise self.error(tok, "E-DIM-002", f"cannot {verb} {describe_beside(left, right)} and "
+                                               f"{describe_beside(right, left)}: their element "
                                                f"types {element_types.NAME_OF[left.element]} and "
                                                f"{element_types.NAME_OF[right.element]} differ (convert one with cast)")
 
@@ -591,7 +605,8 @@ class Checker:
             if not shapes.shapes_compatible(arg.shape, ptype.shape):
                 raise self.error(name, "E-DIM-001", f"{where} must be {fmt_shape(ptype.shape)}, got {fmt_shape(arg.shape)}")
             if arg.element != ptype.element:
-                raise self.error(name, "E-DIM-002", f"{where} must be {describe(ptype)}, got {describe(arg)} "
+                raise self.error(name, "E-DIM-002", f"{where} must be {describe_beside(ptype, arg)}, got "
+                                                    f"{describe_beside(arg, ptype)} "
                                                     "(convert it with cast)")
         return sig.result_type
 
