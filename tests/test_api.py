@@ -219,6 +219,37 @@ def test_runtime_check_text_is_what_mgc_run_prints(tmp_path):
         assert (info.value.path, info.value.line, info.value.sizes) == (str(prog), 1, (3, 2))
 
 
+# A '?' passed where a def's parameter has a static size, and a '?' growing with a static 1:
+# the checks are the front end's mg.cast, which the program never wrote, so their messages
+# name the call's argument and the operator's op instead.
+CLAIMS = """def f(x: tensor[2x2]) = x + 1
+def g(y: tensor[?x2]) = f(y)
+def h(a: tensor[?x3], b: tensor[2x1x3]) = a + b
+"""
+CLAIM_FAILURES = [  # (the def called, its arguments, the message, the line of the check, the sizes)
+    ("g", [[[1, 2], [3, 4], [5, 6]]],
+     "argument 1 of f (x) must be tensor[2x2]: its size in dimension 0 differs at runtime", 2, (3, 2)),
+    ("h", [[[1, 2, 3], [4, 5, 6]], [[[1, 1, 1]], [[2, 2, 2]]]],
+     "mg.add: operand shapes differ at runtime in dimension 1", 3, (2, 1)),
+]
+
+
+@pytest.mark.filterwarnings("ignore::mg_xdsl.MgWarning")  # (h's '?' meets a static 1)
+@pytest.mark.parametrize("name, args, message, line, sizes", CLAIM_FAILURES, ids=["call", "operator"])
+def test_a_claimed_size_that_differs_is_reported_in_the_programs_terms(tmp_path, name, args, message, line, sizes):
+    prog = tmp_path / "p.mg"
+    prog.write_text(CLAIMS + f"print {name}({', '.join(map(str, args))})\n")
+    report = f"{message}\n  at {prog}:{line}: sizes {sizes[0]} and {sizes[1]}\n"
+    for pipeline in ([], ["--reference"]):
+        p = mgc("run", "-w", *pipeline, str(prog))
+        assert p.returncode in (134, -6) and p.stderr.decode() == report, pipeline
+    for optimise in (True, False):
+        with pytest.raises(RuntimeCheckFailed) as info:
+            getattr(mg_xdsl.compile_file(str(prog), optimise=optimise), name)(*args)
+        assert str(info.value) + "\n" == report
+        assert (info.value.message, info.value.line, info.value.sizes) == (message, line, sizes)
+
+
 def test_threads_get_their_own_failures(lib):
     """Compiled code runs without the GIL: calls from several threads at once must each get
     their own result or their own report (the record of a failure is per thread)."""

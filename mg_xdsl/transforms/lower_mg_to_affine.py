@@ -758,8 +758,7 @@ class CastLowering(MgLowering):
         in_sizes = extents(op.input, shape_of(op.input.type))
         for d, (size, want) in enumerate(zip(in_sizes, shape_of(op.result.type))):
             if want is not None:
-                check_same_size(size, want, f"mg.cast: dimension {d} differs at runtime "
-                                f"from the static size {want}")
+                check_same_size(size, want, op.check_message(d))
         return memref.CastOp.get(op.input, memref_type_of(op.result.type)).dest
 
 
