@@ -234,13 +234,17 @@ def reshape_shape(shape: Sequence[Dim], written: Sequence[int], what: str | None
         raise ShapeError(f"a shape for reshape is positive sizes and at most one -1, got {list(written)}")
     known = math.prod(d for d in written if d != -1)
     if -1 in written and count % known:
-        raise ShapeError(f"cannot reshape {what} ({count} elements) to {list(written)}: {count} is not a "
+        raise ShapeError(f"cannot reshape {what} ({elements(count)}) to {list(written)}: {count} is not a "
                          f"multiple of {known}")
     target = [count // known if d == -1 else d for d in written]
     if math.prod(target) != count:
-        raise ShapeError(f"cannot reshape {what} ({count} elements) to {list(written)} ({math.prod(target)} "
-                         "elements)")
+        raise ShapeError(f"cannot reshape {what} ({elements(count)}) to {list(written)} "
+                         f"({elements(math.prod(target))})")
     return tuple(target)
+
+
+def elements(count: int) -> str:
+    return f"{count} element" + ("" if count == 1 else "s")
 
 
 def slice_shape(shape: Sequence[Dim], axis: int, start: int, stop: int) -> Shape:

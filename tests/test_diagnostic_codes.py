@@ -32,6 +32,7 @@ ERRORS = [
     ("print [[1, 2], [3]]", "E-SYN-003", 1, 16, "[3]", []),
     ("print [[1, 2], [3, x]]", "E-SYN-003", 1, 20, "x", []),
     ("print [1, true]", "E-SYN-003", 1, 7, "[1, true]", []),
+    ("print []", "E-SYN-003", 1, 7, "[]", []),
     ("def g(a: tensor[2xf16]) = a", "E-SYN-004", 1, 10, "tensor[2xf16]", []),
     ("def g(a: tensor[0x2]) = a", "E-SYN-004", 1, 10, "tensor[0x2]", []),
     ("def g(a: matrix[2]) = a", "E-SYN-004", 1, 10, "matrix", []),

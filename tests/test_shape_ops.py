@@ -158,3 +158,48 @@ def test_the_transpose_of_a_rank_0_tensor_is_itself(optimise):
     """(Found by the random-rank test: the permuted indices were built from the first.)"""
     lib = mg_xdsl.compile("def f(x: tensor[]) = transpose(x)\n", optimise=optimise)
     assert lib.f(2.5) == 2.5
+
+
+# -- the empty list [] ------------------------------------------------------------------------
+# Where a list is expected, [] is no axes (a reduction over none leaves its input, as NumPy's
+# axis=() does) or the shape of rank 0 (reshape of one element, zeros, full, random numbers).
+# As a value it is no tensor (no dimension has size 0), and concat has nothing to join.
+EMPTY_LISTS = """
+def sum_none(x: tensor[2x3]) = sum(x, axes=[])
+def max_none(x: tensor[2x3]) = max(x, axes=[], keepdims=true)
+def mean_none(x: tensor[?x3]) = mean(x, axes=[])
+def prod_none(x: tensor[2x3xi32]) = prod(x, axes=[])
+def to_rank_0(x: tensor[1x1]) = reshape(x, [])
+def made(x: tensor[]) = x + zeros([]) + full([], 2.5) + ones([], dtype=f64)
+def same_numbers(x: tensor[]) = normal([], seed=3) - reshape(normal([1], seed=3), []) + x
+"""
+
+
+@pytest.mark.parametrize("optimise", [True, False], ids=["optimised", "reference"])
+def test_the_empty_list_is_no_axes_or_the_shape_of_rank_0(optimise):
+    lib = mg_xdsl.compile(EMPTY_LISTS, optimise=optimise)
+    x = np.arange(6.0).reshape(2, 3) - 2
+    for got, want in [(lib.sum_none(x), np.sum(x, axis=())), (lib.max_none(x), np.max(x, axis=(), keepdims=True)),
+                      (lib.mean_none(x), np.mean(x, axis=())),
+                      (lib.prod_none(x.astype(np.int32)), x.astype(np.int32)),  # (NumPy's prod would widen)
+                      (lib.to_rank_0([[4.0]]), np.reshape([[4.0]], ())), (lib.made(1.0), np.float64(4.5)),
+                      (lib.same_numbers(0.0), np.float64(0.0))]:
+        np.testing.assert_array_equal(got, want)
+        assert got.shape == want.shape and got.dtype == want.dtype
+
+
+@pytest.mark.parametrize("source, message", [
+    ("print []", "error: the empty list [] is not a tensor (no dimension has size 0); it is a list where one is "
+                 "expected: axes=[] (no axes), reshape(x, []) (rank 0)"),
+    ("print index([[1, 2]], [])", "error: the empty list [] is not a tensor"),
+    ("print concat(0, [])", "error: concat needs at least one tensor to join, got the empty list []"),
+    ("print [[1], []]", "error: a literal's lists cannot be empty: a tensor has no dimension of size 0"),
+    ("print [[], []]", "error: a literal's lists cannot be empty"),
+    ("print reshape([1, 2], [])", "error: cannot reshape tensor[2] (2 elements) to [] (1 element)"),
+    ("print slice([1, 2], [], 0, 1)", "error: slice takes one integer each for its axis, start and stop"),
+    ("print iota([])", "error: iota: axis 0 is out of range for a tensor of rank 0"),
+])
+def test_an_empty_list_where_none_can_be_says_why(source, message):
+    text = compile_error(source)
+    assert message in text
+    assert "matrix literal" not in text

@@ -440,6 +440,9 @@ class Checker:
             return t
         if isinstance(e, Index):
             return self.index(e, scope)
+        if isinstance(e, ExprList) and not e.items:
+            raise self.error(e, "E-SYN-003", "the empty list [] is not a tensor (no dimension has size 0); it is a "
+                                             "list where one is expected: axes=[] (no axes), reshape(x, []) (rank 0)")
         if isinstance(e, ExprList):
             raise self.error(e, "E-SYN-002", "a list of expressions is concat's (concat(axis, [a, b])); a literal "
                                              "holds numbers only")
@@ -681,7 +684,10 @@ class Checker:
 
     def static_ints(self, e: Expr, scope: Scope, what: str) -> list[int]:
         """The integers of a list literal (or one number) written where the compiler needs
-        them: axes, a shape."""
+        them: axes, a shape. The empty list ``[]`` is none (no axes; the shape of rank 0)."""
+        if isinstance(e, ExprList) and not e.items:
+            self.integer_lists.add(e)
+            return []
         t = self.expr(e, scope)
         values = ([t] if isinstance(t, float) else e.values if isinstance(e, Literal) and len(e.shape) == 1
                   else self.constants.get(e) if isinstance(e, Call) and e.tok.text == "shape" else None)
@@ -851,6 +857,8 @@ class Checker:
         axis_expr, listed = c.args
         if not isinstance(listed, ExprList):
             raise self.error(name, "E-ARG-003", "the second argument of concat must be a list of tensors like [a, b]")
+        if not listed.items:
+            raise self.error(name, "E-ARG-001", "concat needs at least one tensor to join, got the empty list []")
         items = [self.expr(e, scope) for e in listed.items]
         for i, t in enumerate(items, start=1):
             if not isinstance(t, Matrix) or not t.shape:
@@ -948,7 +956,7 @@ class Checker:
         name = c.tok
         self.arity(name, c.args, 1, "a shape like [2, 3], then keywords")
         dims = self.static_ints(c.args[0], scope, f"the shape of {name.text}")
-        if not dims or any(d <= 0 for d in dims):
+        if any(d <= 0 for d in dims):
             raise self.error(name, "E-ARG-004", f"the shape of {name.text} must be positive sizes, got {dims}")
         options = dict(RANDOM[name.text])
         for key, (tok, e) in c.keywords.items():
@@ -995,7 +1003,8 @@ class Checker:
         if name.text != "shape":
             return float(math.prod(sizes))  # type: ignore[arg-type]
         if not sizes:
-            raise self.error(name, "E-DIM-001", "shape of a rank-0 tensor is the empty list, which no operation takes")
+            raise self.error(name, "E-DIM-001", "shape of a rank-0 tensor is the empty list, which is not a tensor: "
+                                                "write [] where a list is expected")
         shape_type = Matrix((len(sizes),), element_types.NAMES["i64"])
         self.constants[c] = [float(d) for d in sizes]  # type: ignore[misc]
         return shape_type

@@ -35,8 +35,9 @@ CODES: dict[str, ErrorCode] = {
     "E-SYN-003": ErrorCode(
         "a malformed literal",
         "A literal is nested lists of numbers (or of true/false), every list of a level as "
-        "long and as deep as the others: [[1, 2], [3, 4]] is a 2x2 tensor. A list holding "
-        "names or calls is a list of tensors, which only concat takes.",
+        "long and as deep as the others, none empty: [[1, 2], [3, 4]] is a 2x2 tensor. A list "
+        "holding names or calls is a list of tensors, which only concat takes; the empty list "
+        "[] is no tensor, but a list of no axes or the shape of rank 0 (axes=[], reshape(x, [])).",
         "print [[1, 2], [3]]\n"),
     "E-SYN-004": ErrorCode(
         "a malformed tensor type",

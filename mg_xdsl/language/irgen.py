@@ -272,7 +272,10 @@ class IRGen:
         """``kind`` (sum, prod, max, min, mean) along ``axes``: one ``mg.reduce`` per axis, the
         last axis first (each keeps its axis, of size 1); a mean divides by the number of
         elements folded; without ``keepdims``, ``mg.reshape`` drops the axes. (``bf16``: all
-        of it in ``f32``, see ``accumulating``.)"""
+        of it in ``f32``, see ``accumulating``.) Along no axes (``axes=[]``) nothing is folded:
+        the value is ``x`` itself, as NumPy's ``axis=()`` gives."""
+        if not axes:
+            return x
         return self.accumulating(fn, tok, [x], lambda x: self.reduce_axes(fn, tok, kind, x, axes, keepdims, t))
 
     def reduce_axes(self, fn: Function, tok: Token, kind: str, x: SSAValue, axes: list[int], keepdims: bool,
