@@ -188,6 +188,12 @@ def number_of_type(value: float, t: Matrix) -> str | None:
     return None
 
 
+def relu_of(x: float) -> float:
+    """``relu`` of a compile-time number, as ``mg.relu`` computes it (``arith.maximumf`` with
+    0): NaN stays NaN, and -0.0 gives 0.0."""
+    return x if x > 0 or math.isnan(x) else 0.0
+
+
 def fold(op: str, a: float, b: float) -> float:
     """Arithmetic on two compile-time numbers, with IEEE results for division by zero."""
     if op == "+":
@@ -377,7 +383,7 @@ class Checker:
         if d.declared is not None:
             body = self.declare(d.body, body, d.declared, f"the result of {name} is declared")
         if not isinstance(body, Matrix):
-            raise self.error(d.body, "E-DIM-003", f"the body of {name} must be a matrix, got {describe(body)}")
+            raise self.error(d.body, "E-DIM-003", f"the body of {name} must be a tensor, got {describe(body)}")
         self.functions[name] = Signature([p.text for p, _ in d.params], [t for _, t in d.params], body)
 
     def declare(self, e: Expr, t: Type, declared: Matrix, what: str) -> Matrix:
@@ -1009,12 +1015,18 @@ class Checker:
         self.constants[c] = [float(d) for d in sizes]  # type: ignore[misc]
         return shape_type
 
-    def builtin(self, name: Token, args: list[Type]) -> Matrix:
+    def builtin(self, name: Token, args: list[Type]) -> Type:
+        """The chapter's builtins: ``relu``, ``transpose`` (the axes reversed) and the ``row_*``
+        and ``col_*`` reductions of a matrix. A number is a rank-0 tensor to the first two,
+        as to ``exp`` and ``abs``: ``relu`` of it folds (NaN stays NaN), and ``transpose`` of
+        it is itself; a reduction of a row or a column needs rank 2."""
         if len(args) != 1:
             raise self.error(name, "E-ARG-001", f"{name.text} takes 1 argument, got {len(args)}")
         (arg,) = args
+        if isinstance(arg, float) and name.text in ("relu", "transpose"):
+            return arg if name.text == "transpose" else relu_of(arg)
         if not isinstance(arg, Matrix):
-            raise self.error(name, "E-DIM-003", f"{name.text} needs a matrix, not a scalar")
+            raise self.error(name, "E-DIM-003", f"{name.text} needs a matrix (rank 2), got {describe(arg)}")
         if name.text != "transpose":
             self.no_booleans(name, f"{name.text} of", arg)
         if name.text == "relu":
