@@ -958,7 +958,8 @@ class Checker:
     def random(self, c: Call, scope: Scope) -> Matrix:
         """``normal([2, 3], std=1.0, mean=0.0, seed=0)``, ``uniform([2, 3], low=0.0, high=1.0,
         seed=0)``, ``dtype=`` a float type (default ``f64``): numbers known when compiling,
-        the seed an integer from 0 to 2^63 - 1, ``std`` not negative."""
+        the seed an integer from 0 to 2^63 - 1, ``std`` not negative, ``low`` at most ``high``
+        (equal, or ``std=0``, give the constant)."""
         name = c.tok
         self.arity(name, c.args, 1, "a shape like [2, 3], then keywords")
         dims = self.static_ints(c.args[0], scope, f"the shape of {name.text}")
@@ -979,6 +980,9 @@ class Checker:
                              f"the seed of {name.text} must be an integer from 0 to 2^63 - 1, got {seed:g}")
         if options.get("std", 0.0) < 0:
             raise self.error(name, "E-ARG-004", f"the std of normal must not be negative, got {options['std']:g}")
+        if options.get("low", 0.0) > options.get("high", 1.0):
+            raise self.error(name, "E-ARG-004", f"uniform needs low <= high, got low {options['low']:g} and high "
+                                                f"{options['high']:g}")
         element = self.keyword_dtype(c, "f64")
         if not element_types.is_float(element):
             raise self.error(name, "E-DIM-002", f"{name.text} makes floats: dtype must be f64, f32 or bf16, got "

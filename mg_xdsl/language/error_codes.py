@@ -94,7 +94,8 @@ CODES: dict[str, ErrorCode] = {
         "an argument out of its range",
         "An axis is from -rank to rank - 1 (negative ones count from the end) and given "
         "once; an index is within its axis; sizes are positive; a transpose names each axis "
-        "once; a seed is from 0 to 2^63 - 1.",
+        "once; a seed is from 0 to 2^63 - 1; normal's std is not negative and uniform's low "
+        "is not above its high.",
         "print sum([[1, 2]], axes=[2])\n"),
     "E-BIND-001": ErrorCode(
         "an assignment to a let binding",
