@@ -32,6 +32,7 @@ Compilation is cached per source text.
 
 import ctypes
 import numbers
+import os
 import sys
 import threading
 import warnings
@@ -419,11 +420,30 @@ def compile(source: str | bytes, path: str = "<string>", gpu: bool | str = False
     ``optimise=False`` compiles with the chapter's reference pipeline (one nest per op).
     ``cpu`` (an LLVM CPU name such as ``"x86-64-v3"``) compiles for that CPU instead of this
     host: its instruction sets only, its kernels (this host must be able to run them)."""
+    if not isinstance(source, (str, bytes)):
+        hint = " (for a file, call compile_file(path))" if isinstance(source, os.PathLike) else ""
+        raise TypeError(f"compile takes the program's source text, a str (or bytes of UTF-8 text), not "
+                        f"{_kind(source)}{hint}")
+    if not isinstance(path, str):
+        raise TypeError(f"the path of compile (the name messages give the source) must be a str, not {_kind(path)}")
     if gpu not in (False, True, None, "cuda", "emulated"):
         raise ValueError(f"gpu must be True, False, 'cuda' or 'emulated', not {gpu!r}")
     return _compile_cached(source, path, "cuda" if gpu is True else gpu or None, optimise, cpu)
 
 
-def compile_file(path: str, gpu: bool | str = False, optimise: bool = True) -> Library:
+def compile_file(path: "str | os.PathLike", gpu: bool | str = False, optimise: bool = True) -> Library:
+    """``compile`` of the file at ``path`` (a str or a path object), read as UTF-8 text."""
+    # (open() would take an int as a file descriptor, and bytes would be the path in messages)
+    if not isinstance(path, (str, bytes, os.PathLike)):
+        raise TypeError(f"compile_file takes the path of a file, a str or a path object, not {_kind(path)}")
+    path = os.fsdecode(path)
     with open(path, "rb") as f:
         return compile(f.read(), path, gpu, optimise)
+
+
+def _kind(value) -> str:
+    """What ``value`` is, for a ``TypeError``: ``None``, ``a bytearray``, ``an int``."""
+    if value is None:
+        return "None"
+    name = type(value).__name__
+    return f"{'an' if name[0] in 'aeiou' else 'a'} {name}"

@@ -8,6 +8,7 @@ import subprocess
 import sys
 import threading
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -331,6 +332,31 @@ def test_compile_file(tmp_path):
     path = tmp_path / "p.mg"
     path.write_text("def twice(a: tensor[?x?]) = 2 * a\n")
     np.testing.assert_array_equal(mg_xdsl.compile_file(str(path)).twice([[1.5]]), [[3.0]])
+    for given in (path, bytes(path)):  # a path object, and a path as bytes (named as text in messages)
+        np.testing.assert_array_equal(mg_xdsl.compile_file(given).twice([[1.5]]), [[3.0]])
+    (tmp_path / "bad.mg").write_bytes(b"print q\n")
+    with pytest.raises(mg_xdsl.MgError, match=f"^{re.escape(str(tmp_path / 'bad.mg'))}:1: error: unknown name 'q'"):
+        mg_xdsl.compile_file(bytes(tmp_path / "bad.mg"))
+
+
+@pytest.mark.parametrize("source, given", [
+    (None, "None"), (3, "an int"), (bytearray(b"print [1]"), "a bytearray"), (["def"], "a list"),
+    (Path("p.mg"), rf"a {type(Path('p.mg')).__name__} \(for a file, call compile_file\(path\)\)"),
+], ids=["none", "int", "bytearray", "list", "path"])
+def test_compile_wants_source_text(source, given):
+    with pytest.raises(TypeError, match=rf"^compile takes the program's source text, a str \(or bytes of UTF-8 "
+                                        rf"text\), not {given}$"):
+        mg_xdsl.compile(source)
+
+
+def test_compile_file_wants_a_path():
+    # (open() would read an int as a file descriptor: 0 is standard input)
+    for path, given in ((None, "None"), (0, "an int")):
+        with pytest.raises(TypeError, match=f"^compile_file takes the path of a file, a str or a path object, "
+                                            f"not {given}$"):
+            mg_xdsl.compile_file(path)
+    with pytest.raises(TypeError, match="^the path of compile .* must be a str, not None$"):
+        mg_xdsl.compile("def f(a: tensor[1]) = a\n", path=None)
 
 
 def rss_kib() -> int:
