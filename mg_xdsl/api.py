@@ -6,7 +6,9 @@
     >>> lib.layer(x=np.ones((4, 3)), w=np.eye(3, 2))      # the same, by parameter name
 
 Each ``def`` becomes a method of the returned ``Library``, taking its arguments by position
-or by parameter name. Arguments are converted to C-contiguous arrays of the parameter's
+or by parameter name; any other name raises ``AttributeError`` listing the defs. The
+program's top-level statements (``let``, ``print``, ...) are checked but not compiled: the
+first one draws an ``MgWarning`` naming its line. Arguments are converted to C-contiguous arrays of the parameter's
 dtype (``float64`` for ``f64``, ``float32``, ``ml_dtypes.bfloat16``, ``int32``, ``int64``,
 ``bool`` for ``i1``);
 before the call, each
@@ -371,7 +373,7 @@ class Library:
         comp = Compilation(source, path, lib=True, gpu=gpu, optimise=optimise, cpu=cpu)
         ir = comp.llvm_ir(verify=False)  # LLVM's verifier checks it
         for text in comp.warnings:
-            warnings.warn(text, MgWarning, stacklevel=4)
+            warnings.warn(text, MgWarning, stacklevel=_callers_level())
         guards = _guards(comp.signatures)
         launcher = comp.launcher()
         self._engine = Engine(ir, extra=guards, symbols=launcher and launcher.symbols(), owner=launcher,
@@ -386,7 +388,8 @@ class Library:
         try:
             return self.__dict__["_functions"][name]
         except KeyError:
-            raise AttributeError(f"the program defines no function {name!r}") from None
+            defined = ", ".join(self.__dict__.get("_functions", ())) or "none: it has no def"
+            raise AttributeError(f"the program defines no function {name!r} (its functions: {defined})") from None
 
     def __dir__(self):
         return [*super().__dir__(), *self._functions]
@@ -394,6 +397,17 @@ class Library:
     @property
     def functions(self) -> dict[str, Function]:
         return dict(self._functions)
+
+
+def _callers_level() -> int:
+    """The ``stacklevel`` at which ``warnings.warn``, called by the caller of this function,
+    names the first frame outside this package: the program's call of ``compile`` (through
+    ``mg_xdsl.compile``, ``compile_file`` or ``mg_xdsl.api.compile`` alike)."""
+    package = os.path.dirname(os.path.abspath(__file__)) + os.sep
+    frame, level = sys._getframe(1), 1  # (level 1: the function that calls warn)
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(package):
+        frame, level = frame.f_back, level + 1
+    return level
 
 
 def _guards(signatures: dict[str, Signature]) -> tuple[str, ...]:
@@ -411,9 +425,11 @@ def _compile_cached(source: str | bytes, path: str, gpu: str | None, optimise: b
 
 def compile(source: str | bytes, path: str = "<string>", gpu: bool | str = False,
             optimise: bool = True, cpu: str | None = None) -> Library:
-    """Compile Mountain Goat source; raises ``MgError`` (with ``.render()``) if it is invalid
-    and issues its warnings as ``MgWarning`` (once: a second compile of the same source is
-    served from a cache).
+    """Compile Mountain Goat source (a str, or bytes of UTF-8 text) to a ``Library`` of its
+    defs; raises ``MgError`` (with ``.render()``) if it is invalid and issues its warnings as
+    ``MgWarning`` (once: a second compile of the same source is served from a cache). Its
+    top-level statements are checked but left out (a library holds the defs only): the first
+    one draws an ``MgWarning`` naming its line.
 
     ``gpu=True`` (or ``"cuda"``) runs every parallel loop nest as a kernel on the NVIDIA GPU,
     ``gpu="emulated"`` runs the same kernels on the CPU (``GpuError`` if there is no GPU).

@@ -301,6 +301,29 @@ def test_warnings_are_issued_when_compiling():
         mg_xdsl.compile("def fine(x: tensor[?x5], b: tensor[?x5]) = x + b\n")
 
 
+def test_top_level_statements_are_left_out_with_a_warning_at_the_first():
+    source = "def f(a: tensor[1]) = a\n\nlet b = [1]\nprint f(b)\ndef g(a: tensor[1]) = 2 * a\nprint b\n"
+    with pytest.warns(MgWarning) as record:
+        lib = mg_xdsl.compile(source, "script.mg")
+    assert [str(w.message) for w in record] == [
+        "script.mg:3: warning: a library holds only the program's defs: this top-level statement and any after it "
+        "are left out (mgc run runs them)"]
+    assert record[0].filename == __file__  # (the warning points at the caller's compile, not into mg_xdsl)
+    assert list(lib.functions) == ["f", "g"]
+    np.testing.assert_array_equal(lib.g([1.5]), [3.0])
+
+
+def test_a_name_that_is_no_def_says_which_defs_there_are():
+    lib = mg_xdsl.compile("def f(a: tensor[1]) = a\ndef g(a: tensor[1]) = a\n")
+    with pytest.raises(AttributeError, match=r"^the program defines no function 'h' \(its functions: f, g\)$"):
+        lib.h([1.0])
+    with pytest.warns(MgWarning):
+        script = mg_xdsl.compile("print [1]\n")
+    with pytest.raises(AttributeError, match=r"^the program defines no function 'f' \(its functions: none: it has "
+                                             r"no def\)$"):
+        script.f
+
+
 def test_package_exports_and_stays_cheap_to_import():
     assert mg_xdsl.MgError is mg_xdsl.api.MgError
     assert mg_xdsl.RuntimeCheckFailed is RuntimeCheckFailed

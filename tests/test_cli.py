@@ -276,6 +276,16 @@ def test_a_library_of_no_def_is_an_error_and_writes_nothing(tmp_path, source):
     assert not (tmp_path / "out").exists()
 
 
+def test_a_library_leaves_out_the_top_level_statements_with_a_warning(tmp_path):
+    prog = tmp_path / "both.mg"
+    prog.write_text("def f(a: tensor[1]) = a\nprint f([1])\nprint [2]\n")
+    p = mgc("lib", str(prog), "-o", str(tmp_path / "out"))
+    assert p.returncode == 0, p.stderr
+    assert p.stderr.decode() == (f"{prog}:2: warning: a library holds only the program's defs: this top-level "
+                                 "statement and any after it are left out (mgc run runs them)\n")
+    assert mgc("lib", "-w", str(prog), "-o", str(tmp_path / "out")).stderr == b""
+
+
 def test_an_output_that_cannot_be_written_is_an_error(tmp_path):
     blocker = tmp_path / "a_file"
     blocker.write_text("")
