@@ -15,9 +15,12 @@ before the call, each
 must be an array of real numbers of the parameter's rank (``TypeError`` for ``None``, a
 number or complex values; ``ShapeMismatch``, a ``ValueError``, for another number of
 dimensions or a size that differs from the parameter's static size). Only conversions that
-keep every value are made: an ``int32`` array for an ``f64`` parameter is converted, a
-``float64`` array for an ``f32`` one, or floats for an integer one, raise ``TypeError``
-(NumPy's "safe" casting; a list or a Python number converts where its values fit).
+keep every value are made (``_conversion_problem``): an ``int32`` array for an ``f64``
+parameter is converted; integers are checked value by value, so an ``int64`` array (NumPy's
+default) for an ``i32`` parameter converts where every value fits, and the first that does
+not (or an ``int64`` with no exact ``float64``, beyond 2^53) raises ``TypeError`` naming it; a
+``float64`` array for an ``f32`` parameter, or floats for an integer one, raise ``TypeError``
+(a list or a Python number of floats rounds to a float parameter's precision).
 Results come back as arrays of their own dtype.
 
 Failures inside the compiled code leave the interpreter running: a run-time check that fails
@@ -239,19 +242,76 @@ def _type_text(t: Matrix) -> str:
     return type_text(t)[len("tensor["):-1]
 
 
-def _converts(value, a: np.ndarray, dtype: np.dtype) -> bool:
-    """Whether ``value`` (as the array ``a``) converts to ``dtype`` keeping every value: an
-    array or NumPy number by NumPy's safe casting; a list or Python number (which NumPy makes
-    ``float64`` or ``int64``) where its kind fits: floats round to the parameter's precision,
-    integers must keep their values."""
-    if np.can_cast(a.dtype, dtype, "safe"):
-        return True
-    if isinstance(value, (np.ndarray, np.generic)) or not np.can_cast(a.dtype, dtype, "same_kind"):
+def _conversion_problem(value, a: np.ndarray, dtype: np.dtype) -> str | None:
+    """Why ``value`` (as the array ``a``) does not convert to ``dtype`` keeping every value,
+    or None if it does. The one rule: no value may change.
+
+    - Where every value of ``a``'s dtype is one of ``dtype`` (``_exact_by_dtype``), it
+      converts, whatever the values.
+    - Integers (and booleans) for a number type are checked value by value: an ``int64``
+      array of ids for an ``i32`` parameter (NumPy's default integer) converts when every id
+      fits, an ``int64`` array for ``f64`` when every value has an exact ``float64`` (up to
+      2^53, and beyond where it is one); the first value that does not is named.
+    - Floats never become integers or booleans, and an array of floats (or a NumPy number)
+      does not narrow (``float64`` for ``f32``). A list or Python number of floats, which
+      NumPy makes ``float64``, is taken as the numbers written and rounds to a float
+      parameter's precision, as a literal does in the language."""
+    if _exact_by_dtype(a.dtype, dtype):
+        return None
+    if a.dtype.kind in "biu" and (dtype.kind in "iu" or dtype in _FLOAT_DTYPES):
+        return _first_changed(value, a, dtype)
+    if dtype in _FLOAT_DTYPES and a.dtype.kind == "f" and not isinstance(value, (np.ndarray, np.generic)):
+        return None
+    return f"{a.dtype} values do not convert to it without loss"
+
+
+def _mantissa_bits(dtype: np.dtype) -> int:
+    """The bits of a float type's significand (its stored bits and the implicit one): every
+    integer of at most this many bits is one of its values exactly."""
+    return ml_dtypes.finfo(dtype).nmant + 1
+
+
+def _exact_by_dtype(source: np.dtype, target: np.dtype) -> bool:
+    """Whether every value of ``source`` is a value of ``target``: NumPy's safe casting, but
+    for integers to floats only where the integers' bits fit the significand (NumPy counts
+    ``int64`` -> ``float64`` safe, although 2^53 + 1 is no ``float64``)."""
+    if not np.can_cast(source, target, "safe"):
         return False
-    if dtype in _FLOAT_DTYPES:
-        return True
-    with np.errstate(over="ignore", invalid="ignore"):
-        return bool(np.array_equal(a.astype(dtype).astype(a.dtype), a, equal_nan=True))
+    if source.kind in "iu" and target in _FLOAT_DTYPES:
+        return source.itemsize * 8 - (source.kind == "i") <= _mantissa_bits(target)
+    return True
+
+
+def _first_changed(value, a: np.ndarray, dtype: np.dtype) -> str | None:
+    """What is wrong with the first integer of ``a`` (in row-major order) that ``dtype``
+    does not hold exactly, or None if it holds them all."""
+    if dtype.kind in "iu":
+        info = np.iinfo(dtype)
+        outside = np.flatnonzero((a < info.min) | (a > info.max))  # (NumPy compares across types exactly)
+        changed = int(outside[0]) if outside.size else None
+    else:
+        # Every integer up to 2^bits is exact; beyond that, those that are multiples of a
+        # large enough power of 2 are too (2^60), so each one there is converted and compared
+        # as a Python int, until the first that changes.
+        limit = 2 ** _mantissa_bits(dtype)
+        changed = next((int(i) for i in np.flatnonzero((a > limit) | (a < -limit))
+                        if _as_float(int(a.flat[i]), dtype) != int(a.flat[i])), None)
+    if changed is None:
+        return None
+    number = int(a.flat[changed])
+    where = f" at {[int(i) for i in np.unravel_index(changed, a.shape)]}" if a.ndim else ""
+    what = f"the {a.dtype} value {number}" if isinstance(value, (np.ndarray, np.generic)) else f"the value {number}"
+    if dtype.kind in "iu":
+        return f"{what}{where} is outside {dtype}'s range ({info.min} to {info.max})"
+    becomes = dtype.type(number)
+    return f"{what}{where} is no {dtype} (it would become {float(becomes)!r})"
+
+
+def _as_float(number: int, dtype: np.dtype) -> float | None:
+    """``number`` converted to the float type ``dtype``, as a Python number (None where it
+    overflows to infinity)."""
+    converted = float(dtype.type(number))
+    return None if np.isinf(converted) else int(converted)
 
 
 def _plural(n: int, word: str) -> str:
@@ -316,9 +376,10 @@ class Function:
         if any(want is not None and got != want for got, want in zip(a.shape, pshape)):
             raise ShapeMismatch(f"{where} must be {_shape_text(pshape)}, got {_shape_text(a.shape)}")
         dtype = self._dtypes[i - 1]
-        if not _converts(value, a, dtype):
+        problem = _conversion_problem(value, a, dtype)
+        if problem is not None:
             raise TypeError(f"{where} is {type_text(self.signature.types[i - 1])}, an array of {dtype}: "
-                            f"{a.dtype} values do not convert to it without loss (convert them with "
+                            f"{problem} (convert them with "
                             f".astype({'ml_dtypes.bfloat16' if dtype == DTYPES['bf16'] else f'np.{dtype}'}) "
                             "if that is meant)")
         return np.asarray(a, dtype=dtype, order="C")  # (ascontiguousarray makes 0-D 1-D)

@@ -155,6 +155,55 @@ def test_complex_ragged_and_text_arguments_are_type_errors(lib):
             lib.totals(np.zeros((1, 1), dtype=np.complex64))
 
 
+# The one rule of conversion: no value may change. Integers are checked value by value
+# (NumPy's default integer is int64, which ids for an i32 parameter usually are).
+CONVERSIONS = """
+def rows(table: tensor[4x2], ids: tensor[?xi32]) = index(table, ids)
+def exact(x: tensor[?]) = x
+def narrow(x: tensor[?xf32]) = x
+def brain(x: tensor[?xbf16]) = x
+def mask(m: tensor[?xi1]) = m
+"""
+
+
+@pytest.fixture(scope="module")
+def conversions():
+    return mg_xdsl.compile(CONVERSIONS)
+
+
+def test_integers_convert_where_every_value_is_kept(conversions):
+    table = np.arange(8.0).reshape(4, 2)
+    np.testing.assert_array_equal(conversions.rows(table, np.array([3, 0, 3])), table[[3, 0, 3]])
+    np.testing.assert_array_equal(conversions.rows(table, np.array([1], np.uint64)), table[[1]])
+    for fits in ([2**53, -(2**53)], [2**60, -(2**63)]):  # (beyond 2^53, multiples of a power of 2 are exact)
+        got = conversions.exact(np.array(fits))
+        assert got.dtype == np.float64 and [int(v) for v in got] == fits
+    assert conversions.narrow(np.array([2**24, -3], np.int32)).tolist() == [2**24, -3]
+    assert conversions.brain(np.array([256, -2])).astype(np.float32).tolist() == [256, -2]
+
+
+@pytest.mark.parametrize("name, value, problem", [
+    ("rows", np.array([3, 2**31, -(2**31) - 1]), "argument 2 (ids) is tensor[?xi32], an array of int32: the int64 value "
+                                                 "2147483648 at [1] is outside int32's range (-2147483648 to 2147483647)"),
+    ("rows", [0, 2**40], "argument 2 (ids) is tensor[?xi32], an array of int32: the value 1099511627776 at [1] is "
+                         "outside int32's range"),
+    ("exact", np.array([1, 2**53 + 1]), "argument 1 (x) is tensor[?], an array of float64: the int64 value "
+                                        "9007199254740993 at [1] is no float64 (it would become 9007199254740992.0)"),
+    ("exact", [2**53 + 1], "the value 9007199254740993 at [0] is no float64"),
+    ("exact", np.array([2**64 - 1], np.uint64), "the uint64 value 18446744073709551615 at [0] is no float64 (it "
+                                                "would become 1.8446744073709552e+19)"),
+    ("narrow", np.array([2**24 + 1], np.int32), "the int32 value 16777217 at [0] is no float32"),
+    ("brain", np.array([257]), "the int64 value 257 at [0] is no bfloat16 (it would become 256.0)"),
+    ("narrow", np.array([0.5]), "float64 values do not convert to it without loss"),  # (floats: by dtype)
+    ("mask", np.array([1, 0]), "an array of bool: int64 values do not convert to it without loss"),
+], ids=["int64-ids", "list-ids", "int64-f64", "list-f64", "uint64-f64", "int32-f32", "int64-bf16", "f64-f32",
+        "int-i1"])
+def test_a_conversion_that_would_change_a_value_names_it(conversions, name, value, problem):
+    args = (np.zeros((4, 2)), value) if name == "rows" else (value,)
+    with pytest.raises(TypeError, match=f"^{name}: .*{re.escape(problem)}"):
+        getattr(conversions, name)(*args)
+
+
 def test_arguments_by_position_and_by_name(lib):
     x, w, b = np.ones((5, 3)), np.arange(6.0).reshape(3, 2), np.array([[1.0, -100.0]])
     want = lib.layer(x, w, b)
