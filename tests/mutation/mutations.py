@@ -390,7 +390,7 @@ MUTATIONS = [
     Mutation(CHECK, "        if left.element != right.element:", "        if False:",
              "tensors of two element types combine (the IR is then invalid)"),
     Mutation(CHECK, "        if t != declared:", "        if False:", "a declared type that differs is accepted"),
-    Mutation("mg_xdsl/api.py", "        if not _converts(value, a, dtype):", "        if False:",
+    Mutation("mg_xdsl/api.py", "        problem = _conversion_problem(value, a, dtype)", "        problem = None",
              "the API rounds float64 arrays to an f32 parameter silently"),
     Mutation("mg_xdsl/transforms/lower_assert_to_stderr.py",
              "        if not isinstance(block.parent.parent_op(), func.FuncOp):", "        if False:",
@@ -558,4 +558,9 @@ MUTATIONS = [
              "            running = as_index(size)", "a '?'-sized transpose's strides miss a factor"),
     Mutation(TO_LINALG, "    if vectorize_reductions.match(user) is not None:  # (its kernels take memref<?x?xT>)",
              "    if False:", "a view is handed to the reduction kernels as it is"),
+    # -- messages and the Python API's conversions ------------------------------------------------
+    Mutation("mg_xdsl/api.py", '        return source.itemsize * 8 - (source.kind == "i") <= _mantissa_bits(target)',
+             "        return True", "the API converts int64 to f64 with loss (as NumPy's safe casting would)"),
+    Mutation("mg_xdsl/dialects/mg.py", "        if isinstance(messages, ArrayAttr) and messages.data[dim].data:",
+             "        if False:", "a '?' passed for a def's static size is reported as mg.cast's check"),
 ]
