@@ -123,6 +123,17 @@ IN_PLACE = "mg.in_place"
 CHECK_MESSAGES = "mg.check_messages"
 
 
+# What a failed run-time check says where sizes that must agree differ, in ``lower-mg-to-affine``'s
+# checks of an op's operands and in the front end's messages for an ``mg.cast`` that claims an
+# operand's size for an op (one mistake, one message, whichever check finds it).
+def operands_differ(op: str, dim: int) -> str:
+    return f"{op}: operand shapes differ at runtime in dimension {dim}"
+
+
+def batch_differs(dim: int) -> str:
+    return f"mg.matmul: batch dimension {dim} differs at runtime"
+
+
 class MgOp(IRDLOperation):
     """Base of the mg ops: verifier failures are reported as ``mg.<op>: <rule>``."""
 

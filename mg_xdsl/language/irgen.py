@@ -11,6 +11,7 @@ size carries the messages of its run-time checks in the program's terms (the pro
 a call or an operator, not the cast).
 """
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from xdsl.dialects import func
@@ -49,11 +50,11 @@ INDEXING_OPS: dict[str, type[mg.IndexingOp]] = {
 Value = SSAValue | float  # a matrix's SSA value, or a compile-time number
 
 
-def operands_differ(op: type[Operation]) -> str:
-    """The message of a check that an operand of ``op`` has the size the other operands give
-    it, ``{}`` standing for the dimension: what ``lower-mg-to-affine`` says where two
-    operands' sizes differ (``mg.add: operand shapes differ at runtime in dimension 0``)."""
-    return f"{op.name}: operand shapes differ at runtime in dimension {{}}"
+def operands_differ(op: type[Operation]) -> Callable[[int], str]:
+    """The message of the check that an operand of ``op`` has, in a dimension, the size the
+    other operands give it: what ``lower-mg-to-affine`` says where two operands' sizes differ
+    (``mg.add: operand shapes differ at runtime in dimension 0``)."""
+    return lambda dim: mg.operands_differ(op.name, dim)
 
 
 @dataclass
@@ -202,9 +203,9 @@ class IRGen:
         if isinstance(t, float):
             return t
         if tok.text == "@":  # (the batch axes of each operand grown to the result's)
-            batch, check = t.shape[:-2], "mg.matmul: batch dimension {} differs at runtime"  # (as lowered)
-            lhs = self.grow(fn, left, (*batch, *mg.shape_of(left.type)[-2:]), tok, [right], check)  # type: ignore[union-attr, list-item]
-            rhs = self.grow(fn, right, (*batch, *mg.shape_of(right.type)[-2:]), tok, [left], check)  # type: ignore[union-attr, list-item]
+            batch = t.shape[:-2]
+            lhs = self.grow(fn, left, (*batch, *mg.shape_of(left.type)[-2:]), tok, [right], mg.batch_differs)  # type: ignore[union-attr, list-item]
+            rhs = self.grow(fn, right, (*batch, *mg.shape_of(right.type)[-2:]), tok, [left], mg.batch_differs)  # type: ignore[union-attr, list-item]
             return self.accumulating(fn, tok, [lhs, rhs], lambda a, b: self.emit(fn, mg.MatmulOp(a, b), tok))
         return self.combine(fn, tok, OPERATORS[tok.text], left, right, t)
 
@@ -222,11 +223,11 @@ class IRGen:
         return self.emit(fn, ELEMENTWISE_OPS[op](lhs, rhs), tok)  # of type tensor<t.shape>
 
     def grow(self, fn: Function, v: SSAValue, target: Shape, tok: Token, others: list[SSAValue],
-             check: str) -> SSAValue:
+             check: Callable[[int], str]) -> SSAValue:
         """Broadcast ``v`` to ``target`` with an explicit ``mg.broadcast`` where needed. A
         ``?`` of ``v`` where ``target`` has a static size is never broadcast: an ``mg.cast``
-        claims that size first (checked at run time, ``check`` the message with ``{}`` for
-        the dimension of ``target``), and the static 1s grow after it. A ``?`` that ``v``
+        claims that size first (checked at run time, ``check(d)`` the message for dimension
+        ``d`` of ``target``), and the static 1s grow after it. A ``?`` that ``v``
         lacks (a dimension added in front) takes its size from the ``others`` it is combined
         with (the broadcast's ``like`` operands)."""
         shape = mg.shape_of(v.type)
@@ -236,11 +237,11 @@ class IRGen:
         lead = len(target) - len(shape)
         claimed = tuple(target[lead + d] if s is None else s for d, s in enumerate(shape))
         if claimed != shape:
-            v = self.claim(fn, v, claimed, tok, lambda d: check.format(lead + d))
+            v = self.claim(fn, v, claimed, tok, lambda d: check(lead + d))
         like = [o for o in others if isinstance(o, SSAValue)] if None in target[:lead] else []
         return self.emit(fn, mg.BroadcastOp(v, mg.tensor_type(target, element), like), tok)
 
-    def claim(self, fn: Function, v: SSAValue, claimed: Shape, tok: Token, message) -> SSAValue:
+    def claim(self, fn: Function, v: SSAValue, claimed: Shape, tok: Token, message: Callable[[int], str]) -> SSAValue:
         """``mg.cast`` of ``v`` to the shape ``claimed`` (a static size for some of its ``?``s,
         or a ``?`` for a static size); ``message(d)`` is what the run-time check of a claimed
         dimension ``d`` says when the size differs."""
@@ -308,7 +309,7 @@ class IRGen:
         if name.text == "slice":
             return self.emit(fn, mg.SliceOp(x, options["axis"], options["start"], options["stop"]), name)  # type: ignore[arg-type]
         return self.grow(fn, x, t.shape, name, [],  # type: ignore[arg-type]
-                         "mg.broadcast: dimension {} differs at runtime from the shape broadcast to")
+                         lambda d: f"mg.broadcast: dimension {d} differs at runtime from the shape broadcast to")
 
     def scan(self, fn: Function, tok: Token, args: list[Value], options: dict, t: Matrix) -> SSAValue:
         """``mg.linear_scan`` of ``a`` and ``b`` grown to the result's shape (a number an

@@ -102,8 +102,8 @@ MUTATIONS = [
     Mutation("mg_xdsl/backend/runtime.c", '    printf("%g", x);', '    printf("%.5g", x);',
              "executables print 5 digits"),
     # -- run-time checks ------------------------------------------------------------------------
-    Mutation(AFF, 'check_same_size(a, b, f"{op_name}: operand shapes differ at runtime in dimension {d}")',
-             'check_same_size(a, b, f"{op_name}: operand shapes differ at runtime in dimension {d + 1}")',
+    Mutation(AFF, "check_same_size(a, b, mg.operands_differ(op_name, d))",
+             "check_same_size(a, b, mg.operands_differ(op_name, d + 1))",
              "the run-time check names the wrong dimension"),
     Mutation(AFF, '    same = arith.CmpiOp(as_index(a), as_index(b), "eq")', '    same = arith.CmpiOp(as_index(a), as_index(b), "sle")',
              "the run-time check lets a smaller size through"),
