@@ -8,12 +8,12 @@
 Each ``def`` becomes a method of the returned ``Library``, taking its arguments by position
 or by parameter name; any other name raises ``AttributeError`` listing the defs. The
 program's top-level statements (``let``, ``print``, ...) are checked but not compiled: the
-first one draws an ``MgWarning`` naming its line. Arguments are converted to C-contiguous arrays of the parameter's
-dtype (``float64`` for ``f64``, ``float32``, ``ml_dtypes.bfloat16``, ``int32``, ``int64``,
-``bool`` for ``i1``);
-before the call, each
-must be an array of real numbers of the parameter's rank (``TypeError`` for ``None``, a
-number or complex values; ``ShapeMismatch``, a ``ValueError``, for another number of
+first one draws an ``MgWarning`` naming its line.
+
+Arguments are converted to C-contiguous arrays of the parameter's dtype (``float64`` for
+``f64``, ``float32``, ``ml_dtypes.bfloat16``, ``int32``, ``int64``, ``bool`` for ``i1``);
+before the call, each must be an array of real numbers of the parameter's rank
+(``TypeError`` for ``None``, a number or complex values; ``ShapeMismatch``, a ``ValueError``, for another number of
 dimensions or a size that differs from the parameter's static size). Only conversions that
 keep every value are made (``_conversion_problem``): an ``int32`` array for an ``f64``
 parameter is converted; integers are checked value by value, so an ``int64`` array (NumPy's
@@ -295,7 +295,7 @@ def _first_changed(value, a: np.ndarray, dtype: np.dtype) -> str | None:
         # as a Python int, until the first that changes.
         limit = 2 ** _mantissa_bits(dtype)
         changed = next((int(i) for i in np.flatnonzero((a > limit) | (a < -limit))
-                        if _as_float(int(a.flat[i]), dtype) != int(a.flat[i])), None)
+                        if _through_float(int(a.flat[i]), dtype) != int(a.flat[i])), None)
     if changed is None:
         return None
     number = int(a.flat[changed])
@@ -307,9 +307,9 @@ def _first_changed(value, a: np.ndarray, dtype: np.dtype) -> str | None:
     return f"{what}{where} is no {dtype} (it would become {float(becomes)!r})"
 
 
-def _as_float(number: int, dtype: np.dtype) -> float | None:
-    """``number`` converted to the float type ``dtype``, as a Python number (None where it
-    overflows to infinity)."""
+def _through_float(number: int, dtype: np.dtype) -> int | None:
+    """``number`` converted to the float type ``dtype`` and back to an exact Python integer
+    (None where it overflows to infinity)."""
     converted = float(dtype.type(number))
     return None if np.isinf(converted) else int(converted)
 

@@ -251,6 +251,7 @@ def test_failed_runtime_check_raises_and_the_interpreter_survives(lib):
     np.testing.assert_array_equal(lib.add(np.ones((2, 2)), np.ones((2, 2))), 2 * np.ones((2, 2)))
 
 
+@pytest.mark.filterwarnings("ignore::mg_xdsl.MgWarning")  # (the API leaves out the print that mgc run runs)
 def test_runtime_check_text_is_what_mgc_run_prints(tmp_path):
     """The exception carries the same report as ``mgc run``'s stderr, in both pipelines."""
     prog = tmp_path / "p.mg"

@@ -980,7 +980,7 @@ class Checker:
                              f"the seed of {name.text} must be an integer from 0 to 2^63 - 1, got {seed:g}")
         if options.get("std", 0.0) < 0:
             raise self.error(name, "E-ARG-004", f"the std of normal must not be negative, got {options['std']:g}")
-        if options.get("low", 0.0) > options.get("high", 1.0):
+        if name.text == "uniform" and options["low"] > options["high"]:
             raise self.error(name, "E-ARG-004", f"uniform needs low <= high, got low {options['low']:g} and high "
                                                 f"{options['high']:g}")
         element = self.keyword_dtype(c, "f64")
