@@ -6,16 +6,21 @@
     >>> lib.layer(x=np.ones((4, 3)), w=np.eye(3, 2))      # the same, by parameter name
 
 Each ``def`` becomes a method of the returned ``Library``, taking its arguments by position
-or by parameter name. Arguments are converted to C-contiguous arrays of the parameter's
-dtype (``float64`` for ``f64``, ``float32``, ``ml_dtypes.bfloat16``, ``int32``, ``int64``,
-``bool`` for ``i1``);
-before the call, each
-must be an array of real numbers of the parameter's rank (``TypeError`` for ``None``, a
-number or complex values; ``ShapeMismatch``, a ``ValueError``, for another number of
+or by parameter name; any other name raises ``AttributeError`` listing the defs. The
+program's top-level statements (``let``, ``print``, ...) are checked but not compiled: the
+first one draws an ``MgWarning`` naming its line.
+
+Arguments are converted to C-contiguous arrays of the parameter's dtype (``float64`` for
+``f64``, ``float32``, ``ml_dtypes.bfloat16``, ``int32``, ``int64``, ``bool`` for ``i1``);
+before the call, each must be an array of real numbers of the parameter's rank
+(``TypeError`` for ``None``, a number or complex values; ``ShapeMismatch``, a ``ValueError``, for another number of
 dimensions or a size that differs from the parameter's static size). Only conversions that
-keep every value are made: an ``int32`` array for an ``f64`` parameter is converted, a
-``float64`` array for an ``f32`` one, or floats for an integer one, raise ``TypeError``
-(NumPy's "safe" casting; a list or a Python number converts where its values fit).
+keep every value are made (``_conversion_problem``): an ``int32`` array for an ``f64``
+parameter is converted; integers are checked value by value, so an ``int64`` array (NumPy's
+default) for an ``i32`` parameter converts where every value fits, and the first that does
+not (or an ``int64`` with no exact ``float64``, beyond 2^53) raises ``TypeError`` naming it; a
+``float64`` array for an ``f32`` parameter, or floats for an integer one, raise ``TypeError``
+(a list or a Python number of floats rounds to a float parameter's precision).
 Results come back as arrays of their own dtype.
 
 Failures inside the compiled code leave the interpreter running: a run-time check that fails
@@ -32,6 +37,7 @@ Compilation is cached per source text.
 
 import ctypes
 import numbers
+import os
 import sys
 import threading
 import warnings
@@ -236,19 +242,76 @@ def _type_text(t: Matrix) -> str:
     return type_text(t)[len("tensor["):-1]
 
 
-def _converts(value, a: np.ndarray, dtype: np.dtype) -> bool:
-    """Whether ``value`` (as the array ``a``) converts to ``dtype`` keeping every value: an
-    array or NumPy number by NumPy's safe casting; a list or Python number (which NumPy makes
-    ``float64`` or ``int64``) where its kind fits: floats round to the parameter's precision,
-    integers must keep their values."""
-    if np.can_cast(a.dtype, dtype, "safe"):
-        return True
-    if isinstance(value, (np.ndarray, np.generic)) or not np.can_cast(a.dtype, dtype, "same_kind"):
+def _conversion_problem(value, a: np.ndarray, dtype: np.dtype) -> str | None:
+    """Why ``value`` (as the array ``a``) does not convert to ``dtype`` keeping every value,
+    or None if it does. The one rule: no value may change.
+
+    - Where every value of ``a``'s dtype is one of ``dtype`` (``_exact_by_dtype``), it
+      converts, whatever the values.
+    - Integers (and booleans) for a number type are checked value by value: an ``int64``
+      array of ids for an ``i32`` parameter (NumPy's default integer) converts when every id
+      fits, an ``int64`` array for ``f64`` when every value has an exact ``float64`` (up to
+      2^53, and beyond where it is one); the first value that does not is named.
+    - Floats never become integers or booleans, and an array of floats (or a NumPy number)
+      does not narrow (``float64`` for ``f32``). A list or Python number of floats, which
+      NumPy makes ``float64``, is taken as the numbers written and rounds to a float
+      parameter's precision, as a literal does in the language."""
+    if _exact_by_dtype(a.dtype, dtype):
+        return None
+    if a.dtype.kind in "biu" and (dtype.kind in "iu" or dtype in _FLOAT_DTYPES):
+        return _first_changed(value, a, dtype)
+    if dtype in _FLOAT_DTYPES and a.dtype.kind == "f" and not isinstance(value, (np.ndarray, np.generic)):
+        return None
+    return f"{a.dtype} values do not convert to it without loss"
+
+
+def _mantissa_bits(dtype: np.dtype) -> int:
+    """The bits of a float type's significand (its stored bits and the implicit one): every
+    integer of at most this many bits is one of its values exactly."""
+    return ml_dtypes.finfo(dtype).nmant + 1
+
+
+def _exact_by_dtype(source: np.dtype, target: np.dtype) -> bool:
+    """Whether every value of ``source`` is a value of ``target``: NumPy's safe casting, but
+    for integers to floats only where the integers' bits fit the significand (NumPy counts
+    ``int64`` -> ``float64`` safe, although 2^53 + 1 is no ``float64``)."""
+    if not np.can_cast(source, target, "safe"):
         return False
-    if dtype in _FLOAT_DTYPES:
-        return True
-    with np.errstate(over="ignore", invalid="ignore"):
-        return bool(np.array_equal(a.astype(dtype).astype(a.dtype), a, equal_nan=True))
+    if source.kind in "iu" and target in _FLOAT_DTYPES:
+        return source.itemsize * 8 - (source.kind == "i") <= _mantissa_bits(target)
+    return True
+
+
+def _first_changed(value, a: np.ndarray, dtype: np.dtype) -> str | None:
+    """What is wrong with the first integer of ``a`` (in row-major order) that ``dtype``
+    does not hold exactly, or None if it holds them all."""
+    if dtype.kind in "iu":
+        info = np.iinfo(dtype)
+        outside = np.flatnonzero((a < info.min) | (a > info.max))  # (NumPy compares across types exactly)
+        changed = int(outside[0]) if outside.size else None
+    else:
+        # Every integer up to 2^bits is exact; beyond that, those that are multiples of a
+        # large enough power of 2 are too (2^60), so each one there is converted and compared
+        # as a Python int, until the first that changes.
+        limit = 2 ** _mantissa_bits(dtype)
+        changed = next((int(i) for i in np.flatnonzero((a > limit) | (a < -limit))
+                        if _through_float(int(a.flat[i]), dtype) != int(a.flat[i])), None)
+    if changed is None:
+        return None
+    number = int(a.flat[changed])
+    where = f" at {[int(i) for i in np.unravel_index(changed, a.shape)]}" if a.ndim else ""
+    what = f"the {a.dtype} value {number}" if isinstance(value, (np.ndarray, np.generic)) else f"the value {number}"
+    if dtype.kind in "iu":
+        return f"{what}{where} is outside {dtype}'s range ({info.min} to {info.max})"
+    becomes = dtype.type(number)
+    return f"{what}{where} is no {dtype} (it would become {float(becomes)!r})"
+
+
+def _through_float(number: int, dtype: np.dtype) -> int | None:
+    """``number`` converted to the float type ``dtype`` and back to an exact Python integer
+    (None where it overflows to infinity)."""
+    converted = float(dtype.type(number))
+    return None if np.isinf(converted) else int(converted)
 
 
 def _plural(n: int, word: str) -> str:
@@ -313,9 +376,10 @@ class Function:
         if any(want is not None and got != want for got, want in zip(a.shape, pshape)):
             raise ShapeMismatch(f"{where} must be {_shape_text(pshape)}, got {_shape_text(a.shape)}")
         dtype = self._dtypes[i - 1]
-        if not _converts(value, a, dtype):
+        problem = _conversion_problem(value, a, dtype)
+        if problem is not None:
             raise TypeError(f"{where} is {type_text(self.signature.types[i - 1])}, an array of {dtype}: "
-                            f"{a.dtype} values do not convert to it without loss (convert them with "
+                            f"{problem} (convert them with "
                             f".astype({'ml_dtypes.bfloat16' if dtype == DTYPES['bf16'] else f'np.{dtype}'}) "
                             "if that is meant)")
         return np.asarray(a, dtype=dtype, order="C")  # (ascontiguousarray makes 0-D 1-D)
@@ -370,7 +434,7 @@ class Library:
         comp = Compilation(source, path, lib=True, gpu=gpu, optimise=optimise, cpu=cpu)
         ir = comp.llvm_ir(verify=False)  # LLVM's verifier checks it
         for text in comp.warnings:
-            warnings.warn(text, MgWarning, stacklevel=4)
+            warnings.warn(text, MgWarning, stacklevel=_callers_level())
         guards = _guards(comp.signatures)
         launcher = comp.launcher()
         self._engine = Engine(ir, extra=guards, symbols=launcher and launcher.symbols(), owner=launcher,
@@ -385,7 +449,8 @@ class Library:
         try:
             return self.__dict__["_functions"][name]
         except KeyError:
-            raise AttributeError(f"the program defines no function {name!r}") from None
+            defined = ", ".join(self.__dict__.get("_functions", ())) or "none: it has no def"
+            raise AttributeError(f"the program defines no function {name!r} (its functions: {defined})") from None
 
     def __dir__(self):
         return [*super().__dir__(), *self._functions]
@@ -393,6 +458,17 @@ class Library:
     @property
     def functions(self) -> dict[str, Function]:
         return dict(self._functions)
+
+
+def _callers_level() -> int:
+    """The ``stacklevel`` at which ``warnings.warn``, called by the caller of this function,
+    names the first frame outside this package: the program's call of ``compile`` (through
+    ``mg_xdsl.compile``, ``compile_file`` or ``mg_xdsl.api.compile`` alike)."""
+    package = os.path.dirname(os.path.abspath(__file__)) + os.sep
+    frame, level = sys._getframe(1), 1  # (level 1: the function that calls warn)
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(package):
+        frame, level = frame.f_back, level + 1
+    return level
 
 
 def _guards(signatures: dict[str, Signature]) -> tuple[str, ...]:
@@ -410,20 +486,41 @@ def _compile_cached(source: str | bytes, path: str, gpu: str | None, optimise: b
 
 def compile(source: str | bytes, path: str = "<string>", gpu: bool | str = False,
             optimise: bool = True, cpu: str | None = None) -> Library:
-    """Compile Mountain Goat source; raises ``MgError`` (with ``.render()``) if it is invalid
-    and issues its warnings as ``MgWarning`` (once: a second compile of the same source is
-    served from a cache).
+    """Compile Mountain Goat source (a str, or bytes of UTF-8 text) to a ``Library`` of its
+    defs; raises ``MgError`` (with ``.render()``) if it is invalid and issues its warnings as
+    ``MgWarning`` (once: a second compile of the same source is served from a cache). Its
+    top-level statements are checked but left out (a library holds the defs only): the first
+    one draws an ``MgWarning`` naming its line.
 
     ``gpu=True`` (or ``"cuda"``) runs every parallel loop nest as a kernel on the NVIDIA GPU,
     ``gpu="emulated"`` runs the same kernels on the CPU (``GpuError`` if there is no GPU).
     ``optimise=False`` compiles with the chapter's reference pipeline (one nest per op).
     ``cpu`` (an LLVM CPU name such as ``"x86-64-v3"``) compiles for that CPU instead of this
     host: its instruction sets only, its kernels (this host must be able to run them)."""
+    if not isinstance(source, (str, bytes)):
+        hint = " (for a file, call compile_file(path))" if isinstance(source, os.PathLike) else ""
+        raise TypeError(f"compile takes the program's source text, a str (or bytes of UTF-8 text), not "
+                        f"{_kind(source)}{hint}")
+    if not isinstance(path, str):
+        raise TypeError(f"the path of compile (the name messages give the source) must be a str, not {_kind(path)}")
     if gpu not in (False, True, None, "cuda", "emulated"):
         raise ValueError(f"gpu must be True, False, 'cuda' or 'emulated', not {gpu!r}")
     return _compile_cached(source, path, "cuda" if gpu is True else gpu or None, optimise, cpu)
 
 
-def compile_file(path: str, gpu: bool | str = False, optimise: bool = True) -> Library:
+def compile_file(path: "str | os.PathLike", gpu: bool | str = False, optimise: bool = True) -> Library:
+    """``compile`` of the file at ``path`` (a str or a path object), read as UTF-8 text."""
+    # (open() would take an int as a file descriptor, and bytes would be the path in messages)
+    if not isinstance(path, (str, bytes, os.PathLike)):
+        raise TypeError(f"compile_file takes the path of a file, a str or a path object, not {_kind(path)}")
+    path = os.fsdecode(path)
     with open(path, "rb") as f:
         return compile(f.read(), path, gpu, optimise)
+
+
+def _kind(value) -> str:
+    """What ``value`` is, for a ``TypeError``: ``None``, ``a bytearray``, ``an int``."""
+    if value is None:
+        return "None"
+    name = type(value).__name__
+    return f"{'an' if name[0] in 'aeiou' else 'a'} {name}"

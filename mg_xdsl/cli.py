@@ -569,12 +569,13 @@ def run_command(args: argparse.Namespace) -> int:
         from mg_xdsl.backend.ptx import LibdeviceMissing, UnknownGpuArch
         from mg_xdsl.backend.native import LinkError
         from mg_xdsl.backend.upstream import UpstreamToolMissing
+        from mg_xdsl.driver import NothingToExport
         from mg_xdsl.frontend import MgError
 
         if isinstance(e, MgError):
             print(e.render(color=use_color(sys.stderr)), file=sys.stderr)
             status = 1
-        elif isinstance(e, (LinkError, UpstreamToolMissing, LibdeviceMissing)):
+        elif isinstance(e, (LinkError, UpstreamToolMissing, LibdeviceMissing, NothingToExport)):
             print(f"mgc: error: {e}", file=sys.stderr)
             status = 1
         elif isinstance(e, OSError) and e.filename is not None:  # e.g. -o in a missing directory

@@ -16,6 +16,10 @@ from xdsl.dialects.builtin import ModuleOp
 from mg_xdsl import pipeline
 
 
+class NothingToExport(ValueError):
+    """``mgc lib`` of a program without a ``def``: its library would hold nothing."""
+
+
 def rename_entry(module: ModuleOp, entry: str) -> None:
     """Give ``@main`` (the top-level statements) another name, e.g. for an executable whose C
     ``main`` calls it."""
@@ -198,7 +202,10 @@ class Compilation:
 
         assert self.lib, "a library is compiled without @main"
         stem = Path(self.path).stem or "prog"
-        obj = self.object_code(level=level)
+        obj = self.object_code(level=level)  # (first: an error in the program is said first)
+        if not self.signatures:  # (before anything is written: no empty library to link against)
+            raise NothingToExport(f"{self.path} defines no function, so its library would be empty (a library "
+                                  "holds the program's defs, not its top-level statements): nothing was written")
         text = header(Path(self.path).name, stem, self.signatures.items())  # (before writing: it may refuse)
         os.makedirs(out_dir, exist_ok=True)
         obj_path, header_path = Path(out_dir, f"{stem}.o"), Path(out_dir, f"{stem}.h")

@@ -32,9 +32,13 @@ from mg_xdsl.language.checker import Checker, Signature
 from mg_xdsl.language.diagnostics import MgError, MgWarning
 from mg_xdsl.language.irgen import IRGen
 from mg_xdsl.language.lexer import split_lines, statements
-from mg_xdsl.language.syntax_tree import parse_statement
+from mg_xdsl.language.syntax_tree import Def, parse_statement
 
 __all__ = ["MgError", "MgWarning", "Signature", "Program", "parse_program", "compile_source"]
+
+# Said of a library's program (mgc lib, the Python API), which keeps only the defs.
+LEFT_OUT = ("a library holds only the program's defs: this top-level statement and any after it are "
+            "left out (mgc run runs them)")
 
 
 class Program:
@@ -47,6 +51,7 @@ class Program:
         self.irgen = IRGen(path, self.checker)
         self.module: ModuleOp = self.irgen.module
         self.functions: dict[str, Signature] = self.checker.functions
+        self.first_top_level: int | None = None  # the line of the first statement that is no def
 
     @property
     def warnings(self) -> list[str]:
@@ -57,10 +62,18 @@ class Program:
 
     def statement(self, tokens) -> None:
         tree = parse_statement(tokens)
+        if self.first_top_level is None and not isinstance(tree, Def):
+            self.first_top_level = tree.head.line
         self.checker.statement(tree)
         self.irgen.statement(tree)
 
     def finish(self, with_main: bool = True) -> ModuleOp:
+        """The module; without ``@main`` (a library), a warning at the first top-level
+        statement, which is checked but not compiled (a program may well be both a script
+        and a library, but a statement left out silently would look like a bug)."""
+        if not with_main and self.first_top_level is not None:
+            self.checker.warn(self.first_top_level, LEFT_OUT)
+            self.checker.warnings.sort(key=lambda w: w[0])  # (in source order, as the others are)
         return self.irgen.finish(with_main)
 
 

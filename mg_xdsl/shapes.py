@@ -222,19 +222,29 @@ def element_count(shape: Sequence[Dim]) -> int:
     return math.prod(shape)  # type: ignore[arg-type]
 
 
-def reshape_shape(shape: Sequence[Dim], written: Sequence[int]) -> Shape:
+def reshape_shape(shape: Sequence[Dim], written: Sequence[int], what: str | None = None) -> Shape:
     """The shape ``written`` for a tensor of ``shape`` (static), a ``-1`` (at most one) the
-    size that keeps the element count."""
+    size that keeps the element count; ``[]`` is rank 0, for a tensor of one element. ``what``
+    names the tensor in the messages (by default its shape)."""
+    what = what or fmt_shape(shape)
     if None in shape:
-        raise ShapeError(f"cannot reshape {fmt_shape(shape)}: its sizes must be static ('?' is not)")
+        raise ShapeError(f"cannot reshape {what}: its sizes must be static ('?' is not)")
     count = element_count(shape)
     if list(written).count(-1) > 1 or any(d < -1 or d == 0 for d in written):
         raise ShapeError(f"a shape for reshape is positive sizes and at most one -1, got {list(written)}")
     known = math.prod(d for d in written if d != -1)
-    target = [count // known if d == -1 and count % known == 0 else d for d in written]
-    if math.prod(target) != count or -1 in target:
-        raise ShapeError(f"cannot reshape {fmt_shape(shape)} ({count} elements) to {list(written)}")
+    if -1 in written and count % known:
+        raise ShapeError(f"cannot reshape {what} ({elements(count)}) to {list(written)}: {count} is not a "
+                         f"multiple of {known}")
+    target = [count // known if d == -1 else d for d in written]
+    if math.prod(target) != count:
+        raise ShapeError(f"cannot reshape {what} ({elements(count)}) to {list(written)} "
+                         f"({elements(math.prod(target))})")
     return tuple(target)
+
+
+def elements(count: int) -> str:
+    return f"{count} element" + ("" if count == 1 else "s")
 
 
 def slice_shape(shape: Sequence[Dim], axis: int, start: int, stop: int) -> Shape:

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 import mg_xdsl  # noqa: F401  (first, as in mgc: it defers xDSL's formats before a test imports xDSL)
 
@@ -21,6 +22,20 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 # the IR after every stage, so that a pass that breaks the IR fails at its own stage. Users'
 # compilations verify only the last stage; tests/test_cli.py checks that default.
 os.environ.setdefault("MGC_VERIFY_EACH", "1")
+
+# The property tests (hypothesis) draw the same examples on every run of the suite, plain
+# `pytest` included: each test's examples come from a seed derived from the test itself
+# (derandomize), and no database of past failures (.hypothesis/) steers them, so a commit that
+# passed passes again. Each test's @settings(max_examples=..., deadline=...) keeps these. To
+# look for new failures, run with fresh random examples (and the database) instead:
+#     pytest --hypothesis-profile=explore tests/test_properties.py
+#     HYPOTHESIS_PROFILE=explore pytest ...         (pytest --hypothesis-seed=N: one chosen seed)
+# A failure prints the example and a @reproduce_failure blob, in either profile. Tests that
+# draw arrays with NumPy take their seed from a hypothesis strategy or a constant, never from
+# the clock.
+settings.register_profile("ci", derandomize=True, database=None, print_blob=True)
+settings.register_profile("explore", derandomize=False, print_blob=True)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 
 @pytest.fixture(scope="module", autouse=True)

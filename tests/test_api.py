@@ -8,6 +8,7 @@ import subprocess
 import sys
 import threading
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -154,6 +155,55 @@ def test_complex_ragged_and_text_arguments_are_type_errors(lib):
             lib.totals(np.zeros((1, 1), dtype=np.complex64))
 
 
+# The one rule of conversion: no value may change. Integers are checked value by value
+# (NumPy's default integer is int64, which ids for an i32 parameter usually are).
+CONVERSIONS = """
+def rows(table: tensor[4x2], ids: tensor[?xi32]) = index(table, ids)
+def exact(x: tensor[?]) = x
+def narrow(x: tensor[?xf32]) = x
+def brain(x: tensor[?xbf16]) = x
+def mask(m: tensor[?xi1]) = m
+"""
+
+
+@pytest.fixture(scope="module")
+def conversions():
+    return mg_xdsl.compile(CONVERSIONS)
+
+
+def test_integers_convert_where_every_value_is_kept(conversions):
+    table = np.arange(8.0).reshape(4, 2)
+    np.testing.assert_array_equal(conversions.rows(table, np.array([3, 0, 3])), table[[3, 0, 3]])
+    np.testing.assert_array_equal(conversions.rows(table, np.array([1], np.uint64)), table[[1]])
+    for fits in ([2**53, -(2**53)], [2**60, -(2**63)]):  # (beyond 2^53, multiples of a power of 2 are exact)
+        got = conversions.exact(np.array(fits))
+        assert got.dtype == np.float64 and [int(v) for v in got] == fits
+    assert conversions.narrow(np.array([2**24, -3], np.int32)).tolist() == [2**24, -3]
+    assert conversions.brain(np.array([256, -2])).astype(np.float32).tolist() == [256, -2]
+
+
+@pytest.mark.parametrize("name, value, problem", [
+    ("rows", np.array([3, 2**31, -(2**31) - 1]), "argument 2 (ids) is tensor[?xi32], an array of int32: the int64 value "
+                                                 "2147483648 at [1] is outside int32's range (-2147483648 to 2147483647)"),
+    ("rows", [0, 2**40], "argument 2 (ids) is tensor[?xi32], an array of int32: the value 1099511627776 at [1] is "
+                         "outside int32's range"),
+    ("exact", np.array([1, 2**53 + 1]), "argument 1 (x) is tensor[?], an array of float64: the int64 value "
+                                        "9007199254740993 at [1] is no float64 (it would become 9007199254740992.0)"),
+    ("exact", [2**53 + 1], "the value 9007199254740993 at [0] is no float64"),
+    ("exact", np.array([2**64 - 1], np.uint64), "the uint64 value 18446744073709551615 at [0] is no float64 (it "
+                                                "would become 1.8446744073709552e+19)"),
+    ("narrow", np.array([2**24 + 1], np.int32), "the int32 value 16777217 at [0] is no float32"),
+    ("brain", np.array([257]), "the int64 value 257 at [0] is no bfloat16 (it would become 256.0)"),
+    ("narrow", np.array([0.5]), "float64 values do not convert to it without loss"),  # (floats: by dtype)
+    ("mask", np.array([1, 0]), "an array of bool: int64 values do not convert to it without loss"),
+], ids=["int64-ids", "list-ids", "int64-f64", "list-f64", "uint64-f64", "int32-f32", "int64-bf16", "f64-f32",
+        "int-i1"])
+def test_a_conversion_that_would_change_a_value_names_it(conversions, name, value, problem):
+    args = (np.zeros((4, 2)), value) if name == "rows" else (value,)
+    with pytest.raises(TypeError, match=f"^{name}: .*{re.escape(problem)}"):
+        getattr(conversions, name)(*args)
+
+
 def test_arguments_by_position_and_by_name(lib):
     x, w, b = np.ones((5, 3)), np.arange(6.0).reshape(3, 2), np.array([[1.0, -100.0]])
     want = lib.layer(x, w, b)
@@ -201,6 +251,7 @@ def test_failed_runtime_check_raises_and_the_interpreter_survives(lib):
     np.testing.assert_array_equal(lib.add(np.ones((2, 2)), np.ones((2, 2))), 2 * np.ones((2, 2)))
 
 
+@pytest.mark.filterwarnings("ignore::mg_xdsl.MgWarning")  # (the API leaves out the print that mgc run runs)
 def test_runtime_check_text_is_what_mgc_run_prints(tmp_path):
     """The exception carries the same report as ``mgc run``'s stderr, in both pipelines."""
     prog = tmp_path / "p.mg"
@@ -217,6 +268,37 @@ def test_runtime_check_text_is_what_mgc_run_prints(tmp_path):
             mg_xdsl.compile_file(str(prog), optimise=optimise).mm(np.ones((1, 3)), np.ones((2, 1)))
         assert str(info.value) + "\n" == report
         assert (info.value.path, info.value.line, info.value.sizes) == (str(prog), 1, (3, 2))
+
+
+# A '?' passed where a def's parameter has a static size, and a '?' growing with a static 1:
+# the checks are the front end's mg.cast, which the program never wrote, so their messages
+# name the call's argument and the operator's op instead.
+CLAIMS = """def f(x: tensor[2x2]) = x + 1
+def g(y: tensor[?x2]) = f(y)
+def h(a: tensor[?x3], b: tensor[2x1x3]) = a + b
+"""
+CLAIM_FAILURES = [  # (the def called, its arguments, the message, the line of the check, the sizes)
+    ("g", [[[1, 2], [3, 4], [5, 6]]],
+     "argument 1 of f (x) must be tensor[2x2]: its size in dimension 0 differs at runtime", 2, (3, 2)),
+    ("h", [[[1, 2, 3], [4, 5, 6]], [[[1, 1, 1]], [[2, 2, 2]]]],
+     "mg.add: operand shapes differ at runtime in dimension 1", 3, (2, 1)),
+]
+
+
+@pytest.mark.filterwarnings("ignore::mg_xdsl.MgWarning")  # (h's '?' meets a static 1)
+@pytest.mark.parametrize("name, args, message, line, sizes", CLAIM_FAILURES, ids=["call", "operator"])
+def test_a_claimed_size_that_differs_is_reported_in_the_programs_terms(tmp_path, name, args, message, line, sizes):
+    prog = tmp_path / "p.mg"
+    prog.write_text(CLAIMS + f"print {name}({', '.join(map(str, args))})\n")
+    report = f"{message}\n  at {prog}:{line}: sizes {sizes[0]} and {sizes[1]}\n"
+    for pipeline in ([], ["--reference"]):
+        p = mgc("run", "-w", *pipeline, str(prog))
+        assert p.returncode in (134, -6) and p.stderr.decode() == report, pipeline
+    for optimise in (True, False):
+        with pytest.raises(RuntimeCheckFailed) as info:
+            getattr(mg_xdsl.compile_file(str(prog), optimise=optimise), name)(*args)
+        assert str(info.value) + "\n" == report
+        assert (info.value.message, info.value.line, info.value.sizes) == (message, line, sizes)
 
 
 def test_threads_get_their_own_failures(lib):
@@ -269,6 +351,29 @@ def test_warnings_are_issued_when_compiling():
         mg_xdsl.compile("def fine(x: tensor[?x5], b: tensor[?x5]) = x + b\n")
 
 
+def test_top_level_statements_are_left_out_with_a_warning_at_the_first():
+    source = "def f(a: tensor[1]) = a\n\nlet b = [1]\nprint f(b)\ndef g(a: tensor[1]) = 2 * a\nprint b\n"
+    with pytest.warns(MgWarning) as record:
+        lib = mg_xdsl.compile(source, "script.mg")
+    assert [str(w.message) for w in record] == [
+        "script.mg:3: warning: a library holds only the program's defs: this top-level statement and any after it "
+        "are left out (mgc run runs them)"]
+    assert record[0].filename == __file__  # (the warning points at the caller's compile, not into mg_xdsl)
+    assert list(lib.functions) == ["f", "g"]
+    np.testing.assert_array_equal(lib.g([1.5]), [3.0])
+
+
+def test_a_name_that_is_no_def_says_which_defs_there_are():
+    lib = mg_xdsl.compile("def f(a: tensor[1]) = a\ndef g(a: tensor[1]) = a\n")
+    with pytest.raises(AttributeError, match=r"^the program defines no function 'h' \(its functions: f, g\)$"):
+        lib.h([1.0])
+    with pytest.warns(MgWarning):
+        script = mg_xdsl.compile("print [1]\n")
+    with pytest.raises(AttributeError, match=r"^the program defines no function 'f' \(its functions: none: it has "
+                                             r"no def\)$"):
+        script.f
+
+
 def test_package_exports_and_stays_cheap_to_import():
     assert mg_xdsl.MgError is mg_xdsl.api.MgError
     assert mg_xdsl.RuntimeCheckFailed is RuntimeCheckFailed
@@ -300,6 +405,31 @@ def test_compile_file(tmp_path):
     path = tmp_path / "p.mg"
     path.write_text("def twice(a: tensor[?x?]) = 2 * a\n")
     np.testing.assert_array_equal(mg_xdsl.compile_file(str(path)).twice([[1.5]]), [[3.0]])
+    for given in (path, bytes(path)):  # a path object, and a path as bytes (named as text in messages)
+        np.testing.assert_array_equal(mg_xdsl.compile_file(given).twice([[1.5]]), [[3.0]])
+    (tmp_path / "bad.mg").write_bytes(b"print q\n")
+    with pytest.raises(mg_xdsl.MgError, match=f"^{re.escape(str(tmp_path / 'bad.mg'))}:1: error: unknown name 'q'"):
+        mg_xdsl.compile_file(bytes(tmp_path / "bad.mg"))
+
+
+@pytest.mark.parametrize("source, given", [
+    (None, "None"), (3, "an int"), (bytearray(b"print [1]"), "a bytearray"), (["def"], "a list"),
+    (Path("p.mg"), rf"a {type(Path('p.mg')).__name__} \(for a file, call compile_file\(path\)\)"),
+], ids=["none", "int", "bytearray", "list", "path"])
+def test_compile_wants_source_text(source, given):
+    with pytest.raises(TypeError, match=rf"^compile takes the program's source text, a str \(or bytes of UTF-8 "
+                                        rf"text\), not {given}$"):
+        mg_xdsl.compile(source)
+
+
+def test_compile_file_wants_a_path():
+    # (open() would read an int as a file descriptor: 0 is standard input)
+    for path, given in ((None, "None"), (0, "an int")):
+        with pytest.raises(TypeError, match=f"^compile_file takes the path of a file, a str or a path object, "
+                                            f"not {given}$"):
+            mg_xdsl.compile_file(path)
+    with pytest.raises(TypeError, match="^the path of compile .* must be a str, not None$"):
+        mg_xdsl.compile("def f(a: tensor[1]) = a\n", path=None)
 
 
 def rss_kib() -> int:

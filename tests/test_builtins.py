@@ -166,11 +166,24 @@ def test_softmax_works_for_any_number_of_rows(optimise):
     ("print full([2], 2.5, dtype=i32)", "full: the number 2.5 is not an integer"),
     ("print full([2], [1])", "the value of full must be a number, got a tensor[1]"),
     ("print zeros_like(3)", "zeros_like needs a tensor, got the number 3"),
+    # A number is no matrix: the chapter's row and column reductions say what they need.
+    ("print row_sum(3)", "row_sum needs a matrix (rank 2), got the number 3"),
+    ("print col_max(relu(-3))", "col_max needs a matrix (rank 2), got the number 0"),
+    ("def f(x: tensor[2]) = relu(-1)", "the body of f must be a tensor, got the number 0"),
     ("print sum([1], axes=[0], axes=[0])", "keyword argument axes is given twice"),
     ("print sum(axes=[0], [1])", "a positional argument cannot follow the keyword argument axes"),
 ])
 def test_builtin_errors_say_what_is_wrong(source, message):
     assert message in compile_error(source)
+
+
+def test_a_number_is_a_rank_0_tensor_to_relu_and_transpose_as_to_exp():
+    """``relu(-3)`` folds as ``exp(2)`` and ``abs(-3)`` do, to what ``mg.relu`` would compute
+    (NaN stays NaN, -0.0 gives 0.0); ``transpose`` of a number (a rank-0 tensor) is itself."""
+    p = mgc("run", "-", input=b"print relu(-3)\nprint relu(2.5) * 2\nprint relu(0 / 0)\nprint relu(-0.0)\n"
+                             b"print relu([-0.0])\nprint transpose(3)\nprint exp(0) + abs(-3)\n")
+    assert p.returncode == 0, p.stderr
+    assert re.findall(r"data = \n(.*)\n", p.stdout.decode()) == ["[0]", "[5]", "[nan]", "[0]", "[0]", "[3]", "[4]"]
 
 
 # -- random reductions and functions against NumPy ---------------------------------------------

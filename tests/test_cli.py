@@ -11,7 +11,7 @@ from xdsl.dialects import func, test
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Block, Region
 
-from conftest import EXAMPLES, mask, mgc, tool
+from conftest import EXAMPLES, ROOT, mask, mgc, tool
 from mg_xdsl import pipeline
 
 
@@ -265,10 +265,31 @@ def test_warnings_are_printed_again_from_the_cache(tmp_path):
         assert p.stderr.decode().splitlines()[0] == f"{copy}:1: {WARNING}"
 
 
+@pytest.mark.parametrize("source", ["print relu([[1, -2]])\n", "# only a comment\n", ""])
+def test_a_library_of_no_def_is_an_error_and_writes_nothing(tmp_path, source):
+    prog = tmp_path / "script.mg"
+    prog.write_text(source)
+    p = mgc("lib", "-w", str(prog), "-o", str(tmp_path / "out"))
+    assert (p.returncode, p.stderr.decode()) == (1, f"mgc: error: {prog} defines no function, so its library would "
+                                                    "be empty (a library holds the program's defs, not its top-level "
+                                                    "statements): nothing was written\n")
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_library_leaves_out_the_top_level_statements_with_a_warning(tmp_path):
+    prog = tmp_path / "both.mg"
+    prog.write_text("def f(a: tensor[1]) = a\nprint f([1])\nprint [2]\n")
+    p = mgc("lib", str(prog), "-o", str(tmp_path / "out"))
+    assert p.returncode == 0, p.stderr
+    assert p.stderr.decode() == (f"{prog}:2: warning: a library holds only the program's defs: this top-level "
+                                 "statement and any after it are left out (mgc run runs them)\n")
+    assert mgc("lib", "-w", str(prog), "-o", str(tmp_path / "out")).stderr == b""
+
+
 def test_an_output_that_cannot_be_written_is_an_error(tmp_path):
     blocker = tmp_path / "a_file"
     blocker.write_text("")
-    p = mgc("lib", str(EXAMPLES / "01_relu.mg"), "-o", str(blocker / "out"))
+    p = mgc("lib", str(ROOT / "tests" / "cpp" / "ops.mg"), "-o", str(blocker / "out"))
     assert (p.returncode, p.stderr.decode()) == (1, f"mgc: error: {blocker / 'out'}: Not a directory\n")
 
 

@@ -32,6 +32,7 @@ ERRORS = [
     ("print [[1, 2], [3]]", "E-SYN-003", 1, 16, "[3]", []),
     ("print [[1, 2], [3, x]]", "E-SYN-003", 1, 20, "x", []),
     ("print [1, true]", "E-SYN-003", 1, 7, "[1, true]", []),
+    ("print []", "E-SYN-003", 1, 7, "[]", []),
     ("def g(a: tensor[2xf16]) = a", "E-SYN-004", 1, 10, "tensor[2xf16]", []),
     ("def g(a: tensor[0x2]) = a", "E-SYN-004", 1, 10, "tensor[0x2]", []),
     ("def g(a: matrix[2]) = a", "E-SYN-004", 1, 10, "matrix", []),
@@ -66,8 +67,8 @@ ERRORS = [
      ["arguments: `[[1, 2]]` is tensor[1x2xf64]"]),
     ("let a = [[1, 2]]\nprint a[0, 2]", "E-ARG-004", 2, 12, "2", []),
     ("print transpose([[1, 2]], [0, 0])", "E-ARG-004", 1, 7, "transpose([[1, 2]], [0, 0])",
-     ["arguments: `[[1, 2]]` is tensor[1x2xf64], `[0, 0]` is tensor[2xf64]"]),
-    ("print normal([2], seed=-1)", "E-ARG-004", 1, 7, "normal([2], seed=-1)", ["arguments: `[2]` is tensor[1xf64]"]),
+     ["arguments: `[[1, 2]]` is tensor[1x2xf64], `[0, 0]` is a list of integers"]),
+    ("print normal([2], seed=-1)", "E-ARG-004", 1, 7, "normal([2], seed=-1)", ["arguments: `[2]` is a list of integers"]),
     # bindings
     ("let w = [1, 2]\nw += [1, 1]", "E-BIND-001", 2, 1, "w", []),
     ("var w = [1, 2]\nw += [[1, 1], [2, 2]]", "E-BIND-002", 2, 1, "w += [[1, 1], [2, 2]]",
@@ -87,7 +88,7 @@ ERRORS = [
     ("let a = [[1, 2]]\nlet b = [[1, 2, 3]]\nprint concat(0, [a, b])", "E-DIM-001", 3, 7, "concat(0, [a, b])",
      ["arguments: `0` is the number 0, `a` is tensor[1x2xf64], `b` is tensor[1x3xf64]"]),
     ("print reshape([1, 2, 3], [2, -1])", "E-DIM-001", 1, 7, "reshape([1, 2, 3], [2, -1])",
-     ["arguments: `[1, 2, 3]` is tensor[3xf64], `[2, -1]` is tensor[2xf64]"]),
+     ["arguments: `[1, 2, 3]` is tensor[3xf64], `[2, -1]` is a list of integers"]),
     # element types
     ("def f(x: tensor[3xf32], y: tensor[3]) = x + y", "E-DIM-002", 1, 41, "x + y",
      ["operands: `x` is tensor[3xf32], `y` is tensor[3xf64]"]),

@@ -208,7 +208,7 @@ def test_the_program_stops_like_a_failed_check(flags, tmp_path):
                                                             "tensor"),
     ("print index_add([[1, 2]], cast([0, 0], i64), [[1, 2]])", "the values of index_add must be a tensor[2x2] (the "
                                                                "ids' shape, then a row's), got a 1x2 matrix"),
-    ("print index_add([[1, 2]], cast([0], i64), cast([[1, 2]], f32))", "cannot add a 1x2 matrix and a tensor[1x2xf32]: "
+    ("print index_add([[1, 2]], cast([0], i64), cast([[1, 2]], f32))", "cannot add a tensor[1x2xf64] and a tensor[1x2xf32]: "
                                                                        "their element types f64 and f32 differ"),
     ("print index_add([true], cast([0], i64), [true])", "index_add of a tensor[1xi1]: i1 tensors (true/false) have no "
                                                         "arithmetic"),

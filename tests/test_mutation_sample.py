@@ -1,8 +1,12 @@
 """A fixed sample of the mutation run (tests/mutation/run.py): each mutation must make a
 test fail. The full run is documented in the README; this suite itself is the baseline."""
 
+import importlib.util
 import subprocess
 import sys
+import textwrap
+
+import pytest
 
 from conftest import ROOT
 
@@ -25,3 +29,69 @@ def test_every_mutation_still_applies():
     stale = [(i, m.file, (ROOT / m.file).read_text().count(m.old))
              for i, m in enumerate(MUTATIONS, 1) if (ROOT / m.file).read_text().count(m.old) != 1]
     assert not stale, stale
+
+
+def runner():
+    """tests/mutation/run.py as a module (it is a script, not a package's)."""
+    spec = importlib.util.spec_from_file_location("mutation_run", ROOT / "tests" / "mutation" / "run.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+# A test process that dies proves nothing about a mutation: it is a crash, never a catch.
+FAKE_TESTS = {
+    "passes": ("def test_fine():\n    assert True\n", "passed", "all tests pass"),
+    "fails": ("def test_wrong():\n    assert 1 == 2\n", "failed", "test_fails.py::test_wrong"),
+    "aborts": ("import os\n\ndef test_abort():\n    os.abort()\n", "crashed",
+               "killed by SIGABRT, Fatal Python error: Aborted in test_abort (test_aborts.py:4)"),
+    "exits": ("import os\n\ndef test_exit():\n    os._exit(77)\n", "crashed", "exit status 77"),
+    "collects_nothing": ("", "error", "no tests were collected (exit status 5)"),
+}
+
+
+@pytest.mark.parametrize("name", FAKE_TESTS)
+def test_a_crashed_test_process_is_told_from_a_failed_test(tmp_path, name):
+    source, status, what = FAKE_TESTS[name]
+    (tmp_path / f"test_{name}.py").write_text(source)
+    outcome = runner().run_tests(tmp_path, [f"test_{name}.py"])
+    assert (outcome.status, outcome.what) == (status, what)
+
+
+def test_a_crashed_baseline_stops_the_run_and_a_crashed_mutation_is_no_catch(tmp_path):
+    aborts = tmp_path / "test_aborts.py"
+    aborts.write_text(FAKE_TESTS["aborts"][0])
+    script = str(ROOT / "tests" / "mutation" / "run.py")
+    p = subprocess.run([sys.executable, script, "--baseline-only", "--tests", str(aborts)],
+                       capture_output=True, text=True, timeout=600)
+    assert p.returncode == 2, p.stdout + p.stderr
+    assert "baseline (unmodified): CRASHED: killed by SIGABRT, Fatal Python error: Aborted in test_abort" in p.stdout
+    assert "The baseline is broken" in p.stdout
+    p = subprocess.run([sys.executable, script, "--no-baseline", "--only", "1", "--tests", str(aborts)],
+                       capture_output=True, text=True, timeout=600)
+    assert p.returncode == 1, p.stdout + p.stderr
+    assert " 1. " in p.stdout and "crashed: killed by SIGABRT" in p.stdout and "(not a catch)" in p.stdout
+    assert "0 of 1 mutations caught (1 crashed or not run)" in p.stdout
+
+
+def test_the_baseline_runs_again_with_fresh_seeds(tmp_path):
+    probe = tmp_path / "test_probe.py"
+    probe.write_text(textwrap.dedent("""\
+        from hypothesis import given, settings, strategies as st
+
+        @given(st.integers())
+        def test_any(x):
+            assert settings.default.derandomize is False  # the explore profile, not ci
+        """))
+    probe_conftest = tmp_path / "conftest.py"  # (the suite's profiles, as tests/conftest.py registers them)
+    probe_conftest.write_text("from hypothesis import settings\n"
+                              "settings.register_profile('explore', derandomize=False)\n")
+    p = subprocess.run([sys.executable, str(ROOT / "tests" / "mutation" / "run.py"), "--baseline-only", "--runs", "3",
+                        "--seed", "fresh", "--tests", str(probe)], capture_output=True, text=True, timeout=600)
+    assert p.returncode == 0, p.stdout + p.stderr
+    seeds = [line.split("[hypothesis seed ")[1].split("]")[0] for line in p.stdout.splitlines()
+             if line.startswith("baseline (unmodified) run ")]
+    assert len(seeds) == 3 and len(set(seeds)) == 3, p.stdout
+    p = subprocess.run([sys.executable, str(ROOT / "tests" / "mutation" / "run.py"), "--baseline-only", "--runs", "3"],
+                       capture_output=True, text=True, timeout=60)
+    assert p.returncode == 2 and "give --seed fresh" in p.stderr

@@ -123,9 +123,15 @@ def test_a_slice_beyond_a_question_mark_is_checked_when_the_program_runs(optimis
     ("print transpose([[1, 2]], [0])", "transpose needs a permutation of the axes 0 to 1 (negative ones count "
                                        "from the end), got [0]"),
     ("print transpose([[1, 2]], [0, -2])", "transpose needs a permutation of the axes 0 to 1"),
-    ("print reshape([1, 2, 3], [2, -1])", "cannot reshape 3 (3 elements) to [2, -1]"),
+    ("print reshape([1, 2, 3], [2, -1])", "cannot reshape tensor[3] (3 elements) to [2, -1]: 3 is not a multiple "
+                                          "of 2"),
+    # Both counts, the tensor as its type, and the shape list named as a list, not a tensor.
+    ("print reshape([1, 2, 3], [2, 2])", "error: cannot reshape tensor[3] (3 elements) to [2, 2] (4 elements)\n"),
+    ("print reshape([1, 2, 3], [2, 2])", "note: arguments: `[1, 2, 3]` is tensor[3xf64], `[2, 2]` is a list of "
+                                         "integers"),
+    ("def f(x: tensor[2x2xi32]) = reshape(x, [3])", "cannot reshape tensor[2x2xi32] (4 elements) to [3] (3 elements)"),
     ("print reshape([1, 2, 3, 4], [-1, -1])", "a shape for reshape is positive sizes and at most one -1"),
-    ("def f(x: tensor[?]) = reshape(x, [2])", "cannot reshape ?: its sizes must be static"),
+    ("def f(x: tensor[?]) = reshape(x, [2])", "cannot reshape tensor[?]: its sizes must be static"),
     ("print slice([1, 2, 3], 0, 2, 2)", "a slice of axis 0 needs 0 <= start < stop <= 3, got start 2 and stop 2"),
     ("print slice([1, 2, 3], 0, 1, 4)", "a slice of axis 0 needs 0 <= start < stop <= 3, got start 1 and stop 4"),
     ("print slice([1, 2, 3], 1, 0, 1)", "slice: axis 1 is out of range for a tensor of rank 1"),
@@ -138,7 +144,7 @@ def test_a_slice_beyond_a_question_mark_is_checked_when_the_program_runs(optimis
     ("let a = [1, 2]\nprint concat(0, [a, [[1]]])", "concat joins tensors of one rank"),
     ("let a = [[1, 2]]\nprint concat(0, [a, [[1, 2, 3]]])", "concat along axis 0 needs the other sizes equal: "
                                                           "item 1 is 1x2, item 2 1x3"),
-    ("let a = [1, 2]\nprint concat(0, [a, cast(a, f32)])", "cannot concatenate a tensor[2] and a tensor[2xf32]"),
+    ("let a = [1, 2]\nprint concat(0, [a, cast(a, f32)])", "cannot concatenate a tensor[2xf64] and a tensor[2xf32]"),
     ("let a = [1, 2]\nprint concat(1, [a, a])", "concat: axis 1 is out of range for a tensor of rank 1"),
     ("let a = [1, 2]\nprint [a, a]", "a list of expressions is concat's (concat(axis, [a, b])); a literal holds "
                                       "numbers only"),
@@ -152,3 +158,48 @@ def test_the_transpose_of_a_rank_0_tensor_is_itself(optimise):
     """(Found by the random-rank test: the permuted indices were built from the first.)"""
     lib = mg_xdsl.compile("def f(x: tensor[]) = transpose(x)\n", optimise=optimise)
     assert lib.f(2.5) == 2.5
+
+
+# -- the empty list [] ------------------------------------------------------------------------
+# Where a list is expected, [] is no axes (a reduction over none leaves its input, as NumPy's
+# axis=() does) or the shape of rank 0 (reshape of one element, zeros, full, random numbers).
+# As a value it is no tensor (no dimension has size 0), and concat has nothing to join.
+EMPTY_LISTS = """
+def sum_none(x: tensor[2x3]) = sum(x, axes=[])
+def max_none(x: tensor[2x3]) = max(x, axes=[], keepdims=true)
+def mean_none(x: tensor[?x3]) = mean(x, axes=[])
+def prod_none(x: tensor[2x3xi32]) = prod(x, axes=[])
+def to_rank_0(x: tensor[1x1]) = reshape(x, [])
+def made(x: tensor[]) = x + zeros([]) + full([], 2.5) + ones([], dtype=f64)
+def same_numbers(x: tensor[]) = normal([], seed=3) - reshape(normal([1], seed=3), []) + x
+"""
+
+
+@pytest.mark.parametrize("optimise", [True, False], ids=["optimised", "reference"])
+def test_the_empty_list_is_no_axes_or_the_shape_of_rank_0(optimise):
+    lib = mg_xdsl.compile(EMPTY_LISTS, optimise=optimise)
+    x = np.arange(6.0).reshape(2, 3) - 2
+    for got, want in [(lib.sum_none(x), np.sum(x, axis=())), (lib.max_none(x), np.max(x, axis=(), keepdims=True)),
+                      (lib.mean_none(x), np.mean(x, axis=())),
+                      (lib.prod_none(x.astype(np.int32)), x.astype(np.int32)),  # (NumPy's prod would widen)
+                      (lib.to_rank_0([[4.0]]), np.reshape([[4.0]], ())), (lib.made(1.0), np.float64(4.5)),
+                      (lib.same_numbers(0.0), np.float64(0.0))]:
+        np.testing.assert_array_equal(got, want)
+        assert got.shape == want.shape and got.dtype == want.dtype
+
+
+@pytest.mark.parametrize("source, message", [
+    ("print []", "error: the empty list [] is not a tensor (no dimension has size 0); it is a list where one is "
+                 "expected: axes=[] (no axes), reshape(x, []) (rank 0)"),
+    ("print index([[1, 2]], [])", "error: the empty list [] is not a tensor"),
+    ("print concat(0, [])", "error: concat needs at least one tensor to join, got the empty list []"),
+    ("print [[1], []]", "error: a literal's lists cannot be empty: a tensor has no dimension of size 0"),
+    ("print [[], []]", "error: a literal's lists cannot be empty"),
+    ("print reshape([1, 2], [])", "error: cannot reshape tensor[2] (2 elements) to [] (1 element)"),
+    ("print slice([1, 2], [], 0, 1)", "error: slice takes one integer each for its axis, start and stop"),
+    ("print iota([])", "error: iota: axis 0 is out of range for a tensor of rank 0"),
+])
+def test_an_empty_list_where_none_can_be_says_why(source, message):
+    text = compile_error(source)
+    assert message in text
+    assert "matrix literal" not in text

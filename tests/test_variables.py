@@ -83,7 +83,7 @@ def test_an_update_allocates_nothing_in_either_pipeline(tmp_path):
                                 "(declare it with var w = ... to update it)"),
     ("w += 1", "unknown name 'w': declare it with var w = ... first"),
     ("var w = [1, 2]\nw += [[1, 2], [3, 4]]", "w += ... would change the type of w from tensor[2] to tensor[2x2]"),
-    ("var w = [1, 2]\nw += cast([1, 2], f32)", "cannot add a tensor[2] and a tensor[2xf32]"),
+    ("var w = [1, 2]\nw += cast([1, 2], f32)", "cannot add a tensor[2xf64] and a tensor[2xf32]"),
     ("var k: tensor[2xi32] = [1, 2]\nk *= 2.5", "the number 2.5 is not an integer"),
     ("var n = 3\nn += [1, 2]", "n += ... would change the type of n from a number to tensor[2]"),
     ("var w = [1, 2]\nw += ", "expected an expression, found the end of the line"),

@@ -21,6 +21,7 @@ from typing import ClassVar
 from xdsl.dialects import arith, cf, math
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
+    ArrayAttr,
     BoolAttr,
     DenseArrayBase,
     DenseIntOrFPElementsAttr,
@@ -113,6 +114,24 @@ class LoweredElementTypes(OpTrait):
 # into its first operand's buffer, which nothing reads afterwards (``w += g`` on a ``var``;
 # the front end gives a var a buffer of its own).
 IN_PLACE = "mg.in_place"
+
+# An array of strings on an ``mg.cast``, one per dimension of its result: the message of the
+# run-time check that the dimension has the size the cast claims ("" where it claims none).
+# The front end words them in the program's terms (which call's argument, which operator's
+# operand), since the program never wrote the ``mg.cast``; a cast without them gets
+# ``mg.cast: dimension D differs at runtime from the static size N``.
+CHECK_MESSAGES = "mg.check_messages"
+
+
+# What a failed run-time check says where sizes that must agree differ, in ``lower-mg-to-affine``'s
+# checks of an op's operands and in the front end's messages for an ``mg.cast`` that claims an
+# operand's size for an op (one mistake, one message, whichever check finds it).
+def operands_differ(op: str, dim: int) -> str:
+    return f"{op}: operand shapes differ at runtime in dimension {dim}"
+
+
+def batch_differs(dim: int) -> str:
+    return f"mg.matmul: batch dimension {dim} differs at runtime"
 
 
 class MgOp(IRDLOperation):
@@ -840,8 +859,25 @@ class CastOp(UnaryOp):
     traits = MOVES
     assembly_format = "$input attr-dict `:` type($input) `to` type($result)"
 
+    def __init__(self, input: SSAValue, result_type: Attribute, messages: Sequence[str] | None = None):
+        super().__init__(input, result_type)
+        if messages is not None:
+            self.attributes[CHECK_MESSAGES] = ArrayAttr([StringAttr(m) for m in messages])
+
     def verify_(self) -> None:
         self.check_elementwise(self.input, self.result)
+        messages = self.attributes.get(CHECK_MESSAGES)
+        if messages is not None and not (
+                isinstance(messages, ArrayAttr) and len(messages) == len(shape_of(self.result.type))
+                and all(isinstance(m, StringAttr) for m in messages)):
+            raise self.fail(f"{CHECK_MESSAGES} must be an array of one string per dimension of the result")
+
+    def check_message(self, dim: int) -> str:
+        """The message of the run-time check that dimension ``dim`` has its static size."""
+        messages = self.attributes.get(CHECK_MESSAGES)
+        if isinstance(messages, ArrayAttr) and messages.data[dim].data:  # type: ignore[attr-defined]
+            return messages.data[dim].data  # type: ignore[attr-defined]
+        return f"{self.name}: dimension {dim} differs at runtime from the static size {shape_of(self.result.type)[dim]}"
 
 
 def convert_element(x: SSAValue, to: Attribute) -> SSAValue:

@@ -144,6 +144,18 @@ def describe(t: Type) -> str:
     return f"a {type_text(t)}"
 
 
+def elements_differ(t: Type, other: Type) -> bool:
+    return isinstance(t, Matrix) and isinstance(other, Matrix) and t.element != other.element
+
+
+def describe_beside(t: Type, other: Type) -> str:
+    """``describe(t)`` in a message that sets ``t`` beside ``other``: where both are tensors of
+    different element types, ``t``'s type with its element type written even if it is the
+    default ``f64`` (``a tensor[3xf64]`` beside ``a tensor[3xf32]``, not ``a tensor[3]``), so
+    that the difference shows."""
+    return f"a {typed_text(t)}" if elements_differ(t, other) else describe(t)
+
+
 # Where an expression is in the source: its first token and the expression it ends with
 # (itself, or for an operator the right operand), the span computed only when reported.
 Extent = tuple[Token, "Token | Expr"]
@@ -190,6 +202,12 @@ def number_of_type(value: int | float, t: Matrix) -> str | None:
     if not low <= value <= high:
         return f"the number {number_text(value)} is out of the range of {name} ({low} to {high})"
     return None
+
+
+def relu_of(x: float) -> float:
+    """``relu`` of a compile-time number, as ``mg.relu`` computes it (``arith.maximumf`` with
+    0): NaN stays NaN, and -0.0 gives 0.0."""
+    return x if x > 0 or math.isnan(x) else 0.0
 
 
 def fold(op: str, a: int | float, b: int | float) -> int | float:
@@ -264,6 +282,10 @@ class Checker:
     # error (most programs have none).
     spans: dict[Token, "Extent"] = field(default_factory=dict)
     operands: dict[Token, list[tuple["Extent", "Type | Expr"]]] = field(default_factory=dict)
+    # The expressions of the statement read as lists of integers known when compiling (a
+    # shape, axes, a permutation): a note names them as lists, not as the tensors of f64
+    # that a literal such as [2, 2] would be elsewhere.
+    integer_lists: set[Expr] = field(default_factory=set)
 
     def warn(self, line: int, message: str) -> None:
         self.warnings.append((line, message))
@@ -288,6 +310,9 @@ class Checker:
         call), for the operands whose types are known."""
         named = []
         for where, t in self.operands[tok]:
+            if t in self.integer_lists:
+                named.append(f"`{self.written(span_of(where))}` is a list of integers")
+                continue
             t = self.types.get(t) if isinstance(t, Expr) else t
             if t is not None:
                 named.append(f"`{self.written(span_of(where))}` is {typed_text(t)}")
@@ -318,6 +343,7 @@ class Checker:
     def statement(self, s: Statement) -> None:
         self.spans.clear()
         self.operands.clear()
+        self.integer_lists.clear()
         if isinstance(s, Def):
             return self.define(s)
         if isinstance(s, Let):
@@ -380,7 +406,7 @@ class Checker:
         if d.declared is not None:
             body = self.declare(d.body, body, d.declared, f"the result of {name} is declared")
         if not isinstance(body, Matrix):
-            raise self.error(d.body, "E-DIM-003", f"the body of {name} must be a matrix, got {describe(body)}")
+            raise self.error(d.body, "E-DIM-003", f"the body of {name} must be a tensor, got {describe(body)}")
         self.functions[name] = Signature([p.text for p, _ in d.params], [t for _, t in d.params], body)
 
     def declare(self, e: Expr, t: Type, declared: Matrix, what: str) -> Matrix:
@@ -395,7 +421,8 @@ class Checker:
             self.constants[e] = values
             return declared
         if t != declared:
-            raise self.error(e, "E-BIND-003", f"{what} {type_text(declared)}, but its value is {describe(t)}")
+            written = typed_text(declared) if elements_differ(declared, t) else type_text(declared)
+            raise self.error(e, "E-BIND-003", f"{what} {written}, but its value is {describe_beside(t, declared)}")
         return declared
 
     # -- expressions --------------------------------------------------------------------
@@ -442,6 +469,9 @@ class Checker:
             return t
         if isinstance(e, Index):
             return self.index(e, scope)
+        if isinstance(e, ExprList) and not e.items:
+            raise self.error(e, "E-SYN-003", "the empty list [] is not a tensor (no dimension has size 0); it is a "
+                                             "list where one is expected: axes=[] (no axes), reshape(x, []) (rank 0)")
         if isinstance(e, ExprList):
             raise self.error(e, "E-SYN-002", "a list of expressions is concat's (concat(axis, [a, b])); a literal "
                                              "holds numbers only")
@@ -528,7 +558,8 @@ class Checker:
 
     def same_element_type(self, tok: Token, verb: str, left: Matrix, right: Matrix) -> None:
         if left.element != right.element:
-            raise self.error(tok, "E-DIM-002", f"cannot {verb} {describe(left)} and {describe(right)}: their element "
+            raise self.error(tok, "E-DIM-002", f"cannot {verb} {describe_beside(left, right)} and "
+                                               f"{describe_beside(right, left)}: their element "
                                                f"types {element_types.NAME_OF[left.element]} and "
                                                f"{element_types.NAME_OF[right.element]} differ (convert one with cast)")
 
@@ -606,7 +637,8 @@ class Checker:
             if not shapes.shapes_compatible(arg.shape, ptype.shape):
                 raise self.error(name, "E-DIM-001", f"{where} must be {fmt_shape(ptype.shape)}, got {fmt_shape(arg.shape)}")
             if arg.element != ptype.element:
-                raise self.error(name, "E-DIM-002", f"{where} must be {describe(ptype)}, got {describe(arg)} "
+                raise self.error(name, "E-DIM-002", f"{where} must be {describe_beside(ptype, arg)}, got "
+                                                    f"{describe_beside(arg, ptype)} "
                                                     "(convert it with cast)")
         return sig.result_type
 
@@ -681,13 +713,18 @@ class Checker:
 
     def static_ints(self, e: Expr, scope: Scope, what: str) -> list[int]:
         """The integers of a list literal (or one number) written where the compiler needs
-        them: axes, a shape."""
+        them: axes, a shape. The empty list ``[]`` is none (no axes; the shape of rank 0)."""
+        if isinstance(e, ExprList) and not e.items:
+            self.integer_lists.add(e)
+            return []
         t = self.expr(e, scope)
         values = ([t] if is_number(t) else e.values if isinstance(e, Literal) and len(e.shape) == 1
                   else self.constants.get(e) if isinstance(e, Call) and e.tok.text == "shape" else None)
         if values is None or any(not is_whole(v) for v in values):
             raise self.error(e, "E-ARG-003", f"{what} must be a list of integers like [0, 1], got "
                                              f"{describe(t) if not isinstance(e, Literal) else 'a literal of ' + type_text(t)}")
+        if not is_number(t):
+            self.integer_lists.add(e)
         return [int(v) for v in values]
 
     def keyword_bool(self, c: Call, key: str, scope: Scope, default: bool) -> bool:
@@ -829,7 +866,7 @@ class Checker:
                 self.options[c] = {"permutation": axes}
                 return Matrix(shapes.transpose_shape(t.shape, axes), t.element)
             if name.text == "reshape":
-                return Matrix(shapes.reshape_shape(t.shape, written), t.element)
+                return Matrix(shapes.reshape_shape(t.shape, written, type_text(t)), t.element)
             if any(d <= 0 for d in written):
                 raise self.error(name, "E-ARG-004", f"the shape of broadcast_to must be positive sizes, got {written}")
             shape = shapes.broadcast_shapes(t.shape, written, "broadcast")
@@ -849,6 +886,8 @@ class Checker:
         axis_expr, listed = c.args
         if not isinstance(listed, ExprList):
             raise self.error(name, "E-ARG-003", "the second argument of concat must be a list of tensors like [a, b]")
+        if not listed.items:
+            raise self.error(name, "E-ARG-001", "concat needs at least one tensor to join, got the empty list []")
         items = [self.expr(e, scope) for e in listed.items]
         for i, t in enumerate(items, start=1):
             if not isinstance(t, Matrix) or not t.shape:
@@ -942,11 +981,12 @@ class Checker:
     def random(self, c: Call, scope: Scope) -> Matrix:
         """``normal([2, 3], std=1.0, mean=0.0, seed=0)``, ``uniform([2, 3], low=0.0, high=1.0,
         seed=0)``, ``dtype=`` a float type (default ``f64``): numbers known when compiling,
-        the seed an integer from 0 to 2^63 - 1, ``std`` not negative."""
+        the seed an integer from 0 to 2^63 - 1, ``std`` not negative, ``low`` at most ``high``
+        (equal, or ``std=0``, give the constant)."""
         name = c.tok
         self.arity(name, c.args, 1, "a shape like [2, 3], then keywords")
         dims = self.static_ints(c.args[0], scope, f"the shape of {name.text}")
-        if not dims or any(d <= 0 for d in dims):
+        if any(d <= 0 for d in dims):
             raise self.error(name, "E-ARG-004", f"the shape of {name.text} must be positive sizes, got {dims}")
         options = dict(RANDOM[name.text])
         for key, (tok, e) in c.keywords.items():
@@ -963,6 +1003,9 @@ class Checker:
                              f"the seed of {name.text} must be an integer from 0 to 2^63 - 1, got {number_text(seed)}")
         if options.get("std", 0.0) < 0:
             raise self.error(name, "E-ARG-004", f"the std of normal must not be negative, got {options['std']:g}")
+        if name.text == "uniform" and options["low"] > options["high"]:
+            raise self.error(name, "E-ARG-004", f"uniform needs low <= high, got low {options['low']:g} and high "
+                                                f"{options['high']:g}")
         element = self.keyword_dtype(c, "f64")
         if not element_types.is_float(element):
             raise self.error(name, "E-DIM-002", f"{name.text} makes floats: dtype must be f64, f32 or bf16, got "
@@ -993,17 +1036,24 @@ class Checker:
         if name.text != "shape":
             return math.prod(sizes)  # type: ignore[arg-type]
         if not sizes:
-            raise self.error(name, "E-DIM-001", "shape of a rank-0 tensor is the empty list, which no operation takes")
+            raise self.error(name, "E-DIM-001", "shape of a rank-0 tensor is the empty list, which is not a tensor: "
+                                                "write [] where a list is expected")
         shape_type = Matrix((len(sizes),), element_types.NAMES["i64"])
         self.constants[c] = list(sizes)  # type: ignore[arg-type]
         return shape_type
 
-    def builtin(self, name: Token, args: list[Type]) -> Matrix:
+    def builtin(self, name: Token, args: list[Type]) -> Type:
+        """The chapter's builtins: ``relu``, ``transpose`` (the axes reversed) and the ``row_*``
+        and ``col_*`` reductions of a matrix. A number is a rank-0 tensor to the first two,
+        as to ``exp`` and ``abs``: ``relu`` of it folds (NaN stays NaN), and ``transpose`` of
+        it is itself; a reduction of a row or a column needs rank 2."""
         if len(args) != 1:
             raise self.error(name, "E-ARG-001", f"{name.text} takes 1 argument, got {len(args)}")
         (arg,) = args
+        if is_number(arg) and name.text in ("relu", "transpose"):
+            return arg if name.text == "transpose" else relu_of(arg)
         if not isinstance(arg, Matrix):
-            raise self.error(name, "E-DIM-003", f"{name.text} needs a matrix, not a scalar")
+            raise self.error(name, "E-DIM-003", f"{name.text} needs a matrix (rank 2), got {describe(arg)}")
         if name.text != "transpose":
             self.no_booleans(name, f"{name.text} of", arg)
         if name.text == "relu":

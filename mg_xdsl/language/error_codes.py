@@ -35,8 +35,9 @@ CODES: dict[str, ErrorCode] = {
     "E-SYN-003": ErrorCode(
         "a malformed literal",
         "A literal is nested lists of numbers (or of true/false), every list of a level as "
-        "long and as deep as the others: [[1, 2], [3, 4]] is a 2x2 tensor. A list holding "
-        "names or calls is a list of tensors, which only concat takes.",
+        "long and as deep as the others, none empty: [[1, 2], [3, 4]] is a 2x2 tensor. A list "
+        "holding names or calls is a list of tensors, which only concat takes; the empty list "
+        "[] is no tensor, but a list of no axes or the shape of rank 0 (axes=[], reshape(x, [])).",
         "print [[1, 2], [3]]\n"),
     "E-SYN-004": ErrorCode(
         "a malformed tensor type",
@@ -93,7 +94,8 @@ CODES: dict[str, ErrorCode] = {
         "an argument out of its range",
         "An axis is from -rank to rank - 1 (negative ones count from the end) and given "
         "once; an index is within its axis; sizes are positive; a transpose names each axis "
-        "once; a seed is from 0 to 2^63 - 1.",
+        "once; a seed is from 0 to 2^63 - 1; normal's std is not negative and uniform's low "
+        "is not above its high.",
         "print sum([[1, 2]], axes=[2])\n"),
     "E-BIND-001": ErrorCode(
         "an assignment to a let binding",

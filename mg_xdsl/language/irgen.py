@@ -6,9 +6,12 @@ values; a matrix with a number is ``mg.scalar``; an elementwise operator broadca
 static size-1 dimension by an explicit ``mg.broadcast``, so later stages only ever see
 operands of agreeing shapes; an argument whose shape differs from its parameter's (a static
 size passed as ``?``, or the reverse, checked when the program runs) goes through
-``mg.cast``. Every op is located at the token it came from.
+``mg.cast``. Every op is located at the token it came from, and a cast that claims a static
+size carries the messages of its run-time checks in the program's terms (the program wrote
+a call or an operator, not the cast).
 """
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from xdsl.dialects import func
@@ -27,7 +30,7 @@ from xdsl.ir import Block, Operation, Region, SSAValue
 from mg_xdsl import element_types, shapes
 from mg_xdsl.dialects import mg
 from mg_xdsl.language.checker import (AXIS_REDUCTIONS, BINARY_BUILTINS, INDEXING, RANDOM, REDUCTIONS, SCANS,
-                                      SHAPE_OPS, Checker, Matrix, Type, fold, is_number)
+                                      SHAPE_OPS, Checker, Matrix, Type, fold, is_number, type_text)
 from mg_xdsl.language.lexer import Token
 from mg_xdsl.language.syntax_tree import (Assign, Call, Chain, Compare, Def, Expr, Index, Let, Literal, Name, Negate,
                                           Statement)
@@ -45,6 +48,13 @@ INDEXING_OPS: dict[str, type[mg.IndexingOp]] = {
     "index": mg.IndexOp, "index_add": mg.IndexAddOp, "gather": mg.GatherOp, "scatter_add": mg.ScatterAddOp}
 
 Value = SSAValue | float  # a matrix's SSA value, or a compile-time number
+
+
+def operands_differ(op: type[Operation]) -> Callable[[int], str]:
+    """The message of the check that an operand of ``op`` has, in a dimension, the size the
+    other operands give it: what ``lower-mg-to-affine`` says where two operands' sizes differ
+    (``mg.add: operand shapes differ at runtime in dimension 0``)."""
+    return lambda dim: mg.operands_differ(op.name, dim)
 
 
 @dataclass
@@ -136,7 +146,8 @@ class IRGen:
         if is_number(value):
             update = mg.ScalarOp(w, op, value, reversed=False)
         else:
-            update = ELEMENTWISE_OPS[op](w, self.grow(self.main, value, mg.shape_of(w.type), s.op, [w]), w.type)
+            grown = self.grow(self.main, value, mg.shape_of(w.type), s.op, [w], operands_differ(ELEMENTWISE_OPS[op]))
+            update = ELEMENTWISE_OPS[op](w, grown, w.type)
         update.attributes[mg.IN_PLACE] = UnitAttr()
         self.bind(name, self.emit(self.main, update, s.op))
 
@@ -202,8 +213,8 @@ class IRGen:
             return t
         if tok.text == "@":  # (the batch axes of each operand grown to the result's)
             batch = t.shape[:-2]
-            lhs = self.grow(fn, left, (*batch, *mg.shape_of(left.type)[-2:]), tok, [right])  # type: ignore[union-attr, list-item]
-            rhs = self.grow(fn, right, (*batch, *mg.shape_of(right.type)[-2:]), tok, [left])  # type: ignore[union-attr, list-item]
+            lhs = self.grow(fn, left, (*batch, *mg.shape_of(left.type)[-2:]), tok, [right], mg.batch_differs)  # type: ignore[union-attr, list-item]
+            rhs = self.grow(fn, right, (*batch, *mg.shape_of(right.type)[-2:]), tok, [left], mg.batch_differs)  # type: ignore[union-attr, list-item]
             return self.accumulating(fn, tok, [lhs, rhs], lambda a, b: self.emit(fn, mg.MatmulOp(a, b), tok))
         return self.combine(fn, tok, OPERATORS[tok.text], left, right, t)
 
@@ -213,18 +224,21 @@ class IRGen:
         if is_number(left) or is_number(right):
             tensor, number, reversed_ = (left, right, False) if is_number(right) else (right, left, True)
             return self.emit(fn, mg.ScalarOp(tensor, op, number, reversed_), tok)  # type: ignore[arg-type]
-        lhs = self.grow(fn, left, t.shape, tok, [right])
-        rhs = self.grow(fn, right, t.shape, tok, [left])
+        check = operands_differ(mg.CompareOp if op in mg.COMPARISONS else ELEMENTWISE_OPS[op])
+        lhs = self.grow(fn, left, t.shape, tok, [right], check)
+        rhs = self.grow(fn, right, t.shape, tok, [left], check)
         if op in mg.COMPARISONS:
             return self.emit(fn, mg.CompareOp(lhs, rhs, op), tok)
         return self.emit(fn, ELEMENTWISE_OPS[op](lhs, rhs), tok)  # of type tensor<t.shape>
 
-    def grow(self, fn: Function, v: SSAValue, target: Shape, tok: Token, others: list[SSAValue]) -> SSAValue:
+    def grow(self, fn: Function, v: SSAValue, target: Shape, tok: Token, others: list[SSAValue],
+             check: Callable[[int], str]) -> SSAValue:
         """Broadcast ``v`` to ``target`` with an explicit ``mg.broadcast`` where needed. A
         ``?`` of ``v`` where ``target`` has a static size is never broadcast: an ``mg.cast``
-        claims that size first (checked at run time), and the static 1s grow after it. A
-        ``?`` that ``v`` lacks (a dimension added in front) takes its size from the ``others``
-        it is combined with (the broadcast's ``like`` operands)."""
+        claims that size first (checked at run time, ``check(d)`` the message for dimension
+        ``d`` of ``target``), and the static 1s grow after it. A ``?`` that ``v``
+        lacks (a dimension added in front) takes its size from the ``others`` it is combined
+        with (the broadcast's ``like`` operands)."""
         shape = mg.shape_of(v.type)
         if not shapes.needs_broadcast(shape, target):
             return v
@@ -232,9 +246,20 @@ class IRGen:
         lead = len(target) - len(shape)
         claimed = tuple(target[lead + d] if s is None else s for d, s in enumerate(shape))
         if claimed != shape:
-            v = self.emit(fn, mg.CastOp(v, mg.tensor_type(claimed, element)), tok)
+            v = self.claim(fn, v, claimed, tok, lambda d: check(lead + d))
         like = [o for o in others if isinstance(o, SSAValue)] if None in target[:lead] else []
         return self.emit(fn, mg.BroadcastOp(v, mg.tensor_type(target, element), like), tok)
+
+    def claim(self, fn: Function, v: SSAValue, claimed: Shape, tok: Token, message: Callable[[int], str]) -> SSAValue:
+        """``mg.cast`` of ``v`` to the shape ``claimed`` (a static size for some of its ``?``s,
+        or a ``?`` for a static size); ``message(d)`` is what the run-time check of a claimed
+        dimension ``d`` says when the size differs."""
+        shape = mg.shape_of(v.type)
+        messages = [message(d) if want is not None and have is None else ""
+                    for d, (have, want) in enumerate(zip(shape, claimed))]
+        cast = mg.CastOp(v, mg.tensor_type(claimed, v.type.element_type),  # type: ignore[attr-defined]
+                         messages if any(messages) else None)
+        return self.emit(fn, cast, tok)
 
     def constant(self, fn: Function, t: Matrix, values: list[float], tok: Token) -> SSAValue:
         """An ``mg.constant`` of type ``t`` holding ``values`` (row-major)."""
@@ -257,7 +282,10 @@ class IRGen:
         """``kind`` (sum, prod, max, min, mean) along ``axes``: one ``mg.reduce`` per axis, the
         last axis first (each keeps its axis, of size 1); a mean divides by the number of
         elements folded; without ``keepdims``, ``mg.reshape`` drops the axes. (``bf16``: all
-        of it in ``f32``, see ``accumulating``.)"""
+        of it in ``f32``, see ``accumulating``.) Along no axes (``axes=[]``) nothing is folded:
+        the value is ``x`` itself, as NumPy's ``axis=()`` gives."""
+        if not axes:
+            return x
         return self.accumulating(fn, tok, [x], lambda x: self.reduce_axes(fn, tok, kind, x, axes, keepdims, t))
 
     def reduce_axes(self, fn: Function, tok: Token, kind: str, x: SSAValue, axes: list[int], keepdims: bool,
@@ -289,15 +317,17 @@ class IRGen:
             return self.emit(fn, mg.ReshapeOp(x, mg.tensor_type(t.shape, t.element)), name)  # type: ignore[arg-type]
         if name.text == "slice":
             return self.emit(fn, mg.SliceOp(x, options["axis"], options["start"], options["stop"]), name)  # type: ignore[arg-type]
-        return self.grow(fn, x, t.shape, name, [])  # type: ignore[arg-type]
+        return self.grow(fn, x, t.shape, name, [],  # type: ignore[arg-type]
+                         lambda d: f"mg.broadcast: dimension {d} differs at runtime from the shape broadcast to")
 
     def scan(self, fn: Function, tok: Token, args: list[Value], options: dict, t: Matrix) -> SSAValue:
         """``mg.linear_scan`` of ``a`` and ``b`` grown to the result's shape (a number an
         ``mg.full_like`` of the other); ``cumsum(x)`` is the scan of ``a = 1``."""
         if tok.text == "cumsum":
             args = [self.emit(fn, mg.FullLikeOp(args[0], 1.0, t.element), tok), args[0]]  # type: ignore[arg-type]
-        grown = [self.grow(fn, v, t.shape, tok, [o for o in args if o is not v]) if isinstance(v, SSAValue) else v
-                 for v in args]
+        check = operands_differ(mg.LinearScanOp)
+        grown = [self.grow(fn, v, t.shape, tok, [o for o in args if o is not v], check) if isinstance(v, SSAValue)
+                 else v for v in args]
         a, b = (self.emit(fn, mg.FullLikeOp(next(o for o in grown if isinstance(o, SSAValue)), v, t.element), tok)
                 if is_number(v) else v for v in grown)
         return self.emit(fn, mg.LinearScanOp(a, b, options["axis"], options["reverse"],  # type: ignore[arg-type]
@@ -319,8 +349,9 @@ class IRGen:
     def where(self, fn: Function, tok: Token, args: list[Value], t: Matrix) -> SSAValue:
         """``mg.select`` of the three arguments grown to the result's shape; a number is an
         ``mg.full_like`` of a tensor argument (the mask at least)."""
-        grown = [self.grow(fn, a, t.shape, tok, [o for o in args if o is not a]) if isinstance(a, SSAValue) else a
-                 for a in args]
+        check = operands_differ(mg.SelectOp)
+        grown = [self.grow(fn, a, t.shape, tok, [o for o in args if o is not a], check) if isinstance(a, SSAValue)
+                 else a for a in args]
         mask = grown[0]
         values = [self.emit(fn, mg.FullLikeOp(mask, v, t.element), tok) if is_number(v) else v  # type: ignore[arg-type]
                   for v in grown[1:]]
@@ -366,12 +397,15 @@ class IRGen:
             return self.reduction(fn, name, kind, args[0], [axis], True, t)  # type: ignore[arg-type]
         sig = self.checker.functions[name.text]
         values: list[SSAValue] = []
-        for arg, ptype in zip(args, sig.types):
+        for i, (arg, pname, ptype) in enumerate(zip(args, sig.names, sig.types), start=1):
             if is_number(arg):  # a number given for a tensor[] parameter
                 arg = self.constant(fn, ptype, [arg], name)
             if mg.shape_of(arg.type) != ptype.shape:
                 # A static size passed as '?' is forgotten; a '?' passed where a static size
-                # is expected is checked when the program runs.
-                arg = self.emit(fn, mg.CastOp(arg, mg.tensor_type(ptype.shape, ptype.element)), name)
+                # is expected is checked when the program runs (the argument named as the
+                # checker's errors name it).
+                wanted = f"argument {i} of {name.text} ({pname}) must be {type_text(ptype)}"
+                arg = self.claim(fn, arg, ptype.shape, name,  # type: ignore[arg-type]
+                                 lambda d: f"{wanted}: its size in dimension {d} differs at runtime")
             values.append(arg)  # type: ignore[arg-type]
         return self.emit(fn, func.CallOp(name.text, values, [mg.tensor_type(t.shape, t.element)]), name)

@@ -10,7 +10,8 @@ left-associative, then one comparison, which does not chain)::
     sum       := term (("+" | "-") term)*
     term      := unary (("@" | "*" | "/") unary)*
     unary     := "-"* atom
-    atom      := NUMBER | "true" | "false" | NAME | NAME "(" args ")" | "(" expr ")" | literal
+    atom      := NUMBER | "true" | "false" | NAME | NAME "(" args ")" | "(" expr ")" | literal | list
+    list      := "[" "]" | "[" expr ("," expr)* "]"     (concat's tensors; [] no axes, rank 0)
     type      := "tensor" "[" DIM ("x" DIM)* ("x" ELEMENT)? "]" | "tensor" "[" ELEMENT? "]"
     DIM       := a positive integer | "?"       ELEMENT := f64 | f32 | i32 | i64
     literal   := "[" (ELEMENT ("," ELEMENT)* | literal ("," literal)*) "]"
@@ -152,7 +153,8 @@ class Index(Expr):
 @dataclass(eq=False)
 class ExprList(Expr):
     """``[a, b, c]`` of expressions that are not all numbers (``tok`` is the ``[``): the
-    tensors ``concat`` joins."""
+    tensors ``concat`` joins; or ``[]``, the empty list, which is no tensor (no dimension
+    has size 0) but is a list where one is expected: no axes, a rank-0 shape."""
 
     items: list[Expr]
 
@@ -413,6 +415,10 @@ class Parser:
             self.expect(")", "')' to close '('")
             self.depth -= 1
             return v
+        if tok.text == "[" and self.peek(1).text == "]":  # [] (the checker says where it may be)
+            self.next()
+            self.next()
+            return ExprList(tok, [])
         if tok.text == "[":
             return self.expression_list() if self.lists_expressions() else self.literal()
         if tok.kind == "end":
@@ -484,6 +490,9 @@ class Parser:
         opening = self.expect("[")
         if depth >= MAX_NESTING:
             raise self.error(f"literal nested too deeply (more than {MAX_NESTING} levels)", opening, "E-LIMIT-001")
+        if self.peek().text == "]":
+            raise self.error("a literal's lists cannot be empty: a tensor has no dimension of size 0",
+                             between(opening, self.peek()), "E-SYN-003")
         if self.peek().text != "[":  # a list of numbers
             length = 0
             while True:

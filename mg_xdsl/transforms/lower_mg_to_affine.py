@@ -233,7 +233,7 @@ def check_same_shape(lhs_sizes: Sequence[int | SSAValue], rhs_sizes: Sequence[in
                      op_name: str) -> None:
     """The run-time checks that an elementwise op's operands have the same sizes."""
     for d, (a, b) in enumerate(zip(lhs_sizes, rhs_sizes)):
-        check_same_size(a, b, f"{op_name}: operand shapes differ at runtime in dimension {d}")
+        check_same_size(a, b, mg.operands_differ(op_name, d))
 
 
 def elementwise_sizes(op: Operation, operand_sizes: Sequence[Sequence[int | SSAValue]]) -> list[int | SSAValue]:
@@ -634,7 +634,7 @@ def matmul_sizes(lhs: Sequence[int | SSAValue], rhs: Sequence[int | SSAValue]) -
     check_same_size(lhs[-1], rhs[-2], "mg.matmul: inner dimensions differ at runtime "
                     "(columns of the left operand, rows of the right)")
     for d, (a, b) in enumerate(zip(lhs[:-2], rhs[:-2])):
-        check_same_size(a, b, f"mg.matmul: batch dimension {d} differs at runtime")
+        check_same_size(a, b, mg.batch_differs(d))
     batch = [b if isinstance(a, SSAValue) else a for a, b in zip(lhs[:-2], rhs[:-2])]
     return [*batch, lhs[-2], rhs[-1]]
 
@@ -758,8 +758,7 @@ class CastLowering(MgLowering):
         in_sizes = extents(op.input, shape_of(op.input.type))
         for d, (size, want) in enumerate(zip(in_sizes, shape_of(op.result.type))):
             if want is not None:
-                check_same_size(size, want, f"mg.cast: dimension {d} differs at runtime "
-                                f"from the static size {want}")
+                check_same_size(size, want, op.check_message(d))
         return memref.CastOp.get(op.input, memref_type_of(op.result.type)).dest
 
 

@@ -5,6 +5,9 @@ run the test suite against it, and report which test caught it.
     python tests/mutation/run.py                 all mutations (about a minute each)
     python tests/mutation/run.py --sample 5      a fixed sample (what CI runs)
     python tests/mutation/run.py --only 3 7      by number
+    python tests/mutation/run.py --baseline-only --runs 3 --seed fresh
+                                                 the unmodified suite three times, each with
+                                                 fresh hypothesis examples (seeds printed)
 
 READ THIS FIRST: this script runs deliberately broken copies of the compiler. A FAILED test
 under a mutation is the expected, wanted result: it shows the tests notice the bug. The
@@ -13,16 +16,30 @@ the tests; the script exits non-zero if there is one. The copy is found first on
 so `mgc`, `mg-opt` and in-process imports all use the mutated code; the real tree is never
 touched. Tests stop at the first failure (-x), so the table names the first test to catch
 each mutation.
+
+A test run ends one of three ways: the tests pass; a test fails (pytest's exit status 1, or
+2 where collecting the tests failed), which under a mutation is a catch; or the test process
+crashes (killed by a signal, a "Fatal Python error", any exit status outside pytest's own 0
+to 5), which proves nothing: a crashed baseline is a broken baseline (the run stops), and a
+crashed mutation is reported as "crashed: ..." and not counted as caught. (Exit statuses 3 to
+5, pytest's internal and usage errors and an empty collection, are no catch either.)
+
+The suite's hypothesis tests draw the same examples on every run (tests/conftest.py's
+profile "ci"); --seed N or --seed fresh runs them with the profile "explore" and that seed
+(fresh: a new one for each run, printed so that a failure can be reproduced with --seed N).
 """
 
 import argparse
 import os
+import random
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -54,25 +71,80 @@ def copy_project(dest: Path) -> None:
             shutil.copy2(src, dest / part)
 
 
-def run_tests(tree: Path) -> tuple[bool, str, float]:
+# pytest's own exit statuses (pytest.ExitCode): every other status is the process crashing.
+PYTEST_FAILED = {1: "tests failed", 2: "interrupted (collecting the tests failed)"}
+PYTEST_ERRORS = {3: "pytest's internal error", 4: "pytest's usage error", 5: "no tests were collected"}
+
+
+@dataclass
+class Outcome:
+    """How one run of the tests ended: ``passed``, ``failed`` (a test failed: a catch),
+    ``crashed`` (the test process died) or ``error`` (pytest could not run the tests)."""
+
+    status: str
+    what: str  # the first failed test, or what crashed and where
+    seconds: float
+
+
+def classify(returncode: int, stdout: str, stderr: str) -> tuple[str, str]:
+    """The status and description of a pytest run that ended with ``returncode``."""
+    if returncode == 0:
+        return "passed", "all tests pass"
+    if returncode in PYTEST_FAILED:
+        failed = re.findall(r"^(?:FAILED|ERROR) (\S+)", stdout, re.M)
+        return "failed", failed[0] if failed else PYTEST_FAILED[returncode]
+    if returncode in PYTEST_ERRORS:
+        return "error", f"{PYTEST_ERRORS[returncode]} (exit status {returncode})"
+    # A crash: a signal (negative: the process was killed), or a status pytest never gives.
+    how = f"killed by {signal.Signals(-returncode).name}" if returncode < 0 and -returncode in signal.valid_signals() \
+        else f"exit status {returncode}"
+    fatal = re.search(r"^Fatal Python error: (.*)$", stderr + stdout, re.M)
+    # (faulthandler's traceback, most recent call first: the innermost test function)
+    test = re.search(r'File "([^"]+)", line (\d+) in (test\w*)', stderr + stdout)
+    where = f" in {test.group(3)} ({Path(test.group(1)).name}:{test.group(2)})" if test else ""
+    return "crashed", f"{how}{', Fatal Python error: ' + fatal.group(1) if fatal else ''}{where}"
+
+
+def run_tests(tree: Path, tests: list[str] = TEST_ORDER, pytest_args: list[str] = ()) -> Outcome:
     env = {**os.environ, "PYTHONPATH": str(tree), "MG_PROPERTY_EXAMPLES": "60"}
     start = time.perf_counter()
-    p = subprocess.run([sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", *TEST_ORDER],
+    p = subprocess.run([sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", *pytest_args, *tests],
                        cwd=tree, env=env, capture_output=True, text=True, timeout=3600)
-    failed = re.findall(r"^FAILED (\S+)", p.stdout, re.M) or re.findall(r"^ERROR (\S+)", p.stdout, re.M)
-    crashed = "Fatal Python error" in p.stdout + p.stderr
-    caught = p.returncode != 0
-    what = failed[0] if failed else ("crashed the test process" if crashed else p.stdout.strip().splitlines()[-1:])
-    return caught, str(what), time.perf_counter() - start
+    status, what = classify(p.returncode, p.stdout, p.stderr)
+    return Outcome(status, what, time.perf_counter() - start)
 
 
-def main() -> int:
+def seed_arguments(seed: str | None) -> tuple[list[str], str]:
+    """pytest's arguments for ``--seed`` (none: the suite's derandomised examples), and how
+    the run is described."""
+    if seed is None:
+        return [], ""
+    chosen = random.randrange(2**32) if seed == "fresh" else int(seed)
+    return ["--hypothesis-profile=explore", f"--hypothesis-seed={chosen}"], f" [hypothesis seed {chosen}]"
+
+
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sample", type=int, help="run only every k-th mutation, k chosen to give this many")
     parser.add_argument("--only", type=int, nargs="*", help="mutation numbers to run (1-based)")
     parser.add_argument("--no-baseline", action="store_true",
                         help="skip the baseline run (when the caller has just run the suite itself)")
-    args = parser.parse_args()
+    parser.add_argument("--baseline-only", action="store_true", help="run the baseline, no mutation")
+    parser.add_argument("--runs", type=int, default=1, metavar="N",
+                        help="run the baseline N times (with --seed fresh: each with new examples)")
+    parser.add_argument("--seed", metavar="N|fresh",
+                        help="run the hypothesis tests with random examples from seed N, or a fresh seed "
+                             "for each run (default: the suite's fixed, derandomised examples)")
+    parser.add_argument("--tests", nargs="+", metavar="PATH", default=TEST_ORDER,
+                        help="the test files to run, relative to the project (default: the whole suite, "
+                             "fastest first)")
+    args = parser.parse_args(argv)
+    if args.seed not in (None, "fresh") and not args.seed.isdigit():
+        parser.error(f"--seed takes a number or 'fresh', not {args.seed!r}")
+    if args.runs > 1 and args.seed != "fresh":
+        parser.error("--runs N repeats the baseline: give --seed fresh, or each run draws the same examples")
+    if args.baseline_only and args.no_baseline:
+        parser.error("--baseline-only and --no-baseline leave nothing to run")
     chosen = list(enumerate(MUTATIONS, start=1))
     if args.only:
         chosen = [c for c in chosen if c[0] in args.only]
@@ -85,11 +157,21 @@ def main() -> int:
         if not args.no_baseline:
             base = Path(tmp, "baseline")
             copy_project(base)
-            failed, what, seconds = run_tests(base)
-            print(f"baseline (unmodified): {'FAILED: ' + what if failed else 'all tests pass'} ({seconds:.0f} s)")
-            if failed:
-                return 2
-        rows, survivors = [], 0
+            for run in range(1, args.runs + 1):
+                extra, seeded = seed_arguments(args.seed)
+                outcome = run_tests(base, args.tests, extra)
+                count = f" run {run} of {args.runs}" if args.runs > 1 else ""
+                print(f"baseline (unmodified){count}{seeded}: "
+                      f"{'' if outcome.status == 'passed' else outcome.status.upper() + ': '}{outcome.what} "
+                      f"({outcome.seconds:.0f} s)", flush=True)
+                if outcome.status != "passed":
+                    if outcome.status == "crashed":
+                        print("The baseline is broken: the test process crashed, which no mutation run can "
+                              "tell from a catch. Fix the crash first.")
+                    return 2
+            if args.baseline_only:
+                return 0
+        rows, survivors, crashes = [], 0, 0
         for n, m in chosen:
             tree = Path(tmp, f"m{n}")
             copy_project(tree)
@@ -100,16 +182,23 @@ def main() -> int:
                 survivors += 1
                 continue
             target.write_text(text.replace(m.old, m.new))
-            caught, what, seconds = run_tests(tree)
-            survivors += not caught
-            rows.append((n, m.breaks, f"{what} ({seconds:.0f} s)" if caught else "SURVIVED: no test failed"))
+            extra, seeded = seed_arguments(args.seed)
+            outcome = run_tests(tree, args.tests, extra)
+            if outcome.status == "failed":
+                result = f"{outcome.what} ({outcome.seconds:.0f} s){seeded}"
+            elif outcome.status == "passed":
+                result, survivors = f"SURVIVED: no test failed{seeded}", survivors + 1
+            else:  # neither a catch nor a survivor: the tests proved nothing
+                result, crashes = f"{outcome.status}: {outcome.what} (not a catch){seeded}", crashes + 1
+            rows.append((n, m.breaks, result))
             print(f"{n:>2}. {m.breaks}: {rows[-1][2]}", flush=True)
             shutil.rmtree(tree, ignore_errors=True)
     print("\n| # | mutation | caught by |\n| --- | --- | --- |")
     for n, breaks, what in rows:
         print(f"| {n} | {breaks} | {what} |")
-    print(f"\n{len(rows) - survivors} of {len(rows)} mutations caught")
-    return 1 if survivors else 0
+    caught = len(rows) - survivors - crashes
+    print(f"\n{caught} of {len(rows)} mutations caught" + (f" ({crashes} crashed or not run)" if crashes else ""))
+    return 1 if survivors or crashes else 0
 
 
 if __name__ == "__main__":

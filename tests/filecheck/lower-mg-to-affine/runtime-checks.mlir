@@ -59,6 +59,15 @@ func.func @claim(%d: tensor<?x3xf64>) -> tensor<2x3xf64> {
 // CHECK-NEXT: cf.assert %[[OK]], "mg.cast: dimension 0 differs at runtime from the static size 2"
 // CHECK-NEXT: %{{.*}} = "memref.cast"(%d) : (memref<?x3xf64>) -> memref<2x3xf64>
 
+// A cast the front end made carries each dimension's message, in the program's terms.
+func.func @claim_for_a_call(%d: tensor<?x?xf64>) -> tensor<2x3xf64> {
+  %claim = mg.cast %d {mg.check_messages = ["argument 1 of f (x) must be tensor[2x3]: its size in dimension 0 differs at runtime", "argument 1 of f (x) must be tensor[2x3]: its size in dimension 1 differs at runtime"]} : tensor<?x?xf64> to tensor<2x3xf64>
+  func.return %claim : tensor<2x3xf64>
+}
+// CHECK-LABEL: func.func @claim_for_a_call(
+// CHECK:      cf.assert %{{.*}}, "argument 1 of f (x) must be tensor[2x3]: its size in dimension 0 differs at runtime"
+// CHECK:      cf.assert %{{.*}}, "argument 1 of f (x) must be tensor[2x3]: its size in dimension 1 differs at runtime"
+
 func.func @static(%a: tensor<2x3xf64>, %b: tensor<1x3xf64>, %w: tensor<3x3xf64>) -> tensor<2x3xf64> {
   %bb = mg.broadcast %b : tensor<1x3xf64> -> tensor<2x3xf64>
   %s = mg.sub %a, %bb : tensor<2x3xf64>, tensor<2x3xf64> -> tensor<2x3xf64>
