@@ -204,7 +204,7 @@ def number_of_type(value: int | float, t: Matrix) -> str | None:
     return None
 
 
-def relu_of(x: float) -> float:
+def relu_of(x: int | float) -> int | float:
     """``relu`` of a compile-time number, as ``mg.relu`` computes it (``arith.maximumf`` with
     0): NaN stays NaN, and -0.0 gives 0.0."""
     return x if x > 0 or math.isnan(x) else 0.0
@@ -928,7 +928,7 @@ class Checker:
             for arg in args:
                 self.no_booleans(name, f"{name.text} of", arg)
                 self.floats_only(name, arg, "float tensors")
-            if isinstance(args[0], float) and isinstance(args[1], float):
+            if is_number(args[0]) and is_number(args[1]):
                 raise self.error(name, "E-DIM-003", "linear_scan needs a tensor: of two numbers it has no axis")
             t = self.elementwise(name, "scan", args[0], args[1])
         rank = len(t.shape)

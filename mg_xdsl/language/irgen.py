@@ -47,7 +47,7 @@ ELEMENTWISE_OPS: dict[str, type[mg.ElementwiseBinaryOp]] = {
 INDEXING_OPS: dict[str, type[mg.IndexingOp]] = {
     "index": mg.IndexOp, "index_add": mg.IndexAddOp, "gather": mg.GatherOp, "scatter_add": mg.ScatterAddOp}
 
-Value = SSAValue | float  # a matrix's SSA value, or a compile-time number
+Value = SSAValue | int | float  # a matrix's SSA value, or a compile-time number
 
 
 def operands_differ(op: type[Operation]) -> Callable[[int], str]:
@@ -261,7 +261,7 @@ class IRGen:
                          messages if any(messages) else None)
         return self.emit(fn, cast, tok)
 
-    def constant(self, fn: Function, t: Matrix, values: list[float], tok: Token) -> SSAValue:
+    def constant(self, fn: Function, t: Matrix, values: list[int | float], tok: Token) -> SSAValue:
         """An ``mg.constant`` of type ``t`` holding ``values`` (row-major)."""
         if element_types.is_integer(t.element):
             values = [int(v) for v in values]  # type: ignore[misc]  (the checker made sure they are)
