@@ -203,3 +203,18 @@ def test_an_empty_list_where_none_can_be_says_why(source, message):
     text = compile_error(source)
     assert message in text
     assert "matrix literal" not in text
+
+
+@pytest.mark.parametrize("optimise", [True, False], ids=["optimised", "reference"])
+def test_broadcast_to_a_static_size_of_a_question_mark_claims_it(optimise):
+    """`broadcast_to` of a `?` to a static size with nothing to grow: the `?` is claimed
+    (checked when the program runs), and the result has the static type the checker gave it
+    (once an internal compiler error: the def returned a `?x5` where `3x5` was declared)."""
+    from mg_xdsl.api import RuntimeCheckFailed
+
+    lib = mg_xdsl.compile("def f(p: tensor[?x5]) -> tensor[3x5] = broadcast_to(p, [3, 5])\n"
+                          "def g(p: tensor[?x5xi1]) = ones_like(broadcast_to(p, [3, 5]))\n", optimise=optimise)
+    np.testing.assert_array_equal(lib.f(np.arange(15.0).reshape(3, 5)), np.arange(15.0).reshape(3, 5))
+    np.testing.assert_array_equal(lib.g(np.zeros((3, 5), bool)), np.ones((3, 5), bool))
+    with pytest.raises(RuntimeCheckFailed, match="mg.broadcast: dimension 0 differs at runtime"):
+        lib.f(np.ones((2, 5)))

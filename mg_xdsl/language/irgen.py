@@ -317,8 +317,13 @@ class IRGen:
             return self.emit(fn, mg.ReshapeOp(x, mg.tensor_type(t.shape, t.element)), name)  # type: ignore[arg-type]
         if name.text == "slice":
             return self.emit(fn, mg.SliceOp(x, options["axis"], options["start"], options["stop"]), name)  # type: ignore[arg-type]
-        return self.grow(fn, x, t.shape, name, [],  # type: ignore[arg-type]
-                         lambda d: f"mg.broadcast: dimension {d} differs at runtime from the shape broadcast to")
+        def differs(d: int) -> str:
+            return f"mg.broadcast: dimension {d} differs at runtime from the shape broadcast to"
+
+        grown = self.grow(fn, x, t.shape, name, [], differs)  # type: ignore[arg-type]
+        if mg.shape_of(grown.type) != t.shape:  # (a '?' where nothing grows: claimed, as grow claims)
+            grown = self.claim(fn, grown, t.shape, name, differs)
+        return grown
 
     def scan(self, fn: Function, tok: Token, args: list[Value], options: dict, t: Matrix) -> SSAValue:
         """``mg.linear_scan`` of ``a`` and ``b`` grown to the result's shape (a number an
