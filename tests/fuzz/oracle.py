@@ -1,0 +1,134 @@
+"""What a run printed, compared with the reference, and the outcome that makes.
+
+Outcomes: ``pass``; ``wrong_answer`` (other numbers or shapes, fewer or more prints, or
+text on stderr); ``compile_error`` (the checker rejected a program the generator believes
+valid: a generator or checker bug, to investigate); ``ice`` (an internal compiler error:
+any other exception while compiling); ``crash`` (a signal, while compiling or running);
+``runtime_error`` (the program stopped with a failed run-time check it should not have
+failed); ``timeout``.
+
+A failure's ``signature`` says what kind of failure it is, with the details that change
+from program to program left out, so that the minimiser can keep it and the campaign count
+failures of one kind together.
+"""
+
+import re
+import signal
+from dataclasses import dataclass
+
+import numpy as np
+
+from .execute import Run
+from .values import INTS, Val
+
+NUMBER = re.compile(r"-?nan|-?inf|-?[0-9.]+(?:e[+-]?[0-9]+)?")
+OUTCOMES = ("pass", "wrong_answer", "compile_error", "ice", "crash", "runtime_error", "timeout")
+
+
+@dataclass
+class Printed:
+    """One memref as printed: its sizes and its numbers as written (ints stay exact)."""
+
+    sizes: tuple[int, ...]
+    numbers: list[str]
+
+
+def parse_printed(text: str) -> list[Printed]:
+    out = []
+    for block in text.split("Unranked Memref")[1:]:
+        header, _, data = block.partition("data = \n")
+        sizes = re.search(r"sizes = \[([^\]]*)\]", header)
+        shape = tuple(int(s) for s in sizes.group(1).split(",") if s.strip()) if sizes else ()
+        out.append(Printed(shape, NUMBER.findall(data)))
+    return out
+
+
+def element_agrees(written: str, want, bound: float, dtype: str) -> bool:
+    """One printed number against the reference's, within its bound and the printer's
+    6 significant digits (integers exactly)."""
+    if np.isinf(bound) or np.isnan(bound):
+        return True
+    if dtype in INTS or dtype == "i1":
+        return re.fullmatch(r"-?\d+", written) is not None and int(written) == int(want)
+    got, want = float(written), float(want)
+    if np.isnan(want):
+        return np.isnan(got)
+    if np.isinf(want):
+        return got == want
+    return bool(abs(got - want) <= bound + 6e-6 * (abs(want) + bound) + 1e-300)
+
+
+def compare(printed: list[Printed], expected: list[Val]) -> str | None:
+    """None if the prints agree with the reference, else what differs first."""
+    for k, (got, want) in enumerate(zip(printed, expected)):
+        if got.sizes != want.shape:
+            return f"print {k + 1}: sizes {list(got.sizes)}, expected {list(want.shape)}"
+        if len(got.numbers) != want.v.size:
+            return f"print {k + 1}: {len(got.numbers)} numbers for {want.v.size} elements"
+        for i, (written, v, e) in enumerate(zip(got.numbers, want.v.ravel(), want.e.ravel())):
+            if not element_agrees(written, v, e, want.dtype):
+                return (f"print {k + 1} ({want.dtype}, sizes {list(want.shape)}): element {i} is {written}, "
+                        f"expected {v} (within {e:g})")
+    if len(printed) != len(expected):
+        return f"{len(printed)} prints, expected {len(expected)}"
+    return None
+
+
+@dataclass
+class Verdict:
+    outcome: str
+    detail: str = ""  # what went wrong, for a person
+    key: str = ""  # the failure's kind, for counting and minimising
+
+    @property
+    def ok(self) -> bool:
+        return self.outcome == "pass"
+
+
+def judge(run: Run, expected: list[Val]) -> Verdict:
+    if run.phase == "timeout":
+        return Verdict("timeout", f"no result after {run.seconds:.0f} s", "timeout")
+    if run.phase == "compile_error":
+        first = run.message.splitlines()[0] if run.message else ""
+        return Verdict("compile_error", run.message, "compile_error: " + mask(first.split("error: ", 1)[-1]))
+    if run.phase == "ice":
+        return Verdict("ice", run.message, "ice: " + ice_key(run.message))
+    if run.phase == "compile_crash":
+        return Verdict("crash", f"while compiling: {signal_name(run.status)}\n{run.stderr}",
+                       f"crash while compiling: {signal_name(run.status)}")
+    if run.status and run.status < 0 and run.status != -signal.SIGABRT:
+        return Verdict("crash", f"{signal_name(run.status)}\nstdout:\n{run.stdout}\nstderr:\n{run.stderr}",
+                       f"crash: {signal_name(run.status)}")
+    if run.status:
+        first = (run.stderr.splitlines() or ["(nothing on stderr)"])[0]
+        outcome = "runtime_error" if first.startswith("mg.") else "crash"
+        return Verdict(outcome, f"exit {run.status}\nstderr:\n{run.stderr}", f"{outcome}: {mask(first)}")
+    difference = compare(parse_printed(run.stdout), expected)
+    if difference is None and run.stderr.strip():
+        difference = "stderr: " + run.stderr.strip().splitlines()[-1]
+    if difference is not None:
+        return Verdict("wrong_answer", difference, "wrong_answer")
+    return Verdict("pass")
+
+
+def signal_name(status: int | None) -> str:
+    if status is None or status >= 0:
+        return f"exit {status}"
+    try:
+        return signal.Signals(-status).name
+    except ValueError:
+        return f"signal {-status}"
+
+
+def mask(text: str) -> str:
+    """A message with its numbers and names left out (``mg.slice: stop # ...``)."""
+    return re.sub(r"\b(?:[a-z]+\d+|\d+)\b", "#", text)[:120]
+
+
+def ice_key(trace: str) -> str:
+    """An internal error's exception and the compiler frame it was raised in."""
+    frames = re.findall(r'File "[^"]*/(mg_xdsl/[^"]+)", line \d+, in (\w+)', trace)
+    last = trace.strip().splitlines()[-1] if trace.strip() else "?"
+    exception = last.split(":")[0]
+    where = f"{frames[-1][0]}:{frames[-1][1]}" if frames else "?"
+    return f"{exception} in {where}"
