@@ -37,7 +37,7 @@ def runs():
 def test_a_random_program_prints_what_numpy_computes(runs, kind, seed, pipeline):
     programs, results = runs
     program = programs[(kind, seed)]
-    verdict = judge(results[((kind, seed), pipeline)], program.expected)
+    verdict = judge(results[((kind, seed), pipeline)], program.expected, program.statements, program.abort)
     assert verdict.ok, (f"{verdict.outcome} in the {pipeline} pipeline: {verdict.detail}\n--- the program\n"
                         f"{program.source}--- again: python -m tests.fuzz.campaign --check {kind} {seed}")
 

@@ -41,13 +41,16 @@ def program_seed(base: int, index: int) -> int:
     return base * 1_000_000 + index
 
 
-def expected_text(expected) -> str:
-    """The reference's prints: values, and the bound of each inexact one."""
+def expected_text(expected, abort: str | None) -> str:
+    """The reference's prints (values, and the bound of each inexact one), and the failed
+    check the program must stop with."""
     parts = []
     for k, val in enumerate(expected, 1):
         parts.append(f"print {k}: {val.dtype}, sizes {list(val.shape)}\n{np.array2string(val.v, threshold=10**6)}")
         if val.e.any():
             parts.append(f"  (bounds: {np.array2string(val.e, threshold=10**6)})")
+    if abort:
+        parts.append(f"then it stops (exit status 134) with: {abort}")
     return "\n".join(parts) + "\n"
 
 
@@ -64,10 +67,10 @@ def save_failure(out: Path, program, pipeline: str, verdict, statements, minimis
     source = program_source(statements)
     (folder / "prog.mg").write_text(source)
     (folder / "original.mg").write_text(program.source)
-    expected, _ = run_program(statements)
-    (folder / "expected.txt").write_text(expected_text(expected))
+    expected, abort = run_program(statements)
+    (folder / "expected.txt").write_text(expected_text(expected, abort))
     run = run_one(source, PIPELINES[pipeline])
-    again = judge(run, expected)
+    again = judge(run, expected, statements, abort)
     (folder / "output.txt").write_text(f"exit status {run.status} ({run.phase})\n--- stdout\n{run.stdout}"
                                        f"--- stderr\n{run.stderr}{run.message}")
     (folder / "verdict.txt").write_text(
@@ -130,17 +133,24 @@ def run_campaign(args) -> int:
             print(f"  {done['runs']}/{len(jobs)} runs, {time.monotonic() - started:.0f} s", flush=True)
 
     runs = run_many(jobs, args.jobs, args.timeout, progress)
-    counts, failures, coverage = Counter(), defaultdict(list), Counter()
+    counts, failures, coverage, items = Counter(), defaultdict(list), Counter(), defaultdict(set)
     for i, program in enumerate(programs):
         coverage.update(program.coverage)
         for j, pipeline in enumerate(PIPELINES):
-            verdict = judge(runs[2 * i + j], program.expected)
+            verdict = judge(runs[2 * i + j], program.expected, program.statements, program.abort)
             counts[(f"{program.kind} {pipeline}", verdict.outcome)] += 1
             if not verdict.ok:
                 failures[(pipeline, verdict.key)].append((program, verdict))
+                item = triage.known_item(verdict, pipeline, program.source) or "new"
+                items[(item, program.kind)].add(program.seed)
     elapsed = time.monotonic() - started
+    per_kind = Counter(p.kind for p in programs)
+    names = sorted({item for item, _ in items})
     report = [f"seed {base}, {args.programs} programs, {len(jobs)} runs in {elapsed:.0f} s", "",
               table(counts, [f"{k} {p}" for k in kinds for p in PIPELINES], list(OUTCOMES), "kind, pipeline"), "",
+              table(Counter({key: len(seeds) for key, seeds in items.items()}), names, kinds,
+                    "programs failing with (either pipeline)"),
+              "  (of " + ", ".join(f"{per_kind[k]} {k}" for k in kinds) + " programs)", "",
               "failures (pipeline, key): programs, by kind; the folder of the first"]
     for (pipeline, key), items in sorted(failures.items(), key=lambda kv: -len(kv[1])):
         by_kind = Counter(p.kind for p, _ in items)
@@ -166,13 +176,13 @@ def run_campaign(args) -> int:
 def show(kind: str, seed: int, check: bool) -> int:
     program = generate(kind, seed)
     print(program.source, end="")
-    print("--- expected (the reference)\n" + expected_text(program.expected))
+    print("--- expected (the reference)\n" + expected_text(program.expected, program.abort))
     if not check:
         return 0
     warm_up()
     status = 0
     for pipeline, optimise in PIPELINES.items():
-        verdict = judge(run_one(program.source, optimise), program.expected)
+        verdict = judge(run_one(program.source, optimise), program.expected, program.statements, program.abort)
         print(f"--- {pipeline}: {verdict.outcome} {verdict.key}\n{verdict.detail}")
         status |= not verdict.ok
     return status

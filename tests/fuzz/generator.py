@@ -91,6 +91,7 @@ class Program:
     seed: int
     statements: list
     expected: list[Val]
+    abort: str | None  # the failed check it must stop with (None: it ends normally)
     coverage: Counter
 
     @property
@@ -103,8 +104,8 @@ def generate(kind: str, seed: int) -> Program:
     g = Generator(random.Random(f"{kind}:{seed}"), KINDS[kind])
     g.fill()
     printed, abort = run_program(g.statements)
-    assert abort is None, abort  # (every statement was run as it was added)
-    return Program(kind, seed, g.statements, printed, g.coverage)
+    assert abort == g.abort, abort  # (every statement was run as it was added)
+    return Program(kind, seed, g.statements, printed, abort, g.coverage)
 
 
 class Generator:
@@ -118,6 +119,7 @@ class Generator:
         self.coverage: Counter = Counter()
         self.agenda: list[tuple[int, str, str]] = []  # (due, position, subject's name)
         self.count = 0
+        self.abort: str | None = None  # the message of a failed check the program ends with
 
     # -- random choices ---------------------------------------------------------------------
 
@@ -151,6 +153,13 @@ class Generator:
         dims.append(n)
         self.rng.shuffle(dims)
         return dims
+
+    def batch(self, shape: tuple) -> list[int]:
+        """Batch sizes that broadcast with ``shape``'s: some of its trailing ones (or 1s),
+        or one where it has none."""
+        if not shape:
+            return [self.size()] if self.chance(0.2) else []
+        return [1 if self.chance(0.3) else size_of(d) for d in shape[self.rng.randint(0, len(shape)):]]
 
     def number_value(self, dtype: str):
         if dtype == "i1":
@@ -507,6 +516,33 @@ class Generator:
         for v in dict.fromkeys(v.name for v in late):
             if self.emit(Print(Name(v, self.pool[v].type))):
                 self.note("print late", self.pool[v])
+        if self.chance(0.1):
+            self.stop()
+
+    def stop(self) -> None:
+        """A last print that must fail a run-time check: an integer division by a literal
+        holding a zero, or an id out of range."""
+        values = [v for v in self.pool.values() if v.type.rank and v.type.sizes()]
+        if not values:
+            return
+        v = self.choice(values)
+        x = Name(v.name, v.type)
+        if v.type.dtype in INTS and self.chance(0.5):
+            divisor = self.literal([size_of(v.type.shape[-1])], v.type.dtype, nonzero=True)
+            divisor.values[self.rng.randrange(divisor.values.size)] = 0
+            e = Apply(ops.ARITHMETIC[3], (x, divisor))
+        else:
+            rows = size_of(v.type.shape[0])
+            e = Apply(ops.INDEX, (x, Literal(np.array([0, self.choice([rows, rows + 1])], dtype=object), "i64")))
+        statement = Print(e)
+        try:
+            statement.run(self.env, [])
+        except Abort as failed:
+            self.statements.append(statement)
+            self.abort = str(failed)
+            self.coverage[("stop", e.op)] += 1
+        except (Invalid, Unsafe, Unusable, Rejected, ValueError):
+            pass
 
 
 def broadcasts(a: TType, b: TType) -> bool:

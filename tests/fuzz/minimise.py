@@ -28,9 +28,7 @@ def fails_alike(statements: list, optimise: bool, key: str, timeout: float) -> b
         expected, abort = run_program(statements)
     except Exception:  # noqa: BLE001  (a deletion the reference cannot follow)
         return False
-    if abort is not None:
-        return False
-    return judge(run_one(program_source(statements), optimise, timeout), expected).key == key
+    return judge(run_one(program_source(statements), optimise, timeout), expected, statements, abort).key == key
 
 
 def minimise(statements: list, optimise: bool, key: str, budget: float = 120.0, timeout: float = 60.0) -> list:

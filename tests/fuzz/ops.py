@@ -149,8 +149,8 @@ class Matmul(Op):
             return Apply(self, (x, Apply(TRANSPOSE, (x,), {"written": flip})))
         left = g.chance(0.7)
         k = x.type.shape[-1] if left else x.type.shape[-2]
-        batch = x.type.shape[:-2][-g.rng.randint(0, x.type.rank - 2):] if x.type.rank > 2 and g.chance(0.5) else ()
-        other = g.operand(TType((*batch, k, g.size()) if left else (*batch, g.size(), k), x.type.dtype))
+        other = g.operand(TType((*g.batch(x.type.shape[:-2]), k, g.size()) if left else
+                                (*g.batch(x.type.shape[:-2]), g.size(), k), x.type.dtype))
         return Apply(self, (x, other) if left else (other, x))
 
 
@@ -271,6 +271,10 @@ class Where(Op):
             first = g.partner_of(TType(x.type.shape, dtype))
             return Apply(self, (x, first, g.partner_of(TType(x.type.shape, dtype), number_ok=is_tensor(first.type))))
         mask = Apply(g.choice(COMPARISONS), (x, g.partner(x)))
+        if g.chance(0.3):  # values of another type than the mask's operands
+            values = TType(x.type.shape, g.dtype())
+            first = g.partner_of(values)
+            return Apply(self, (mask, first, g.partner_of(values, number_ok=is_tensor(first.type))))
         other = g.partner(x)
         return Apply(self, (mask, x, other) if g.chance(0.5) else (mask, other, x))
 

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .execute import Run
+from .syntax import Let, Name, Print, Update
 from .values import INTS, Val
 
 NUMBER = re.compile(r"-?nan|-?inf|-?[0-9.]+(?:e[+-]?[0-9]+)?")
@@ -58,20 +59,42 @@ def element_agrees(written: str, want, bound: float, dtype: str) -> bool:
     return bool(abs(got - want) <= bound + 6e-6 * (abs(want) + bound) + 1e-300)
 
 
-def compare(printed: list[Printed], expected: list[Val]) -> str | None:
-    """None if the prints agree with the reference, else what differs first."""
+def compare(printed: list[Printed], expected: list[Val]) -> tuple[int, str] | None:
+    """None if the prints agree with the reference, else the index of the first print that
+    differs and how."""
     for k, (got, want) in enumerate(zip(printed, expected)):
         if got.sizes != want.shape:
-            return f"print {k + 1}: sizes {list(got.sizes)}, expected {list(want.shape)}"
+            return k, f"print {k + 1}: sizes {list(got.sizes)}, expected {list(want.shape)}"
         if len(got.numbers) != want.v.size:
-            return f"print {k + 1}: {len(got.numbers)} numbers for {want.v.size} elements"
+            return k, f"print {k + 1}: {len(got.numbers)} numbers for {want.v.size} elements"
         for i, (written, v, e) in enumerate(zip(got.numbers, want.v.ravel(), want.e.ravel())):
             if not element_agrees(written, v, e, want.dtype):
-                return (f"print {k + 1} ({want.dtype}, sizes {list(want.shape)}): element {i} is {written}, "
-                        f"expected {v} (within {e:g})")
+                return k, (f"print {k + 1} ({want.dtype}, sizes {list(want.shape)}): element {i} is {written}, "
+                           f"expected {v} (within {e:g})")
     if len(printed) != len(expected):
-        return f"{len(printed)} prints, expected {len(expected)}"
+        return min(len(printed), len(expected)), f"{len(printed)} prints, expected {len(expected)}"
     return None
+
+
+def wrong_print_key(statements: list, k: int) -> str:
+    """What the ``k``-th print prints, for telling wrong answers apart: a value read after
+    a var made from it was updated, or the operation and type of what it prints."""
+    prints = [i for i, s in enumerate(statements) if isinstance(s, Print)]
+    if k >= len(prints):
+        return "wrong_answer: prints missing"
+    at = prints[k]
+    value = statements[at].value
+    if any(updated_var_of(statements[:at], name) for name in value.names()):
+        return "wrong_answer: a value printed after a var made from it was updated"
+    dtype = value.type.dtype if value.type.dtype != "number" else "f64"
+    return f"wrong_answer: print of {value.op} ({dtype})"
+
+
+def updated_var_of(statements: list, name: str) -> bool:
+    """Whether a ``var`` was bound to ``name`` and then updated in place."""
+    copies = {s.name for s in statements if isinstance(s, Let) and s.mutable and isinstance(s.value, Name)
+              and s.value.name == name}
+    return any(isinstance(s, Update) and s.op and s.name in copies for s in statements)
 
 
 @dataclass
@@ -85,7 +108,10 @@ class Verdict:
         return self.outcome == "pass"
 
 
-def judge(run: Run, expected: list[Val]) -> Verdict:
+def judge(run: Run, expected: list[Val], statements: list | None = None, abort: str | None = None) -> Verdict:
+    """The outcome of ``run`` of a program that must print ``expected``, then stop with the
+    message ``abort`` (None: end normally). With the program's ``statements``, a wrong
+    answer's key says what the wrong print prints."""
     if run.phase == "timeout":
         return Verdict("timeout", f"no result after {run.seconds:.0f} s", "timeout")
     if run.phase == "compile_error":
@@ -99,15 +125,20 @@ def judge(run: Run, expected: list[Val]) -> Verdict:
     if run.status and run.status < 0 and run.status != -signal.SIGABRT:
         return Verdict("crash", f"{signal_name(run.status)}\nstdout:\n{run.stdout}\nstderr:\n{run.stderr}",
                        f"crash: {signal_name(run.status)}")
-    if run.status:
-        first = (run.stderr.splitlines() or ["(nothing on stderr)"])[0]
+    first = (run.stderr.splitlines() or ["(nothing on stderr)"])[0]
+    if run.status and first != abort:
         outcome = "runtime_error" if first.startswith("mg.") else "crash"
-        return Verdict(outcome, f"exit {run.status}\nstderr:\n{run.stderr}", f"{outcome}: {mask(first)}")
+        expectation = f"expected: {abort}" if abort else "expected no failed check"
+        return Verdict(outcome, f"exit {run.status} ({expectation})\nstderr:\n{run.stderr}", f"{outcome}: {mask(first)}")
+    if abort and not run.status:
+        return Verdict("wrong_answer", f"the program ended normally; expected it to stop with: {abort}",
+                       "wrong_answer: a failed check did not stop the program")
     difference = compare(parse_printed(run.stdout), expected)
-    if difference is None and run.stderr.strip():
-        difference = "stderr: " + run.stderr.strip().splitlines()[-1]
+    if difference is None and run.stderr.strip() and not abort:
+        return Verdict("wrong_answer", "stderr: " + run.stderr.strip(), "wrong_answer: text on stderr")
     if difference is not None:
-        return Verdict("wrong_answer", difference, "wrong_answer")
+        k, text = difference
+        return Verdict("wrong_answer", text, wrong_print_key(statements, k) if statements else "wrong_answer")
     return Verdict("pass")
 
 
