@@ -37,7 +37,7 @@ from . import ops
 from .ops import Skip
 from .reference import Abort, Unusable
 from .syntax import Apply, Def, Env, Expr, Let, Literal, Name, Number, Print, Update, program_source, run_program
-from .types import Invalid, Sym, TType, Unsafe, is_tensor, size_of
+from .types import Invalid, Sym, TType, Unsafe, is_tensor, pins, size_of
 from .values import DTYPES, FLOATS, INTS, Val
 
 
@@ -392,13 +392,14 @@ class Generator:
     def place_call(self, s, x):
         """``s`` passed to a def made earlier (its ``?`` sizes bound anew), the others of its
         arguments values or literals of sizes drawn for this call."""
-        fits = [(d, i) for d in self.defs for i, (_, t) in enumerate(d.params) if parameter_fits(s.type, t)]
+        fits = [(d, i) for d in self.defs for i, (_, t) in enumerate(d.params) if parameter_fits(s.type, t, d.pinned)]
         if not fits:
             return self.place_def(s, x)
         definition, slot = self.choice(fits)
         sizes: dict[str, int] = {}
         bind_sizes(definition.params[slot][1], s.type, sizes)
-        args = [x if i == slot else self.argument(t, sizes) for i, (_, t) in enumerate(definition.params)]
+        args = [x if i == slot else self.argument(t, sizes, definition.pinned)
+                for i, (_, t) in enumerate(definition.params)]
         call = Apply(ops.DefCall(definition), tuple(args))
         value = self.bind(call)
         if value is not None:
@@ -430,13 +431,14 @@ class Generator:
                 continue
         raise Skip
 
-    def argument(self, t: TType, sizes: dict[str, int]) -> Expr:
+    def argument(self, t: TType, sizes: dict[str, int], pinned=frozenset()) -> Expr:
         """An argument for a parameter of type ``t``: its ``?`` sizes those of ``sizes``
-        (drawn where not yet bound)."""
-        shape = tuple(sizes.setdefault(d.name, self.size()) if isinstance(d, Sym) else d for d in t.shape)
+        (drawn where not yet bound; a pinned one's is its first call's)."""
+        shape = tuple(sizes.setdefault(d.name, d.size if d.name in pinned else self.size()) if isinstance(d, Sym)
+                      else d for d in t.shape)
         if not shape and t.dtype != "i1":
             return self.number(t.dtype)
-        names = [v for v in self.names_of(t.dtype) if v.type.sizes() == shape and parameter_fits(v.type, t)]
+        names = [v for v in self.names_of(t.dtype) if v.type.sizes() == shape and parameter_fits(v.type, t, pinned)]
         if names and self.chance(0.5):
             v = self.choice(names)
             return Name(v.name, v.type)
@@ -457,8 +459,9 @@ class Generator:
             question = self.kind.question if attempt < 3 else 0.0
             params = [(f"p{i}", self.parameter_type(leaf.type, question)) for i, leaf in enumerate(leaves)]
             try:
-                body = substitute(e, leaves, [Name(p, t) for p, t in params])
-                definition = Def(self.fresh_name("f"), params, body, self.chance(0.2))
+                with pins() as pinned:
+                    body = substitute(e, leaves, [Name(p, t) for p, t in params])
+                definition = Def(self.fresh_name("f"), params, body, self.chance(0.2), frozenset(pinned))
                 return definition, Apply(ops.DefCall(definition), tuple(leaves))
             except (Invalid, Unsafe):
                 continue
@@ -555,11 +558,12 @@ def broadcasts(a: TType, b: TType) -> bool:
         return False
 
 
-def parameter_fits(arg: TType, param: TType) -> bool:
+def parameter_fits(arg: TType, param: TType, pinned=frozenset()) -> bool:
     """Whether a value of type ``arg`` may be passed for ``param``: the element type, the
-    rank and every static size."""
+    rank, every static size and every pinned ``?``'s."""
     return arg.dtype == param.dtype and arg.rank == param.rank and all(
-        isinstance(p, Sym) or size_of(a) == p for a, p in zip(arg.shape, param.shape))
+        size_of(a) == size_of(p) if not isinstance(p, Sym) or p.name in pinned else True
+        for a, p in zip(arg.shape, param.shape))
 
 
 def bind_sizes(param: TType, arg: TType, sizes: dict[str, int]) -> None:

@@ -84,17 +84,20 @@ def wrong_print_key(statements: list, k: int) -> str:
         return "wrong_answer: prints missing"
     at = prints[k]
     value = statements[at].value
-    if any(updated_var_of(statements[:at], name) for name in value.names()):
+    if any(shares_with_updated_var(statements[:at], name) for name in value.names()):
         return "wrong_answer: a value printed after a var made from it was updated"
     dtype = value.type.dtype if value.type.dtype != "number" else "f64"
     return f"wrong_answer: print of {value.op} ({dtype})"
 
 
-def updated_var_of(statements: list, name: str) -> bool:
-    """Whether a ``var`` was bound to ``name`` and then updated in place."""
-    copies = {s.name for s in statements if isinstance(s, Let) and s.mutable and isinstance(s.value, Name)
-              and s.value.name == name}
-    return any(isinstance(s, Update) and s.op and s.name in copies for s in statements)
+def shares_with_updated_var(statements: list, name: str) -> bool:
+    """Whether ``name`` is a ``var`` bound to another name (or a name a ``var`` was bound
+    to), and that var was then updated in place: where a var that shares its buffer
+    shows."""
+    pairs = {(s.name, s.value.name) for s in statements
+             if isinstance(s, Let) and s.mutable and isinstance(s.value, Name)}
+    vars_ = {w for w, n in pairs if name in (w, n)}
+    return any(isinstance(s, Update) and s.op and s.name in vars_ for s in statements)
 
 
 @dataclass

@@ -234,6 +234,7 @@ class Def:
     params: list[tuple[str, TType]]
     body: Expr
     declared: bool = False
+    pinned: frozenset = frozenset()  # '?'s every call must give their first call's size
 
     def source(self) -> str:
         params = ", ".join(f"{p}: {t.text()}" for p, t in self.params)

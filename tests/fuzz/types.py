@@ -9,6 +9,8 @@ every program runs to its end).
 """
 
 import math
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 from .values import INTS
@@ -91,13 +93,32 @@ def varies(d: Dim) -> bool:
     return isinstance(d, Sym) and d.varies
 
 
+_pinned: list[set[str]] = []
+
+
+@contextmanager
+def pins() -> Iterator[set[str]]:
+    """Collect the ``?``s of a def that a run-time check compares with another size while
+    a body is typed: every call must give them their first call's size."""
+    found: set[str] = set()
+    _pinned.append(found)
+    try:
+        yield found
+    finally:
+        _pinned.pop()
+
+
 def check_same_size(a: Dim, b: Dim) -> None:
     """A run-time check that two sizes agree (at least one is a ``?``): safe if they are
-    one ``Sym`` of a def, or (at the top level) equal."""
+    one ``?`` of a def, or equal where the generator makes them (a def's ``?`` is then
+    pinned to its first call's size)."""
     if a == b:
         return
-    if varies(a) or varies(b) or size_of(a) != size_of(b):
-        raise Unsafe(f"sizes {a} and {b} may differ at run time")
+    if size_of(a) != size_of(b):
+        raise Unsafe(f"sizes {a} and {b} differ at run time")
+    for d in (a, b):
+        if varies(d) and _pinned:
+            _pinned[-1].add(d.name)  # type: ignore[union-attr]
 
 
 def broadcast(left: tuple[Dim, ...], right: tuple[Dim, ...]) -> tuple[Dim, ...]:
