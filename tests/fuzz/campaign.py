@@ -75,7 +75,7 @@ def save_failure(out: Path, program, pipeline: str, verdict, statements, minimis
                                        f"--- stderr\n{run.stderr}{run.message}")
     (folder / "verdict.txt").write_text(
         f"{again.outcome} ({pipeline} pipeline){' minimised' if minimised else ''}\nkey: {again.key}\n"
-        f"known: {triage.known_item(again, pipeline, source) or 'new'}\n\n{again.detail}\n")
+        f"known: {triage.known_item(again, pipeline, statements) or 'new'}\n\n{again.detail}\n")
     (folder / "reproduce.sh").write_text(
         f"# {again.outcome} in the {pipeline} pipeline; expected.txt is what NumPy computes\n"
         f"mgc run{flag} prog.mg\n"
@@ -141,7 +141,7 @@ def run_campaign(args) -> int:
             counts[(f"{program.kind} {pipeline}", verdict.outcome)] += 1
             if not verdict.ok:
                 failures[(pipeline, verdict.key)].append((program, verdict))
-                item = triage.known_item(verdict, pipeline, program.source) or "new"
+                item = triage.known_item(verdict, pipeline, program.statements) or "new"
                 items[(item, program.kind)].add(program.seed)
     elapsed = time.monotonic() - started
     per_kind = Counter(p.kind for p in programs)
@@ -160,7 +160,7 @@ def run_campaign(args) -> int:
                 if shrink else program.statements
             folder = save_failure(out, program, pipeline, verdict, statements, shrink)
             if n == 0:
-                known = triage.known_item(verdict, pipeline, program_source(statements))
+                known = triage.known_item(verdict, pipeline, statements)
                 report.append(f"  {len(items):5d}  {pipeline:9}  {key}\n         {dict(by_kind)}  "
                               f"known: {known or 'new'}  {folder}")
             if n >= args.keep:

@@ -50,14 +50,20 @@ class _FdWriter:
         pass
 
 
-def _child(source: str, optimise: bool, out_w: int, err_w: int, note_w: int) -> None:
-    """In the child: compile, report how that went on ``note_w``, run ``main``; never returns."""
+def _child(source: str, optimise: bool, outline: bool, out_w: int, err_w: int, note_w: int) -> None:
+    """In the child: compile, report how that went on ``note_w``, run ``main``; never returns.
+    Not ``outline``: with ``outline-loop-nests`` doing nothing (for triage: whether a failure
+    needs ``main`` split)."""
     status = 1
     try:
         import faulthandler
 
         faulthandler.disable()
         os.dup2(err_w, 2)
+        if not outline:
+            from mg_xdsl.transforms.outline_loop_nests import OutlineLoopNestsPass
+
+            OutlineLoopNestsPass.apply = lambda self, ctx, op: None
         from mg_xdsl.backend import runtime
         from mg_xdsl.driver import Compilation
         from mg_xdsl.frontend import MgError
@@ -83,14 +89,14 @@ def _child(source: str, optimise: bool, out_w: int, err_w: int, note_w: int) -> 
 class Child:
     """A running child and what it has written so far."""
 
-    def __init__(self, source: str, optimise: bool):
+    def __init__(self, source: str, optimise: bool, outline: bool = True):
         pipes = [os.pipe() for _ in range(3)]
         self.started = time.monotonic()
         self.pid = os.fork()
         if self.pid == 0:
             for r, _ in pipes:
                 os.close(r)
-            _child(source, optimise, *(w for _, w in pipes))
+            _child(source, optimise, outline, *(w for _, w in pipes))
         for _, w in pipes:
             os.close(w)
         self.fds = [r for r, _ in pipes]
@@ -125,17 +131,18 @@ class Child:
         return Run("ran", out, err, code, "", seconds)
 
 
-def run_many(jobs: list[tuple[str, bool]], parallel: int = 1, timeout: float = 60.0, on_done=None) -> list[Run]:
-    """Run each ``(source, optimise)`` in a child of its own, ``parallel`` at a time;
-    ``on_done(index, run)`` is called as each finishes. The results, in ``jobs``' order."""
+def run_many(jobs: list[tuple], parallel: int = 1, timeout: float = 60.0, on_done=None) -> list[Run]:
+    """Run each ``(source, optimise)`` (or ``(source, optimise, outline)``) in a child of
+    its own, ``parallel`` at a time; ``on_done(index, run)`` is called as each finishes.
+    The results, in ``jobs``' order."""
     results: list[Run | None] = [None] * len(jobs)
     waiting = list(enumerate(jobs))
     running: dict[int, tuple[int, Child]] = {}
     selector = selectors.DefaultSelector()
     while waiting or running:
         while waiting and len(running) < parallel:
-            index, (source, optimise) = waiting.pop(0)
-            child = Child(source, optimise)
+            index, job = waiting.pop(0)
+            child = Child(*job)
             running[child.pid] = (index, child)
             for fd in child.fds:
                 selector.register(fd, selectors.EVENT_READ, child)
@@ -158,8 +165,8 @@ def run_many(jobs: list[tuple[str, bool]], parallel: int = 1, timeout: float = 6
     return results  # type: ignore[return-value]
 
 
-def run_one(source: str, optimise: bool, timeout: float = 60.0) -> Run:
-    return run_many([(source, optimise)], 1, timeout)[0]
+def run_one(source: str, optimise: bool, timeout: float = 60.0, outline: bool = True) -> Run:
+    return run_many([(source, optimise, outline)], 1, timeout)[0]
 
 
 def warm_up() -> None:

@@ -204,6 +204,9 @@ class Neg(Op):
 class Unary(Op):
     """``relu`` and ``abs`` (every numeric type) and the float math functions."""
 
+    # Functions defined on part of the line, and an exact way into it for most operands.
+    DOMAINS = {"sqrt": "positive", "rsqrt": "positive", "log": "positive", "acos": "unit", "asin": "unit"}
+
     def __init__(self, name: str, floats: bool):
         self.name, self.floats = name, floats
 
@@ -221,6 +224,14 @@ class Unary(Op):
         return ref.elementwise(self.name, values)
 
     def build(self, g, x):
+        """``f(x)``, or for a function of part of the line, sometimes ``f`` of ``x`` moved
+        into it: ``abs(x) + 1``, ``minimum(maximum(x, -1), 1)``."""
+        domain = self.DOMAINS.get(self.name)
+        if domain and g.chance(0.6):
+            if domain == "positive":
+                x = Apply(ARITHMETIC[0], (Apply(OPERATIONS["abs"], (x,)), Number(1)))
+            else:
+                x = Apply(OPERATIONS["minimum"], (Apply(OPERATIONS["maximum"], (x, Number(-1))), Number(1)))
         return Apply(self, (x,))
 
 
@@ -245,6 +256,8 @@ class BinaryFunction(Op):
         return ref.elementwise(self.name, tensor_args(values, value_dtype(values)))
 
     def build(self, g, x):
+        if self.name == "pow":  # (a negative base has a power only for whole exponents)
+            return Apply(self, (x, g.number(x.type.dtype, [2, 3, -1, 1, 0.5, -0.5])))
         p = g.partner(x)
         return Apply(self, (x, p) if g.chance(0.5) else (p, x))
 

@@ -84,10 +84,21 @@ def wrong_print_key(statements: list, k: int) -> str:
         return "wrong_answer: prints missing"
     at = prints[k]
     value = statements[at].value
-    if any(shares_with_updated_var(statements[:at], name) for name in value.names()):
+    if any(shares_with_updated_var(statements[:at], name) for name in reads(statements[:at], value.names())):
         return "wrong_answer: a value printed after a var made from it was updated"
     dtype = value.type.dtype if value.type.dtype != "number" else "f64"
     return f"wrong_answer: print of {value.op} ({dtype})"
+
+
+def reads(statements: list, names: set[str]) -> set[str]:
+    """``names`` and every name the statements that bound them read, and so on."""
+    found, todo = set(), list(names)
+    while todo:
+        name = todo.pop()
+        if name not in found:
+            found.add(name)
+            todo += [n for s in statements if isinstance(s, Let) and s.name == name for n in s.uses()]
+    return found
 
 
 def shares_with_updated_var(statements: list, name: str) -> bool:
@@ -160,9 +171,10 @@ def mask(text: str) -> str:
 
 
 def ice_key(trace: str) -> str:
-    """An internal error's exception and the compiler frame it was raised in."""
+    """An internal error's exception, the compiler frame it was raised in and the start of
+    its message."""
     frames = re.findall(r'File "[^"]*/(mg_xdsl/[^"]+)", line \d+, in (\w+)', trace)
-    last = trace.strip().splitlines()[-1] if trace.strip() else "?"
-    exception = last.split(":")[0]
+    raised = re.findall(r"^([A-Za-z_][\w.]*(?:Error|Exception|Exit))\b:? ?(.*)$", trace, re.M)
+    exception, message = raised[-1] if raised else ("?", "")
     where = f"{frames[-1][0]}:{frames[-1][1]}" if frames else "?"
-    return f"{exception} in {where}"
+    return f"{exception.rsplit('.', 1)[-1]} in {where}: {mask(message)[:70]}".rstrip(": ")
