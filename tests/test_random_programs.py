@@ -18,7 +18,7 @@ from fuzz.generator import KINDS, generate
 from fuzz.oracle import judge
 
 # How many programs of each kind: about 2-3 minutes on two cores.
-COUNTS = {"static": 40, "question": 40, "dtypes": 40, "long": 8}
+COUNTS = {"static": 120, "question": 120, "dtypes": 120, "long": 24}
 CASES = [(kind, seed) for kind, count in COUNTS.items() for seed in range(count)]
 
 

@@ -195,7 +195,7 @@ def main(argv=None) -> int:
     parser.add_argument("--seed", type=int, help="the run's seed (default: a new one, printed)")
     parser.add_argument("--kinds", default=",".join(KINDS), help=f"comma-separated, of {', '.join(KINDS)}")
     parser.add_argument("--jobs", type=int, default=2, help="programs run at once (default 2)")
-    parser.add_argument("--timeout", type=float, default=120, help="seconds for one compile and run (default 120)")
+    parser.add_argument("--timeout", type=float, default=60, help="seconds for one compile and run (default 60)")
     parser.add_argument("--out", default="fuzz-failures", help="where failures go (default fuzz-failures/)")
     parser.add_argument("--minimise", type=int, default=1, help="failures of each kind to minimise (default 1)")
     parser.add_argument("--minimise-seconds", type=float, default=120, help="time for minimising one (default 120)")
