@@ -29,7 +29,7 @@ splits ``main`` into functions of 32 loop nests).
 
 import random
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -218,7 +218,7 @@ class Generator:
             return self.number(t.dtype, values) if number_ok and t.dtype != "i1" else self.literal([1], t.dtype)
         return self.literal(shape, t.dtype, nonzero=nonzero)
 
-    def operand(self, t: TType, keep=()) -> Expr:
+    def operand(self, t: TType) -> Expr:
         """An operand of exactly ``t``'s sizes and element type: a value of those sizes, or a
         literal (a number for rank 0)."""
         if not t.rank and t.dtype != "i1":

@@ -521,7 +521,7 @@ class Concat(Op):
         for _ in range(g.rng.randint(1, 2)):
             shape = list(x.type.shape)
             shape[axis] = g.size()
-            items.append(x if g.chance(0.3) else g.operand(TType(tuple(shape), x.type.dtype), keep=[axis]))
+            items.append(x if g.chance(0.3) else g.operand(TType(tuple(shape), x.type.dtype)))
         g.rng.shuffle(items)
         return Apply(self, tuple(items), {"axis": maybe_negative(g, axis, x.type.rank)})
 
