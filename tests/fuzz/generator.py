@@ -384,7 +384,7 @@ class Generator:
             return False
         self.defs.append(definition)
         self.pool[name] = Value(name, call.type, "call")
-        self.coverage[("position", "returned from a def", call.args and definition.body.op)] += 1
+        self.coverage[("position", "returned from a def", definition.body.op)] += 1
         for _, t in definition.params:
             self.coverage[("pattern", t.text())] += 1
         return True

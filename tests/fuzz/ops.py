@@ -6,6 +6,11 @@ A builder gets the generator (``g``: random choices, partner operands, literals)
 subject (an expression), and returns an ``Apply``; it raises ``Skip`` when the subject does
 not suit it, and building the ``Apply`` raises ``types.Invalid``/``types.Unsafe`` when the
 operands do not fit: the generator then tries something else.
+
+To add an operation: a subclass of ``Op`` with ``type`` (the checker's rule), ``eval`` (the
+reference, usually a function of ``reference``), ``render`` if it is not written as a call,
+and ``build``; then an instance in ``FAMILIES``. The campaign's coverage report lists the
+positions its results reached.
 """
 
 import numpy as np
