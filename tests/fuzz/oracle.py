@@ -166,7 +166,8 @@ def signal_name(status: int | None) -> str:
 
 
 def mask(text: str) -> str:
-    """A message with its numbers and names left out (``mg.slice: stop # ...``)."""
+    """A message with its types, numbers and names left out (``mg.slice: stop # ...``)."""
+    text = re.sub(r"0x[0-9a-fA-F]+", "0x#", re.sub(r"tensor\[[^\]]*\]", "tensor[#]", text))
     return re.sub(r"\b(?:[a-z]+\d+|\d+)\b", "#", text)[:120]
 
 
