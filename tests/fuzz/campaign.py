@@ -25,15 +25,16 @@ import re
 import sys
 import time
 from collections import Counter, defaultdict
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from . import triage
 from .execute import PIPELINES, run_many, run_one, warm_up
-from .generator import KINDS, generate
+from .generator import KINDS, Program, generate
 from .minimise import minimise
-from .oracle import OUTCOMES, judge
+from .oracle import OUTCOMES, Verdict, judge
 from .syntax import program_source, run_program
 
 
@@ -58,10 +59,20 @@ def slug(key: str) -> str:
     return re.sub(r"[^A-Za-z0-9]+", "-", key).strip("-")[:80] or "failure"
 
 
-def save_failure(out: Path, program, pipeline: str, verdict, statements, minimised: bool) -> Path:
+@dataclass
+class Failure:
+    program: Program
+    pipeline: str
+    verdict: Verdict
+    item: str  # the issue's known item it looks like, or "new"
+
+
+def save_failure(out: Path, failure: Failure, statements: list, minimised: bool) -> tuple[Path, str]:
     """Write a failure's folder: the program (minimised if it was), the original, what the
-    reference expects, what the compiled program did, and how to run it again."""
-    folder = out / slug(verdict.key) / f"{program.kind}-{program.seed}-{pipeline}"
+    reference expects, what the compiled program did, and how to run it again; and say
+    which known item the program (minimised) shows."""
+    program, pipeline = failure.program, failure.pipeline
+    folder = out / slug(failure.verdict.key) / f"{program.kind}-{program.seed}-{pipeline}"
     folder.mkdir(parents=True, exist_ok=True)
     flag = " --reference" if pipeline == "reference" else ""
     source = program_source(statements)
@@ -71,16 +82,17 @@ def save_failure(out: Path, program, pipeline: str, verdict, statements, minimis
     (folder / "expected.txt").write_text(expected_text(expected, abort))
     run = run_one(source, PIPELINES[pipeline])
     again = judge(run, expected, statements, abort)
+    item = (triage.known_item(again, pipeline, statements) or "new") if minimised else failure.item
     (folder / "output.txt").write_text(f"exit status {run.status} ({run.phase})\n--- stdout\n{run.stdout}"
                                        f"--- stderr\n{run.stderr}{run.message}")
     (folder / "verdict.txt").write_text(
         f"{again.outcome} ({pipeline} pipeline){' minimised' if minimised else ''}\nkey: {again.key}\n"
-        f"known: {triage.known_item(again, pipeline, statements) or 'new'}\n\n{again.detail}\n")
+        f"known: {item}\n\n{again.detail}\n")
     (folder / "reproduce.sh").write_text(
         f"# {again.outcome} in the {pipeline} pipeline; expected.txt is what NumPy computes\n"
         f"mgc run{flag} prog.mg\n"
         f"# the whole generated program: python -m tests.fuzz.campaign --check {program.kind} {program.seed}\n")
-    return folder
+    return folder, item
 
 
 def table(counts: Counter, rows: list[str], columns: list[str], title: str) -> str:
@@ -120,57 +132,76 @@ def run_campaign(args) -> int:
     kinds = args.kinds.split(",")
     print(f"seed {base}: python -m tests.fuzz.campaign --programs {args.programs} --seed {base} "
           f"--kinds {args.kinds} --jobs {args.jobs}", flush=True)
-    out = Path(args.out)
     warm_up()
     started = time.monotonic()
     programs = [generate(kinds[i % len(kinds)], program_seed(base, i)) for i in range(args.programs)]
-    jobs = [(p.source, optimise) for p in programs for optimise in PIPELINES.values()]
+    runs = run_all(programs, args.jobs, args.timeout, started)
+    counts, failures = judge_all(programs, runs)
+    report = [f"seed {base}, {args.programs} programs, {len(runs)} runs in {time.monotonic() - started:.0f} s", "",
+              table(counts, [f"{k} {p}" for k in kinds for p in PIPELINES], list(OUTCOMES), "kind, pipeline"), "",
+              items_table(programs, failures, kinds), "",
+              "failures (pipeline, key): programs, by kind; the folder of the first"]
+    report += save_all(failures, args, Path(args.out))
+    report += ["", coverage_report(sum((p.coverage for p in programs), start=Counter()))]
+    text = "\n".join(report) + "\n"
+    Path(args.out).mkdir(parents=True, exist_ok=True)
+    (Path(args.out) / "summary.txt").write_text(text)
+    print(text)
+    return 1 if failures else 0
+
+
+def run_all(programs: list, jobs: int, timeout: float, started: float) -> list:
+    """Every program in both pipelines (run ``2 i`` optimised, ``2 i + 1`` reference)."""
+    work = [(p.source, optimise) for p in programs for optimise in PIPELINES.values()]
     done = Counter()
 
     def progress(index, run):
         done["runs"] += 1
-        if done["runs"] % max(1, len(jobs) // 20) == 0:
-            print(f"  {done['runs']}/{len(jobs)} runs, {time.monotonic() - started:.0f} s", flush=True)
+        if done["runs"] % max(1, len(work) // 20) == 0:
+            print(f"  {done['runs']}/{len(work)} runs, {time.monotonic() - started:.0f} s", flush=True)
 
-    runs = run_many(jobs, args.jobs, args.timeout, progress)
-    counts, failures, coverage, items = Counter(), defaultdict(list), Counter(), defaultdict(set)
+    return run_many(work, jobs, timeout, progress)
+
+
+def judge_all(programs: list, runs: list) -> tuple[Counter, dict]:
+    """Outcomes per kind and pipeline, and the failures by (pipeline, key), each triaged."""
+    counts, failures = Counter(), defaultdict(list)
     for i, program in enumerate(programs):
-        coverage.update(program.coverage)
         for j, pipeline in enumerate(PIPELINES):
             verdict = judge(runs[2 * i + j], program.expected, program.statements, program.abort)
             counts[(f"{program.kind} {pipeline}", verdict.outcome)] += 1
             if not verdict.ok:
-                failures[(pipeline, verdict.key)].append((program, verdict))
                 item = triage.known_item(verdict, pipeline, program.statements) or "new"
-                items[(item, program.kind)].add(program.seed)
-    elapsed = time.monotonic() - started
+                failures[(pipeline, verdict.key)].append(Failure(program, pipeline, verdict, item))
+    return counts, failures
+
+
+def items_table(programs: list, failures: dict, kinds: list[str]) -> str:
+    """How many programs of each kind fail with each known item (in either pipeline)."""
+    seeds = defaultdict(set)
+    for group in failures.values():
+        for f in group:
+            seeds[(f.item, f.program.kind)].add(f.program.seed)
     per_kind = Counter(p.kind for p in programs)
-    names = sorted({item for item, _ in items})
-    report = [f"seed {base}, {args.programs} programs, {len(jobs)} runs in {elapsed:.0f} s", "",
-              table(counts, [f"{k} {p}" for k in kinds for p in PIPELINES], list(OUTCOMES), "kind, pipeline"), "",
-              table(Counter({key: len(seeds) for key, seeds in items.items()}), names, kinds,
-                    "programs failing with (either pipeline)"),
-              "  (of " + ", ".join(f"{per_kind[k]} {k}" for k in kinds) + " programs)", "",
-              "failures (pipeline, key): programs, by kind; the folder of the first"]
-    for (pipeline, key), items in sorted(failures.items(), key=lambda kv: -len(kv[1])):
-        by_kind = Counter(p.kind for p, _ in items)
-        for n, (program, verdict) in enumerate(items):
-            shrink = n < args.minimise and time.monotonic() - started < args.max_seconds
-            statements = minimise(program.statements, PIPELINES[pipeline], key, args.minimise_seconds) \
-                if shrink else program.statements
-            folder = save_failure(out, program, pipeline, verdict, statements, shrink)
+    return (table(Counter({key: len(s) for key, s in seeds.items()}), sorted({item for item, _ in seeds}), kinds,
+                  "programs failing with (either pipeline)")
+            + "\n  (of " + ", ".join(f"{per_kind[k]} {k}" for k in kinds) + " programs)")
+
+
+def save_all(failures: dict, args, out: Path) -> list[str]:
+    """Save up to ``--keep`` failures of each (pipeline, key), the first ``--minimise``
+    minimised; a report line for each."""
+    lines = []
+    for (pipeline, key), group in sorted(failures.items(), key=lambda kv: -len(kv[1])):
+        by_kind = Counter(f.program.kind for f in group)
+        for n, failure in enumerate(group[:args.keep]):
+            shrink = n < args.minimise
+            statements = minimise(failure.program.statements, PIPELINES[pipeline], key, args.minimise_seconds) \
+                if shrink else failure.program.statements
+            folder, item = save_failure(out, failure, statements, shrink)
             if n == 0:
-                known = triage.known_item(verdict, pipeline, statements)
-                report.append(f"  {len(items):5d}  {pipeline:9}  {key}\n         {dict(by_kind)}  "
-                              f"known: {known or 'new'}  {folder}")
-            if n >= args.keep:
-                break
-    report += ["", coverage_report(coverage)]
-    text = "\n".join(report) + "\n"
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "summary.txt").write_text(text)
-    print(text)
-    return 1 if failures else 0
+                lines.append(f"  {len(group):5d}  {pipeline:9}  {key}\n         {dict(by_kind)}  known: {item}  {folder}")
+    return lines
 
 
 def show(kind: str, seed: int, check: bool) -> int:
@@ -198,9 +229,8 @@ def main(argv=None) -> int:
     parser.add_argument("--timeout", type=float, default=60, help="seconds for one compile and run (default 60)")
     parser.add_argument("--out", default="fuzz-failures", help="where failures go (default fuzz-failures/)")
     parser.add_argument("--minimise", type=int, default=1, help="failures of each kind to minimise (default 1)")
-    parser.add_argument("--minimise-seconds", type=float, default=120, help="time for minimising one (default 120)")
-    parser.add_argument("--keep", type=int, default=20, help="failures of each kind to save (default 20)")
-    parser.add_argument("--max-seconds", type=float, default=float("inf"), help="stop minimising after this")
+    parser.add_argument("--minimise-seconds", type=float, default=60, help="time for minimising one (default 60)")
+    parser.add_argument("--keep", type=int, default=10, help="failures of each kind to save (default 10)")
     parser.add_argument("--show", nargs=2, metavar=("KIND", "SEED"), help="print one program and its expected output")
     parser.add_argument("--check", nargs=2, metavar=("KIND", "SEED"), help="run one program in both pipelines")
     args = parser.parse_args(argv)
