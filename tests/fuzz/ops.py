@@ -874,17 +874,19 @@ class DefCall(Op):
 
     def result(self, bound: dict) -> TType:
         """The result's type as the checker sees it: each ``?`` of the body's type a new
-        ``?``, of the size its parameter's argument gives it."""
-        shape = []
-        for d in self.definition.body.type.shape:
-            if not isinstance(d, Sym):
-                shape.append(d)
-            elif d.name in bound:
-                arg = bound[d.name]
-                shape.append(Sym(f"{self.name}()", size_of(arg), ty.varies(arg)))
-            else:  # (a '?' the body made, such as a concat's: unknown here)
-                shape.append(Sym(f"{self.name}()", d.size, True))
+        ``?``, of the size this call's arguments give it."""
+        shape = [Sym(f"{self.name}()", *self.size(d, bound)) if isinstance(d, Sym) else d
+                 for d in self.definition.body.type.shape]
         return TType(tuple(shape), self.definition.body.type.dtype)
+
+    def size(self, d, bound: dict) -> tuple[int, bool]:
+        """The size of the body's dimension ``d`` at this call, and whether it varies."""
+        if not isinstance(d, Sym):
+            return d, False
+        if d.name in bound:
+            return size_of(bound[d.name]), ty.varies(bound[d.name])
+        sizes = [self.size(part, bound) for part in d.parts]  # (a concat's)
+        return sum(s for s, _ in sizes), any(v for _, v in sizes)
 
     def eval(self, values, env, **attrs):
         return env.defs[self.name].call(env, values)

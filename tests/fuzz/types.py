@@ -30,11 +30,13 @@ class Sym:
     a ``?`` comes from a call's result: ``size`` is what it is there (which the generator
     knows and the compiler does not). In a def (``varies``), each call may give it another
     size: ``name`` ties together the dimensions that every call gives one size, and
-    ``size`` is the first call's."""
+    ``size`` is the first call's. A concat along ``?`` sizes makes a ``?`` whose size is
+    the sum of its ``parts``."""
 
     name: str
     size: int
     varies: bool = False
+    parts: tuple = ()
 
 
 Dim = int | Sym
@@ -214,7 +216,7 @@ def concat(items: list[TType], axis: int) -> TType:
     along = [t.shape[axis] for t in items]
     if any(isinstance(d, Sym) for d in along):
         shape[axis] = Sym("+".join(dim_text(d) if not isinstance(d, Sym) else d.name for d in along),
-                          sum(size_of(d) for d in along), any(varies(d) for d in along))
+                          sum(size_of(d) for d in along), any(varies(d) for d in along), tuple(along))
     else:
         shape[axis] = sum(along)  # type: ignore[arg-type]
     return first.with_shape(shape)
