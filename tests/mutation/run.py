@@ -58,7 +58,7 @@ TEST_ORDER = [
     "tests/test_codegen.py", "tests/test_target.py", "tests/test_examples.py", "tests/test_malformed.py",
     "tests/test_stages.py", "tests/test_api.py", "tests/test_llvm_conversions.py",
     "tests/test_cli.py", "tests/test_compile_cache.py", "tests/test_cpp.py", "tests/test_build.py", "tests/test_gpu_ptx.py", "tests/gpu",
-    "tests/test_properties.py",
+    "tests/test_properties.py", "tests/test_random_programs.py",
 ]
 
 
