@@ -78,10 +78,10 @@ def lowering_ratio(source: str, optimise: bool) -> dict | None:
     verification of the result, and for mlir-opt-22's equivalent pipeline on the same IR
     (process start included; it verifies after every pass); None where mlir-opt-22 is not
     installed."""
-    from mg_xdsl import pipeline
+    from mg_xdsl.pipeline import stages as pipeline
     from mg_xdsl.backend.upstream import UPSTREAM_PIPELINE
     from mg_xdsl.driver import Compilation
-    from mg_xdsl.xdsl_compat import verify
+    from mg_xdsl.support.xdsl_compat import verify
 
     tool = shutil.which("mlir-opt-22")
     if tool is None:
@@ -95,7 +95,7 @@ def lowering_ratio(source: str, optimise: bool) -> dict | None:
     upstream = time.perf_counter() - start
     Path(f.name).unlink()
     ctx = pipeline.context()
-    gc.disable()  # as mgc does while it compiles (see mg_xdsl.cli)
+    gc.disable()  # as mgc does while it compiles (see mg_xdsl.tools.mgc)
     start = time.perf_counter()
     for stage in pipeline.stages_to("llvm", optimise)[1:]:  # scf, cf, llvm
         pipeline.run_stage(module, stage, ctx, verify_result=False)

@@ -44,7 +44,7 @@ run: its times mean nothing, it proves that every workload compiles, runs and is
 Target: mg compiles for this host unless ``--cpu NAME`` names another CPU (as LLVM names
 it) that the host can run: on an AVX-512 machine ``x86-64-v3`` runs the AVX2 code and
 ``x86-64``/``x86-64-v2`` the SSE code, with the kernels shaped for that CPU
-(``mg_xdsl.target``). The report names the CPU, its vector unit and the kernel each figure
+(``mg_xdsl.core.target``). The report names the CPU, its vector unit and the kernel each figure
 used; NumPy runs whatever kernel OpenBLAS picks (set ``OPENBLAS_CORETYPE``, e.g. ``Haswell``,
 to match; the report shows which ran). ``mgc run`` on the examples always compiles for the
 host.
@@ -233,9 +233,9 @@ def measure_workload(w: Workload, args, threads: int, log) -> dict:
 
 
 def target_info(cpu: str | None) -> dict:
-    """The CPU mg compiles for and the kernel shapes it gets there (``mg_xdsl.target``)."""
-    from mg_xdsl import target
-    from mg_xdsl.backend.jit import host
+    """The CPU mg compiles for and the kernel shapes it gets there (``mg_xdsl.core.target``)."""
+    from mg_xdsl.core import target
+    from mg_xdsl.core.target import host
 
     t = target.target(cpu)
     unit = t.unit
@@ -272,8 +272,8 @@ def kernel_of(w: Workload, cpu: str | None) -> str:
 
 def streams(w: Workload, cpu: str | None) -> bool:
     """Whether ``stream-large-results`` writes this elementwise workload's result past the
-    caches on ``cpu`` (its rule: ``mg_xdsl.target.streaming_min_bytes``)."""
-    from mg_xdsl import target
+    caches on ``cpu`` (its rule: ``mg_xdsl.core.target.streaming_min_bytes``)."""
+    from mg_xdsl.core import target
 
     t = target.target(cpu)
     result = np.dtype(w.dtype).itemsize * int(np.prod(w.out_shape))
@@ -586,7 +586,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         except re.error as e:
             ap.error(f"--only {pattern!r}: {e}")
     if args.cpu is not None:
-        from mg_xdsl.backend.native import check_cpu
+        from mg_xdsl.core.target import check_cpu
 
         try:
             check_cpu(args.cpu)

@@ -15,7 +15,7 @@ exceptions (``MgError``, ``MgWarning``, ``RuntimeCheckFailed``, ``ShapeMismatch`
 ``GpuError``) and ``__version__`` are looked up when first used.
 """
 
-from mg_xdsl import xdsl_lazy_formats
+from mg_xdsl.support import xdsl_lazy_formats
 
 # xDSL reads an op's assembly format when it is first used, not when its dialect is
 # imported: a tenth of every compiler start (see xdsl_lazy_formats). Before anything imports xDSL.
@@ -23,8 +23,8 @@ xdsl_lazy_formats.install()
 
 # name -> the module that defines it, imported on first use (PEP 562).
 _LAZY = {
-    "MgError": "mg_xdsl.frontend",
-    "MgWarning": "mg_xdsl.frontend",
+    "MgError": "mg_xdsl.language.frontend",
+    "MgWarning": "mg_xdsl.language.frontend",
     "RuntimeCheckFailed": "mg_xdsl.api",
     "ShapeMismatch": "mg_xdsl.api",
     "Library": "mg_xdsl.api",

@@ -47,12 +47,12 @@ from functools import lru_cache
 import ml_dtypes
 import numpy as np
 
-from mg_xdsl import element_types
+from mg_xdsl.core import element_types
 from mg_xdsl.backend.gpu_runtime import GpuError
 from mg_xdsl.backend.runtime_ir import CHECK_FAILED, FAILURE_TEXT_BYTES, OUT_OF_MEMORY
-from mg_xdsl.frontend import MgError, MgWarning, Signature
+from mg_xdsl.language.frontend import MgError, MgWarning, Signature
 from mg_xdsl.language.checker import Matrix, type_text
-from mg_xdsl.shapes import fmt_shape
+from mg_xdsl.core.shapes import fmt_shape
 
 __all__ = ["compile", "compile_file", "Library", "ShapeMismatch", "RuntimeCheckFailed", "MgError",
            "MgWarning", "GpuError"]
@@ -428,7 +428,7 @@ class Library:
         from mg_xdsl.driver import Compilation
 
         if cpu is not None:
-            from mg_xdsl.backend.native import check_cpu
+            from mg_xdsl.core.target import check_cpu
 
             check_cpu(cpu)  # (here, not in compile: only what the cache lacks is checked)
         comp = Compilation(source, path, lib=True, gpu=gpu, optimise=optimise, cpu=cpu)

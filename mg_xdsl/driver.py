@@ -1,6 +1,6 @@
 """Compiling a program from source to each of its forms, for ``mgc`` and the Python API.
 
-``Compilation`` runs the front end and the pipeline of ``mg_xdsl.pipeline`` up to the stage
+``Compilation`` runs the front end and the pipeline of ``mg_xdsl.pipeline.stages`` up to the stage
 asked for, records how long each step took, and (with ``MGC_KEEP=dir``) writes every
 intermediate form into ``dir``: the IR after each stage, the LLVM IR before and after
 optimisation.
@@ -13,7 +13,7 @@ from pathlib import Path
 
 from xdsl.dialects.builtin import ModuleOp
 
-from mg_xdsl import pipeline
+from mg_xdsl.pipeline import stages as pipeline
 
 
 class NothingToExport(ValueError):
@@ -52,7 +52,7 @@ class Compilation:
     gpu_modules: ModuleOp | None = None  # the device code, with gpu
     kernels: list = field(default_factory=list)  # gpu_runtime.Kernel for each launched kernel
     warnings: list[str] = field(default_factory=list)  # the front end's, rendered (PATH:LINE: warning: ...)
-    # verify after every stage, not only the last one asked for (see mg_xdsl.pipeline)
+    # verify after every stage, not only the last one asked for (see mg_xdsl.pipeline.stages)
     verify_each: bool = field(default_factory=verify_each_requested)
 
     def timed(self, name: str, seconds: float) -> None:
@@ -68,7 +68,7 @@ class Compilation:
     def mlir(self, stage: str = "mg", verify: bool = True) -> ModuleOp:
         """The module after ``stage`` (raises ``MgError`` for a bad program), verified unless
         not ``verify`` (and then only with ``verify_each``)."""
-        from mg_xdsl.frontend import parse_program
+        from mg_xdsl.language.frontend import parse_program
 
         start = time.perf_counter()
         program = parse_program(self.source, self.path, with_main=not self.lib)
@@ -113,7 +113,7 @@ class Compilation:
         (found only if a pass asks)."""
         if self.cpu is None:
             return None
-        from mg_xdsl.target import target
+        from mg_xdsl.core.target import target
 
         return target(self.cpu)
 

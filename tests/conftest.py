@@ -146,7 +146,7 @@ def run_forked(source: str, path: str = "prog.mg", optimise: bool = True) -> tup
 def compile_error(source: str) -> str:
     """What compiling ``source`` (one more line end added) reports: the text of the
     ``MgError`` it must raise."""
-    from mg_xdsl.frontend import MgError
+    from mg_xdsl.language.frontend import MgError
 
     with pytest.raises(MgError) as e:
         mg_xdsl.compile(source + "\n")

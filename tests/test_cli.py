@@ -12,7 +12,7 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Block, Region
 
 from conftest import EXAMPLES, ROOT, mask, mgc, tool
-from mg_xdsl import pipeline
+from mg_xdsl.pipeline import stages as pipeline
 
 
 def test_help_explains_every_command():
@@ -114,7 +114,7 @@ def test_what_is_verified(each, step, verified, monkeypatch):
 
 
 def test_verify_each_flag_and_environment(tmp_path):
-    from mg_xdsl.cli import parser
+    from mg_xdsl.tools.mgc import parser
 
     assert parser().parse_args(["run", "--verify-each", "x.mg"]).verify_each
     help_text = mgc("run", "--help").stdout.decode()

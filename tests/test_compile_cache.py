@@ -201,7 +201,7 @@ def test_concurrent_runs_share_the_cache_safely(tmp_path):
 # The modules a run imported, printed by the child after running mgc's main in-process.
 _IMPORTED = """
 import json, sys
-from mg_xdsl.cli import main
+from mg_xdsl.tools.mgc import main
 status = main(["run", sys.argv[1]])
 sys.stdout.flush()
 print(json.dumps(sorted(m for m in sys.modules if m == "xdsl" or m.startswith("xdsl."))),

@@ -6,7 +6,7 @@ would fail here), in both pipelines."""
 import pytest
 
 from mg_xdsl.driver import Compilation
-from mg_xdsl.pipeline import OPTIMISED_STAGES, STAGES
+from mg_xdsl.pipeline.stages import OPTIMISED_STAGES, STAGES
 
 KINDS = ["let x{k} = relu(x{p} @ w + b)", "let x{k} = x{p} * 0.5 - b",
          "let x{k} = x{p} + row_sum(x{p}) / 3", "let x{k} = x{p} / (col_max(x{p}) + 10)"]

@@ -12,7 +12,7 @@ import pytest
 
 import mg_xdsl
 from conftest import mgc, tool
-from mg_xdsl.frontend import MgError, parse_program
+from mg_xdsl.language.frontend import MgError, parse_program
 from mg_xdsl.language.error_codes import CODES
 
 SOURCE = Path(mg_xdsl.__file__).parent

@@ -1,4 +1,4 @@
-"""Every element type the mg dialect accepts (``mg_xdsl.element_types.ARITHMETIC``) runs: one
+"""Every element type the mg dialect accepts (``mg_xdsl.core.element_types.ARITHMETIC``) runs: one
 function per op on ``?x?`` tensors of that type, written in the mg dialect, through the
 reference and the optimised CPU pipeline to native code, called on NumPy arrays of that
 type, against NumPy. (The language writes f64 only; this is the dialect's promise.)"""
@@ -10,7 +10,9 @@ import numpy as np
 import pytest
 from xdsl.parser import Parser
 
-from mg_xdsl import element_types, pipeline
+from mg_xdsl.core import element_types
+
+from mg_xdsl.pipeline import stages as pipeline
 from mg_xdsl.backend.jit import Engine, translate
 
 # op -> (its mg line, with {t} the operand type and {e} the element type; the result's

@@ -8,9 +8,9 @@ import sys
 import pytest
 
 from conftest import EXAMPLES
-from mg_xdsl import shapes
-from mg_xdsl.frontend import MgError, MgWarning, parse_program
-from mg_xdsl.shapes import ShapeError
+from mg_xdsl.core import shapes
+from mg_xdsl.language.frontend import MgError, MgWarning, parse_program
+from mg_xdsl.core.shapes import ShapeError
 
 WARNING = ("warning: a '?' dimension is never broadcast: this aborts at run time unless the "
            "sizes are equal; give the dimension a static size")

@@ -6,7 +6,7 @@ import pytest
 from xdsl.dialects.builtin import FileLineColLoc
 
 from conftest import mask, mgc
-from mg_xdsl.frontend import parse_program
+from mg_xdsl.language.frontend import parse_program
 
 PLAIN = """\
 # weights, one row per line

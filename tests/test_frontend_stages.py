@@ -5,7 +5,7 @@ tests/test_frontend_diagnostics.py's and the examples'."""
 
 import pytest
 
-from mg_xdsl.frontend import MgError, parse_program
+from mg_xdsl.language.frontend import MgError, parse_program
 from mg_xdsl.language.checker import Checker, Matrix
 from mg_xdsl.language.lexer import statements
 from mg_xdsl.language.syntax_tree import Call, Chain, Expr, Let, Literal, Name, Negate, Number, parse_statement

@@ -18,7 +18,7 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.parser import Parser
 
-from mg_xdsl.transforms import get_pass
+from mg_xdsl.pipeline.registry import get_pass
 
 TO_LLVM = [
     "convert-arith-to-llvm",
@@ -464,7 +464,7 @@ def test_rewrite_each_offers_each_op_once_and_skips_the_erased(ctx: Context):
     from xdsl.dialects import arith, scf
     from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
 
-    from mg_xdsl.transforms.rewrite_each import rewrite_each
+    from mg_xdsl.support.rewrite_each import rewrite_each
 
     module = Parser(ctx, """
     func.func @f(%c: i1) {
@@ -503,7 +503,7 @@ def test_memref_prefetch_states_its_rules(op, message):
     from xdsl.parser import Parser
     from xdsl.utils.exceptions import VerifyException
 
-    from mg_xdsl import pipeline
+    from mg_xdsl.pipeline import stages as pipeline
 
     source = f"func.func @g(%c: memref<?x?xf64>, %i: index) {{\n  {op}\n  func.return\n}}"
     module = Parser(pipeline.context(), source).parse_module()

@@ -17,7 +17,7 @@ from xdsl.dialects.builtin import StringAttr
 from xdsl.parser import Parser
 
 from benchmarks.workloads import workloads
-from mg_xdsl import pipeline
+from mg_xdsl.pipeline import stages as pipeline
 from mg_xdsl.backend import jit
 from mg_xdsl.backend.llvm_ir import Unsupported, print_module
 from mg_xdsl.driver import Compilation

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conftest import mgc
-from mg_xdsl.cli import main
+from mg_xdsl.tools.mgc import main
 
 DEF = "def f(a: tensor[2x2]) = a\n"
 

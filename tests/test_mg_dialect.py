@@ -1,5 +1,5 @@
 """The mg dialect's ops as a pass or the front end builds them: result types inferred from
-the operands by the shared shape rules (``mg_xdsl.shapes``), of the operands' element type;
+the operands by the shared shape rules (``mg_xdsl.core.shapes``), of the operands' element type;
 operands that break a rule are the verifier's error, and each inferred type verifies. What
 each op computes on one element (``scalar``, ``REDUCTIONS``) is checked against NumPy."""
 

@@ -15,7 +15,7 @@ from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import PassFailedException
 
 from conftest import EXAMPLES, tool
-from mg_xdsl import mg_opt
+from mg_xdsl.tools import mg_opt
 
 RELU = str(EXAMPLES / "01_relu.mg")
 WARNS = ("def bias(x: tensor[?x5], b: tensor[1x5]) = x + b\n"
@@ -239,7 +239,7 @@ def test_verification_between_passes_is_linear(monkeypatch, capsys):
     (a 300-statement program through the whole pipeline: 16.0 s -> 13.9 s)."""
     from contextlib import contextmanager
 
-    from mg_xdsl import xdsl_compat
+    from mg_xdsl.support import xdsl_compat
 
     entered = []
 
@@ -258,7 +258,7 @@ def test_verification_between_passes_is_linear(monkeypatch, capsys):
 @pytest.mark.parametrize("name, reference", [("mg-cpu-pipeline", False), ("mg-reference-pipeline", True)])
 def test_a_named_pipeline_runs_what_mgc_runs(name, reference):
     """`-p mg-cpu-pipeline` gives what the pass list `mgc pipeline` prints gives."""
-    from mg_xdsl.pipeline import pass_pipeline
+    from mg_xdsl.pipeline.stages import pass_pipeline
 
     named = mg_opt_run(RELU, "-p", name)
     listed = mg_opt_run(RELU, "-p", pass_pipeline(optimise=not reference))
@@ -268,9 +268,9 @@ def test_a_named_pipeline_runs_what_mgc_runs(name, reference):
 
 def test_a_named_pipeline_stops_at_a_stage_for_a_cpu(tmp_path):
     """`to=STAGE` stops where `mgc mlir --stage STAGE` does; `cpu=NAME` shapes the kernels."""
-    from mg_xdsl import pipeline
+    from mg_xdsl.pipeline import stages as pipeline
     from mg_xdsl.driver import Compilation
-    from mg_xdsl.target import target
+    from mg_xdsl.core.target import target
 
     source = "def f(a: tensor[?x?], b: tensor[?x?]) = a @ b\n"
     prog = tmp_path / "mm.mg"

@@ -1,4 +1,4 @@
-"""Each builder of ``mg_xdsl/transforms/op_builders.py`` makes exactly the op that the op's
+"""Each builder of ``mg_xdsl/support/op_builders.py`` makes exactly the op that the op's
 own xDSL constructor makes: same name, operands, result types, properties, attributes and
 successors, and the op's definition accepts it."""
 
@@ -23,7 +23,7 @@ from xdsl.dialects.linalg.attrs import IteratorTypeAttr
 from xdsl.ir import Block, Region
 from xdsl.ir.affine import AffineExpr, AffineMap
 
-from mg_xdsl.transforms import op_builders as b
+from mg_xdsl.support import op_builders as b
 
 BLOCK = Block(arg_types=[i64, i64, i1, llvm.LLVMPointerType(), f64, MemRefType(f64, [2, 3]),
                          IndexType(), IndexType(), VectorType(i64, [4]),

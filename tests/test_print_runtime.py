@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from xdsl.parser import Parser
 
-from mg_xdsl import pipeline
+from mg_xdsl.pipeline import stages as pipeline
 from mg_xdsl.backend import jit, native, runtime
 
 RUNNER_LIBS = Path("/usr/lib/llvm-22/lib")

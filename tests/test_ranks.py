@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 import mg_xdsl
 from conftest import compile_error, mgc
-from mg_xdsl.frontend import MgError
+from mg_xdsl.language.frontend import MgError
 
 # -- printing and literals -----------------------------------------------------------------
 

@@ -25,8 +25,8 @@ from pathlib import Path
 import pytest
 
 from conftest import BIN, EXAMPLES, ROOT, mask
-from mg_xdsl.pipeline import pass_pipeline
-from mg_xdsl.target import target
+from mg_xdsl.pipeline.stages import pass_pipeline
+from mg_xdsl.core.target import target
 
 README = ROOT / "README.md"
 FENCE = re.compile(r"^```(\S*)\s*$")

@@ -10,8 +10,8 @@ import pytest
 
 from conftest import EXAMPLES, mask, run_in_process
 from interpreters import interpret
-from mg_xdsl import pipeline
-from mg_xdsl.frontend import compile_source
+from mg_xdsl.pipeline import stages as pipeline
+from mg_xdsl.language.frontend import compile_source
 
 PROGRAM = """
 def layer(x: tensor[2x3], w: tensor[3x2], bias: tensor[1x2]) = relu(x @ w + bias)

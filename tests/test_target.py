@@ -1,4 +1,4 @@
-"""The target model (``mg_xdsl.target``): the vector unit read from LLVM for named CPUs, the
+"""The target model (``mg_xdsl.core.target``): the vector unit read from LLVM for named CPUs, the
 table's register blocks fitting their registers, and the code compiled for every CPU this
 host can run agreeing with NumPy."""
 
@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 
 import mg_xdsl
-from mg_xdsl import target
-from mg_xdsl.backend.jit import host
-from mg_xdsl.target import AVX2, AVX512, NEON, SSE2, VectorUnit
+from mg_xdsl.core import target
+from mg_xdsl.core.target import host
+from mg_xdsl.core.target import AVX2, AVX512, NEON, SSE2, VectorUnit
 
 X86 = platform.machine() in ("x86_64", "AMD64")
 x86_only = pytest.mark.skipif(not X86, reason="the CPUs named are x86-64 ones")
@@ -116,12 +116,12 @@ def test_cache_blocks_fit_the_caches(unit):
 
 def test_tile_matmul_takes_the_cache_blocks_from_its_options():
     """The pipeline hands tile-matmul the caches; its KC shows as the k-loop's step."""
-    from mg_xdsl.transforms import make_pass
-    from mg_xdsl.frontend import parse_program
+    from mg_xdsl.pipeline.registry import make_pass
+    from mg_xdsl.language.frontend import parse_program
 
     def steps(options: str) -> set[int]:
         module = parse_program("def f(a: tensor[?x?], b: tensor[?x?]) = a @ b\n", "f.mg", with_main=False).module
-        from mg_xdsl import pipeline
+        from mg_xdsl.pipeline import stages as pipeline
         ctx = pipeline.context()
         for name in ("convert-mg-to-linalg", f"tile-matmul{{{options}}}"):
             make_pass(name).apply(ctx, module)

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 from conftest import EXAMPLES, ROOT, mask, mgc, run_in_process, tool
-from mg_xdsl import pipeline
+from mg_xdsl.pipeline import stages as pipeline
 from mg_xdsl.backend import runtime
 from mg_xdsl.driver import Compilation
 from programs import program
@@ -34,7 +34,7 @@ def stages_of(source: str, path: str = "prog.mg") -> dict[str, str]:
     from xdsl.printer import Printer
     import io
 
-    from mg_xdsl.frontend import compile_source
+    from mg_xdsl.language.frontend import compile_source
 
     module = compile_source(source, path)
     out = io.StringIO()

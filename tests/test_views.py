@@ -266,8 +266,8 @@ def test_the_linalg_stage_reads_through_the_views_as_the_native_code_does():
     """xDSL's interpreters, with the views of ``interpreters.py`` (a strided index into the
     storage of the viewed buffer), run the optimised linalg stage."""
     from interpreters import interpret
-    from mg_xdsl import pipeline
-    from mg_xdsl.frontend import compile_source
+    from mg_xdsl.pipeline import stages as pipeline
+    from mg_xdsl.language.frontend import compile_source
 
     source = ("let x = [[1, 2, 3, 4], [5, 6, 7, 8], [9, 10, 11, 12]]\n"
               "print slice(transpose(x, [1, 0]), 0, 1, 3) * 2 + slice(reshape(x, [2, 6]), 1, 0, 1)\n")

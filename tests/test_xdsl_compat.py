@@ -1,4 +1,4 @@
-"""The work-arounds for the pinned xDSL (mg_xdsl/xdsl_compat.py): same results as xDSL's own
+"""The work-arounds for the pinned xDSL (mg_xdsl/support/xdsl_compat.py): same results as xDSL's own
 code, in linear time. When the pin moves, the tests marked "still needed" say whether xDSL
 has fixed the cost itself (then the work-around can go)."""
 
@@ -11,7 +11,7 @@ from xdsl.ir import Block, Region
 from xdsl.ir.core import RegionBlocks
 from xdsl.utils.exceptions import VerifyException
 
-from mg_xdsl import xdsl_compat
+from mg_xdsl.support import xdsl_compat
 
 
 def chain_of_blocks(n: int) -> ModuleOp:
@@ -112,7 +112,7 @@ builtin.module {
 def parsed_call_module() -> ModuleOp:
     from xdsl.parser import Parser
 
-    from mg_xdsl import pipeline
+    from mg_xdsl.pipeline import stages as pipeline
 
     return Parser(pipeline.context(), FAST_MATH_CALL).parse_module()
 
@@ -196,7 +196,7 @@ def test_create_op_inserts_into_an_implicit_builder():
     assert list(block.ops) == [op]
 
 
-# --- Assembly formats read on first use (mg_xdsl/xdsl_lazy_formats.py) -----------------
+# --- Assembly formats read on first use (mg_xdsl/support/xdsl_lazy_formats.py) -----------------
 
 def test_import_mg_xdsl_defers_the_formats_of_the_dialects_imported_after_it():
     """In a fresh interpreter, as ``mgc`` starts: ``import mg_xdsl`` first, then xDSL."""
@@ -221,9 +221,9 @@ def test_deferred_formats_give_xdsls_accessors_and_text(monkeypatch):
     from xdsl.dialects import arith, cf, llvm, memref, scf, vector
     from xdsl.parser import Parser
 
-    from mg_xdsl import pipeline
+    from mg_xdsl.pipeline import stages as pipeline
     from mg_xdsl.driver import Compilation
-    from mg_xdsl.xdsl_lazy_formats import defer_formats
+    from mg_xdsl.support.xdsl_lazy_formats import defer_formats
 
     defer_formats(ops)  # done already by import mg_xdsl; twice does no harm
     lazy = ops.get_accessors_from_op_def

@@ -111,9 +111,7 @@ def files_digest(files: Iterable[Path], root: Path) -> str:
 
 def compiler_version() -> str:
     """A hash of the source of the ``mg_xdsl`` package that this process imported."""
-    import mg_xdsl
-
-    root = Path(mg_xdsl.__file__).resolve().parent
+    root = Path(__file__).resolve().parent.parent  # (the mg_xdsl package)
     return files_digest(package_files(root), root)
 
 

@@ -15,8 +15,8 @@ the process, so memory is never read out of bounds; so does an allocation that f
 
 from collections.abc import Iterable
 
-from mg_xdsl import element_types
-from mg_xdsl.frontend import Signature
+from mg_xdsl.core import element_types
+from mg_xdsl.language.frontend import Signature
 from mg_xdsl.language.checker import Matrix as TensorType, type_text
 
 PRELUDE = """\

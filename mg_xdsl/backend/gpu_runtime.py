@@ -39,7 +39,7 @@ from dataclasses import dataclass
 from xdsl.dialects import builtin
 from xdsl.dialects.builtin import MemRefType
 
-from mg_xdsl import element_types
+from mg_xdsl.core import element_types
 
 
 class GpuError(RuntimeError):
@@ -84,7 +84,7 @@ def _param(t, written: bool) -> Param:
 
 def kernels(host: builtin.ModuleOp) -> list[Kernel]:
     """The kernels the host module launches, from the declarations ``gpu-to-runtime-calls`` made."""
-    from mg_xdsl.transforms.gpu_to_runtime_calls import KERNEL_ATTR, WRITTEN_ATTR, launches
+    from mg_xdsl.conversions.gpu.gpu_to_runtime_calls import KERNEL_ATTR, WRITTEN_ATTR, launches
 
     out = []
     for symbol, decl in launches(host).items():

@@ -23,7 +23,7 @@ import llvmlite.binding as llvm
 from mg_xdsl.backend import runtime
 from mg_xdsl.backend.runtime_ir import RUNTIME_IR
 from mg_xdsl.backend.threads_ir import THREADS_IR
-from mg_xdsl.target import llvm_tuning
+from mg_xdsl.core.target import host, llvm_tuning
 
 if TYPE_CHECKING:
     from xdsl.dialects.builtin import ModuleOp
@@ -35,16 +35,6 @@ def _initialise_llvm() -> None:
     llvm.initialize_native_asmprinter()
     for name, address in runtime.symbols().items():
         llvm.add_symbol(name, address)
-
-
-@cache
-def host() -> tuple[str, str, str]:
-    """This host as LLVM sees it: target triple, CPU name and CPU features; the code is
-    compiled for exactly these (and the compile cache keys on them). LLVM's native target
-    must be initialised before asking."""
-    _initialise_llvm()
-    return (llvm.get_default_triple(), llvm.get_host_cpu_name(),
-            llvm.get_host_cpu_features().flatten())
 
 
 def target_machine(cpu: str | None = None, opt: int = 3, reloc: str = "default",
@@ -95,7 +85,7 @@ def translate_with_xdsl(module: ModuleOp) -> str:
     from xdsl.backend.llvm.convert import convert_module
     from xdsl.dialects import llvm as llvm_dialect
 
-    from mg_xdsl.xdsl_compat import translate_fast_math_calls
+    from mg_xdsl.support.xdsl_compat import translate_fast_math_calls
 
     translate_fast_math_calls()
     translated = convert_module(module, fallback_target_triple=None)

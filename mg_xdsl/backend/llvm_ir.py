@@ -47,7 +47,7 @@ from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.utils.type import get_element_type_or_self
 
 from mg_xdsl.dialects.llvm_loop_annotation import LOOP_ANNOTATION, LoopAnnotationAttr
-from mg_xdsl.transforms.llvm_type_conversion import float_suffix
+from mg_xdsl.conversions.to_llvm.type_conversion import float_suffix
 
 
 class Unsupported(Exception):

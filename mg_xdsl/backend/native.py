@@ -17,7 +17,7 @@ from pathlib import Path
 
 import llvmlite.binding as llvm
 
-from mg_xdsl.backend.jit import _initialise_llvm, levels, link, optimise, target_machine
+from mg_xdsl.backend.jit import levels, link, optimise, target_machine
 
 RUNTIME_C = Path(__file__).with_name("runtime.c")
 
@@ -38,32 +38,6 @@ def object_code(ir: str, level: int = 2, cpu: str | None = None) -> bytes:
 
     module = optimise(link(ir), level, machine())
     return machine().emit_object(module)
-
-
-def known_cpu(cpu: str) -> bool:
-    """Whether LLVM knows ``cpu`` for this host's target (it would otherwise warn and
-    fall back to a generic CPU)."""
-    _initialise_llvm()
-    target = llvm.Target.from_default_triple()
-    # LLVM writes its warning to file descriptor 2 itself: catch it there.
-    with tempfile.TemporaryFile() as err:
-        saved = os.dup(2)
-        os.dup2(err.fileno(), 2)
-        try:
-            target.create_target_machine(cpu=cpu, features="")
-        finally:
-            os.dup2(saved, 2)
-            os.close(saved)
-        err.seek(0)
-        return b"is not a recognized processor" not in err.read()
-
-
-def check_cpu(cpu: str) -> None:
-    """Refuse (``ValueError``) a CPU name that LLVM does not know, as ``--cpu`` and the
-    Python API's ``cpu=`` do."""
-    if not known_cpu(cpu):
-        raise ValueError(f"LLVM does not know the CPU {cpu!r} (e.g. x86-64, x86-64-v3, "
-                         "skylake-avx512, znver4)")
 
 
 def c_compiler() -> list[str]:

@@ -55,7 +55,7 @@ def _parse(text: str) -> builtin.ModuleOp:
     from xdsl.context import Context
     from xdsl.parser import Parser
 
-    from mg_xdsl.pipeline import context
+    from mg_xdsl.pipeline.stages import context
 
     ctx: Context = context()
     ctx.load_dialect(gpu.GPU)
@@ -132,14 +132,14 @@ def _target_machine(arch: str):
 def gpu_stage():
     """The GPU pipeline's first stage (``pipeline.GPU_STAGES``): from the mg dialect to host
     code that launches kernels, and ``gpu.module`` ops whose kernels are in the LLVM dialect."""
-    from mg_xdsl.pipeline import GPU_STAGES
+    from mg_xdsl.pipeline.stages import GPU_STAGES
 
     return GPU_STAGES[1]
 
 
 def check_kernels(module: builtin.ModuleOp) -> None:
     """Every op inside a kernel module must be in the LLVM dialect by now."""
-    from mg_xdsl.pipeline import PipelineError
+    from mg_xdsl.pipeline.stages import PipelineError
 
     for g in module.walk():
         if isinstance(g, gpu.ModuleOp):
@@ -156,8 +156,8 @@ def kernel_modules(module: builtin.ModuleOp) -> builtin.ModuleOp:
 
 def gpu_module(source: str, path: str = "<input>") -> builtin.ModuleOp:
     """The front end and the GPU stage: a module whose kernels are in the LLVM dialect."""
-    from mg_xdsl.frontend import parse_program
-    from mg_xdsl.pipeline import context, run_stage
+    from mg_xdsl.language.frontend import parse_program
+    from mg_xdsl.pipeline.stages import context, run_stage
 
     module = parse_program(source, path).module
     ctx = context()

@@ -18,7 +18,7 @@ from collections.abc import Callable
 
 from xdsl.dialects.builtin import ModuleOp
 
-from mg_xdsl.pipeline import UPSTREAM_PASSES, mlir_opt_arguments
+from mg_xdsl.pipeline.stages import UPSTREAM_PASSES, mlir_opt_arguments
 
 UPSTREAM_PIPELINE = mlir_opt_arguments(UPSTREAM_PASSES)
 """``mlir-opt``'s arguments: upstream's passes from the affine stage to the LLVM dialect."""
@@ -49,7 +49,7 @@ def lower_with_mlir_opt(module: ModuleOp, keep: Callable[[str, object], None] | 
     """LLVM IR text for an affine-level module, lowered by upstream MLIR."""
     from xdsl.context import Context
 
-    from mg_xdsl.transforms import get_pass
+    from mg_xdsl.pipeline.registry import get_pass
 
     get_pass("lower-assert-to-stderr")().apply(Context(), module)
     llvm_dialect = run([tool("mlir-opt"), *UPSTREAM_PIPELINE], str(module))

@@ -4,7 +4,7 @@ Values are ranked tensors (``tensor<2x3xf64>``, ``tensor<?x3xf64>``). Ops are va
 (``Pure``) except ``mg.print``; every op after the front end has operands whose shapes
 already agree, because the front end inserts an explicit ``mg.broadcast`` wherever a size-1
 dimension grows. Each verifier states its rule in its message. The rules themselves live in
-``mg_xdsl.shapes`` (shared with the front end) and ``mg_xdsl.element_types`` (the trait
+``mg_xdsl.core.shapes`` (shared with the front end) and ``mg_xdsl.core.element_types`` (the trait
 ``LoweredElementTypes`` of every op), so no op carries its own copy.
 
 What each op computes on one element is said here too, once: an elementwise op's
@@ -54,9 +54,9 @@ from xdsl.irdl import (
 from xdsl.traits import ConstantLike, OpTrait, Pure
 from xdsl.utils.exceptions import VerifyException
 
-from mg_xdsl import element_types, shapes
+from mg_xdsl.core import element_types, shapes
 from mg_xdsl.dialects import philox
-from mg_xdsl.shapes import Shape, ShapeError, fmt_dim, fmt_shape
+from mg_xdsl.core.shapes import Shape, ShapeError, fmt_dim, fmt_shape
 
 # ---------------------------------------------------------------------------------------
 # Shapes of IR types, in the shared rules' vocabulary

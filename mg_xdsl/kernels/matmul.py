@@ -18,7 +18,7 @@ about 1% of what the machine can do. The kernel does, for A: M x K, B: K x N,
             C[ir block, jr block] += the registers  (via a small buffer at the edges)
 
 The register block (MR x NR), the vector length L and the cache blocks (KC, MC, NC) are
-the target's (``mg_xdsl.target.matmul_blocks``): on AVX-512 the block is 8 x 16 and L = 8
+the target's (``mg_xdsl.core.target.matmul_blocks``): on AVX-512 the block is 8 x 16 and L = 8
 for f64, and for a typical core's caches KC, MC and NC are 256, 128 and 1024. Without
 fused multiply-add in hardware the kernel multiplies and adds (``llvm.fma`` would become a
 call to the C library's ``fma``).
@@ -47,8 +47,8 @@ from xdsl.ir import Attribute, SSAValue
 
 from mg_xdsl.dialects.memref_prefetch import PrefetchOp
 from mg_xdsl.kernels.shared import kernel_function, strided_matrix
-from mg_xdsl.target import Caches, MatmulBlocks, VectorUnit, matmul_blocks
-from mg_xdsl.transforms.loop_builders import (
+from mg_xdsl.core.target import Caches, MatmulBlocks, VectorUnit, matmul_blocks
+from mg_xdsl.support.loop_builders import (
     add,
     ceil_div,
     constant_value,

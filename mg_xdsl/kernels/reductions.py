@@ -6,7 +6,7 @@ Folding one element at a time into the result, a row sum is a chain of dependent
 kernel instead takes, for each row in parallel, A ``vector<Lxf64>`` accumulators over
 S = A * L elements at a time, combined at the end with ``vector.reduction`` starting from
 the cell's value, then the last ``N mod S`` elements (for a sum, whole vectors first, then
-one at a time). L and A are the target's (``mg_xdsl.target.reduction_vectors``: on AVX-512
+one at a time). L and A are the target's (``mg_xdsl.core.target.reduction_vectors``: on AVX-512
 four ``vector<8xf64>``, S = 32). That reassociates the sum: the result may differ from the
 chapter's left-to-right order in the last bits (a maximum does not change).
 
@@ -44,8 +44,8 @@ from xdsl.ir import Attribute, Operation, SSAValue
 
 from mg_xdsl.dialects import mg
 from mg_xdsl.kernels.shared import kernel_function
-from mg_xdsl.target import ReductionVectors
-from mg_xdsl.transforms.loop_builders import (
+from mg_xdsl.core.target import ReductionVectors
+from mg_xdsl.support.loop_builders import (
     add,
     ceil_div,
     constant_value,

@@ -1,5 +1,5 @@
 """The Mountain Goat language's front end, one stage a module, in the order they run on each
-statement (``mg_xdsl.frontend`` drives them):
+statement (``mg_xdsl.language.frontend`` drives them):
 
     lexer         source text -> the tokens of each statement
     syntax_tree   tokens -> a syntax tree (syntax errors)

@@ -7,7 +7,7 @@ compile-time number, which the checker folds: ``2 * 3`` is the number 6.0, and a
 with a number is an ``mg.scalar`` later, of the matrix's element type. Tensors of two
 element types never combine (``cast`` converts one); a number combines with a tensor of any
 element type if it is a number of that type (``2`` with an ``i32`` tensor, not ``2.5``).
-The rules themselves are ``mg_xdsl.shapes``'s and ``mg_xdsl.element_types``'s, shared with
+The rules themselves are ``mg_xdsl.core.shapes``'s and ``mg_xdsl.core.element_types``'s, shared with
 the mg dialect's verifiers; this module phrases them for the program's author.
 """
 
@@ -17,8 +17,7 @@ from dataclasses import dataclass, field
 
 from xdsl.ir import Attribute
 
-from mg_xdsl import element_types, shapes
-from mg_xdsl.backend import runtime
+from mg_xdsl.core import element_types, shapes
 from mg_xdsl.language.diagnostics import MgError, Span
 from mg_xdsl.language.lexer import Token
 from mg_xdsl.language.syntax_tree import (
@@ -41,7 +40,7 @@ from mg_xdsl.language.syntax_tree import (
     between,
     negated,
 )
-from mg_xdsl.shapes import Shape, ShapeError, fmt_shape
+from mg_xdsl.core.shapes import Shape, ShapeError, fmt_shape
 
 NO_BOOLEAN_ARITHMETIC = "i1 tensors (true/false) have no arithmetic; cast them to a number type first"
 NEVER_BROADCAST = (
@@ -125,7 +124,7 @@ BUILTIN_LIST = ["relu", "transpose", "cast", "where", *REDUCTIONS, "abs", *MATH_
                 *SHAPE_QUERIES]  # in a fixed order, for suggestions
 BUILTINS = set(BUILTIN_LIST)
 # Symbols the generated code links against: a def with one of these names would clash.
-RESERVED = {"main", "malloc", "free", "abort", *runtime.PRINTERS}
+RESERVED = {"main", "malloc", "free", "abort", *element_types.PRINTERS.values()}
 
 
 def type_text(t: Matrix) -> str:

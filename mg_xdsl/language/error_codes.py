@@ -144,7 +144,7 @@ def listing() -> str:
 
 def explanation(code: str) -> str:
     """The paragraph and the example of ``code``, and what the compiler says of the example."""
-    from mg_xdsl.frontend import MgError, parse_program
+    from mg_xdsl.language.frontend import MgError, parse_program
 
     entry = CODES[code]
     example = "\n".join("    " + line for line in entry.example.rstrip("\n").split("\n"))

@@ -27,14 +27,14 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Block, Operation, Region, SSAValue
 
-from mg_xdsl import element_types, shapes
+from mg_xdsl.core import element_types, shapes
 from mg_xdsl.dialects import mg
 from mg_xdsl.language.checker import (AXIS_REDUCTIONS, BINARY_BUILTINS, INDEXING, RANDOM, REDUCTIONS, SCANS,
                                       SHAPE_OPS, Checker, Matrix, Type, fold, is_number, type_text)
 from mg_xdsl.language.lexer import Token
 from mg_xdsl.language.syntax_tree import (Assign, Call, Chain, Compare, Def, Expr, Index, Let, Literal, Name, Negate,
                                           Statement)
-from mg_xdsl.shapes import Shape
+from mg_xdsl.core.shapes import Shape
 
 # Each operator, and each builtin that combines two tensors, by the name that mg.scalar gives
 # it; the mg op of two tensors for each (a comparison's is mg.compare).

@@ -28,10 +28,10 @@ from dataclasses import dataclass, field
 
 from xdsl.ir import Attribute
 
-from mg_xdsl import element_types, shapes
+from mg_xdsl.core import element_types, shapes
 from mg_xdsl.language.diagnostics import MgError, Span
 from mg_xdsl.language.lexer import Token
-from mg_xdsl.shapes import MAX_DIMENSION, Shape, ShapeError
+from mg_xdsl.core.shapes import MAX_DIMENSION, Shape, ShapeError
 
 MAX_LITERAL_ELEMENTS = 100_000
 # Parentheses and calls nest by recursion in the parser (and the checker and the IR

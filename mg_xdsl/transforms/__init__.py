@@ -1,90 +1,9 @@
-"""Every pass of the project, by its command-line name.
+"""Transforms: passes that rewrite within a dialect, grouped by it (``linalg/``: fusion,
+tiling, vectorised reductions, streaming stores, buffer reuse; ``affine/``; ``memref/``:
+views and deallocation; ``func/``: outlining), and ``cse``. One module per pass, named after
+it.
 
-Each pass lives in a module of its own, named after what it does. The registry maps a pass
-name to a function that imports the module only when the pass is wanted, so that starting
-``mgc`` does not pay for passes it never runs.
+Imports ``core``, ``dialects``, ``support`` and ``kernels``.
 """
 
-from collections.abc import Callable
-from importlib import import_module
-
-from xdsl.passes import ModulePass
-
-import mg_xdsl.xdsl_compat  # noqa: F401  (linear-time verification and block splitting)
-
-# pass name -> (module under mg_xdsl.transforms, class name)
-_PROJECT_PASSES: dict[str, tuple[str, str]] = {
-    "lower-mg-to-affine": ("lower_mg_to_affine", "LowerMgToAffinePass"),
-    "convert-mg-to-linalg": ("convert_mg_to_linalg", "ConvertMgToLinalgPass"),
-    "linalg-fuse-elementwise-ops": ("linalg_fuse_elementwise_ops", "LinalgFuseElementwiseOpsPass"),
-    "reuse-dying-buffers": ("reuse_dying_buffers", "ReuseDyingBuffersPass"),
-    "convert-linalg-to-affine-loops": ("convert_linalg_to_affine_loops", "ConvertLinalgToAffineLoopsPass"),
-    "tile-matmul": ("tile_matmul", "TileMatmulPass"),
-    "vectorize-reductions": ("vectorize_reductions", "VectorizeReductionsPass"),
-    "stream-large-results": ("stream_large_results", "StreamLargeResultsPass"),
-    "buffer-deallocation": ("buffer_deallocation", "BufferDeallocationPass"),
-    "lower-affine": ("lower_affine", "LowerAffinePass"),
-    "cse": ("cse", "CsePass"),
-    "outline-loop-nests": ("outline_loop_nests", "OutlineLoopNestsPass"),
-    "optnone-small-functions": ("optnone_small_functions", "OptnoneSmallFunctionsPass"),
-    "convert-scf-to-cf": ("convert_scf_to_cf", "ConvertScfToCfPass"),
-    "lower-assert-to-stderr": ("lower_assert_to_stderr", "LowerAssertToStderrPass"),
-    "convert-arith-to-llvm": ("convert_arith_to_llvm", "ConvertArithToLLVMPass"),
-    "convert-math-to-llvm": ("convert_math_to_llvm", "ConvertMathToLLVMPass"),
-    "convert-func-to-llvm": ("convert_func_to_llvm", "ConvertFuncToLLVMPass"),
-    "convert-cf-to-llvm": ("convert_cf_to_llvm", "ConvertCfToLLVMPass"),
-    "convert-vector-to-llvm": ("convert_vector_to_llvm", "ConvertVectorToLLVMPass"),
-    "finalize-memref-to-llvm": ("finalize_memref_to_llvm", "FinalizeMemRefToLLVMPass"),
-    "convert-to-llvm": ("convert_to_llvm", "ConvertToLLVMPass"),
-    "reconcile-unrealized-casts": ("reconcile_unrealized_casts", "ReconcileUnrealizedCastsPass"),
-    "affine-parallelize": ("affine_parallelize", "AffineParallelizePass"),
-    "affine-loop-normalize": ("affine_loop_normalize", "AffineLoopNormalizePass"),
-    "convert-parallel-loops-to-threads": ("convert_parallel_loops_to_threads", "ConvertParallelLoopsToThreadsPass"),
-    "convert-parallel-loops-to-gpu": ("convert_parallel_loops_to_gpu", "ConvertParallelLoopsToGpuPass"),
-    "gpu-kernel-outlining": ("gpu_kernel_outlining", "GpuKernelOutliningPass"),
-    "convert-gpu-to-nvvm": ("convert_gpu_to_nvvm", "ConvertGpuToNVVMPass"),
-    "gpu-to-runtime-calls": ("gpu_to_runtime_calls", "GpuToRuntimeCallsPass"),
-}
-
-# Passes that xDSL already provides and the pipeline uses as they are.
-_XDSL_PASSES: dict[str, tuple[str, str]] = {
-    "canonicalize": ("xdsl.transforms.canonicalize", "CanonicalizePass"),
-    "dce": ("xdsl.transforms.dead_code_elimination", "DeadCodeElimination"),
-}
-
-
-def _loader(module: str, cls: str) -> Callable[[], type[ModulePass]]:
-    def load() -> type[ModulePass]:
-        return getattr(import_module(module), cls)
-
-    return load
-
-
-def project_passes() -> dict[str, Callable[[], type[ModulePass]]]:
-    """The passes this project defines, name -> lazy class loader."""
-    return {
-        name: _loader(f"mg_xdsl.transforms.{mod}", cls)
-        for name, (mod, cls) in _PROJECT_PASSES.items()
-    }
-
-
-def all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
-    """Every pass mg-opt and the pipeline may use: the project's and xDSL's."""
-    passes = {name: _loader(mod, cls) for name, (mod, cls) in _XDSL_PASSES.items()}
-    passes.update(project_passes())
-    return passes
-
-
-def get_pass(name: str) -> type[ModulePass]:
-    return all_passes()[name]()
-
-
-def make_pass(spec: str) -> ModulePass:
-    """A pass from its pipeline text: a name, with options as in ``mg-opt -p``, e.g.
-    ``finalize-memref-to-llvm{use-generic-functions=true}``."""
-    if "{" not in spec:
-        return get_pass(spec)()
-    from xdsl.utils.arg_spec import parse_pipeline
-
-    (parsed,) = parse_pipeline(spec)
-    return get_pass(parsed.name).from_pass_spec(parsed)
+import mg_xdsl.support.xdsl_compat  # noqa: F401  (linear-time verification and block splitting)

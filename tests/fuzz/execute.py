@@ -61,12 +61,12 @@ def _child(source: str, optimise: bool, outline: bool, out_w: int, err_w: int, n
         faulthandler.disable()
         os.dup2(err_w, 2)
         if not outline:
-            from mg_xdsl.transforms.outline_loop_nests import OutlineLoopNestsPass
+            from mg_xdsl.transforms.func.outline_loop_nests import OutlineLoopNestsPass
 
             OutlineLoopNestsPass.apply = lambda self, ctx, op: None
         from mg_xdsl.backend import runtime
         from mg_xdsl.driver import Compilation
-        from mg_xdsl.frontend import MgError
+        from mg_xdsl.language.frontend import MgError
 
         try:
             engine = Compilation(source, "prog.mg", keep_dir=None, optimise=optimise).engine()

@@ -1,5 +1,5 @@
 """Tensor types with ``?`` dimensions, and the shape rules of the language as the checker
-applies them (``mg_xdsl/shapes.py``, restated here so that a program the generator believes
+applies them (``mg_xdsl/core/shapes.py``, restated here so that a program the generator believes
 valid is one the compiler must accept).
 
 Two failures are told apart: ``Invalid`` (the checker rejects the program: the generator

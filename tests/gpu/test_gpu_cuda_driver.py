@@ -17,7 +17,7 @@ from fake_cuda import CudaDeviceOnFake, CUresult, FakeDriver
 from helpers_gpu import SOURCE, cases, reference
 
 import mg_xdsl
-from mg_xdsl import cli
+from mg_xdsl.tools import mgc as cli
 from mg_xdsl.api import RuntimeCheckFailed
 from mg_xdsl.backend import gpu_runtime
 

@@ -1,7 +1,7 @@
 // Every mg op rejects tensors of an element type that its lowering does not handle (all but
 // f32, f64, i32 and i64; the ops that move, compare or convert elements take i1 too), in an
 // operand or in its result, with the rule
-// (mg_xdsl/element_types.py), instead of a crash in lower-mg-to-affine or arith.addi on i16.
+// (mg_xdsl/core/element_types.py), instead of a crash in lower-mg-to-affine or arith.addi on i16.
 // RUN: mg-opt %s --split-input-file --verify-diagnostics | filecheck %s
 
 %x = "test.op"() : () -> tensor<2x2xi16>

@@ -1,4 +1,4 @@
-// Every element type the mg dialect accepts for arithmetic (mg_xdsl/element_types.py:
+// Every element type the mg dialect accepts for arithmetic (mg_xdsl/core/element_types.py:
 // f32, f64) goes through the whole CPU pipeline to the LLVM dialect, every op, the matrix
 // product's kernel and the reductions' included, and mlir-opt-22 accepts the result.
 // (tests/test_element_types.py runs the f32 code against NumPy.)

@@ -1,4 +1,4 @@
-# The pipelines of mg_xdsl/pipeline.py by name, each as one pass (options to=STAGE, cpu=NAME).
+# The pipelines of mg_xdsl/pipeline/stages.py by name, each as one pass (options to=STAGE, cpu=NAME).
 # RUN: mg-opt %s -p 'mg-reference-pipeline{to=affine}' | filecheck %s --check-prefix=AFFINE
 # RUN: mg-opt %s -p 'mg-reference-pipeline{to=scf}' | filecheck %s --check-prefix=SCF
 # RUN: mg-opt %s -p 'mg-cpu-pipeline{cpu=x86-64-v3}' | filecheck %s --check-prefix=AVX2

@@ -1,5 +1,5 @@
 // tile-matmul shapes its micro-kernel for the vector unit that its options describe
-// (mg_xdsl.target): AVX-512 (the default) 8 rows x 16 columns of f64 in 16 vector<8xf64>
+// (mg_xdsl.core.target): AVX-512 (the default) 8 rows x 16 columns of f64 in 16 vector<8xf64>
 // sums; AVX2 6 x 8 in 12 vector<4xf64>; SSE2 without FMA 4 x 4 in 8 vector<2xf64>, each a
 // multiply and an add (llvm.fma would be a call to the C library there).
 // RUN: mg-opt %s -p convert-mg-to-linalg,tile-matmul | filecheck %s --check-prefix=AVX512

@@ -1,4 +1,4 @@
-// vectorize-reductions takes the vector width from its options (mg_xdsl.target) for the
+// vectorize-reductions takes the vector width from its options (mg_xdsl.core.target) for the
 // kernels it adds: a row reduction steps 256 bytes at a time in as many accumulators as
 // that takes, at most half the registers; column reductions fold rows one register wide.
 // A unit whose datapath is narrower than its registers (Zen 4: AVX-512 run as two 256-bit

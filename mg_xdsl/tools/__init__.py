@@ -1,0 +1,1 @@
+"""The command-line tools: ``mgc`` (``mgc``) and ``mg-opt`` (``mg_opt``)."""

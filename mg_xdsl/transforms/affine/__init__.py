@@ -1,0 +1,1 @@
+"""Transforms of ``affine`` loops: normalising and parallelising them."""

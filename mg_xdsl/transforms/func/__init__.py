@@ -1,0 +1,1 @@
+"""Transforms of functions: outlining loop nests, keeping small functions out of LLVM's optimiser."""

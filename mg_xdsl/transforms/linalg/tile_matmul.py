@@ -1,0 +1,189 @@
+"""``tile-matmul``: a matrix product on buffers -> a call to the module's matrix-product
+kernel, ``@mg_matmul_<element>`` (``mg_xdsl.kernels.matmul``: packed, cache-tiled,
+register-blocked vector code, its row blocks in parallel).
+
+A matrix product is recognised by what it is, not by its loops: a ``linalg.matmul``, or any
+structured op with two parallel loops ``i, j`` and one reduction loop ``k`` (in any order)
+that reads ``A[i, k]`` and ``B[k, j]``, accumulates into ``C[i, j]``, and whose body is a
+multiply and an add (``C = C + A * B``, either operand order). A batched product has
+parallel batch loops ``b...`` in front (``A[b..., i, k]``, ``B[b..., k, j]``, ``C[b..., i,
+j]``): the kernel is called on each matrix of the batch, in ``scf.for`` loops over the batch
+axes, each operand's matrix a rank-reducing ``memref.subview``. Either input may be read transposed
+(``A[k, i]``, ``B[j, k]``): the pass then first copies it into its transpose
+(``linalg.transpose`` into a new buffer), which costs a pass over that operand, against the
+product's pass per row or column of the other. Written as loops the product would read a
+column of B for every element of C: about 1% of what the machine can do. The op becomes
+
+    func.call @mg_matmul_f64(%A, %B, %C)    -- each cast to memref<?x?xf64>
+
+and the kernel function is added to the module on the first product of each element type.
+The kernel accumulates into C, as the op does (``convert-mg-to-linalg`` fills C with 0
+first).
+
+The kernel's register block, vector length and cache blocks are the target's
+(``mg_xdsl.core.target.matmul_blocks``): the pass options name the target's vector unit, and
+default to AVX-512's, and its caches (``l1-cache``, ``l2-cache``, ``l3-cache`` in bytes; by
+default a typical core's). Matrix products with static sizes whose M * N * K is below
+``min-work`` (the pass option, by default ``MIN_WORK``, 32768) stay as they are (loops, once
+lowered): tiling buys nothing there. The kernel sums in blocks with fused multiply-adds, so the result may
+differ from the chapter's order in the last bits.
+"""
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from xdsl.builder import Builder
+from xdsl.context import Context
+from xdsl.dialects import arith, memref
+from xdsl.dialects.linalg import ops as linalg
+from xdsl.dialects.linalg.abstract_ops import LinalgStructuredOperation
+from xdsl.dialects.linalg.attrs import IteratorType
+from xdsl.dialects.builtin import DYNAMIC_INDEX, DenseArrayBase, MemRefType, ModuleOp, StridedLayoutAttr, i64
+from xdsl.ir import Block, Operation, SSAValue
+from xdsl.ir.affine import AffineDimExpr, AffineMap
+from xdsl.passes import ModulePass
+from xdsl.rewriter import InsertPoint, Rewriter
+
+from mg_xdsl.kernels.matmul import MatmulOperands, matmul_kernel
+from mg_xdsl.kernels.shared import call_kernel
+from mg_xdsl.core.target import DEFAULT, TYPICAL_CACHES, Caches, VectorUnit
+from mg_xdsl.support.buffers import static_strides_and_offset
+from mg_xdsl.support.loop_builders import for_loop, index
+from mg_xdsl.support.op_builders import memref_alloc
+
+PARALLEL, REDUCTION = IteratorType.PARALLEL, IteratorType.REDUCTION
+
+MIN_WORK = 32 * 32 * 32
+
+
+@dataclass
+class Product:
+    """A matched product: its operands, which inputs it reads transposed, and how many
+    leading batch axes it has (each a matrix product of its own)."""
+
+    operands: MatmulOperands
+    transposed: tuple[bool, bool]
+    batch: int = 0
+
+    def sizes(self) -> tuple[int, int, int]:
+        """M, N and K of each product (negative where dynamic)."""
+        a, b = (v.type.get_shape()[self.batch:] for v in (self.operands.a, self.operands.b))  # type: ignore[attr-defined]
+        m, k = a[::-1] if self.transposed[0] else a
+        n = b[0] if self.transposed[1] else b[1]
+        return m, n, k
+
+
+def _dims(m: AffineMap) -> tuple[int, ...] | None:
+    if not all(isinstance(e, AffineDimExpr) for e in m.results):
+        return None
+    return tuple(e.position for e in m.results)  # type: ignore[attr-defined]
+
+
+def _is_multiply_add(block: Block) -> bool:
+    """``yield(acc + a * b)``, in either order of either operation."""
+    a, b, acc = block.args
+    ops = list(block.ops)
+    if len(ops) != 3:
+        return False
+    product, total, yielded = ops
+    return (isinstance(product, arith.MulfOp) and set(product.operands) == {a, b}
+            and isinstance(total, arith.AddfOp) and set(total.operands) == {product.result, acc}
+            and isinstance(yielded, linalg.YieldOp) and list(yielded.operands) == [total.result])
+
+
+def match(op: Operation) -> Product | None:
+    if not isinstance(op, LinalgStructuredOperation) or len(op.inputs) != 2 or len(op.outputs) != 1:
+        return None
+    iterators = [it.data for it in op.get_iterator_types()]
+    if len(iterators) < 3 or iterators.count(REDUCTION) != 1:
+        return None
+    k = iterators.index(REDUCTION)  # (in any loop order: batched products run (b, i, k, j))
+    a_map, b_map, c_map = (_dims(m.data) for m in op.get_indexing_maps())
+    if c_map is None or sorted((*c_map, k)) != list(range(len(iterators))):
+        return None
+    *lead, i, j = c_map
+    batch = len(lead)
+    # (A batch of transposed operands is left as loops: its copies would be batches too.)
+    a_forms = ((*lead, i, k), (*lead, k, i)) if not batch else ((*lead, i, k),)
+    b_forms = ((*lead, k, j), (*lead, j, k)) if not batch else ((*lead, k, j),)
+    if c_map != (*lead, i, j) or a_map not in a_forms or b_map not in b_forms:
+        return None
+    if not _is_multiply_add(op.body.block):
+        return None
+    a, b = op.inputs
+    return Product(MatmulOperands(a, b, op.outputs[0]), (a_map == a_forms[-1] != a_forms[0],
+                                                          b_map == b_forms[-1] != b_forms[0]), batch)
+
+
+def batch_matrix(b: Builder, v: SSAValue, at: Sequence[SSAValue]) -> SSAValue:
+    """``v[at..., :, :]``: the matrix at batch index ``at``, a rank-reducing
+    ``memref.subview`` of ``v`` (its rows as far apart as in ``v``)."""
+    t = v.type
+    assert isinstance(t, MemRefType)
+    shape = t.get_shape()
+    matrix = shape[len(at):]
+    sizes = [b.insert(memref.DimOp(v, index(b, len(at) + d))).result for d, s in enumerate(matrix) if s < 0]
+    row_stride = static_strides_and_offset(t)[0][-2]
+    view = MemRefType(t.element_type, matrix, StridedLayoutAttr([row_stride, 1], None))
+    return b.insert(memref.SubviewOp(v, at, sizes, [], [DYNAMIC_INDEX] * len(at) + [0, 0],
+                                     [1] * len(at) + list(matrix), [1] * len(shape), view)).result
+
+
+def each_matrix(b: Builder, batch: int, out: SSAValue, body: Callable[[Builder, list[SSAValue]], None]) -> None:
+    """``body`` at every index of the first ``batch`` axes of ``out`` (a nest of ``scf.for``;
+    once, at no index, for a plain matrix product)."""
+    def nest(b: Builder, at: list[SSAValue]) -> None:
+        if len(at) == batch:
+            body(b, at)
+            return
+        size = b.insert(memref.DimOp(out, index(b, len(at)))).result
+        for_loop(b, index(b, 0), size, 1, lambda b, iv, _: nest(b, [*at, iv]) or [])
+
+    nest(b, [])
+
+
+def transposed_copy(b: Builder, v: SSAValue) -> SSAValue:
+    """A new buffer holding the transpose of ``v``."""
+    t = v.type
+    shape = t.get_shape()  # type: ignore[attr-defined]
+    dynamic = [b.insert(memref.DimOp(v, index(b, d))).result for d in (1, 0) if shape[d] < 0]
+    out = b.insert(memref_alloc(dynamic, MemRefType(t.element_type, shape[::-1]))).memref  # type: ignore[attr-defined]
+    b.insert(linalg.TransposeOp(v, out, DenseArrayBase.from_list(i64, [1, 0])))
+    return out
+
+
+@dataclass(frozen=True)
+class TileMatmulPass(ModulePass):
+    name = "tile-matmul"
+
+    # The target's vector unit (see mg_xdsl.core.target); the pipeline passes the host's or
+    # ``--cpu``'s.
+    vector_bits: int = DEFAULT.bits
+    vector_registers: int = DEFAULT.registers
+    fma: bool = DEFAULT.fma
+    # Its caches, in bytes (L1 data, L2, this core's share of L3), for the cache blocks;
+    # by default a typical core's.
+    l1_cache: int = TYPICAL_CACHES.l1
+    l2_cache: int = TYPICAL_CACHES.l2
+    l3_cache: int = TYPICAL_CACHES.l3
+    # Products of static sizes with M * N * K below this stay as they are (loops, later).
+    min_work: int = MIN_WORK
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        unit = VectorUnit(self.vector_bits, self.vector_registers, self.fma)
+        caches = Caches(self.l1_cache, self.l2_cache, self.l3_cache)
+        for product in list(op.walk()):
+            matched = match(product)
+            if matched is None:
+                continue
+            sizes = matched.sizes()
+            if all(s >= 0 for s in sizes) and sizes[0] * sizes[1] * sizes[2] < self.min_work:
+                continue
+            builder = Builder(InsertPoint.before(product))
+            lhs, rhs, out = matched.operands.a, matched.operands.b, matched.operands.c
+            lhs = transposed_copy(builder, lhs) if matched.transposed[0] else lhs
+            rhs = transposed_copy(builder, rhs) if matched.transposed[1] else rhs
+            kernel = matmul_kernel(op, out.type.element_type, unit, caches)  # type: ignore[attr-defined]
+            each_matrix(builder, matched.batch, out, lambda b, at: call_kernel(
+                b, kernel, [batch_matrix(b, v, at) if at else v for v in (lhs, rhs, out)]))
+            Rewriter.erase_op(product)

@@ -1,0 +1,1 @@
+"""Transforms of buffers: views of buffers (``memref_views``) and freeing them (``buffer-deallocation``)."""
