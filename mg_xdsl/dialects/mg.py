@@ -969,8 +969,7 @@ CosOp = _math_unary("cos", math.CosOp, "The cosine (radians).")
 TanhOp = _math_unary("tanh", math.TanhOp, "The hyperbolic tangent.")
 AcosOp = _math_unary("acos", math.AcosOp, "The arc cosine (NaN outside [-1, 1]).")
 AsinOp = _math_unary("asin", math.AsinOp, "The arc sine (NaN outside [-1, 1]).")
-MATH_UNARY: dict[str, type[MathUnaryOp]] = {c.name[len("mg."):]: c for c in (  # type: ignore[attr-defined]
-    SqrtOp, RsqrtOp, ExpOp, LogOp, SinOp, CosOp, TanhOp, AcosOp, AsinOp)}
+MATH_UNARY_OPS = (SqrtOp, RsqrtOp, ExpOp, LogOp, SinOp, CosOp, TanhOp, AcosOp, AsinOp)
 
 
 @irdl_op_definition
@@ -1384,7 +1383,7 @@ Mg = Dialect(
         MinOp,
         PowOp,
         Atan2Op,
-        *MATH_UNARY.values(),
+        *MATH_UNARY_OPS,
         AbsOp,
         ReshapeOp,
         FullOp,

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from xdsl.ir import Attribute
 
 from mg_xdsl.core import element_types, shapes
+from mg_xdsl.language.builtins import BUILTINS, Builtin, relu
 from mg_xdsl.language.diagnostics import MgError, Span
 from mg_xdsl.language.lexer import Token
 from mg_xdsl.language.syntax_tree import (
@@ -85,44 +86,6 @@ class Signature:
 
 
 VERBS = {"+": "add", "-": "subtract", "*": "multiply", "/": "divide"}
-REDUCTIONS = {
-    f"{side}_{kind}": (1 if side == "row" else 0, kind)
-    for side in ("row", "col")
-    for kind in ("sum", "max", "mean")
-}
-MATH_UNARY = {  # float functions, and how a compile-time number folds
-    "sqrt": math.sqrt, "rsqrt": lambda x: math.copysign(math.inf, x) if x == 0 else 1 / math.sqrt(x), "exp": math.exp,
-    "log": lambda x: -math.inf if x == 0 else math.log(x),
-    "sin": math.sin, "cos": math.cos, "tanh": math.tanh, "acos": math.acos, "asin": math.asin}
-# name -> (the mg op's key, floats only, how two numbers fold)
-BINARY_BUILTINS = {
-    "maximum": ("max", False, max), "minimum": ("min", False, min),
-    "pow": ("pow", True, math.pow), "atan2": ("atan2", True, math.atan2)}
-AXIS_REDUCTIONS = ("sum", "prod", "max", "min", "mean")
-CREATION = ("zeros", "ones", "full", "zeros_like", "ones_like", "iota")
-# Random tensors: each keyword (a number) and its default.
-RANDOM = {"normal": {"std": 1.0, "mean": 0.0, "seed": 0.0}, "uniform": {"low": 0.0, "high": 1.0, "seed": 0.0}}
-# Shape operations taking a tensor and compile-time integers (transpose with one argument
-# is the chapter's builtin).
-SHAPE_OPS = ("reshape", "broadcast_to", "slice", "concat")
-# Scans along an axis: linear_scan(a, b) and cumsum(x).
-SCANS = ("linear_scan", "cumsum")
-# Rows picked by ids (index) and elements taken along an axis (gather), and their adjoints,
-# which add values at those places: what each takes, for the messages.
-INDEXING = {"index": "a table and ids", "index_add": "a base, ids and values",
-            "gather": "a tensor and indices, then axis=", "scatter_add": "a base, indices and values, then axis="}
-# Compile-time values of a tensor's type: a number, or (shape) a list of numbers.
-SHAPE_QUERIES = ("shape", "rank", "dim", "numel")
-# The keyword arguments each builtin takes (the others take none).
-KEYWORD_ARGUMENTS = {**{r: ("axes", "keepdims") for r in AXIS_REDUCTIONS},
-                     **{c: ("dtype",) for c in CREATION}, "iota": ("axis", "dtype"),
-                     **{r: (*keys, "dtype") for r, keys in RANDOM.items()},
-                     "linear_scan": ("axis", "reverse"), "cumsum": ("axis",),
-                     "gather": ("axis",), "scatter_add": ("axis",)}
-BUILTIN_LIST = ["relu", "transpose", "cast", "where", *REDUCTIONS, "abs", *MATH_UNARY, *BINARY_BUILTINS,
-                *AXIS_REDUCTIONS, *CREATION, *RANDOM, *SCANS, *SHAPE_OPS, *INDEXING,
-                *SHAPE_QUERIES]  # in a fixed order, for suggestions
-BUILTINS = set(BUILTIN_LIST)
 # Symbols the generated code links against: a def with one of these names would clash.
 RESERVED = {"main", "malloc", "free", "abort", *element_types.PRINTERS.values()}
 
@@ -201,12 +164,6 @@ def number_of_type(value: int | float, t: Matrix) -> str | None:
     if not low <= value <= high:
         return f"the number {number_text(value)} is out of the range of {name} ({low} to {high})"
     return None
-
-
-def relu_of(x: int | float) -> int | float:
-    """``relu`` of a compile-time number, as ``mg.relu`` computes it (``arith.maximumf`` with
-    0): NaN stays NaN, and -0.0 gives 0.0."""
-    return x if x > 0 or math.isnan(x) else 0.0
 
 
 def fold(op: str, a: int | float, b: int | float) -> int | float:
@@ -588,37 +545,17 @@ class Checker:
     # -- calls --------------------------------------------------------------------------
 
     def call(self, c: Call, scope: Scope) -> Type:
+        """A call of a builtin (typed by its family's rule, named in its record) or of a def."""
         name = c.tok
-        allowed = KEYWORD_ARGUMENTS.get(name.text, ())
+        builtin = BUILTINS.get(name.text)
+        allowed = builtin.keywords if builtin else ()
         for key, (tok, _) in c.keywords.items():
             if key not in allowed:
                 takes = f"takes the keyword arguments {', '.join(allowed)}" if allowed else "takes no keyword arguments"
                 raise self.error(tok, "E-ARG-002", f"{name.text} {takes}, not {key}")
-        if name.text == "cast":
-            return self.cast(c, scope)
-        if name.text in CREATION:
-            return self.creation(c, scope)
-        if name.text in SHAPE_QUERIES:
-            return self.shape_query(c, scope)
-        if name.text in RANDOM:
-            return self.random(c, scope)
-        if name.text in SHAPE_OPS or name.text == "transpose" and len(c.args) == 2:
-            return self.shape_op(c, scope)
-        args = [self.expr(a, scope) for a in c.args]
-        if name.text == "where":
-            return self.where(name, args)
-        if name.text in AXIS_REDUCTIONS:
-            return self.reduction(c, args, scope)
-        if name.text in SCANS:
-            return self.scan(c, args, scope)
-        if name.text in INDEXING:
-            return self.indexing(c, args, scope)
-        if name.text in MATH_UNARY or name.text == "abs":
-            return self.math_unary(name, args)
-        if name.text in BINARY_BUILTINS:
-            return self.math_binary(name, args)
-        if name.text in BUILTINS:
-            return self.builtin(name, args)
+        if builtin is not None:
+            return getattr(self, builtin.family)(c, scope, builtin)
+        args = self.arguments(c, scope)
         sig = self.functions.get(name.text)
         if sig is None:
             raise self.error(name, *self.unknown_function(name.text, scope))
@@ -641,7 +578,10 @@ class Checker:
                                                     "(convert it with cast)")
         return sig.result_type
 
-    def cast(self, c: Call, scope: Scope) -> Matrix:
+    def arguments(self, c: Call, scope: Scope) -> list[Type]:
+        return [self.expr(a, scope) for a in c.args]
+
+    def cast(self, c: Call, scope: Scope, _: Builtin) -> Matrix:
         """``cast(x, f32)``: ``x`` with each element converted to the named element type."""
         if len(c.args) != 2:
             raise self.error(c.tok, "E-ARG-001", f"cast takes 2 arguments (a tensor and an element type), got {len(c.args)}")
@@ -660,11 +600,12 @@ class Checker:
             return "E-NAME-004", f"def {name} calls itself: recursion is not supported"
         if name in scope.env:
             return "E-NAME-004", f"{name!r} is {describe(scope.env[name])}, not a function"
-        return "E-NAME-001", f"unknown function {name!r}{did_you_mean(name, BUILTIN_LIST + list(self.functions))}"
+        return "E-NAME-001", f"unknown function {name!r}{did_you_mean(name, [*BUILTINS, *self.functions])}"
 
-    def where(self, name: Token, args: list[Type]) -> Matrix:
+    def where(self, c: Call, scope: Scope, _: Builtin) -> Matrix:
         """``where(mask, a, b)``: ``mask`` a tensor of i1; ``a`` and ``b`` of one element
         type (or numbers of it); the three shapes broadcast."""
+        name, args = c.tok, self.arguments(c, scope)
         if len(args) != 3:
             raise self.error(name, "E-ARG-001", f"where takes 3 arguments (a mask, then the values where it is true and "
                                                 f"where it is false), got {len(args)}")
@@ -685,28 +626,29 @@ class Checker:
             raise self.error(name, "E-ARG-001", f"{name.text} takes {count} argument{'s' if count > 1 else ''} "
                                                 f"({what}), got {len(args)}")
 
-    def math_unary(self, name: Token, args: list[Type]) -> Type:
+    def math_unary(self, c: Call, scope: Scope, builtin: Builtin) -> Type:
         """``exp(x)`` and the other float functions, ``abs(x)`` of every numeric type; of a
         number, a number."""
+        name, args = c.tok, self.arguments(c, scope)
         self.arity(name, args, 1, "a tensor or a number")
         (arg,) = args
         if is_number(arg):
-            return fold_call(abs if name.text == "abs" else MATH_UNARY[name.text], arg)
+            return fold_call(builtin.fold, arg)
         self.no_booleans(name, f"{name.text} of", arg)
         if name.text != "abs":
             self.floats_only(name, arg)
         return arg
 
-    def math_binary(self, name: Token, args: list[Type]) -> Type:
+    def math_binary(self, c: Call, scope: Scope, builtin: Builtin) -> Type:
         """``maximum(a, b)``, ``minimum``, ``pow``, ``atan2``: as an operator combines them."""
+        name, args = c.tok, self.arguments(c, scope)
         self.arity(name, args, 2, "tensors or numbers")
-        _, only_floats, fold_numbers = BINARY_BUILTINS[name.text]
         left, right = args
         if is_number(left) and is_number(right):
-            return fold_call(fold_numbers, left, right)
+            return fold_call(builtin.fold, left, right)
         for t in (left, right):
             self.no_booleans(name, f"{name.text} of", t)
-            if only_floats:
+            if builtin.floats_only:
                 self.floats_only(name, t, "float tensors")
         return self.elementwise(name, f"take {name.text} of", left, right)
 
@@ -768,10 +710,11 @@ class Checker:
             return self.axes(c.tok, rank, [default])[0]
         return self.one_axis(c.tok, c.keywords["axis"][1], scope, rank, "axis", f"axis of {c.tok.text}")
 
-    def reduction(self, c: Call, args: list[Type], scope: Scope) -> Matrix:
+    def reduction(self, c: Call, scope: Scope, builtin: Builtin) -> Matrix:
         """``sum(x, axes=[0, -1], keepdims=false)`` and ``prod``, ``max``, ``min``, ``mean``:
         the elements along ``axes`` (by default all) folded into one, those axes kept with
         size 1 or dropped."""
+        args = self.arguments(c, scope)
         name = c.tok
         self.arity(name, args, 1, "a tensor, then axes= and keepdims=")
         (arg,) = args
@@ -791,7 +734,7 @@ class Checker:
             tuple(s for d, s in enumerate(arg.shape) if d not in axes)
         return Matrix(shape, arg.element)
 
-    def creation(self, c: Call, scope: Scope) -> Matrix:
+    def creation(self, c: Call, scope: Scope, _: Builtin | None = None) -> Matrix:
         """``zeros([2, 3])``, ``ones``, ``full([2, 3], 7.5)``, ``iota([4, 4], axis=1)`` (static
         shapes, ``dtype=`` as their element type), ``zeros_like(x)``, ``ones_like(x)``."""
         name = c.tok
@@ -833,7 +776,7 @@ class Checker:
         self.options[c] = {"value": value}
         return t
 
-    def shape_op(self, c: Call, scope: Scope) -> Matrix:
+    def shape_op(self, c: Call, scope: Scope, _: Builtin | None = None) -> Matrix:
         """``transpose(x, [0, 2, 1])`` (a full permutation, negative axes counting from the
         end), ``reshape(x, [2, -1])`` (static sizes, the element count kept, one -1 inferred),
         ``broadcast_to(x, [4, 2, 3])`` (as an operator broadcasts ``x``), ``slice(x, axis,
@@ -911,10 +854,11 @@ class Checker:
         self.options[c] = {"axis": axis}
         return Matrix(tuple(shape), first.element)  # type: ignore[union-attr]
 
-    def scan(self, c: Call, args: list[Type], scope: Scope) -> Matrix:
+    def scan(self, c: Call, scope: Scope, builtin: Builtin) -> Matrix:
         """``linear_scan(a, b, axis=0, reverse=false)``: ``h[t] = a[t] * h[t-1] + b[t]`` from
         ``h = 0``, ``a`` and ``b`` float tensors (or numbers) that combine as ``+`` combines
         them; ``cumsum(x, axis=0)``: the running sums of a tensor of any numeric type."""
+        args = self.arguments(c, scope)
         name = c.tok
         if name.text == "cumsum":
             self.arity(name, args, 1, "a tensor, then axis=")
@@ -937,16 +881,17 @@ class Checker:
                            "reverse": self.keyword_bool(c, "reverse", scope, False)}
         return t
 
-    def indexing(self, c: Call, args: list[Type], scope: Scope) -> Matrix:
+    def indexing(self, c: Call, scope: Scope, builtin: Builtin) -> Matrix:
         """``index(table, ids)``: the rows of ``table`` that ``ids`` (a tensor of ``i32`` or
         ``i64``) name, of shape ``ids``' then a row's; ``index_add(base, ids, values)``: ``base``
         with each row of ``values`` (of that shape) added at its id. ``gather(x, idx, axis=-1)``:
         the elements of ``x`` at ``idx`` along ``axis`` (``idx`` of ``x``'s rank and sizes off
         the axis; the result of its shape); ``scatter_add(base, idx, values, axis=-1)``: ``base``
         with ``values`` (of ``idx``'s shape) added there. Ids are checked when the program runs."""
+        args = self.arguments(c, scope)
         name = c.tok
         adds, along_axis = name.text.endswith("_add"), name.text in ("gather", "scatter_add")
-        self.arity(name, args, 3 if adds else 2, INDEXING[name.text])
+        self.arity(name, args, 3 if adds else 2, builtin.takes)
         x, ids, *values = args
         positions = "indices" if along_axis else "ids"
         if not isinstance(x, Matrix):
@@ -977,7 +922,7 @@ class Checker:
                                                 f"{type_text(Matrix(shape, v.element))} ({which}), got {describe(v)}")
         return x
 
-    def random(self, c: Call, scope: Scope) -> Matrix:
+    def random(self, c: Call, scope: Scope, builtin: Builtin) -> Matrix:
         """``normal([2, 3], std=1.0, mean=0.0, seed=0)``, ``uniform([2, 3], low=0.0, high=1.0,
         seed=0)``, ``dtype=`` a float type (default ``f64``): numbers known when compiling,
         the seed an integer from 0 to 2^63 - 1, ``std`` not negative, ``low`` at most ``high``
@@ -987,7 +932,7 @@ class Checker:
         dims = self.static_ints(c.args[0], scope, f"the shape of {name.text}")
         if any(d <= 0 for d in dims):
             raise self.error(name, "E-ARG-004", f"the shape of {name.text} must be positive sizes, got {dims}")
-        options = dict(RANDOM[name.text])
+        options = dict(builtin.defaults)
         for key, (tok, e) in c.keywords.items():
             if key == "dtype":
                 continue
@@ -1012,7 +957,7 @@ class Checker:
         self.options[c] = options
         return Matrix(tuple(dims), element)
 
-    def shape_query(self, c: Call, scope: Scope) -> Type:
+    def shape_query(self, c: Call, scope: Scope, _: Builtin | None = None) -> Type:
         """``rank(x)``, ``dim(x, axis)``, ``numel(x)``: numbers the compiler knows from ``x``'s
         type; ``shape(x)``: its sizes, a list wherever one is expected (``zeros(shape(x))``)
         and elsewhere a tensor of ``i64``. A ``?`` size is known only at run time."""
@@ -1041,16 +986,21 @@ class Checker:
         self.constants[c] = list(sizes)  # type: ignore[arg-type]
         return shape_type
 
-    def builtin(self, name: Token, args: list[Type]) -> Type:
+    def transpose(self, c: Call, scope: Scope, builtin: Builtin) -> Type:
+        """``transpose(x)``, the chapter's, or ``transpose(x, perm)``, a shape op."""
+        return self.shape_op(c, scope) if len(c.args) == 2 else self.chapter(c, scope, builtin)
+
+    def chapter(self, c: Call, scope: Scope, builtin: Builtin) -> Type:
         """The chapter's builtins: ``relu``, ``transpose`` (the axes reversed) and the ``row_*``
         and ``col_*`` reductions of a matrix. A number is a rank-0 tensor to the first two,
         as to ``exp`` and ``abs``: ``relu`` of it folds (NaN stays NaN), and ``transpose`` of
         it is itself; a reduction of a row or a column needs rank 2."""
+        name, args = c.tok, self.arguments(c, scope)
         if len(args) != 1:
             raise self.error(name, "E-ARG-001", f"{name.text} takes 1 argument, got {len(args)}")
         (arg,) = args
         if is_number(arg) and name.text in ("relu", "transpose"):
-            return arg if name.text == "transpose" else relu_of(arg)
+            return arg if name.text == "transpose" else relu(arg)
         if not isinstance(arg, Matrix):
             raise self.error(name, "E-DIM-003", f"{name.text} needs a matrix (rank 2), got {describe(arg)}")
         if name.text != "transpose":
@@ -1059,7 +1009,7 @@ class Checker:
             return arg
         if name.text == "transpose":
             return Matrix(shapes.transpose_shape(arg.shape), arg.element)
-        axis, kind = REDUCTIONS[name.text]
+        axis, kind = builtin.axis, builtin.kind
         if len(arg.shape) != 2:
             raise self.error(name, "E-DIM-001", f"{name.text} needs a matrix (rank 2), got {describe(arg)}")
         if kind == "mean" and arg.shape[axis] is None:

@@ -29,8 +29,8 @@ from xdsl.ir import Block, Operation, Region, SSAValue
 
 from mg_xdsl.core import element_types, shapes
 from mg_xdsl.dialects import mg
-from mg_xdsl.language.checker import (AXIS_REDUCTIONS, BINARY_BUILTINS, INDEXING, RANDOM, REDUCTIONS, SCANS,
-                                      SHAPE_OPS, Checker, Matrix, Type, fold, is_number, type_text)
+from mg_xdsl.language.builtins import BUILTINS, Builtin
+from mg_xdsl.language.checker import Checker, Matrix, Type, fold, is_number, type_text
 from mg_xdsl.language.lexer import Token
 from mg_xdsl.language.syntax_tree import (Assign, Call, Chain, Compare, Def, Expr, Index, Let, Literal, Name, Negate,
                                           Statement)
@@ -43,9 +43,6 @@ OPERATORS = {"+": "add", "-": "sub", "*": "mul", "/": "div",
 ELEMENTWISE_OPS: dict[str, type[mg.ElementwiseBinaryOp]] = {
     "add": mg.AddOp, "sub": mg.SubOp, "mul": mg.MulOp, "div": mg.DivOp,
     "max": mg.MaxOp, "min": mg.MinOp, "pow": mg.PowOp, "atan2": mg.Atan2Op}
-# The op of each indexing builtin: its arguments in order, then its options (gather's axis).
-INDEXING_OPS: dict[str, type[mg.IndexingOp]] = {
-    "index": mg.IndexOp, "index_add": mg.IndexAddOp, "gather": mg.GatherOp, "scatter_add": mg.ScatterAddOp}
 
 Value = SSAValue | int | float  # a matrix's SSA value, or a compile-time number
 
@@ -362,44 +359,75 @@ class IRGen:
                   for v in grown[1:]]
         return self.emit(fn, mg.SelectOp(mask, *values), tok)  # type: ignore[arg-type]
 
+    # -- calls: a builtin's is built by its family's method (its record names the family) --
+
     def call(self, c: Call, fn: Function, t: Matrix) -> SSAValue:
-        name = c.tok
+        builtin = BUILTINS.get(c.tok.text)
+        if builtin is not None:
+            return getattr(self, f"build_{builtin.family}")(c, fn, t, builtin)
+        return self.call_def(c, fn, t)
+
+    def arguments(self, c: Call, fn: Function) -> list[Value]:
+        return [self.expr(a, fn) for a in c.args]
+
+    def build_cast(self, c: Call, fn: Function, t: Matrix, _: Builtin) -> SSAValue:
+        return self.emit(fn, mg.ConvertOp(self.expr(c.args[0], fn), t.element), c.tok)  # type: ignore[arg-type]
+
+    def build_creation(self, c: Call, fn: Function, t: Matrix, builtin: Builtin) -> SSAValue:
         options = self.checker.options.get(c, {})
-        if name.text == "cast":
-            return self.emit(fn, mg.ConvertOp(self.expr(c.args[0], fn), t.element), name)  # type: ignore[arg-type]
-        if name.text in ("zeros", "ones", "full"):
-            return self.emit(fn, mg.FullOp(mg.tensor_type(t.shape, t.element), options["value"]), name)
-        if name.text == "iota":
-            return self.emit(fn, mg.IotaOp(mg.tensor_type(t.shape, t.element), options["axis"]), name)
-        if name.text in RANDOM:
-            return self.random(fn, name, options, t)
-        if name.text in SHAPE_OPS or name.text == "transpose" and len(c.args) == 2:
-            return self.shape_op(fn, c, options, t)
-        args = [self.expr(a, fn) for a in c.args]
-        if name.text in ("zeros_like", "ones_like"):
-            return self.emit(fn, mg.FullLikeOp(args[0], options["value"], t.element), name)  # type: ignore[arg-type]
-        if name.text == "where":
-            return self.where(fn, name, args, t)
-        if name.text in AXIS_REDUCTIONS:
-            return self.reduction(fn, name, name.text, args[0], options["axes"], options["keepdims"], t)  # type: ignore[arg-type]
-        if name.text in SCANS:
-            return self.scan(fn, name, args, options, t)
-        if name.text in INDEXING:
-            return self.emit(fn, INDEXING_OPS[name.text](*args, **options), name)  # type: ignore[arg-type]
-        if name.text in mg.MATH_UNARY:
-            return self.emit(fn, mg.MATH_UNARY[name.text](args[0]), name)  # type: ignore[arg-type]
-        if name.text == "abs":
-            return self.emit(fn, mg.AbsOp(args[0]), name)  # type: ignore[arg-type]
-        if name.text in BINARY_BUILTINS:
-            return self.combine(fn, name, BINARY_BUILTINS[name.text][0], args[0], args[1], t)
-        if name.text == "relu":
-            return self.emit(fn, mg.ReluOp(args[0]), name)
-        if name.text == "transpose":
-            return self.emit(fn, mg.TransposeOp(args[0]), name)
-        if name.text in REDUCTIONS:
-            # row_*: one value per row (axis 1); col_*: one per column (axis 0), kept.
-            axis, kind = REDUCTIONS[name.text]
-            return self.reduction(fn, name, kind, args[0], [axis], True, t)  # type: ignore[arg-type]
+        if builtin.op is mg.FullLikeOp:
+            return self.emit(fn, mg.FullLikeOp(self.expr(c.args[0], fn), options["value"], t.element), c.tok)  # type: ignore[arg-type]
+        if builtin.op is mg.IotaOp:
+            return self.emit(fn, mg.IotaOp(mg.tensor_type(t.shape, t.element), options["axis"]), c.tok)
+        return self.emit(fn, mg.FullOp(mg.tensor_type(t.shape, t.element), options["value"]), c.tok)
+
+    def build_random(self, c: Call, fn: Function, t: Matrix, _: Builtin) -> SSAValue:
+        return self.random(fn, c.tok, self.checker.options.get(c, {}), t)
+
+    def build_shape_op(self, c: Call, fn: Function, t: Matrix, _: Builtin | None = None) -> SSAValue:
+        return self.shape_op(fn, c, self.checker.options.get(c, {}), t)
+
+    def build_transpose(self, c: Call, fn: Function, t: Matrix, builtin: Builtin) -> SSAValue:
+        if len(c.args) == 2:  # transpose(x, perm)
+            return self.build_shape_op(c, fn, t)
+        return self.emit(fn, mg.TransposeOp(self.expr(c.args[0], fn)), c.tok)  # type: ignore[arg-type]
+
+    def build_where(self, c: Call, fn: Function, t: Matrix, _: Builtin) -> SSAValue:
+        return self.where(fn, c.tok, self.arguments(c, fn), t)
+
+    def build_reduction(self, c: Call, fn: Function, t: Matrix, builtin: Builtin) -> SSAValue:
+        options = self.checker.options.get(c, {})
+        (x,) = self.arguments(c, fn)
+        return self.reduction(fn, c.tok, builtin.kind, x, options["axes"], options["keepdims"], t)  # type: ignore[arg-type]
+
+    def build_scan(self, c: Call, fn: Function, t: Matrix, _: Builtin) -> SSAValue:
+        return self.scan(fn, c.tok, self.arguments(c, fn), self.checker.options.get(c, {}), t)
+
+    def build_indexing(self, c: Call, fn: Function, t: Matrix, builtin: Builtin) -> SSAValue:
+        assert builtin.op is not None
+        return self.emit(fn, builtin.op(*self.arguments(c, fn), **self.checker.options.get(c, {})), c.tok)  # type: ignore[arg-type]
+
+    def build_math_unary(self, c: Call, fn: Function, t: Matrix, builtin: Builtin) -> SSAValue:
+        assert builtin.op is not None
+        return self.emit(fn, builtin.op(self.expr(c.args[0], fn)), c.tok)  # type: ignore[arg-type]
+
+    def build_math_binary(self, c: Call, fn: Function, t: Matrix, builtin: Builtin) -> SSAValue:
+        left, right = self.arguments(c, fn)
+        return self.combine(fn, c.tok, builtin.combines, left, right, t)
+
+    def build_chapter(self, c: Call, fn: Function, t: Matrix, builtin: Builtin) -> SSAValue:
+        """``relu``, and the ``row_*`` (one value per row: axis 1) and ``col_*`` reductions
+        (one per column: axis 0), the reduced axis kept."""
+        (x,) = self.arguments(c, fn)
+        if builtin.op is mg.ReluOp:
+            return self.emit(fn, mg.ReluOp(x), c.tok)  # type: ignore[arg-type]
+        return self.reduction(fn, c.tok, builtin.kind, x, [builtin.axis], True, t)  # type: ignore[arg-type]
+
+    def call_def(self, c: Call, fn: Function, t: Matrix) -> SSAValue:
+        """A call of a def: each argument given the parameter's type (a number a constant, a
+        size claimed or forgotten), then ``func.call``."""
+        name = c.tok
+        args = self.arguments(c, fn)
         sig = self.checker.functions[name.text]
         values: list[SSAValue] = []
         for i, (arg, pname, ptype) in enumerate(zip(args, sig.names, sig.types), start=1):

@@ -18,6 +18,7 @@ SH, MG = "mg_xdsl/core/shapes.py", "mg_xdsl/dialects/mg.py"
 PARSE, CHECK, GEN = ("mg_xdsl/language/syntax_tree.py", "mg_xdsl/language/checker.py",
                      "mg_xdsl/language/irgen.py")
 AFF = "mg_xdsl/conversions/lower_mg_to_affine.py"
+BUILTINS = "mg_xdsl/language/builtins.py"
 BUFFERS = "mg_xdsl/support/buffers.py"  # (the building blocks of the mg lowerings)
 # The optimised pipeline's linalg stage and the passes that decide on it.
 TO_LINALG, FUSE, REUSE, LOOPS = ("mg_xdsl/conversions/convert_mg_to_linalg.py",
@@ -30,13 +31,13 @@ CPP = "mg_xdsl/backend/cpp_header.py"
 
 MUTATIONS = [
     # -- the chapter's front-end mutations --------------------------------------------------
-    Mutation(CHECK, 'f"{side}_{kind}": (1 if side == "row" else 0, kind)',
-             'f"{side}_{kind}": (0 if side == "row" else 1, kind)',
+    Mutation(BUILTINS, 'Builtin(f"{side}_{kind}", "chapter", axis=1 if side == "row" else 0, kind=kind)',
+             'Builtin(f"{side}_{kind}", "chapter", axis=0 if side == "row" else 1, kind=kind)',
              "row_* and col_* use the opposite axis"),
     Mutation(GEN, "            count *= mg.shape_of(x.type)[axis] or 1", "            count *= mg.shape_of(x.type)[1 - axis] or 1",
              "mean divides by the wrong dimension's count"),
-    Mutation(GEN, "return self.emit(fn, mg.ReluOp(args[0]), name)",
-             "return self.emit(fn, mg.NegOp(args[0]), name)",
+    Mutation(GEN, "return self.emit(fn, mg.ReluOp(x), c.tok)",
+             "return self.emit(fn, mg.NegOp(x), c.tok)",
              "relu is emitted as negation"),
     Mutation(SH, "        elif a == 1:\n            out.append(b)", "        elif False:\n            out.append(b)",
              "a size-1 left operand is not broadcast"),
