@@ -1,8 +1,6 @@
 """The lit + FileCheck suite of tests/filecheck, run as one pytest test."""
 
 import subprocess
-import sys
-from pathlib import Path
 
 from conftest import ROOT, tool
 
@@ -13,3 +11,13 @@ def test_lit_suite():
         capture_output=True, text=True, timeout=1200,
     )
     assert p.returncode == 0, p.stdout[-20000:] + p.stderr[-5000:]
+
+
+def test_every_pass_has_a_folder_of_its_own():
+    """``tests/filecheck/<pass name>/`` for each of the project's passes; the other folders
+    test the front end, the dialect, pass options and whole pipelines."""
+    from mg_xdsl.pipeline.registry import project_passes
+
+    folders = {p.name for p in (ROOT / "tests" / "filecheck").iterdir() if p.is_dir() and p.name != "__pycache__"}
+    assert set(project_passes()) <= folders, sorted(set(project_passes()) - folders)
+    assert folders - set(project_passes()) == {"frontend", "mg", "options", "pipelines"}
