@@ -58,7 +58,7 @@ def __dir__():
 
 def compile(source, path="<string>", gpu=False, optimise=True, cpu=None):
     """Compile Mountain Goat source to a ``Library`` of Python callables (see ``mg_xdsl.api``);
-    ``gpu=True`` runs its parallel loop nests on an NVIDIA GPU, ``gpu="emulated"`` on the CPU; ``optimise=False`` uses the chapter's reference pipeline;
+    ``gpu=True`` runs its parallel loop nests on an NVIDIA GPU, ``gpu="emulated"`` on the CPU; ``optimise=False`` uses the reference pipeline;
     ``cpu="x86-64-v3"`` (an LLVM CPU name) compiles for that CPU instead of this host."""
     from mg_xdsl.api import compile as _compile
 

@@ -494,7 +494,7 @@ def compile(source: str | bytes, path: str = "<string>", gpu: bool | str = False
 
     ``gpu=True`` (or ``"cuda"``) runs every parallel loop nest as a kernel on the NVIDIA GPU,
     ``gpu="emulated"`` runs the same kernels on the CPU (``GpuError`` if there is no GPU).
-    ``optimise=False`` compiles with the chapter's reference pipeline (one nest per op).
+    ``optimise=False`` compiles with the reference pipeline (one nest per op).
     ``cpu`` (an LLVM CPU name such as ``"x86-64-v3"``) compiles for that CPU instead of this
     host: its instruction sets only, its kernels (this host must be able to run them)."""
     if not isinstance(source, (str, bytes)):

@@ -45,7 +45,7 @@ class Compilation:
     lib: bool = False  # only the defs, no @main (for `mgc lib` and the Python API)
     backend: str = "xdsl"  # "mlir": upstream mlir-opt-22 lowers the affine-level IR
     gpu: str | None = None  # "cuda" or "emulated": parallel loop nests run as GPU kernels
-    optimise: bool = True  # the optimised pipeline (False: the chapter's, pipeline.STAGES)
+    optimise: bool = True  # the optimised pipeline (False: the reference pipeline, pipeline.REFERENCE_STAGES)
     cpu: str | None = None  # the CPU objects are compiled for (None: this host's)
     times: dict[str, float] = field(default_factory=dict)
     signatures: dict = field(default_factory=dict)

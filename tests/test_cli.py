@@ -163,7 +163,7 @@ def test_pipeline_prints_what_mgc_runs():
         p = mgc("pipeline", *args)
         assert p.returncode == 0
         assert p.stdout.decode() == pipeline.pass_pipeline(optimise) + "\n"
-        stages = pipeline.OPTIMISED_STAGES if optimise else pipeline.STAGES
+        stages = pipeline.OPTIMISED_STAGES if optimise else pipeline.REFERENCE_STAGES
         assert p.stdout.decode().strip().split(",") == [
             pipeline.for_target(name) for s in stages for name in s.passes]
     assert "buffer-deallocation" in pipeline.pass_pipeline(False)

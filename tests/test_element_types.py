@@ -79,7 +79,7 @@ def compiled(request):
     e, optimise = request.param
     ctx = pipeline.context()
     module = Parser(ctx, module_text(e)).parse_module()
-    for stage in (pipeline.OPTIMISED_STAGES if optimise else pipeline.STAGES)[1:]:
+    for stage in (pipeline.OPTIMISED_STAGES if optimise else pipeline.REFERENCE_STAGES)[1:]:
         pipeline.run_stage(module, stage, ctx)
     return e, Engine(translate(module))
 
@@ -141,7 +141,7 @@ def test_print_calls_the_printer_of_its_element_type(e, optimise):
             f" : tensor<2x3x{e}>\n  mg.print %a : tensor<2x3x{e}>\n  func.return\n}}\n")
     ctx = pipeline.context()
     module = Parser(ctx, text).parse_module()
-    for stage in (pipeline.OPTIMISED_STAGES if optimise else pipeline.STAGES)[1:]:
+    for stage in (pipeline.OPTIMISED_STAGES if optimise else pipeline.REFERENCE_STAGES)[1:]:
         pipeline.run_stage(module, stage, ctx)
     engine = Engine(translate(module))
     with runtime.capture() as printed:

@@ -87,7 +87,7 @@ def llvm_ir() -> str:
     """The module in LLVM IR, lowered by this project's passes."""
     ctx = pipeline.context()
     module = Parser(ctx, module_text()).parse_module()
-    pipeline.run_stage(module, pipeline.STAGES[-1], ctx)
+    pipeline.run_stage(module, pipeline.REFERENCE_STAGES[-1], ctx)
     return jit.translate(module)
 
 

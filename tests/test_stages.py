@@ -34,7 +34,7 @@ def at_every_stage(source: str) -> dict[str, str]:
     module = compile_source(source, "prog.mg")
     ctx = pipeline.context()
     printed["mg"] = interpret(module)
-    for stage in pipeline.STAGES[1:]:
+    for stage in pipeline.REFERENCE_STAGES[1:]:
         pipeline.run_stage(module, stage, ctx)
         if stage.name != "llvm":
             printed[stage.name] = interpret(module)

@@ -41,7 +41,7 @@ def stages_of(source: str, path: str = "prog.mg") -> dict[str, str]:
     Printer(stream=out, print_generic_format=True).print_op(module)
     texts = {"mg": out.getvalue()}
     ctx = pipeline.context()
-    for name, stages in (("reference", pipeline.STAGES), ("optimised", pipeline.OPTIMISED_STAGES)):
+    for name, stages in (("reference", pipeline.REFERENCE_STAGES), ("optimised", pipeline.OPTIMISED_STAGES)):
         module = compile_source(source, path)
         for stage in stages[1:]:
             pipeline.run_stage(module, stage, ctx)

@@ -3,7 +3,7 @@
 The front end uses these to type a program and to phrase its errors; the mg dialect's
 verifiers use the same functions to check the IR. A shape is a tuple of dimensions, each a
 non-negative int or ``None`` for a dimension written ``?`` (known only at run time). The
-rules are written for any rank: Part A programs are rank 2, but nothing here depends on it.
+rules are written for any rank: the chapter's programs are rank 2, but nothing here depends on it.
 
 Each rule either returns the result shape or raises ``ShapeError`` with a message that says
 which rule was broken, phrased for a user of the language.

@@ -28,7 +28,7 @@ block of MC x KC in L2, a panel of Bp in L1), and the register block reuses each
 value MR or NR/L times, so the FMA units, not memory, set the pace.
 
 The products are summed in blocks of KC with fused multiply-adds, so the result may differ
-from the chapter's order (k from 0 up, rounding after each multiplication and each
+from the reference pipeline's order (k from 0 up, rounding after each multiplication and each
 addition) in the last bits.
 
 The code (some 1,200 ops in the LLVM dialect) is one private function per module and

@@ -14,7 +14,7 @@ A column reduction walks the matrix row by row already (the inner loop runs alon
 its rows are cut into blocks of ``row_block`` (``ROW_BLOCK``, 256) that threads take in
 parallel, each folding its rows, ``rows_at_once`` (4) at a time, into a partial result row
 of its own, L lanes at a time; the partial rows are then folded into the result in order.
-A sum then adds up block by block: the same as the chapter's order for up to ``row_block``
+A sum then adds up block by block: the same as the reference pipeline's order for up to ``row_block``
 rows, and otherwise different in the last bits, but never dependent on the number of
 threads. (Threads taking blocks of columns instead would keep the order, but walking a
 matrix in narrow column stripes is slow here.)

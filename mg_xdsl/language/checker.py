@@ -619,7 +619,7 @@ class Checker:
             values = self.elementwise(name, "select from", a, b)
         return Matrix(self.broadcast(name, "select from", mask, values), values.element)
 
-    # -- the builtins of issue 16 -----------------------------------------------------------
+    # -- the builtins beyond the chapter's -----------------------------------------------------
 
     def arity(self, name: Token, args: list, count: int, what: str) -> None:
         if len(args) != count:

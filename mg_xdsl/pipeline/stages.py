@@ -20,7 +20,7 @@ a fifth of the compile time of a long program.
     cf      convert-scf-to-cf, lower-assert-to-stderr: blocks and branches
     llvm    the LLVM dialect only, ready for translation to LLVM IR
 
-``STAGES`` is the chapter's pipeline: one loop nest per op, every loop as written. The
+``REFERENCE_STAGES`` is the reference pipeline: one loop nest per op, every loop as written. The
 compiler runs ``OPTIMISED_STAGES`` unless asked for the reference (``mgc --reference``,
 ``compile(..., optimise=False)``): it goes through ``linalg``, where fusion, matrix-product
 tiling, reduction vectorisation and parallelisation are decided from the structured ops'
@@ -28,7 +28,7 @@ maps and iterator types (``OPTIMISED_STAGES`` lists the passes, each with what i
 and adds passes that make the loops fast. Both give the same results, up to the summation
 order of reductions and matrix products.
 
-Every pipeline is here: ``STAGES``, ``OPTIMISED_STAGES``, the GPU path's ``GPU_STAGES``
+Every pipeline is here: ``REFERENCE_STAGES``, ``OPTIMISED_STAGES``, the GPU path's ``GPU_STAGES``
 and ``UPSTREAM_PASSES``, which ``mlir-opt-22`` runs for ``--backend mlir``. ``mg-opt``
 knows the first three by name (``PIPELINES``), each as one pass with the options ``to``
 (the last stage to run) and ``cpu``: ``mg-opt prog.mg -p mg-cpu-pipeline`` runs what
@@ -69,7 +69,7 @@ class Stage:
     description: str
 
 
-STAGES: tuple[Stage, ...] = (
+REFERENCE_STAGES: tuple[Stage, ...] = (
     Stage("mg", (), (), "the mg dialect, as the front end produces it"),
     Stage("affine", ("lower-mg-to-affine", "buffer-deallocation"), ("mg",),
           "affine loop nests on memrefs, each buffer freed after its last use"),
@@ -104,7 +104,7 @@ def _with(stage: Stage, *passes: str) -> Stage:
     return Stage(stage.name, passes, stage.gone, stage.description)
 
 
-_MG, _AFFINE, _SCF, _CF, _LLVM = STAGES
+_MG, _AFFINE, _SCF, _CF, _LLVM = REFERENCE_STAGES
 OPTIMISED_STAGES: tuple[Stage, ...] = (
     _MG,
     Stage("linalg",
@@ -217,7 +217,7 @@ def stages_to(to: str, optimise: bool = False) -> tuple[Stage, ...]:
     ``optimise``)."""
     if to not in STAGE_NAMES:
         raise ValueError(f"unknown stage {to!r} (choose from {', '.join(STAGE_NAMES)})")
-    stages = OPTIMISED_STAGES if optimise else STAGES
+    stages = OPTIMISED_STAGES if optimise else REFERENCE_STAGES
     names = [s.name for s in stages]
     if to not in names:
         raise ValueError(f"the reference pipeline has no {to!r} stage: it lowers the mg dialect "
@@ -284,7 +284,7 @@ def lower(
 
 PIPELINES: dict[str, tuple[tuple[Stage, ...], str]] = {
     "mg-cpu-pipeline": (OPTIMISED_STAGES, "what mgc runs: mg to the LLVM dialect, optimised"),
-    "mg-reference-pipeline": (STAGES, "the chapter's (mgc --reference): a nest per op"),
+    "mg-reference-pipeline": (REFERENCE_STAGES, "the reference pipeline (mgc --reference): a nest per op"),
     "mg-gpu-pipeline": (GPU_STAGES[:2], "mg to host code and kernels in the LLVM dialect"),
 }
 """The pipelines by the names ``mg-opt -p NAME`` knows them: its stages and what it does."""
@@ -334,5 +334,5 @@ def pass_pipeline(optimise: bool = True, target: Target | None = None) -> str:
     pipeline)" -t llvm`` runs what ``mgc`` runs (without the per-stage checks). ``mgc
     pipeline [--reference] [--cpu NAME]`` prints it, and the README's copy is checked
     against it, so the two cannot drift apart."""
-    stages = OPTIMISED_STAGES if optimise else STAGES
+    stages = OPTIMISED_STAGES if optimise else REFERENCE_STAGES
     return ",".join(for_target(p, target) for stage in stages for p in stage.passes)

@@ -188,7 +188,7 @@ class MgOptMain(xDSLOptMain):
                 + "\n\nwhole pipelines (mg_xdsl/pipeline/stages.py), as one pass; options to=STAGE, cpu=NAME:\n"
                 + "\n".join(pipelines)
                 + "\n\nmgc's whole pipeline, pass by pass: mg-opt prog.mg -p "
-                '"$(mgc pipeline)" -t llvm   (mgc pipeline --reference: the chapter\'s)\n'
+                '"$(mgc pipeline)" -t llvm   (mgc pipeline --reference: the reference pipeline)\n'
                 "MGC_DEBUG=1 shows the Python traceback of an internal error.\n")
 
     def setup_pipeline(self):

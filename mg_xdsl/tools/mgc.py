@@ -93,7 +93,7 @@ def pipeline_help() -> str:
     """The passes of the default (optimised) pipeline and of ``--reference``, per stage."""
     import textwrap
 
-    from mg_xdsl.pipeline.stages import OPTIMISED_STAGES, STAGES
+    from mg_xdsl.pipeline.stages import OPTIMISED_STAGES, REFERENCE_STAGES
 
     def listing(stages) -> str:
         return "\n".join(
@@ -106,9 +106,9 @@ def pipeline_help() -> str:
 {listing(OPTIMISED_STAGES)}
     (vectorize-reductions, tile-matmul and stream-large-results shape their code for the
     CPU, this machine's or --cpu NAME's: `mgc pipeline [--cpu NAME]` shows their options)
-  with --reference, the chapter's pipeline (one loop nest per op; no fusion, tiling,
+  with --reference, the reference pipeline (one loop nest per op; no fusion, tiling,
   vectors or threads):
-{listing(STAGES)}
+{listing(REFERENCE_STAGES)}
 """
 
 
@@ -186,7 +186,7 @@ def parser() -> argparse.ArgumentParser:
                        "verifies what is compiled")
         if name != "ptx":
             c.add_argument("--reference", action="store_true",
-                           help="lower with the chapter's pipeline: one loop nest per op, no "
+                           help="lower with the reference pipeline: one loop nest per op, no "
                            "fusion, tiling, vectors or threads (the optimised one is the default)")
         return c
 
@@ -247,7 +247,7 @@ def parser() -> argparse.ArgumentParser:
                             description=help + ': mg-opt prog.mg -p "$(mgc pipeline)" -t llvm',
                             formatter_class=argparse.RawDescriptionHelpFormatter)
     passes.add_argument("--reference", action="store_true",
-                        help="the chapter's pipeline instead of the optimised one (the default)")
+                        help="the reference pipeline instead of the optimised one (the default)")
     passes.add_argument("--cpu", metavar="NAME",
                         help="the pipeline for that CPU (as LLVM names it) instead of this "
                         "machine's: the options of the passes that shape kernels for it")

@@ -16,7 +16,7 @@ As upstream MLIR's pass of this name::
 ``lower-mg-to-affine`` makes one loop per dimension, so a reduction's ``?x1`` result, a
 ``1x?`` row broadcast or a ``1xN`` matrix gets loops of one iteration: a fifth of the loops
 of a typical program, each of which would otherwise become a compare, two branches and an
-increment in every later stage (the chapter's affine stage shows them; this pass runs after
+increment in every later stage (the reference pipeline's affine stage shows them; this pass runs after
 it). Loops of other constant trip counts are left to LLVM.
 
 A promoted loop's iteration arguments become its initial values and its results what its

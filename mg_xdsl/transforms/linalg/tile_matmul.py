@@ -26,7 +26,7 @@ default to AVX-512's, and its caches (``l1-cache``, ``l2-cache``, ``l3-cache`` i
 default a typical core's). Matrix products with static sizes whose M * N * K is below
 ``min-work`` (the pass option, by default ``MIN_WORK``, 32768) stay as they are (loops, once
 lowered): tiling buys nothing there. The kernel sums in blocks with fused multiply-adds, so the result may
-differ from the chapter's order in the last bits.
+differ from the reference pipeline's order in the last bits.
 """
 
 from collections.abc import Callable, Sequence
