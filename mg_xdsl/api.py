@@ -51,7 +51,7 @@ from mg_xdsl.core import element_types
 from mg_xdsl.backend.gpu_runtime import GpuError
 from mg_xdsl.backend.runtime_ir import CHECK_FAILED, FAILURE_TEXT_BYTES, OUT_OF_MEMORY
 from mg_xdsl.language.frontend import MgError, MgWarning, Signature
-from mg_xdsl.language.checker import Matrix, type_text
+from mg_xdsl.language.checker import TensorType, type_text
 from mg_xdsl.core.shapes import fmt_shape
 
 __all__ = ["compile", "compile_file", "Library", "ShapeMismatch", "RuntimeCheckFailed", "MgError",
@@ -146,7 +146,7 @@ DTYPES: dict[str, np.dtype] = {"f64": np.dtype(np.float64), "f32": np.dtype(np.f
 _FLOAT_DTYPES = {DTYPES["f64"], DTYPES["f32"], DTYPES["bf16"]}
 
 
-def dtype_of(t: Matrix) -> np.dtype:
+def dtype_of(t: TensorType) -> np.dtype:
     return DTYPES[element_types.NAME_OF[t.element]]
 _records = threading.local()
 
@@ -237,7 +237,7 @@ def _described(value: "np.ndarray | numbers.Number | np.generic | None") -> str:
     return f"the number {value!r}"
 
 
-def _type_text(t: Matrix) -> str:
+def _type_text(t: TensorType) -> str:
     """``2x3``, ``?x3xf32``, ``i64``: a parameter's type as the language writes it in brackets."""
     return type_text(t)[len("tensor["):-1]
 

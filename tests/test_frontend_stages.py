@@ -5,10 +5,20 @@ tests/test_frontend_diagnostics.py's and the examples'."""
 
 import pytest
 
+from mg_xdsl.language.checker import Checker, TensorType
 from mg_xdsl.language.frontend import MgError, parse_program
-from mg_xdsl.language.checker import Checker, Matrix
 from mg_xdsl.language.lexer import statements
-from mg_xdsl.language.syntax_tree import Call, Chain, Expr, Let, Literal, Name, Negate, Number, parse_statement
+from mg_xdsl.language.parser import parse_statement
+from mg_xdsl.language.syntax_tree import (
+    Call,
+    Chain,
+    Expr,
+    Let,
+    Literal,
+    Name,
+    Negate,
+    Number,
+)
 
 
 def tree(text: str):
@@ -52,10 +62,10 @@ def test_the_checker_types_every_expression_and_folds_numbers():
     checker.statement(s)
     for e in expressions(s.value):
         assert e in checker.types, e
-    assert checker.types[s.value] == Matrix((3, 3))
+    assert checker.types[s.value] == TensorType((3, 3))
     folded = s.value.first.first  # -(2 * 3 + 1)
     assert isinstance(folded, Negate) and checker.types[folded] == -7.0
-    assert [checker.types[n] for n in expressions(s.value) if isinstance(n, Name)] == [Matrix((1, 3))] * 3
+    assert [checker.types[n] for n in expressions(s.value) if isinstance(n, Name)] == [TensorType((1, 3))] * 3
 
 
 def test_within_a_statement_syntax_is_reported_before_types():
@@ -70,6 +80,6 @@ def test_within_a_statement_syntax_is_reported_before_types():
 def test_signatures_carry_types():
     program = parse_program("def f(a: tensor[?x3], b: tensor[3x2]) = relu(a @ b)\n", with_main=False)
     sig = program.functions["f"]
-    assert sig.names == ["a", "b"] and sig.types == [Matrix((None, 3)), Matrix((3, 2))]
-    assert sig.result_type == Matrix((None, 2)) and str(sig.result_type.element) == "f64"
+    assert sig.names == ["a", "b"] and sig.types == [TensorType((None, 3)), TensorType((3, 2))]
+    assert sig.result_type == TensorType((None, 2)) and str(sig.result_type.element) == "f64"
     assert sig.params == [("a", (None, 3)), ("b", (3, 2))] and sig.result == (None, 2)

@@ -2,7 +2,7 @@
 what makes a program wrong (an unknown name, shapes that cannot combine, a call with the
 wrong arguments) or likely to abort when it runs (warnings).
 
-A type is a ``Matrix`` (a tensor of any rank: a shape and an element type) or a
+A type is a ``TensorType`` (a tensor of any rank: a shape and an element type) or a
 compile-time number, which the checker folds: ``2 * 3`` is the number 6.0, and a matrix
 with a number is an ``mg.scalar`` later, of the matrix's element type. Tensors of two
 element types never combine (``cast`` converts one); a number combines with a tensor of any
@@ -18,11 +18,12 @@ from dataclasses import dataclass, field
 from xdsl.ir import Attribute
 
 from mg_xdsl.core import element_types, shapes
+from mg_xdsl.core.shapes import Shape, ShapeError, fmt_shape
 from mg_xdsl.language.builtins import BUILTINS, Builtin, relu
 from mg_xdsl.language.diagnostics import MgError, Span
 from mg_xdsl.language.lexer import Token
+from mg_xdsl.language.parser import KEYWORDS
 from mg_xdsl.language.syntax_tree import (
-    KEYWORDS,
     Assign,
     Call,
     Chain,
@@ -33,15 +34,14 @@ from mg_xdsl.language.syntax_tree import (
     Index,
     Let,
     Literal,
-    Matrix,
     Name,
     Negate,
     Number,
     Statement,
+    TensorType,
     between,
     negated,
 )
-from mg_xdsl.core.shapes import Shape, ShapeError, fmt_shape
 
 NO_BOOLEAN_ARITHMETIC = "i1 tensors (true/false) have no arithmetic; cast them to a number type first"
 NEVER_BROADCAST = (
@@ -50,7 +50,7 @@ NEVER_BROADCAST = (
 )
 
 
-Type = Matrix | int | float  # a number: a compile-time number, its value (an int while exact)
+Type = TensorType | int | float  # a number: a compile-time number, its value (an int while exact)
 
 
 def is_number(t: object) -> bool:
@@ -73,8 +73,8 @@ class Signature:
     the C++ header present them."""
 
     names: list[str]
-    types: list[Matrix]
-    result_type: Matrix
+    types: list[TensorType]
+    result_type: TensorType
 
     @property
     def params(self) -> list[tuple[str, Shape]]:
@@ -90,7 +90,7 @@ VERBS = {"+": "add", "-": "subtract", "*": "multiply", "/": "divide"}
 RESERVED = {"main", "malloc", "free", "abort", *element_types.PRINTERS.values()}
 
 
-def type_text(t: Matrix) -> str:
+def type_text(t: TensorType) -> str:
     """The type as the language writes it: ``tensor[2x3]``, ``tensor[3xi32]``, ``tensor[i64]``."""
     parts = [fmt_shape(t.shape)] if t.shape else []
     if t.element != element_types.F64:
@@ -99,7 +99,7 @@ def type_text(t: Matrix) -> str:
 
 
 def describe(t: Type) -> str:
-    if not isinstance(t, Matrix):
+    if not isinstance(t, TensorType):
         return f"the number {number_text(t)}"
     if len(t.shape) == 2 and t.element == element_types.F64:
         return f"a {fmt_shape(t.shape)} matrix"
@@ -107,7 +107,7 @@ def describe(t: Type) -> str:
 
 
 def elements_differ(t: Type, other: Type) -> bool:
-    return isinstance(t, Matrix) and isinstance(other, Matrix) and t.element != other.element
+    return isinstance(t, TensorType) and isinstance(other, TensorType) and t.element != other.element
 
 
 def describe_beside(t: Type, other: Type) -> str:
@@ -134,7 +134,7 @@ def span_of(where: Extent) -> Span:
 
 def typed_text(t: Type) -> str:
     """A type as a note names it, element type always written: ``tensor[2x16xf64]``."""
-    if not isinstance(t, Matrix):
+    if not isinstance(t, TensorType):
         return f"the number {number_text(t)}"
     element = element_types.NAME_OF[t.element]
     return f"tensor[{fmt_shape(t.shape)}x{element}]" if t.shape else f"tensor[{element}]"
@@ -152,7 +152,7 @@ def fold_call(function, *numbers: int | float) -> int | float:
         return math.inf
 
 
-def number_of_type(value: int | float, t: Matrix) -> str | None:
+def number_of_type(value: int | float, t: TensorType) -> str | None:
     """Why the compile-time number ``value`` is not a number of ``t``'s element type (None if
     it is): an integer type takes integers within its range."""
     if not element_types.is_integer(t.element):
@@ -286,12 +286,12 @@ class Checker:
         """Each tensor of ``types`` has numbers: ``i1`` has no arithmetic (``what`` names the
         operation, as the message starts: ``cannot add``, ``relu of``)."""
         for t in types:
-            if isinstance(t, Matrix) and element_types.is_bool(t.element):
+            if isinstance(t, TensorType) and element_types.is_bool(t.element):
                 raise self.error(tok, "E-DIM-002", f"{what} {describe(t)}: {NO_BOOLEAN_ARITHMETIC}")
 
     def floats_only(self, name: Token, t: Type, needs: str = "a float tensor") -> None:
         """``t`` (if a tensor) has a float element type, as ``name`` needs."""
-        if isinstance(t, Matrix) and not element_types.is_float(t.element):
+        if isinstance(t, TensorType) and not element_types.is_float(t.element):
             raise self.error(name, "E-DIM-002", f"{name.text} needs {needs}, got {describe(t)} (cast it to f64)")
 
     # -- statements ---------------------------------------------------------------------
@@ -337,10 +337,10 @@ class Checker:
         self.spans[op] = (s.head, s.value)
         self.operands[op] = [((s.head, s.head), before), (extent(s.value), value)]
         after = self.binary(op, before, value)
-        if isinstance(before, Matrix) and after != before or is_number(before) and not is_number(after):
+        if isinstance(before, TensorType) and after != before or is_number(before) and not is_number(after):
             raise self.error(op, "E-BIND-002", f"{name} {s.op.text} ... would change the type of {name} from "
-                                              f"{type_text(before) if isinstance(before, Matrix) else 'a number'} to "
-                                              f"{type_text(after) if isinstance(after, Matrix) else 'a number'}: an update "
+                                              f"{type_text(before) if isinstance(before, TensorType) else 'a number'} to "
+                                              f"{type_text(after) if isinstance(after, TensorType) else 'a number'}: an update "
                                               f"writes into {name}'s buffer (rebind it with {name} = {name} "
                                               f"{s.op.text[0]} ... instead)")
         self.main.env[name] = after
@@ -361,11 +361,11 @@ class Checker:
         body = self.expr(d.body, scope)
         if d.declared is not None:
             body = self.declare(d.body, body, d.declared, f"the result of {name} is declared")
-        if not isinstance(body, Matrix):
+        if not isinstance(body, TensorType):
             raise self.error(d.body, "E-DIM-003", f"the body of {name} must be a tensor, got {describe(body)}")
         self.functions[name] = Signature([p.text for p, _ in d.params], [t for _, t in d.params], body)
 
-    def declare(self, e: Expr, t: Type, declared: Matrix, what: str) -> Matrix:
+    def declare(self, e: Expr, t: Type, declared: TensorType, what: str) -> TensorType:
         """The type of ``e`` (of type ``t``) where ``what`` (a name, a result) is declared
         ``declared``: exactly that type, or a literal or number that converts to it."""
         if is_number(t) and declared.shape == () or isinstance(e, Literal) and t.shape == declared.shape:
@@ -399,7 +399,7 @@ class Checker:
         if isinstance(e, Number):
             return e.value
         if isinstance(e, Literal):
-            return Matrix(e.shape, element_types.I1 if e.boolean else element_types.F64)
+            return TensorType(e.shape, element_types.I1 if e.boolean else element_types.F64)
         if isinstance(e, Name):
             return self.name(e.tok, scope)
         if isinstance(e, Negate):
@@ -434,12 +434,12 @@ class Checker:
         assert isinstance(e, Call)
         return self.call(e, scope)
 
-    def index(self, e: Index, scope: Scope) -> Matrix:
+    def index(self, e: Index, scope: Scope) -> TensorType:
         """``x[1, -1]``: one element of ``x``, a rank-0 tensor; an integer index known when
         compiling per axis, a negative one counting from the end. One out of a static size's
         range is an error here; one into a ``?`` dimension is checked when the program runs."""
         t = self.expr(e.base, scope)
-        if not isinstance(t, Matrix):
+        if not isinstance(t, TensorType):
             raise self.error(e, "E-DIM-003", f"cannot index {describe(t)}: only a tensor has elements")
         if len(e.indices) != len(t.shape):
             raise self.error(e, "E-DIM-001", f"{describe(t)} has {len(t.shape)} ax{'i' if len(t.shape) == 1 else 'e'}s: "
@@ -455,7 +455,7 @@ class Checker:
                                                  f"(-{size} to {size - 1})")
             indices.append(int(value))
         self.options[e] = {"indices": indices}
-        return Matrix((), t.element)
+        return TensorType((), t.element)
 
     def name(self, tok: Token, scope: Scope) -> Type:
         if tok.text in scope.env:
@@ -476,21 +476,21 @@ class Checker:
         self.no_booleans(tok, f"cannot {VERBS[op]}", left, right)
         return self.elementwise(tok, VERBS[op], left, right)
 
-    def elementwise(self, tok: Token, verb: str, left: Type, right: Type) -> Matrix:
+    def elementwise(self, tok: Token, verb: str, left: Type, right: Type) -> TensorType:
         """The type of ``left`` and ``right`` combined element by element (at least one is a
         tensor): a number must be a number of the tensor's type; two tensors must have one
         element type, and their shapes broadcast."""
         if is_number(left) or is_number(right):
             tensor, number = (right, left) if is_number(left) else (left, right)
-            assert isinstance(tensor, Matrix)
+            assert isinstance(tensor, TensorType)
             if (problem := number_of_type(number, tensor)) is not None:
                 raise self.error(tok, "E-DIM-002", f"cannot {verb} {describe(tensor)} and the number "
                                                    f"{number_text(number)}: {problem}")
             return tensor  # an mg.scalar
         self.same_element_type(tok, verb, left, right)
-        return Matrix(self.broadcast(tok, verb, left, right), left.element)
+        return TensorType(self.broadcast(tok, verb, left, right), left.element)
 
-    def broadcast(self, tok: Token, verb: str, left: Matrix, right: Matrix) -> Shape:
+    def broadcast(self, tok: Token, verb: str, left: TensorType, right: TensorType) -> Shape:
         """The shape that ``left`` and ``right`` broadcast to (NumPy's rule, but a ``?`` is
         never broadcast: a warning where it meets a static 1)."""
         try:
@@ -502,7 +502,7 @@ class Checker:
             self.warn(tok.line, NEVER_BROADCAST)
         return shape
 
-    def comparison(self, e: Compare, scope: Scope) -> Matrix:
+    def comparison(self, e: Compare, scope: Scope) -> TensorType:
         """``a < b`` and the others: ``a`` and ``b`` combined as by ``+``, giving ``i1``."""
         left, right = self.expr(e.left, scope), self.expr(e.right, scope)
         self.spans[e.op] = extent(e)
@@ -510,17 +510,17 @@ class Checker:
         if is_number(left) and is_number(right):
             raise self.error(e.op, "E-DIM-003", f"{left:g} {e.op.text} {right:g} compares two numbers: "
                                                 "write its value, true or false")
-        return Matrix(self.elementwise(e.op, "compare", left, right).shape, element_types.I1)
+        return TensorType(self.elementwise(e.op, "compare", left, right).shape, element_types.I1)
 
-    def same_element_type(self, tok: Token, verb: str, left: Matrix, right: Matrix) -> None:
+    def same_element_type(self, tok: Token, verb: str, left: TensorType, right: TensorType) -> None:
         if left.element != right.element:
             raise self.error(tok, "E-DIM-002", f"cannot {verb} {describe_beside(left, right)} and "
                                                f"{describe_beside(right, left)}: their element "
                                                f"types {element_types.NAME_OF[left.element]} and "
                                                f"{element_types.NAME_OF[right.element]} differ (convert one with cast)")
 
-    def matmul(self, tok: Token, left: Type, right: Type) -> Matrix:
-        if not isinstance(left, Matrix) or not isinstance(right, Matrix):
+    def matmul(self, tok: Token, left: Type, right: Type) -> TensorType:
+        if not isinstance(left, TensorType) or not isinstance(right, TensorType):
             raise self.error(tok, "E-DIM-003", f"@ needs two matrices, got {describe(left)} and {describe(right)} "
                                                "(use * to scale by a number)")
         self.same_element_type(tok, "matrix-multiply", left, right)
@@ -532,9 +532,9 @@ class Checker:
         if shapes.never_broadcast(left.shape[:-2], right.shape[:-2]):
             self.warn(tok.line, NEVER_BROADCAST)
         self.check_result(shape, "matrix-multiply", left, right, tok)  # MxK @ KxN can be far larger
-        return Matrix(shape, left.element)
+        return TensorType(shape, left.element)
 
-    def check_result(self, shape: Shape, verb: str, left: Matrix, right: Matrix, tok: Token) -> None:
+    def check_result(self, shape: Shape, verb: str, left: TensorType, right: TensorType, tok: Token) -> None:
         """A result shape, grown from its operands, must still be addressable."""
         try:
             shapes.check_size(shape)
@@ -564,7 +564,7 @@ class Checker:
                                                 f"{'' if len(sig.params) == 1 else 's'}, got {len(args)}")
         for i, (arg, pname, ptype) in enumerate(zip(args, sig.names, sig.types), start=1):
             where = f"argument {i} of {name.text} ({pname})"
-            if not isinstance(arg, Matrix):
+            if not isinstance(arg, TensorType):
                 if ptype.shape == ():  # a number is a rank-0 tensor
                     if (problem := number_of_type(arg, ptype)) is not None:
                         raise self.error(name, "E-DIM-002", f"{where} is {type_text(ptype)}, but {problem}")
@@ -581,7 +581,7 @@ class Checker:
     def arguments(self, c: Call, scope: Scope) -> list[Type]:
         return [self.expr(a, scope) for a in c.args]
 
-    def cast(self, c: Call, scope: Scope, _: Builtin) -> Matrix:
+    def cast(self, c: Call, scope: Scope, _: Builtin) -> TensorType:
         """``cast(x, f32)``: ``x`` with each element converted to the named element type."""
         if len(c.args) != 2:
             raise self.error(c.tok, "E-ARG-001", f"cast takes 2 arguments (a tensor and an element type), got {len(c.args)}")
@@ -590,9 +590,9 @@ class Checker:
             raise self.error(c.tok, "E-DIM-002", "the second argument of cast must be an element type: "
                                                  f"{', '.join(element_types.NAMES)}")
         t = self.expr(value, scope)
-        if not isinstance(t, Matrix):
+        if not isinstance(t, TensorType):
             raise self.error(c.tok, "E-DIM-003", f"cast needs a tensor, got {describe(t)}")
-        return Matrix(t.shape, element_types.NAMES[target.tok.text])
+        return TensorType(t.shape, element_types.NAMES[target.tok.text])
 
     def unknown_function(self, name: str, scope: Scope) -> tuple[str, str]:
         """The code and message for a call of ``name``, which is no function."""
@@ -602,7 +602,7 @@ class Checker:
             return "E-NAME-004", f"{name!r} is {describe(scope.env[name])}, not a function"
         return "E-NAME-001", f"unknown function {name!r}{did_you_mean(name, [*BUILTINS, *self.functions])}"
 
-    def where(self, c: Call, scope: Scope, _: Builtin) -> Matrix:
+    def where(self, c: Call, scope: Scope, _: Builtin) -> TensorType:
         """``where(mask, a, b)``: ``mask`` a tensor of i1; ``a`` and ``b`` of one element
         type (or numbers of it); the three shapes broadcast."""
         name, args = c.tok, self.arguments(c, scope)
@@ -610,14 +610,14 @@ class Checker:
             raise self.error(name, "E-ARG-001", f"where takes 3 arguments (a mask, then the values where it is true and "
                                                 f"where it is false), got {len(args)}")
         mask, a, b = args
-        if not isinstance(mask, Matrix) or not element_types.is_bool(mask.element):
+        if not isinstance(mask, TensorType) or not element_types.is_bool(mask.element):
             raise self.error(name, "E-DIM-002",
                              f"the mask of where must be a tensor of i1 (a comparison), got {describe(mask)}")
         if is_number(a) and is_number(b):
-            values = Matrix(())  # two numbers: f64, in the mask's shape
+            values = TensorType(())  # two numbers: f64, in the mask's shape
         else:
             values = self.elementwise(name, "select from", a, b)
-        return Matrix(self.broadcast(name, "select from", mask, values), values.element)
+        return TensorType(self.broadcast(name, "select from", mask, values), values.element)
 
     # -- the builtins beyond the chapter's -----------------------------------------------------
 
@@ -710,7 +710,7 @@ class Checker:
             return self.axes(c.tok, rank, [default])[0]
         return self.one_axis(c.tok, c.keywords["axis"][1], scope, rank, "axis", f"axis of {c.tok.text}")
 
-    def reduction(self, c: Call, scope: Scope, builtin: Builtin) -> Matrix:
+    def reduction(self, c: Call, scope: Scope, builtin: Builtin) -> TensorType:
         """``sum(x, axes=[0, -1], keepdims=false)`` and ``prod``, ``max``, ``min``, ``mean``:
         the elements along ``axes`` (by default all) folded into one, those axes kept with
         size 1 or dropped."""
@@ -718,7 +718,7 @@ class Checker:
         name = c.tok
         self.arity(name, args, 1, "a tensor, then axes= and keepdims=")
         (arg,) = args
-        if not isinstance(arg, Matrix):
+        if not isinstance(arg, TensorType):
             raise self.error(name, "E-DIM-003", f"{name.text} needs a tensor, got {describe(arg)}")
         self.no_booleans(name, f"{name.text} of", arg)
         rank = len(arg.shape)
@@ -732,20 +732,20 @@ class Checker:
         self.options[c] = {"axes": axes, "keepdims": keepdims}
         shape = tuple(1 if d in axes else s for d, s in enumerate(arg.shape)) if keepdims else \
             tuple(s for d, s in enumerate(arg.shape) if d not in axes)
-        return Matrix(shape, arg.element)
+        return TensorType(shape, arg.element)
 
-    def creation(self, c: Call, scope: Scope, _: Builtin | None = None) -> Matrix:
+    def creation(self, c: Call, scope: Scope, _: Builtin | None = None) -> TensorType:
         """``zeros([2, 3])``, ``ones``, ``full([2, 3], 7.5)``, ``iota([4, 4], axis=1)`` (static
         shapes, ``dtype=`` as their element type), ``zeros_like(x)``, ``ones_like(x)``."""
         name = c.tok
         if name.text.endswith("_like"):
             self.arity(name, c.args, 1, "a tensor")
             like = self.expr(c.args[0], scope)
-            if not isinstance(like, Matrix):
+            if not isinstance(like, TensorType):
                 raise self.error(name, "E-DIM-003", f"{name.text} needs a tensor, got {describe(like)}")
             element = self.keyword_dtype(c, element_types.NAME_OF[like.element])
             self.options[c] = {"value": 0.0 if name.text == "zeros_like" else 1.0}
-            return Matrix(like.shape, element)
+            return TensorType(like.shape, element)
         if name.text == "full":
             self.arity(name, c.args, 2, "a shape and a number")
         else:
@@ -758,7 +758,7 @@ class Checker:
         except ShapeError as e:
             raise self.error(name, "E-LIMIT-001", str(e)) from None
         element = self.keyword_dtype(c, "i32" if name.text == "iota" else "f64")
-        t = Matrix(tuple(dims), element)
+        t = TensorType(tuple(dims), element)
         if name.text == "iota":
             if element not in (element_types.NAMES["i32"], element_types.NAMES["i64"]):
                 raise self.error(name, "E-DIM-002", f"iota makes integers: dtype must be i32 or i64, got "
@@ -776,7 +776,7 @@ class Checker:
         self.options[c] = {"value": value}
         return t
 
-    def shape_op(self, c: Call, scope: Scope, _: Builtin | None = None) -> Matrix:
+    def shape_op(self, c: Call, scope: Scope, _: Builtin | None = None) -> TensorType:
         """``transpose(x, [0, 2, 1])`` (a full permutation, negative axes counting from the
         end), ``reshape(x, [2, -1])`` (static sizes, the element count kept, one -1 inferred),
         ``broadcast_to(x, [4, 2, 3])`` (as an operator broadcasts ``x``), ``slice(x, axis,
@@ -787,7 +787,7 @@ class Checker:
         count = 4 if name.text == "slice" else 2
         self.arity(name, c.args, count, "a tensor and an axis, start and stop" if count == 4 else "a tensor and a list")
         t = self.expr(c.args[0], scope)
-        if not isinstance(t, Matrix):
+        if not isinstance(t, TensorType):
             raise self.error(name, "E-DIM-003", f"{name.text} needs a tensor, got {describe(t)}")
         rank = len(t.shape)
         try:
@@ -798,7 +798,7 @@ class Checker:
                     raise self.error(name, "E-ARG-003", "slice takes one integer each for its axis, start and stop")
                 axis = self.axes(name, rank, axis)
                 self.options[c] = {"axis": axis[0], "start": start[0], "stop": stop[0]}
-                return Matrix(shapes.slice_shape(t.shape, axis[0], start[0], stop[0]), t.element)
+                return TensorType(shapes.slice_shape(t.shape, axis[0], start[0], stop[0]), t.element)
             written = self.static_ints(c.args[1], scope, f"the second argument of {name.text}")
             if name.text == "transpose":
                 axes = [a % rank if -rank <= a < rank else a for a in written]
@@ -806,9 +806,9 @@ class Checker:
                     raise self.error(name, "E-ARG-004", f"transpose needs a permutation of the axes 0 to {rank - 1} "
                                                         f"(negative ones count from the end), got {written}")
                 self.options[c] = {"permutation": axes}
-                return Matrix(shapes.transpose_shape(t.shape, axes), t.element)
+                return TensorType(shapes.transpose_shape(t.shape, axes), t.element)
             if name.text == "reshape":
-                return Matrix(shapes.reshape_shape(t.shape, written, type_text(t)), t.element)
+                return TensorType(shapes.reshape_shape(t.shape, written, type_text(t)), t.element)
             if any(d <= 0 for d in written):
                 raise self.error(name, "E-ARG-004", f"the shape of broadcast_to must be positive sizes, got {written}")
             shape = shapes.broadcast_shapes(t.shape, written, "broadcast")
@@ -816,11 +816,11 @@ class Checker:
                     shapes.never_broadcast(t.shape, written):
                 raise self.error(name, "E-DIM-001", f"cannot broadcast {describe(t)} to {fmt_shape(written)}: each size must "
                                                     "stay or grow from 1, and a '?' never grows")
-            return Matrix(tuple(written), t.element)
+            return TensorType(tuple(written), t.element)
         except ShapeError as e:
             raise self.error(name, "E-DIM-001", str(e)) from None
 
-    def concat(self, c: Call, scope: Scope) -> Matrix:
+    def concat(self, c: Call, scope: Scope) -> TensorType:
         """``concat(axis, [a, b, c])``: tensors of one rank and element type, of equal sizes
         off ``axis`` (a ``?`` checked when the program runs), one after another along it."""
         name = c.tok
@@ -832,7 +832,7 @@ class Checker:
             raise self.error(name, "E-ARG-001", "concat needs at least one tensor to join, got the empty list []")
         items = [self.expr(e, scope) for e in listed.items]
         for i, t in enumerate(items, start=1):
-            if not isinstance(t, Matrix) or not t.shape:
+            if not isinstance(t, TensorType) or not t.shape:
                 raise self.error(name, "E-DIM-001", f"concat joins tensors of rank 1 or more: item {i} is {describe(t)}")
         first = items[0]
         for i, t in enumerate(items[1:], start=2):
@@ -852,9 +852,9 @@ class Checker:
         sizes = [t.shape[axis] for t in items]  # type: ignore[union-attr]
         shape[axis] = None if None in sizes else sum(sizes)  # type: ignore[arg-type]
         self.options[c] = {"axis": axis}
-        return Matrix(tuple(shape), first.element)  # type: ignore[union-attr]
+        return TensorType(tuple(shape), first.element)  # type: ignore[union-attr]
 
-    def scan(self, c: Call, scope: Scope, builtin: Builtin) -> Matrix:
+    def scan(self, c: Call, scope: Scope, builtin: Builtin) -> TensorType:
         """``linear_scan(a, b, axis=0, reverse=false)``: ``h[t] = a[t] * h[t-1] + b[t]`` from
         ``h = 0``, ``a`` and ``b`` float tensors (or numbers) that combine as ``+`` combines
         them; ``cumsum(x, axis=0)``: the running sums of a tensor of any numeric type."""
@@ -863,7 +863,7 @@ class Checker:
         if name.text == "cumsum":
             self.arity(name, args, 1, "a tensor, then axis=")
             (t,) = args
-            if not isinstance(t, Matrix):
+            if not isinstance(t, TensorType):
                 raise self.error(name, "E-DIM-003", f"cumsum needs a tensor, got {describe(t)}")
             self.no_booleans(name, "cumsum of", t)
         else:
@@ -881,7 +881,7 @@ class Checker:
                            "reverse": self.keyword_bool(c, "reverse", scope, False)}
         return t
 
-    def indexing(self, c: Call, scope: Scope, builtin: Builtin) -> Matrix:
+    def indexing(self, c: Call, scope: Scope, builtin: Builtin) -> TensorType:
         """``index(table, ids)``: the rows of ``table`` that ``ids`` (a tensor of ``i32`` or
         ``i64``) name, of shape ``ids``' then a row's; ``index_add(base, ids, values)``: ``base``
         with each row of ``values`` (of that shape) added at its id. ``gather(x, idx, axis=-1)``:
@@ -894,10 +894,10 @@ class Checker:
         self.arity(name, args, 3 if adds else 2, builtin.takes)
         x, ids, *values = args
         positions = "indices" if along_axis else "ids"
-        if not isinstance(x, Matrix):
+        if not isinstance(x, TensorType):
             raise self.error(name, "E-DIM-003",
                              f"{name.text} needs a tensor to {'add to' if adds else 'read'}, got {describe(x)}")
-        if not isinstance(ids, Matrix) or ids.element not in element_types.INDICES:
+        if not isinstance(ids, TensorType) or ids.element not in element_types.INDICES:
             raise self.error(name, "E-DIM-002", f"the {positions} of {name.text} must be a tensor of i32 or i64, "
                                                 f"got {describe(ids)} (cast it to i64)")
         try:
@@ -910,19 +910,19 @@ class Checker:
         except ShapeError as e:
             raise self.error(name, "E-DIM-001", str(e)) from None
         if not adds:
-            return Matrix(shape, x.element)
+            return TensorType(shape, x.element)
         (v,) = values
-        if not isinstance(v, Matrix):
+        if not isinstance(v, TensorType):
             raise self.error(name, "E-DIM-003", f"the values of {name.text} must be a tensor, got {describe(v)}")
         self.same_element_type(name, "add", x, v)
         self.no_booleans(name, f"{name.text} of", x)
         if not shapes.shapes_compatible(shape, v.shape):
             which = "the indices' shape" if along_axis else "the ids' shape, then a row's"
             raise self.error(name, "E-DIM-001", f"the values of {name.text} must be a "
-                                                f"{type_text(Matrix(shape, v.element))} ({which}), got {describe(v)}")
+                                                f"{type_text(TensorType(shape, v.element))} ({which}), got {describe(v)}")
         return x
 
-    def random(self, c: Call, scope: Scope, builtin: Builtin) -> Matrix:
+    def random(self, c: Call, scope: Scope, builtin: Builtin) -> TensorType:
         """``normal([2, 3], std=1.0, mean=0.0, seed=0)``, ``uniform([2, 3], low=0.0, high=1.0,
         seed=0)``, ``dtype=`` a float type (default ``f64``): numbers known when compiling,
         the seed an integer from 0 to 2^63 - 1, ``std`` not negative, ``low`` at most ``high``
@@ -955,7 +955,7 @@ class Checker:
             raise self.error(name, "E-DIM-002", f"{name.text} makes floats: dtype must be f64, f32 or bf16, got "
                                                 f"{element_types.NAME_OF[element]}")
         self.options[c] = options
-        return Matrix(tuple(dims), element)
+        return TensorType(tuple(dims), element)
 
     def shape_query(self, c: Call, scope: Scope, _: Builtin | None = None) -> Type:
         """``rank(x)``, ``dim(x, axis)``, ``numel(x)``: numbers the compiler knows from ``x``'s
@@ -967,7 +967,7 @@ class Checker:
         else:
             self.arity(name, c.args, 1, "a tensor")
         t = self.expr(c.args[0], scope)
-        if not isinstance(t, Matrix):
+        if not isinstance(t, TensorType):
             raise self.error(name, "E-DIM-003", f"{name.text} needs a tensor, got {describe(t)}")
         if name.text == "rank":
             return len(t.shape)
@@ -982,7 +982,7 @@ class Checker:
         if not sizes:
             raise self.error(name, "E-DIM-001", "shape of a rank-0 tensor is the empty list, which is not a tensor: "
                                                 "write [] where a list is expected")
-        shape_type = Matrix((len(sizes),), element_types.NAMES["i64"])
+        shape_type = TensorType((len(sizes),), element_types.NAMES["i64"])
         self.constants[c] = list(sizes)  # type: ignore[arg-type]
         return shape_type
 
@@ -1001,14 +1001,14 @@ class Checker:
         (arg,) = args
         if is_number(arg) and name.text in ("relu", "transpose"):
             return arg if name.text == "transpose" else relu(arg)
-        if not isinstance(arg, Matrix):
+        if not isinstance(arg, TensorType):
             raise self.error(name, "E-DIM-003", f"{name.text} needs a matrix (rank 2), got {describe(arg)}")
         if name.text != "transpose":
             self.no_booleans(name, f"{name.text} of", arg)
         if name.text == "relu":
             return arg
         if name.text == "transpose":
-            return Matrix(shapes.transpose_shape(arg.shape), arg.element)
+            return TensorType(shapes.transpose_shape(arg.shape), arg.element)
         axis, kind = builtin.axis, builtin.kind
         if len(arg.shape) != 2:
             raise self.error(name, "E-DIM-001", f"{name.text} needs a matrix (rank 2), got {describe(arg)}")
@@ -1016,4 +1016,4 @@ class Checker:
             raise self.error(name, "E-DIM-001", f"{name.text} needs a static size along the averaged axis, not '?'")
         if kind == "mean":
             self.floats_only(name, arg)
-        return Matrix(shapes.reduce_shape(arg.shape, axis), arg.element)
+        return TensorType(shapes.reduce_shape(arg.shape, axis), arg.element)

@@ -32,7 +32,8 @@ from mg_xdsl.language.checker import Checker, Signature
 from mg_xdsl.language.diagnostics import MgError, MgWarning
 from mg_xdsl.language.irgen import IRGen
 from mg_xdsl.language.lexer import split_lines, statements
-from mg_xdsl.language.syntax_tree import Def, parse_statement
+from mg_xdsl.language.parser import parse_statement
+from mg_xdsl.language.syntax_tree import Def
 
 __all__ = ["MgError", "MgWarning", "Signature", "Program", "parse_program", "compile_source"]
 

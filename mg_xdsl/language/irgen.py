@@ -28,13 +28,32 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Block, Operation, Region, SSAValue
 
 from mg_xdsl.core import element_types, shapes
+from mg_xdsl.core.shapes import Shape
 from mg_xdsl.dialects import mg
 from mg_xdsl.language.builtins import BUILTINS, Builtin
-from mg_xdsl.language.checker import Checker, Matrix, Type, fold, is_number, type_text
+from mg_xdsl.language.checker import (
+    Checker,
+    TensorType,
+    Type,
+    fold,
+    is_number,
+    type_text,
+)
 from mg_xdsl.language.lexer import Token
-from mg_xdsl.language.syntax_tree import (Assign, Call, Chain, Compare, Def, Expr, Index, Let, Literal, Name, Negate,
-                                          Statement)
-from mg_xdsl.core.shapes import Shape
+from mg_xdsl.language.syntax_tree import (
+    Assign,
+    Call,
+    Chain,
+    Compare,
+    Def,
+    Expr,
+    Index,
+    Let,
+    Literal,
+    Name,
+    Negate,
+    Statement,
+)
 
 # Each operator, and each builtin that combines two tensors, by the name that mg.scalar gives
 # it; the mg op of two tensors for each (a comparison's is mg.compare).
@@ -99,7 +118,7 @@ class IRGen:
             self.bind(s.name.text, value)
             return
         if is_number(value):  # a compile-time number prints as a rank-0 tensor
-            value = self.constant(self.main, Matrix(()), [value], s.head)
+            value = self.constant(self.main, TensorType(()), [value], s.head)
         if element_types.is_bool(value.type):  # (printed as printMemrefI32 prints 0 and 1)
             value = self.emit(self.main, mg.ConvertOp(value, i32), s.head)  # type: ignore[arg-type]
         elif value.type.element_type == element_types.BF16:  # type: ignore[union-attr]  (as a float)
@@ -215,7 +234,7 @@ class IRGen:
             return self.accumulating(fn, tok, [lhs, rhs], lambda a, b: self.emit(fn, mg.MatmulOp(a, b), tok))
         return self.combine(fn, tok, OPERATORS[tok.text], left, right, t)
 
-    def combine(self, fn: Function, tok: Token, op: str, left: Value, right: Value, t: Matrix) -> SSAValue:
+    def combine(self, fn: Function, tok: Token, op: str, left: Value, right: Value, t: TensorType) -> SSAValue:
         """``left op right`` element by element, of type ``t``: ``mg.scalar`` with a number,
         else both grown to ``t``'s shape and combined."""
         if is_number(left) or is_number(right):
@@ -258,7 +277,7 @@ class IRGen:
                          messages if any(messages) else None)
         return self.emit(fn, cast, tok)
 
-    def constant(self, fn: Function, t: Matrix, values: list[int | float], tok: Token) -> SSAValue:
+    def constant(self, fn: Function, t: TensorType, values: list[int | float], tok: Token) -> SSAValue:
         """An ``mg.constant`` of type ``t`` holding ``values`` (row-major)."""
         if element_types.is_integer(t.element):
             values = [int(v) for v in values]  # type: ignore[misc]  (the checker made sure they are)
@@ -275,7 +294,7 @@ class IRGen:
         return self.emit(fn, mg.ConvertOp(build(*wide), element_types.BF16), tok)
 
     def reduction(self, fn: Function, tok: Token, kind: str, x: SSAValue, axes: list[int], keepdims: bool,
-                  t: Matrix) -> SSAValue:
+                  t: TensorType) -> SSAValue:
         """``kind`` (sum, prod, max, min, mean) along ``axes``: one ``mg.reduce`` per axis, the
         last axis first (each keeps its axis, of size 1); a mean divides by the number of
         elements folded; without ``keepdims``, ``mg.reshape`` drops the axes. (``bf16``: all
@@ -286,7 +305,7 @@ class IRGen:
         return self.accumulating(fn, tok, [x], lambda x: self.reduce_axes(fn, tok, kind, x, axes, keepdims, t))
 
     def reduce_axes(self, fn: Function, tok: Token, kind: str, x: SSAValue, axes: list[int], keepdims: bool,
-                    t: Matrix) -> SSAValue:
+                    t: TensorType) -> SSAValue:
         mean, kind = kind == "mean", "sum" if kind == "mean" else kind
         count = 1
         # The innermost axis first: its loop then reads contiguous elements, and the later
@@ -300,7 +319,7 @@ class IRGen:
             x = self.emit(fn, mg.ReshapeOp(x, mg.tensor_type(t.shape, x.type.element_type)), tok)  # type: ignore[attr-defined]
         return x
 
-    def shape_op(self, fn: Function, c: Call, options: dict, t: Matrix) -> SSAValue:
+    def shape_op(self, fn: Function, c: Call, options: dict, t: TensorType) -> SSAValue:
         """``mg.transpose`` with a permutation, ``mg.reshape``, ``mg.broadcast`` (a ``?`` of
         the input claimed by ``mg.cast`` first, as for an operator), ``mg.slice``."""
         name = c.tok
@@ -322,7 +341,7 @@ class IRGen:
             grown = self.claim(fn, grown, t.shape, name, differs)
         return grown
 
-    def scan(self, fn: Function, tok: Token, args: list[Value], options: dict, t: Matrix) -> SSAValue:
+    def scan(self, fn: Function, tok: Token, args: list[Value], options: dict, t: TensorType) -> SSAValue:
         """``mg.linear_scan`` of ``a`` and ``b`` grown to the result's shape (a number an
         ``mg.full_like`` of the other); ``cumsum(x)`` is the scan of ``a = 1``."""
         if tok.text == "cumsum":
@@ -335,7 +354,7 @@ class IRGen:
         return self.emit(fn, mg.LinearScanOp(a, b, options["axis"], options["reverse"],  # type: ignore[arg-type]
                                              mg.tensor_type(t.shape, t.element)), tok)
 
-    def random(self, fn: Function, tok: Token, options: dict, t: Matrix) -> SSAValue:
+    def random(self, fn: Function, tok: Token, options: dict, t: TensorType) -> SSAValue:
         """``mg.random``; a spread of zero (``std=0.0``, ``low == high``) is the constant
         itself, with no random op (seed 004's rule)."""
         result = mg.tensor_type(t.shape, t.element)
@@ -348,7 +367,7 @@ class IRGen:
             return self.emit(fn, mg.FullOp(result, a), tok)
         return self.emit(fn, mg.RandomOp(result, tok.text, int(options["seed"]), a, b), tok)
 
-    def where(self, fn: Function, tok: Token, args: list[Value], t: Matrix) -> SSAValue:
+    def where(self, fn: Function, tok: Token, args: list[Value], t: TensorType) -> SSAValue:
         """``mg.select`` of the three arguments grown to the result's shape; a number is an
         ``mg.full_like`` of a tensor argument (the mask at least)."""
         check = operands_differ(mg.SelectOp)
@@ -361,7 +380,7 @@ class IRGen:
 
     # -- calls: a builtin's is built by its family's method (its record names the family) --
 
-    def call(self, c: Call, fn: Function, t: Matrix) -> SSAValue:
+    def call(self, c: Call, fn: Function, t: TensorType) -> SSAValue:
         builtin = BUILTINS.get(c.tok.text)
         if builtin is not None:
             return getattr(self, f"build_{builtin.family}")(c, fn, t, builtin)
@@ -370,10 +389,10 @@ class IRGen:
     def arguments(self, c: Call, fn: Function) -> list[Value]:
         return [self.expr(a, fn) for a in c.args]
 
-    def build_cast(self, c: Call, fn: Function, t: Matrix, _: Builtin) -> SSAValue:
+    def build_cast(self, c: Call, fn: Function, t: TensorType, _: Builtin) -> SSAValue:
         return self.emit(fn, mg.ConvertOp(self.expr(c.args[0], fn), t.element), c.tok)  # type: ignore[arg-type]
 
-    def build_creation(self, c: Call, fn: Function, t: Matrix, builtin: Builtin) -> SSAValue:
+    def build_creation(self, c: Call, fn: Function, t: TensorType, builtin: Builtin) -> SSAValue:
         options = self.checker.options.get(c, {})
         if builtin.op is mg.FullLikeOp:
             return self.emit(fn, mg.FullLikeOp(self.expr(c.args[0], fn), options["value"], t.element), c.tok)  # type: ignore[arg-type]
@@ -381,41 +400,41 @@ class IRGen:
             return self.emit(fn, mg.IotaOp(mg.tensor_type(t.shape, t.element), options["axis"]), c.tok)
         return self.emit(fn, mg.FullOp(mg.tensor_type(t.shape, t.element), options["value"]), c.tok)
 
-    def build_random(self, c: Call, fn: Function, t: Matrix, _: Builtin) -> SSAValue:
+    def build_random(self, c: Call, fn: Function, t: TensorType, _: Builtin) -> SSAValue:
         return self.random(fn, c.tok, self.checker.options.get(c, {}), t)
 
-    def build_shape_op(self, c: Call, fn: Function, t: Matrix, _: Builtin | None = None) -> SSAValue:
+    def build_shape_op(self, c: Call, fn: Function, t: TensorType, _: Builtin | None = None) -> SSAValue:
         return self.shape_op(fn, c, self.checker.options.get(c, {}), t)
 
-    def build_transpose(self, c: Call, fn: Function, t: Matrix, builtin: Builtin) -> SSAValue:
+    def build_transpose(self, c: Call, fn: Function, t: TensorType, builtin: Builtin) -> SSAValue:
         if len(c.args) == 2:  # transpose(x, perm)
             return self.build_shape_op(c, fn, t)
         return self.emit(fn, mg.TransposeOp(self.expr(c.args[0], fn)), c.tok)  # type: ignore[arg-type]
 
-    def build_where(self, c: Call, fn: Function, t: Matrix, _: Builtin) -> SSAValue:
+    def build_where(self, c: Call, fn: Function, t: TensorType, _: Builtin) -> SSAValue:
         return self.where(fn, c.tok, self.arguments(c, fn), t)
 
-    def build_reduction(self, c: Call, fn: Function, t: Matrix, builtin: Builtin) -> SSAValue:
+    def build_reduction(self, c: Call, fn: Function, t: TensorType, builtin: Builtin) -> SSAValue:
         options = self.checker.options.get(c, {})
         (x,) = self.arguments(c, fn)
         return self.reduction(fn, c.tok, builtin.kind, x, options["axes"], options["keepdims"], t)  # type: ignore[arg-type]
 
-    def build_scan(self, c: Call, fn: Function, t: Matrix, _: Builtin) -> SSAValue:
+    def build_scan(self, c: Call, fn: Function, t: TensorType, _: Builtin) -> SSAValue:
         return self.scan(fn, c.tok, self.arguments(c, fn), self.checker.options.get(c, {}), t)
 
-    def build_indexing(self, c: Call, fn: Function, t: Matrix, builtin: Builtin) -> SSAValue:
+    def build_indexing(self, c: Call, fn: Function, t: TensorType, builtin: Builtin) -> SSAValue:
         assert builtin.op is not None
         return self.emit(fn, builtin.op(*self.arguments(c, fn), **self.checker.options.get(c, {})), c.tok)  # type: ignore[arg-type]
 
-    def build_math_unary(self, c: Call, fn: Function, t: Matrix, builtin: Builtin) -> SSAValue:
+    def build_math_unary(self, c: Call, fn: Function, t: TensorType, builtin: Builtin) -> SSAValue:
         assert builtin.op is not None
         return self.emit(fn, builtin.op(self.expr(c.args[0], fn)), c.tok)  # type: ignore[arg-type]
 
-    def build_math_binary(self, c: Call, fn: Function, t: Matrix, builtin: Builtin) -> SSAValue:
+    def build_math_binary(self, c: Call, fn: Function, t: TensorType, builtin: Builtin) -> SSAValue:
         left, right = self.arguments(c, fn)
         return self.combine(fn, c.tok, builtin.combines, left, right, t)
 
-    def build_chapter(self, c: Call, fn: Function, t: Matrix, builtin: Builtin) -> SSAValue:
+    def build_chapter(self, c: Call, fn: Function, t: TensorType, builtin: Builtin) -> SSAValue:
         """``relu``, and the ``row_*`` (one value per row: axis 1) and ``col_*`` reductions
         (one per column: axis 0), the reduced axis kept."""
         (x,) = self.arguments(c, fn)
@@ -423,7 +442,7 @@ class IRGen:
             return self.emit(fn, mg.ReluOp(x), c.tok)  # type: ignore[arg-type]
         return self.reduction(fn, c.tok, builtin.kind, x, [builtin.axis], True, t)  # type: ignore[arg-type]
 
-    def call_def(self, c: Call, fn: Function, t: Matrix) -> SSAValue:
+    def call_def(self, c: Call, fn: Function, t: TensorType) -> SSAValue:
         """A call of a def: each argument given the parameter's type (a number a constant, a
         size claimed or forgotten), then ``func.call``."""
         name = c.tok

@@ -15,7 +15,7 @@ class Mutation(NamedTuple):
 
 SH, MG = "mg_xdsl/core/shapes.py", "mg_xdsl/dialects/mg.py"
 # The front end's stages (mg_xdsl/language/frontend.py drives them).
-PARSE, CHECK, GEN = ("mg_xdsl/language/syntax_tree.py", "mg_xdsl/language/checker.py",
+PARSE, CHECK, GEN = ("mg_xdsl/language/parser.py", "mg_xdsl/language/checker.py",
                      "mg_xdsl/language/irgen.py")
 AFF = "mg_xdsl/conversions/lower_mg_to_affine.py"
 BUILTINS = "mg_xdsl/language/builtins.py"
@@ -385,8 +385,8 @@ MUTATIONS = [
     Mutation(MG, '    "max": (arith.MaximumfOp, arith.MaxSIOp), "min": (arith.MinimumfOp, arith.MinSIOp),',
              '    "max": (arith.MaximumfOp, arith.MinSIOp), "min": (arith.MinimumfOp, arith.MinSIOp),',
              "relu (and maximum) of integers keeps the negative values"),
-    Mutation(CHECK, "        return Matrix(t.shape, element_types.NAMES[target.tok.text])",
-             "        return Matrix(t.shape, t.element)", "cast keeps the element type (a dtype in a cast)"),
+    Mutation(CHECK, "        return TensorType(t.shape, element_types.NAMES[target.tok.text])",
+             "        return TensorType(t.shape, t.element)", "cast keeps the element type (a dtype in a cast)"),
     Mutation(CHECK, "    if not is_whole(value):", "    if False:",
              "2.5 combines with an integer tensor (and is truncated)"),
     Mutation(CHECK, "        if left.element != right.element:", "        if False:",
