@@ -22,7 +22,7 @@ from mg_xdsl.core.shapes import Shape, ShapeError, fmt_shape
 from mg_xdsl.language.builtins import BUILTINS, Builtin, relu
 from mg_xdsl.language.diagnostics import MgError, Span
 from mg_xdsl.language.lexer import Token
-from mg_xdsl.language.parser import KEYWORDS
+from mg_xdsl.language.parser import KEYWORDS, negated
 from mg_xdsl.language.syntax_tree import (
     Assign,
     Call,
@@ -40,7 +40,6 @@ from mg_xdsl.language.syntax_tree import (
     Statement,
     TensorType,
     between,
-    negated,
 )
 
 NO_BOOLEAN_ARITHMETIC = "i1 tensors (true/false) have no arithmetic; cast them to a number type first"
