@@ -1,14 +1,6 @@
 """mg-xdsl: the Mountain Goat tensor-language compiler, built on xDSL.
 
-The package is laid out in the order a program travels through it:
-
-- ``frontend``            .mg text -> the ``mg`` dialect
-- ``dialects/mg``         the ``mg`` dialect (ops, verifiers), with shape rules in ``shapes``
-- ``transforms/``         one module per pass, from ``lower-mg-to-affine`` down to LLVM
-- ``pipeline``            the ordered list of stages that ``mgc`` and the tests share
-- ``backend/``            LLVM dialect -> llvmlite -> native code, and the runtime it calls
-- ``cli`` / ``mg_opt``    the ``mgc`` and ``mg-opt`` command-line tools
-- ``api``                 the Python API: ``compile`` and the exceptions below
+Its packages, in layer order, are listed in the code map of the README (README.md, "Code map").
 
 ``import mg_xdsl`` stays cheap (the command-line tools import it at every start): the
 exceptions (``MgError``, ``MgWarning``, ``RuntimeCheckFailed``, ``ShapeMismatch``,

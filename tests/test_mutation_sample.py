@@ -1,5 +1,5 @@
 """A fixed sample of the mutation run (tests/mutation/run.py): each mutation must make a
-test fail. The full run is documented in the README; this suite itself is the baseline."""
+test fail. The full run is documented in docs/testing.md; this suite itself is the baseline."""
 
 import importlib.util
 import subprocess

@@ -1,9 +1,11 @@
-"""Every command in README.md runs as the README says, so the README cannot drift.
+"""Every command in README.md and docs/*.md runs as the page says, so the documentation
+cannot drift; and the README's code map is the package's tree.
 
-The commands are read from the README itself (its first comment states the convention):
+The commands are read from the pages themselves (the README's first comment states the
+convention):
 
 - each line of a ```sh block is a command, run with bash in a scratch directory holding
-  copies of examples/ and tests/cpp/; it must succeed;
+  copies of examples/, benchmarks/ and tests/cpp/; it must succeed;
 - in a ```console block, each `$ ` line is a command, and the lines after it, up to the next
   `$ `, are what it prints, stdout and stderr together: `...` stands for any lines, a last
   line `Aborted` (the shell's) for exit status 134, and memref addresses are ignored;
@@ -11,7 +13,9 @@ The commands are read from the README itself (its first comment states the conve
 
 The few setup commands that make the environment these tests run in (a virtual
 environment, `pip install`, the whole test suite) are not run again: ``SETUP`` checks what
-each of them leaves behind instead. Commands may not hide in other blocks.
+each of them leaves behind instead. Commands may not hide in other blocks; one that takes
+long (a benchmark, a campaign) is written in prose, where nothing runs it. CHANGELOG.md is a
+record of the past and is not run.
 """
 
 import importlib.metadata
@@ -29,11 +33,17 @@ from mg_xdsl.pipeline.stages import pass_pipeline
 from mg_xdsl.core.target import target
 
 README = ROOT / "README.md"
+PAGES = [README, *sorted((ROOT / "docs").glob("*.md"))]
 FENCE = re.compile(r"^```(\S*)\s*$")
 COMMENT = re.compile(r"\s+#\s.*$")  # a shell comment after a command (two spaces, then #)
+README_MAX_LINES = 320  # "a README for users, about 300 lines at most"
 
 
-def blocks(text: str) -> list[tuple[str, int, list[str]]]:
+def name(page: Path) -> str:
+    return page.relative_to(ROOT).as_posix()
+
+
+def blocks(text: str, where: str = "README.md") -> list[tuple[str, int, list[str]]]:
     """The fenced code blocks: (language, line number of the fence, lines)."""
     found, lang, start, lines = [], None, 0, []
     for number, line in enumerate(text.splitlines(), start=1):
@@ -45,35 +55,36 @@ def blocks(text: str) -> list[tuple[str, int, list[str]]]:
             lang = None
         elif lang is not None:
             lines.append(line)
-    assert lang is None, f"README.md:{start}: a code block is not closed"
+    assert lang is None, f"{where}:{start}: a code block is not closed"
     return found
 
 
-BLOCKS = blocks(README.read_text())
+# (page name, language, line number of the fence, lines) for every block of every page
+BLOCKS = [(name(page), *block) for page in PAGES for block in blocks(page.read_text(), name(page))]
 
 
 def sh_commands() -> list[tuple[str, str]]:
     """(where, command) for every line of every sh block."""
     commands = []
-    for lang, start, lines in BLOCKS:
+    for page, lang, start, lines in BLOCKS:
         if lang == "sh":
             for i, line in enumerate(lines, start=start + 1):
                 line = COMMENT.sub("", line).strip()
                 if line and not line.startswith("#"):
-                    commands.append((f"README.md:{i}", line))
+                    commands.append((f"{page}:{i}", line))
     return commands
 
 
 def console_commands() -> list[tuple[str, str, list[str]]]:
     """(where, command, the lines it prints) for every `$ ` line of every console block."""
     commands = []
-    for lang, start, lines in BLOCKS:
+    for page, lang, start, lines in BLOCKS:
         if lang != "console":
             continue
-        assert lines and lines[0].startswith("$ "), f"README.md:{start}: a console block starts with '$ '"
+        assert lines and lines[0].startswith("$ "), f"{page}:{start}: a console block starts with '$ '"
         for i, line in enumerate(lines):
             if line.startswith("$ "):
-                commands.append((f"README.md:{start + 1 + i}", line[2:], []))
+                commands.append((f"{page}:{start + 1 + i}", line[2:], []))
             else:
                 commands[-1][2].append(line)
     return commands
@@ -117,9 +128,10 @@ SETUP = environment_checks()
 
 @pytest.fixture(scope="module")
 def scratch(tmp_path_factory) -> Path:
-    """A directory like the checkout's root, as far as the README's commands need one."""
+    """A directory like the checkout's root, as far as the pages' commands need one."""
     path = tmp_path_factory.mktemp("readme")
     shutil.copytree(EXAMPLES, path / "examples")
+    shutil.copytree(ROOT / "benchmarks", path / "benchmarks", ignore=shutil.ignore_patterns("__pycache__", "*.json"))
     shutil.copytree(ROOT / "tests" / "cpp", path / "tests" / "cpp")
     return path
 
@@ -148,14 +160,15 @@ def matches(expected: list[str], actual: list[str]) -> bool:
     return reachable[-1]
 
 
-def test_the_readme_has_commands_and_none_outside_the_checked_blocks():
-    assert len(sh_commands()) >= 6 and len(console_commands()) >= 5
-    command = re.compile(r"^\s*(//\s*|#\s*)?(\$ )?(mgc|mg-opt|g\+\+|c\+\+|cc|gcc|pip|python3?|pytest) ")
-    for lang, start, lines in BLOCKS:
+def test_the_pages_have_commands_and_none_outside_the_checked_blocks():
+    readme = [page for page, *_ in BLOCKS if page == "README.md"]
+    assert len(readme) >= 8 and len(sh_commands()) >= 6 and len(console_commands()) >= 5
+    command = re.compile(r"^\s*(//\s*|#\s*)?(\$ )?(mgc|mg-opt|g\+\+|c\+\+|cc|gcc|pip|python3?|pytest|lit) ")
+    for page, lang, start, lines in BLOCKS:
         if lang in ("sh", "console", "python"):
             continue
         for i, line in enumerate(lines, start=start + 1):
-            assert not command.match(line), f"README.md:{i}: a command outside a sh/console block: {line}"
+            assert not command.match(line), f"{page}:{i}: a command outside a sh/console block: {line}"
 
 
 @pytest.mark.parametrize("where,line", sh_commands(), ids=[w for w, _ in sh_commands()])
@@ -177,7 +190,7 @@ def test_sh_command(where, line, scratch):
 
 @pytest.mark.parametrize("where,command,expected", console_commands(),
                          ids=[w for w, _, _ in console_commands()])
-def test_console_command_prints_what_the_readme_shows(where, command, expected, scratch):
+def test_console_command_prints_what_the_page_shows(where, command, expected, scratch):
     status = 0
     if expected and expected[-1] == "Aborted":
         expected, status = expected[:-1], 134
@@ -186,20 +199,22 @@ def test_console_command_prints_what_the_readme_shows(where, command, expected, 
     p = shell(command, scratch)
     out = mask(p.stdout.decode(errors="replace"))
     assert matches([mask(line) for line in expected], out.splitlines()), (
-        f"{where}: `{command}` printed\n{out}\nbut the README shows\n" + "\n".join(expected))
+        f"{where}: `{command}` printed\n{out}\nbut the page shows\n" + "\n".join(expected))
     assert p.returncode in ((134, -6) if status == 134 else (status,)), f"{where}: {out}"
 
 
-@pytest.mark.parametrize("start,lines", [(s, l) for lang, s, l in BLOCKS if lang == "python"],
-                         ids=lambda v: f"README.md:{v}" if isinstance(v, int) else "")
-def test_python_block_runs(start, lines, scratch):
+PYTHON_BLOCKS = [(f"{page}:{start}", lines) for page, lang, start, lines in BLOCKS if lang == "python"]
+
+
+@pytest.mark.parametrize("where,lines", PYTHON_BLOCKS, ids=[w for w, _ in PYTHON_BLOCKS])
+def test_python_block_runs(where, lines, scratch):
     p = subprocess.run([sys.executable, "-c", "\n".join(lines)], cwd=scratch,
                        capture_output=True, timeout=300)
-    assert p.returncode == 0, f"README.md:{start}:\n{p.stderr.decode()}"
+    assert p.returncode == 0, f"{where}:\n{p.stderr.decode()}"
 
 
-def test_the_readme_shows_the_real_pipelines():
-    """What `mgc pipeline` prints is pipeline.pass_pipeline, and the README shows both."""
+def test_the_docs_show_the_real_pipelines():
+    """What `mgc pipeline` prints is pipeline.pass_pipeline, and the docs show both."""
     shown = {command: expected for _, command, expected in console_commands()}
     assert shown["mgc pipeline --cpu x86-64-v4"] == [pass_pipeline(True, target("x86-64-v4"))]
     assert shown["mgc pipeline --reference"] == [pass_pipeline(optimise=False)]
@@ -223,7 +238,7 @@ LOWERED = {"07_mlp_layer.mg": r'call void @(_mlir_memref_to_llvm_)?free\(',
 @pytest.mark.parametrize("optimise", [True, False], ids=["optimised", "reference"])
 @pytest.mark.parametrize("example", sorted(LOWERED))
 def test_the_readme_pipeline_lowers_examples_to_llvm_ir_with_mg_opt(example, optimise, tmp_path):
-    """The pipeline the README shows, run pass by pass with mg-opt, takes a program all the
+    """The pipeline the docs show, run pass by pass with mg-opt, takes a program all the
     way to LLVM IR: nothing is left for a later pass to do."""
     p = subprocess.run([str(BIN / "mg-opt"), str(EXAMPLES / example), "--no-warnings",
                         "-p", pass_pipeline(optimise), "-t", "llvm"], capture_output=True, timeout=300)
@@ -235,3 +250,113 @@ def test_the_readme_pipeline_lowers_examples_to_llvm_ir_with_mg_opt(example, opt
     import llvmlite.binding as llvm
 
     llvm.parse_assembly(ir).verify()  # LLVM accepts it
+
+
+# -- the README's code map ---------------------------------------------------------------
+
+PACKAGE = ROOT / "mg_xdsl"
+
+
+def code_map() -> list[tuple[int, str]]:
+    """(line number, path) of each entry of the README's code map: the first fenced block
+    after the heading "## Code map", one `path  description` per line."""
+    heading = README.read_text().splitlines().index("## Code map") + 1
+    start, entries = next((start, lines) for page, _, start, lines in BLOCKS if page == "README.md" and start > heading)
+    return [(start + i, line.split()[0]) for i, line in enumerate(entries, start=1) if line.strip()]
+
+
+def package_entries() -> set[str]:
+    """What the code map must list: every package of mg_xdsl (a folder with an
+    __init__.py) as ``mg_xdsl/NAME/``, and every module at its top as ``mg_xdsl/NAME.py``."""
+    folders = {f"{p.parent.relative_to(ROOT).as_posix()}/" for p in PACKAGE.rglob("__init__.py") if p.parent != PACKAGE}
+    modules = {p.relative_to(ROOT).as_posix() for p in PACKAGE.glob("*.py")}
+    return folders | modules
+
+
+def test_the_code_map_lists_every_package_and_nothing_else():
+    listed = [path for _, path in code_map()]
+    assert len(listed) == len(set(listed)), f"listed twice: {sorted(p for p in listed if listed.count(p) > 1)}"
+    missing = package_entries() - set(listed)
+    assert not missing, f"README.md's code map lacks: {sorted(missing)}"
+    for number, path in code_map():
+        assert (ROOT / path).exists(), f"README.md:{number}: {path} is not in the tree"
+        assert path.endswith("/") == (ROOT / path).is_dir(), f"README.md:{number}: a folder ends in /, a file not"
+
+
+def test_the_code_map_is_in_layer_order():
+    """Lowest layer first, as tests/test_layers.py orders them."""
+    from test_layers import LAYER_OF
+
+    def layer(path: str) -> int:
+        top = path.split("/")[1].removesuffix(".py")
+        return LAYER_OF[top]
+
+    layers = [layer(path) for _, path in code_map() if path.startswith("mg_xdsl/")]
+    assert layers == sorted(layers), [path for _, path in code_map()]
+
+
+def test_the_check_of_the_code_map_sees_a_new_package(tmp_path, monkeypatch):
+    """The check itself: what it asks the code map for is every package of the tree,
+    nested ones included, and every module at its top."""
+    fake = tmp_path / "mg_xdsl"
+    for folder in ("core", "core/extra", "api_tools"):
+        (fake / folder).mkdir(parents=True)
+        (fake / folder / "__init__.py").write_text("")
+    (fake / "__init__.py").write_text("")
+    (fake / "api.py").write_text("")
+    monkeypatch.setattr(sys.modules[__name__], "PACKAGE", fake)
+    monkeypatch.setattr(sys.modules[__name__], "ROOT", tmp_path)
+    assert package_entries() == {"mg_xdsl/core/", "mg_xdsl/core/extra/", "mg_xdsl/api_tools/",
+                                 "mg_xdsl/__init__.py", "mg_xdsl/api.py"}
+
+
+# -- what the pages say ------------------------------------------------------------------
+
+def test_the_readme_is_short():
+    """A README for users: the rest is in docs/."""
+    count = len(README.read_text().splitlines())
+    assert count <= README_MAX_LINES, f"README.md has {count} lines (at most {README_MAX_LINES}): move some to docs/"
+
+
+PATH = re.compile(r"`((?:mg_xdsl|tests|examples|benchmarks|docs)/[^`\s]*)`")
+# Files that running something writes (benchmarks/results.json): named, never committed.
+WRITTEN = {line.strip() for line in (ROOT / ".gitignore").read_text().splitlines()}
+LINK = re.compile(r"\]\(([^)\s#]+)(?:#[^)]*)?\)")
+
+
+@pytest.mark.parametrize("page", PAGES, ids=name)
+def test_every_path_and_link_exists(page):
+    """A file named in `backquotes` (mg_xdsl/..., tests/...; a `*` matches as a glob, a
+    word in capitals is a placeholder) and every relative link."""
+    for number, line in enumerate(page.read_text().splitlines(), start=1):
+        for path in PATH.findall(line):
+            path = path.rstrip(".,:;)")
+            if re.search(r"[A-Z]{3,}", path) or path in WRITTEN:  # tests/test_NAME.py; results.json
+                continue
+            found = list(ROOT.glob(path)) if "*" in path else [ROOT / path] if (ROOT / path).exists() else []
+            assert found, f"{name(page)}:{number}: {path} does not exist"
+        for target in LINK.findall(line):
+            if re.match(r"[a-z]+:", target):
+                continue
+            assert (page.parent / target).exists(), f"{name(page)}:{number}: the link {target} leads nowhere"
+
+
+HISTORY = re.compile(r"\b[Ii]ssues? \d+|\bcommit [0-9a-f]{7,}"
+                     r"|(?<![\w.@+-])(?=[0-9a-f]*[a-f])(?=[0-9a-f]*\d)[0-9a-f]{7,40}(?![\w.+-])")
+
+
+@pytest.mark.parametrize("page", PAGES, ids=name)
+def test_history_stays_in_the_changelog(page):
+    """Issue numbers and commit hashes belong to CHANGELOG.md and git, not to the pages that
+    say what the compiler does now."""
+    for number, line in enumerate(page.read_text().splitlines(), start=1):
+        found = HISTORY.search(mask(line))
+        assert not found, f"{name(page)}:{number}: {found.group(0)!r} is history: CHANGELOG.md"
+
+
+def test_the_history_check():
+    for history in ("issue 16", "(issues 16 and 17)", "at commit efd95de", "measured at 687acce,"):
+        assert HISTORY.search(history), history
+    for now in ("dense<[[1.000000e+00]]>", "double 0x3FF0000000000000", "%v0 = inttoptr i64 3735928559",
+                "Unranked Memref base@ = 0x55c57ac6b6b0", "sha256 of the source", "the 8x16 block"):
+        assert not HISTORY.search(mask(now)), now

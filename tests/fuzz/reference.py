@@ -1,5 +1,5 @@
 """The language's operations on reference values (``values.Val``), written with NumPy from the
-README's definitions, independently of the compiler.
+language reference's definitions (docs/language.md), independently of the compiler.
 
 - Floats compute in their compute type (bf16 in f32, rounded to bf16 after each operation);
   reductions and matrix products go left to right along the reduced axes (``k`` ascending),
