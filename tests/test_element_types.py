@@ -1,7 +1,7 @@
 """Every element type the mg dialect accepts (``mg_xdsl.core.element_types.ARITHMETIC``) runs: one
 function per op on ``?x?`` tensors of that type, written in the mg dialect, through the
 reference and the optimised CPU pipeline to native code, called on NumPy arrays of that
-type, against NumPy. (The language writes f64 only; this is the dialect's promise.)"""
+type, against NumPy. (The dialect's promise, apart from what the language writes.)"""
 
 import ctypes
 

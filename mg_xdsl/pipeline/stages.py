@@ -332,7 +332,7 @@ def pass_pipeline(optimise: bool = True, target: Target | None = None) -> str:
     """Every pass from the mg dialect to the LLVM dialect, in order, as one ``mg-opt -p``
     argument, for ``target`` (this host's when ``None``): ``mg-opt prog.mg -p "$(mgc
     pipeline)" -t llvm`` runs what ``mgc`` runs (without the per-stage checks). ``mgc
-    pipeline [--reference] [--cpu NAME]`` prints it, and the README's copy is checked
+    pipeline [--reference] [--cpu NAME]`` prints it, and the copy in docs/pipeline.md is checked
     against it, so the two cannot drift apart."""
     stages = OPTIMISED_STAGES if optimise else REFERENCE_STAGES
     return ",".join(for_target(p, target) for stage in stages for p in stage.passes)
