@@ -139,15 +139,23 @@ def _guard_key() -> int:
         return _guard_key_value
 
 
-# The NumPy dtype of each element type the language writes.
-DTYPES: dict[str, np.dtype] = {"f64": np.dtype(np.float64), "f32": np.dtype(np.float32),
-                               "bf16": np.dtype(ml_dtypes.bfloat16), "i32": np.dtype(np.int32),
-                               "i64": np.dtype(np.int64), "i1": np.dtype(np.bool_)}
-_FLOAT_DTYPES = {DTYPES["f64"], DTYPES["f32"], DTYPES["bf16"]}
+# The NumPy dtype of each element type the language writes (its record's ``numpy``: NumPy
+# knows ``bfloat16`` by name once ml_dtypes is imported).
+DTYPES: dict[str, np.dtype] = {name: np.dtype(element_types.record(t).numpy)
+                               for name, t in element_types.NAMES.items()}
+_FLOAT_DTYPES = {np.dtype(e.numpy) for e in element_types.ELEMENT_TYPES if e.kind == "float"}
 
 
 def dtype_of(t: TensorType) -> np.dtype:
     return DTYPES[element_types.NAME_OF[t.element]]
+
+
+def _spelled(dtype: np.dtype) -> str:
+    """How Python code names ``dtype``: ``np.int32``, ``ml_dtypes.bfloat16``."""
+    module = dtype.type.__module__
+    return f"{'np' if module == 'numpy' else module}.{dtype}"
+
+
 _records = threading.local()
 
 
@@ -380,7 +388,7 @@ class Function:
         if problem is not None:
             raise TypeError(f"{where} is {type_text(self.signature.types[i - 1])}, an array of {dtype}: "
                             f"{problem} (convert them with "
-                            f".astype({'ml_dtypes.bfloat16' if dtype == DTYPES['bf16'] else f'np.{dtype}'}) "
+                            f".astype({_spelled(dtype)}) "
                             "if that is meant)")
         return np.asarray(a, dtype=dtype, order="C")  # (ascontiguousarray makes 0-D 1-D)
 

@@ -148,3 +148,37 @@ def test_print_calls_the_printer_of_its_element_type(e, optimise):
         ctypes.CFUNCTYPE(None)(engine.address("main"))()
     rows = [",   ".join(str(x) if e[0] == "i" else "%g" % float(x) for x in row) for row in values]
     assert printed.getvalue().endswith("data = \n[[" + "], \n [".join(rows) + "]]\n"), printed.getvalue()
+
+
+# -- the records ------------------------------------------------------------------------------
+
+def test_each_record_is_consistent_with_itself_and_with_the_others():
+    """What the records promise one another: the IR type is the one MLIR writes with the
+    record's name; each type a record names (computed in, accumulated in, printed as) has a
+    record, and the type printed as has a printer of its own; a type is printed as itself
+    exactly when it has a printer; only the booleans have no arithmetic."""
+    from mg_xdsl.core.element_records import BY_NAME, ELEMENT_TYPES
+
+    for e in ELEMENT_TYPES:
+        assert str(e.ir) == e.name and element_types.record(e.ir) is e
+        assert e.kind in ("float", "integer", "boolean")
+        for named in (e.computed_in, e.accumulates_in, e.printed_as):
+            assert named is None or named in BY_NAME, (e.name, named)
+        assert (e.printer is not None) == (e.printed_as == e.name), e.name
+        assert BY_NAME[e.printed_as].printer is not None, e.name
+        assert (e.accumulates_in is None) == (not e.has_arithmetic), e.name
+        assert e.byte_size == ctypes.sizeof(getattr(ctypes, e.ctype)), e.name
+        assert e.byte_size == np.dtype(e.numpy).itemsize, e.name
+
+
+def test_the_executables_runtime_defines_each_printer_of_the_records():
+    """``runtime.c`` is C, so it mirrors the records by hand: it defines every printer they
+    name (and the JIT's twin, ``runtime.py``, exactly those)."""
+    from pathlib import Path
+
+    from mg_xdsl.backend import runtime
+
+    source = (Path(runtime.__file__).parent / "runtime.c").read_text()
+    for printer in element_types.PRINTERS.values():
+        assert f"void {printer}(int64_t rank, Descriptor *d)" in source, printer
+    assert set(runtime.PRINTERS) == set(element_types.PRINTERS.values())

@@ -1,8 +1,8 @@
 """The C++ header of ``mgc lib``: ``mg::Matrix``, ``mg::Tensor`` and one function per ``def``.
 
 A rank-2 ``f64`` parameter or result is an ``mg::Matrix``, as the chapter's ``app.cpp`` uses
-it; every other type is an ``mg::Tensor<T, N>`` of its element type (``double``, ``float``,
-``mg::bf16``, ``int32_t``, ``int64_t``, ``uint8_t`` for ``i1``) and rank. Each function
+it; every other type is an ``mg::Tensor<T, N>``: ``T`` the C++ type that its element type's
+record names (``double``, ``mg::bf16``, ``uint8_t`` for ``i1``...), ``N`` its rank. Each function
 checks the static sizes of its arguments (throwing ``std::invalid_argument`` before any
 compiled code runs), passes their data to the compiled code as upstream MLIR memref
 descriptors through the ``_mlir_ciface_NAME`` wrapper, and returns the result as a value that
@@ -246,11 +246,6 @@ reinterpret_cast requires return short signed sizeof static static_assert static
 switch template this thread_local throw true try typedef typeid typename union unsigned using
 virtual void volatile wchar_t while xor xor_eq Matrix Tensor bf16 detail mg std""".split())
 
-# The C++ type of each element type's values.
-CPP_ELEMENTS = {"f64": "double", "f32": "float", "bf16": "bf16", "i32": "int32_t", "i64": "int64_t",
-                "i1": "uint8_t"}
-
-
 def cpp_name(name: str) -> str:
     """A Mountain Goat name as a C++ identifier (a trailing _ where it is a C++ keyword)."""
     return name + "_" if name in CPP_KEYWORDS else name
@@ -262,7 +257,7 @@ def _is_matrix(t: TensorType) -> bool:
 
 
 def _element(t: TensorType) -> str:
-    return CPP_ELEMENTS[element_types.NAME_OF[t.element]]
+    return element_types.record(t.element).cpp
 
 
 def cpp_type(t: TensorType) -> str:

@@ -73,13 +73,9 @@ class Kernel:
 def _param(t, written: bool) -> Param:
     if isinstance(t, MemRefType):
         return Param(len(t.get_shape()), element_types.byte_size(t), written=written)
-    if isinstance(t, builtin.Float64Type):
-        return Param(None, scalar=ctypes.c_double)
-    if isinstance(t, builtin.Float32Type):
-        return Param(None, scalar=ctypes.c_float)
-    if isinstance(t, builtin.IntegerType) and t.width.data == 32:
-        return Param(None, scalar=ctypes.c_int32)
-    return Param(None)  # index and i64
+    if t in element_types.RECORD_OF:
+        return Param(None, scalar=getattr(ctypes, element_types.RECORD_OF[t].ctype))
+    return Param(None)  # index
 
 
 def kernels(host: builtin.ModuleOp) -> list[Kernel]:

@@ -1,8 +1,8 @@
 """The run-time library that compiled programs call, for the in-process JIT.
 
-Compiled code prints with ``printMemrefF64(i64 rank, ptr descriptor)`` (and
-``printMemrefF32``, ``printMemrefI32``, ``printMemrefI64`` for the other element types),
-the entry points of MLIR's runner library (``libmlir_runner_utils``), so the same IR also
+Compiled code prints with ``printMemrefF64(i64 rank, ptr descriptor)`` (and the printer
+that each other element type's record names: ``mg_xdsl.core.element_records``), the entry
+points of MLIR's runner library (``libmlir_runner_utils``), so the same IR also
 runs under upstream ``mlir-runner``. Here they are provided in Python, so that ``mgc run``
 needs neither a C compiler nor an MLIR installation: the JIT resolves each symbol to a
 ctypes callback. (``runtime.c`` is their twin for executables.)
@@ -20,6 +20,9 @@ import os
 import sys
 from collections.abc import Iterator, Sequence
 from typing import TextIO
+
+# (The records, not mg_xdsl.core.element_types: a run from the compile cache imports no xDSL.)
+from mg_xdsl.core.element_records import ELEMENT_TYPES
 
 
 def format_element(x: float | int) -> str:
@@ -90,15 +93,18 @@ def read_descriptor(rank: int, descriptor: int) -> tuple[int, int, list[int], li
     return aligned, offset, list(words[3:3 + rank]), list(words[3 + rank:3 + 2 * rank])
 
 
-# Each printer's element type, as ctypes reads it.
-ELEMENTS = {"F64": ctypes.c_double, "F32": ctypes.c_float, "I32": ctypes.c_int32, "I64": ctypes.c_int64}
+# The printers' names (symbols of every compiled program, which a def may not take), each
+# with the ctypes type that reads its elements.
+PRINTED: dict[str, type] = {e.printer: getattr(ctypes, e.ctype)
+                            for e in ELEMENT_TYPES if e.printer is not None}
+PRINTERS = tuple(PRINTED)
 
 
-def print_memref(kind: str, rank: int, descriptor: int, stream: TextIO | None = None) -> None:
-    """What ``printMemref<kind>`` prints for the memref at ``descriptor``."""
+def print_memref(printer: str, rank: int, descriptor: int, stream: TextIO | None = None) -> None:
+    """What ``printer`` (``printMemrefF64``, ...) prints for the memref at ``descriptor``."""
     aligned, offset, sizes, strides = read_descriptor(rank, descriptor)
     extent = offset + sum((s - 1) * st for s, st in zip(sizes, strides)) + 1 if all(sizes) else 0
-    data = (ELEMENTS[kind] * max(extent, 1)).from_address(aligned) if aligned else []
+    data = (PRINTED[printer] * max(extent, 1)).from_address(aligned) if aligned else []
     stream = stream or _output[-1] or sys.stdout
     try:
         stream.write(format_memref(aligned, data, offset, sizes, strides))
@@ -129,25 +135,23 @@ def capture() -> Iterator[io.StringIO]:
 PRINT_MEMREF = ctypes.CFUNCTYPE(None, ctypes.c_int64, ctypes.c_void_p)
 
 
-def _printer(kind: str):
+def _printer(printer: str):
     def print_or_abort(rank: int, descriptor: int | None) -> None:
         # ctypes would print an exception raised here and return to the compiled code, which
         # would go on as if the value had been printed (and exit 0): a descriptor the printer
         # cannot read is a compiler bug, and the program stops with it.
         try:
-            print_memref(kind, rank, descriptor or 0)
+            print_memref(printer, rank, descriptor or 0)
         except Exception as e:
-            os.write(2, f"mgc: internal error: printMemref{kind} was given a memref it cannot read "
+            os.write(2, f"mgc: internal error: {printer} was given a memref it cannot read "
                         f"(rank {rank}: {type(e).__name__}: {e})\n".encode())
             os.abort()
 
     return PRINT_MEMREF(print_or_abort)
 
 
-# The printers' names: symbols of every compiled program, which a def may not take.
-PRINTERS = tuple(f"printMemref{kind}" for kind in ELEMENTS)
 # Kept at module level so the callbacks outlive every JIT that points at them.
-_CALLBACKS = {name: _printer(kind) for name, kind in zip(PRINTERS, ELEMENTS)}
+_CALLBACKS = {name: _printer(name) for name in PRINTERS}
 
 
 def symbols() -> dict[str, int]:

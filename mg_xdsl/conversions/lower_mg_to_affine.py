@@ -250,7 +250,8 @@ class IotaLowering(MgLowering):
 class LinearScanLowering(MgLowering):
     """``mg.linear_scan``: a nest over every dimension but the axis, and inside it an
     ``scf.for`` along the axis that carries ``h`` (``h = a[t] * h + b[t]``, stored at each
-    ``t``; ``t = n - 1 - k`` when reversed). ``bf16`` is carried in ``f32``."""
+    ``t``; ``t = n - 1 - k`` when reversed). ``h`` is carried in the type its element type is
+    computed in (``bf16`` in ``f32``), rounded at each store."""
 
     op_type = mg.LinearScanOp
 
@@ -259,11 +260,8 @@ class LinearScanLowering(MgLowering):
         sizes = elementwise_sizes(op, [extents(x, shape_of(x.type)) for x in (op.a, op.b)])
         out = alloc(op.result.type, sizes)
         element = element_type_of(out)
-        carried = element_types.F32 if element == element_types.BF16 else element
+        carried = element_types.computed_in(element)
         length = as_index(sizes[axis])
-
-        def wide(v: SSAValue) -> SSAValue:
-            return mg.widen_bf16(v) if element == element_types.BF16 else v
 
         def across(ivs: list[SSAValue]) -> None:
             block = Block(arg_types=[INDEX, carried])
@@ -272,9 +270,9 @@ class LinearScanLowering(MgLowering):
                 last = arith.SubiOp(length, index_constant(1)).result
                 t = arith.SubiOp(last, k).result if reverse else k
                 at = [*ivs[:axis], t, *ivs[axis:]]
-                a, b = (wide(op_builders.memref_load(x, at).res) for x in (op.a, op.b))
+                a, b = (mg.widened(op_builders.memref_load(x, at).res) for x in (op.a, op.b))
                 h = op.step(a, b, h)
-                op_builders.memref_store(mg.narrow_to_bf16(h) if element == element_types.BF16 else h, out, at)
+                op_builders.memref_store(mg.narrowed(h, element), out, at)
                 scf.YieldOp(h)
             scf.ForOp(index_constant(0), length, index_constant(1), [element_constant(0.0, carried)], block)
 

@@ -1,4 +1,6 @@
-"""Element-type rules of Mountain Goat, in one place (as ``shapes`` holds the shape rules).
+"""Element-type rules of Mountain Goat, in one place (as ``shapes`` holds the shape rules):
+what the compiler asks of element types, in xDSL's types. Every table here is derived from
+the records of ``element_records``, one per element type.
 
 Every tensor of a program has one element type, written last in its type as in MLIR
 (``tensor[2x3xf32]``, ``tensor[i64]``; none written means ``f64``). ``NAMES`` are the types
@@ -10,11 +12,13 @@ runner library's printer of its element type (``PRINTERS``). The mg dialect's ve
 the rule, instead of a later pass failing an assertion, emitting invalid arithmetic or
 crashing at run time. ``i1`` tensors (``STORED``) are compared, selected from, converted and
 moved, never computed with; ``mg.print`` has no printer for them (the front end extends them
-to ``i32``, as upstream's ``printMemrefI8`` would print raw bytes).
-``bf16`` is stored, never computed with: the lowerings compute each operation in ``f32`` and
-round the result to ``bf16`` once, in integer operations (``mg.ScalarComputation.compute``);
-the front end gives matrix products and reductions of ``bf16`` ``f32`` operands and converts
-the result (they accumulate in ``f32``: ``ACCUMULATING``), and prints ``bf16`` as ``f32``.
+to ``i32``: ``printed_as``).
+``bf16`` is stored, never computed with (``computed_in``): the lowerings compute each
+operation in ``f32`` and round the result to ``bf16`` once, in integer operations
+(``mg.ScalarComputation.compute``); the front end gives matrix products and reductions of
+``bf16`` ``f32`` operands and converts the result (they accumulate in ``f32``:
+``accumulates_in``; ``ACCUMULATING`` are the types that accumulate in themselves), and
+prints ``bf16`` as ``f32``.
 
 Numbers in the IR are built here too (``attr``): a float type's ``FloatAttr``, an integer
 type's ``IntegerAttr`` (a float type's ``-inf`` is an integer type's minimum, for the
@@ -22,40 +26,74 @@ identity of ``max``).
 """
 
 import math
+from collections.abc import Iterable
 
-from xdsl.dialects.builtin import (
-    AnyFloat,
-    BFloat16Type,
-    FloatAttr,
-    Float32Type,
-    Float64Type,
-    IntegerAttr,
-    IntegerType,
-    i1,
-    i32,
-    i64,
-)
+from xdsl.dialects.builtin import AnyFloat, FloatAttr, IntegerAttr, IntegerType
 from xdsl.ir import Attribute
 
-F32, F64, BF16, I1 = Float32Type(), Float64Type(), BFloat16Type(), i1
+from mg_xdsl.core.element_records import (
+    DEFAULT as DEFAULT_RECORD,
+    ELEMENT_TYPES,
+    IN_LANGUAGE_ORDER,
+    ElementType,
+    bytes_for,
+)
 
-# The element types of the language, by the name it writes them with.
-NAMES: dict[str, Attribute] = {"f64": F64, "f32": F32, "bf16": BF16, "i32": i32, "i64": i64, "i1": i1}
+RECORD_OF: dict[Attribute, ElementType] = {e.ir: e for e in ELEMENT_TYPES}
+# The element types of the language, by the name it writes them with, in the order it
+# lists them (its default first).
+NAMES: dict[str, Attribute] = {e.name: e.ir for e in IN_LANGUAGE_ORDER}
 NAME_OF: dict[Attribute, str] = {t: name for name, t in NAMES.items()}
-ARITHMETIC: tuple[Attribute, ...] = (F32, F64, BF16, i32, i64)
-FLOATS: tuple[Attribute, ...] = (F32, F64, BF16)
-# What matrix products and reductions take: a bf16 one is written on f32 (its sums
-# accumulate in f32, rounded once at the end).
-ACCUMULATING: tuple[Attribute, ...] = (F32, F64, i32, i64)
+DEFAULT: Attribute = DEFAULT_RECORD.ir
+F32, F64, BF16, I1 = NAMES["f32"], NAMES["f64"], NAMES["bf16"], NAMES["i1"]
+
 # Every element type a tensor may hold: ``i1`` (the booleans that comparisons give and
 # ``where`` takes) is stored, moved, compared and converted, but has no arithmetic.
-STORED: tuple[Attribute, ...] = (*ARITHMETIC, i1)
-# What ids and indices into a tensor are (index, gather and their adds take them).
-INDICES: tuple[Attribute, ...] = (i32, i64)
+STORED: tuple[Attribute, ...] = tuple(e.ir for e in ELEMENT_TYPES)
+ARITHMETIC: tuple[Attribute, ...] = tuple(e.ir for e in ELEMENT_TYPES if e.has_arithmetic)
+FLOATS: tuple[Attribute, ...] = tuple(e.ir for e in ELEMENT_TYPES if e.kind == "float")
+INTEGERS: tuple[Attribute, ...] = tuple(e.ir for e in ELEMENT_TYPES if e.kind == "integer")
+# What ids and indices into a tensor are (index, gather and their adds take them): any
+# integer type.
+INDICES: tuple[Attribute, ...] = INTEGERS
+# What matrix products and reductions take: the types that accumulate in themselves (a
+# bf16 one is written on f32, as its record says: its sums accumulate in f32, rounded once
+# at the end).
+ACCUMULATING: tuple[Attribute, ...] = tuple(e.ir for e in ELEMENT_TYPES if e.accumulates_in == e.name)
 # ``mg.print``: the function of MLIR's runner library that prints each element type.
-PRINTERS: dict[Attribute, str] = {F32: "printMemrefF32", F64: "printMemrefF64",
-                                  i32: "printMemrefI32", i64: "printMemrefI64"}
+PRINTERS: dict[Attribute, str] = {e.ir: e.printer for e in ELEMENT_TYPES if e.printer is not None}
 PRINTABLE: tuple[Attribute, ...] = tuple(PRINTERS)
+
+
+def record(t: Attribute) -> ElementType:
+    """The record of the element type of ``t`` (a scalar, vector, tensor or memref type)."""
+    return RECORD_OF[element_of(t)]
+
+
+def computed_in(element: Attribute) -> Attribute:
+    """The type that operations on ``element`` values compute in: ``f32`` for ``bf16``, the
+    type itself for every other (and for a type the language has no record of: ``index``)."""
+    found = RECORD_OF.get(element)
+    return element if found is None else NAMES[found.computed_in]
+
+
+def accumulates_in(element: Attribute) -> Attribute:
+    """The type that sums and products of ``element`` values accumulate in: ``f32`` for ``bf16``."""
+    wide = RECORD_OF[element].accumulates_in
+    assert wide is not None, f"{element} has no arithmetic (the checker refuses its sums)"
+    return NAMES[wide]
+
+
+def printed_as(element: Attribute) -> Attribute:
+    """The type ``print`` prints ``element`` values as (one that has a printer): ``f32`` for
+    ``bf16``, ``i32`` for ``i1``, the type itself for the others."""
+    return NAMES[RECORD_OF[element].printed_as]
+
+
+def one_of(types: Iterable[Attribute]) -> str:
+    """The types as a message lists them: ``f32, f64 or bf16``."""
+    names = [str(t) for t in types]
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " or " + names[-1]
 
 
 def element_of(t: Attribute) -> Attribute:
@@ -73,7 +111,7 @@ def is_float(t: Attribute) -> bool:
 
 
 def is_bool(t: Attribute) -> bool:
-    return element_of(t) == i1
+    return element_of(t) == I1
 
 
 def integer_range(t: Attribute) -> tuple[int, int]:
@@ -89,7 +127,7 @@ def byte_size(t: Attribute) -> int:
     """The bytes an element of type ``t`` takes in memory (``i1``: one byte, as LLVM stores it)."""
     element = element_of(t)
     bits = element.width.data if isinstance(element, IntegerType) else element.bitwidth  # type: ignore[attr-defined]
-    return max(1, (bits + 7) // 8)
+    return bytes_for(bits)
 
 
 def attr(value: float, t: Attribute) -> FloatAttr | IntegerAttr:
@@ -106,6 +144,4 @@ def unsupported(element_type: Attribute, lowered: tuple[Attribute, ...] = ARITHM
     """Why no lowering takes tensors of ``element_type``, or ``None`` if one does."""
     if element_type in lowered:
         return None
-    names = [str(t) for t in lowered]
-    allowed = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " or " + names[-1]
-    return f"element type must be {allowed}, got {element_type}"
+    return f"element type must be {one_of(lowered)}, got {element_type}"

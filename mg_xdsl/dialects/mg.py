@@ -257,13 +257,32 @@ def narrow_to_bf16(x: SSAValue) -> SSAValue:
     return arith.BitcastOp(arith.SelectOp(nan, _constant(0x7FC0, i16), top).result, element_types.BF16).result
 
 
+# An element is computed in the type its record says (``element_types.computed_in``), and
+# the result rounded once to the type it is stored in. ``bf16`` is the only element type
+# computed in another, so these two convert between it and ``f32``; a new such type needs
+# its own pair of conversions here.
+def widened(x: SSAValue) -> SSAValue:
+    """``x`` as the type it is computed in: a ``bf16`` widened to ``f32``; any other value
+    as it is."""
+    return x if element_types.computed_in(x.type) == x.type else widen_bf16(x)
+
+
+def narrowed(x: SSAValue, element: Attribute) -> SSAValue:
+    """``x``, computed in the type that ``element`` is computed in, rounded once to
+    ``element``: an ``f32`` to ``bf16``; any other value as it is."""
+    if x.type == element or element_types.computed_in(element) == element:
+        return x
+    return narrow_to_bf16(x)
+
+
 class ScalarComputation:
     """The interface of the elementwise ops: one element of the result from one element of
     each operand. ``scalar`` makes arith ops in the current (implicit) builder; the numbers it
     needs are made by the caller, once, from ``scalar_constants`` (a loop nest makes them
     before its loops, a linalg.generic's body at its start). The lowerings call ``compute``,
-    which gives ``scalar`` ``bf16`` values widened to ``f32`` and rounds a ``bf16`` result
-    once: ``bf16`` is stored, never computed with."""
+    which gives ``scalar`` the values in the type they are computed in and rounds the result
+    once to the type it is stored in (``widened``, ``narrowed``): ``bf16`` is stored, never
+    computed with."""
 
     def scalar_constants(self) -> tuple[float, ...]:
         return ()
@@ -272,14 +291,8 @@ class ScalarComputation:
         raise NotImplementedError
 
     def compute(self, operands: Sequence[SSAValue], constants: Sequence[SSAValue]) -> SSAValue:
-        def wide(v: SSAValue) -> SSAValue:
-            return widen_bf16(v) if v.type == element_types.BF16 else v
-
-        result = self.scalar([wide(v) for v in operands], [wide(v) for v in constants])
-        wanted = self.results[0].type.element_type  # type: ignore[attr-defined]
-        if wanted == element_types.BF16 and result.type != wanted:
-            return narrow_to_bf16(result)
-        return result
+        result = self.scalar([widened(v) for v in operands], [widened(v) for v in constants])
+        return narrowed(result, self.results[0].type.element_type)  # type: ignore[attr-defined]
 
 
 @dataclass(frozen=True)
@@ -889,10 +902,10 @@ def convert_element(x: SSAValue, to: Attribute) -> SSAValue:
     source = x.type
     if source == to:
         return x
-    if source == element_types.BF16:  # (see ScalarComputation.compute)
-        return convert_element(widen_bf16(x), to)
-    if to == element_types.BF16:  # (through f32, as ml_dtypes converts)
-        return narrow_to_bf16(convert_element(x, element_types.F32))
+    if element_types.computed_in(source) != source:  # (see ScalarComputation.compute)
+        return convert_element(widened(x), to)
+    if element_types.computed_in(to) != to:  # (bf16 through f32, as ml_dtypes converts)
+        return narrowed(convert_element(x, element_types.computed_in(to)), to)
     if element_types.is_bool(to):  # true where not zero (NaN too, as NumPy's bool(nan))
         if element_types.is_float(source):
             return arith.CmpfOp(x, _constant(0.0, x.type), "une").result
@@ -1123,9 +1136,7 @@ class IndexingAddOp(IndexingOp):
     def add(self, acc: SSAValue, x: SSAValue) -> SSAValue:
         """``acc + x`` on elements, as the adds accumulate: a ``bf16`` sum computed in ``f32``
         and rounded to ``bf16`` at each add (as NumPy's ``np.add.at`` on ``bfloat16`` does)."""
-        if acc.type != element_types.BF16:
-            return binary_arith("add", acc, x)
-        return narrow_to_bf16(binary_arith("add", widen_bf16(acc), widen_bf16(x)))
+        return narrowed(binary_arith("add", widened(acc), widened(x)), acc.type)
 
 
 @irdl_op_definition
@@ -1276,7 +1287,7 @@ class RandomOp(MgOp):
         """The element at row-major position ``index`` (an ``i64``), built in the current
         (implicit) builder."""
         element = self.result.type.element_type  # type: ignore[attr-defined]
-        t = element_types.F64 if element == element_types.F64 else element_types.F32
+        t = element_types.computed_in(element)
         words = philox.words(index, self.seed.value.data)
         a, b = (arith.ConstantOp(FloatAttr(x.value.data, t)).result for x in (self.a, self.b))
         if self.distribution.data == "uniform":
@@ -1284,7 +1295,7 @@ class RandomOp(MgOp):
             value = arith.AddfOp(a, arith.MulfOp(spread, philox.uniform(words, t)).result).result
         else:
             value = arith.AddfOp(a, arith.MulfOp(b, philox.normal(words, t)).result).result
-        return narrow_to_bf16(value) if element == element_types.BF16 else value
+        return narrowed(value, element)
 
 
 @irdl_op_definition

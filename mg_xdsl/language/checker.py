@@ -92,7 +92,7 @@ RESERVED = {"main", "malloc", "free", "abort", *element_types.PRINTERS.values()}
 def type_text(t: TensorType) -> str:
     """The type as the language writes it: ``tensor[2x3]``, ``tensor[3xi32]``, ``tensor[i64]``."""
     parts = [fmt_shape(t.shape)] if t.shape else []
-    if t.element != element_types.F64:
+    if t.element != element_types.DEFAULT:
         parts.append(element_types.NAME_OF[t.element])
     return f"tensor[{'x'.join(parts)}]"
 
@@ -398,7 +398,7 @@ class Checker:
         if isinstance(e, Number):
             return e.value
         if isinstance(e, Literal):
-            return TensorType(e.shape, element_types.I1 if e.boolean else element_types.F64)
+            return TensorType(e.shape, element_types.I1 if e.boolean else element_types.DEFAULT)
         if isinstance(e, Name):
             return self.name(e.tok, scope)
         if isinstance(e, Negate):
@@ -759,8 +759,9 @@ class Checker:
         element = self.keyword_dtype(c, "i32" if name.text == "iota" else "f64")
         t = TensorType(tuple(dims), element)
         if name.text == "iota":
-            if element not in (element_types.NAMES["i32"], element_types.NAMES["i64"]):
-                raise self.error(name, "E-DIM-002", f"iota makes integers: dtype must be i32 or i64, got "
+            if element not in element_types.INTEGERS:
+                raise self.error(name, "E-DIM-002", f"iota makes integers: dtype must be "
+                                                    f"{element_types.one_of(element_types.INTEGERS)}, got "
                                                     f"{element_types.NAME_OF[element]}")
             self.options[c] = {"axis": self.keyword_axis(c, scope, len(dims))}
             return t
@@ -951,7 +952,8 @@ class Checker:
                                                 f"{options['high']:g}")
         element = self.keyword_dtype(c, "f64")
         if not element_types.is_float(element):
-            raise self.error(name, "E-DIM-002", f"{name.text} makes floats: dtype must be f64, f32 or bf16, got "
+            floats = element_types.one_of(t for t in element_types.NAMES.values() if element_types.is_float(t))
+            raise self.error(name, "E-DIM-002", f"{name.text} makes floats: dtype must be {floats}, got "
                                                 f"{element_types.NAME_OF[element]}")
         self.options[c] = options
         return TensorType(tuple(dims), element)

@@ -11,6 +11,10 @@ them), and each entry's example raises its code (a test compiles them).
 import textwrap
 from dataclasses import dataclass
 
+from mg_xdsl.core.element_records import DEFAULT, IN_LANGUAGE_ORDER
+
+ELEMENT_TYPE_NAMES = " ".join(e.name for e in IN_LANGUAGE_ORDER)  # f64 f32 bf16 i32 i64 i1
+
 
 @dataclass(frozen=True)
 class ErrorCode:
@@ -42,7 +46,7 @@ CODES: dict[str, ErrorCode] = {
     "E-SYN-004": ErrorCode(
         "a malformed tensor type",
         "A type is tensor[D1xD2x...xT]: each D a positive integer or ? (known when the "
-        "program runs), T one of f64 f32 bf16 i32 i64 i1 (f64 where none is written); "
+        f"program runs), T one of {ELEMENT_TYPE_NAMES} ({DEFAULT.name} where none is written); "
         "tensor[] and tensor[i32] are rank 0.",
         "def f(x: tensor[2xf16]) = x\n"),
     "E-LIMIT-001": ErrorCode(
@@ -125,7 +129,7 @@ CODES: dict[str, ErrorCode] = {
         "Two tensors of different element types never combine: cast one (cast(x, f32)). A "
         "number takes the tensor's type, so an integer tensor takes only integers in its "
         "range; i1 (true/false) has no arithmetic; float functions need floats; dtype= and "
-        "cast take f64 f32 bf16 i32 i64 i1.",
+        f"cast take {ELEMENT_TYPE_NAMES}.",
         "def f(x: tensor[3xf32], y: tensor[3]) = x + y\n"),
     "E-DIM-003": ErrorCode(
         "a tensor was expected",

@@ -23,7 +23,6 @@ from xdsl.dialects.builtin import (
     ModuleOp,
     StringAttr,
     UnitAttr,
-    i32,
 )
 from xdsl.ir import Block, Operation, Region, SSAValue
 
@@ -119,10 +118,10 @@ class IRGen:
             return
         if is_number(value):  # a compile-time number prints as a rank-0 tensor
             value = self.constant(self.main, TensorType(()), [value], s.head)
-        if element_types.is_bool(value.type):  # (printed as printMemrefI32 prints 0 and 1)
-            value = self.emit(self.main, mg.ConvertOp(value, i32), s.head)  # type: ignore[arg-type]
-        elif value.type.element_type == element_types.BF16:  # type: ignore[union-attr]  (as a float)
-            value = self.emit(self.main, mg.ConvertOp(value, element_types.F32), s.head)  # type: ignore[arg-type]
+        element = value.type.element_type  # type: ignore[union-attr]
+        shown = element_types.printed_as(element)  # (i1 as printMemrefI32 prints 0 and 1, bf16 as f32)
+        if shown != element:
+            value = self.emit(self.main, mg.ConvertOp(value, shown), s.head)  # type: ignore[arg-type]
         self.emit(self.main, mg.PrintOp(value), s.head)
 
     # -- variables ----------------------------------------------------------------------
@@ -285,13 +284,15 @@ class IRGen:
         return self.emit(fn, mg.ConstantOp(attr), tok)
 
     def accumulating(self, fn: Function, tok: Token, operands: list[SSAValue], build) -> SSAValue:
-        """``build(*operands)``, an op that accumulates (a product, a reduction): of ``bf16``
-        operands, built on them converted to ``f32`` and its result converted back, so that
-        it accumulates in ``f32`` and rounds once."""
-        if operands[0].type.element_type != element_types.BF16:  # type: ignore[attr-defined]
+        """``build(*operands)``, an op that accumulates (a product, a reduction): built on the
+        operands converted to the type their element type accumulates in and its result
+        converted back (``bf16`` accumulates in ``f32`` and rounds once)."""
+        element = operands[0].type.element_type  # type: ignore[attr-defined]
+        wide = element_types.accumulates_in(element)
+        if wide == element:
             return build(*operands)
-        wide = [self.emit(fn, mg.ConvertOp(v, element_types.F32), tok) for v in operands]
-        return self.emit(fn, mg.ConvertOp(build(*wide), element_types.BF16), tok)
+        converted = [self.emit(fn, mg.ConvertOp(v, wide), tok) for v in operands]
+        return self.emit(fn, mg.ConvertOp(build(*converted), element), tok)
 
     def reduction(self, fn: Function, tok: Token, kind: str, x: SSAValue, axes: list[int], keepdims: bool,
                   t: TensorType) -> SSAValue:

@@ -421,7 +421,7 @@ class Parser:
             text += self.next().text
         written = between(tok, self.next())  # tensor[...]
         parts = text.split("x") if text else []
-        element = element_types.F64
+        element = element_types.DEFAULT
         if parts and parts[-1] in element_types.NAMES:
             element = element_types.NAMES[parts.pop()]
         elif parts and parts[-1][:1].isalpha():

@@ -28,7 +28,7 @@ class TensorType:
     ``TensorType((None, 3), f32)``."""
 
     shape: Shape
-    element: Attribute = element_types.F64
+    element: Attribute = element_types.DEFAULT
 
 
 @dataclass(eq=False)

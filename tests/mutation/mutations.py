@@ -28,6 +28,7 @@ TO_LINALG, FUSE, REUSE, LOOPS = ("mg_xdsl/conversions/convert_mg_to_linalg.py",
 TILE, VEC = "mg_xdsl/transforms/linalg/tile_matmul.py", "mg_xdsl/transforms/linalg/vectorize_reductions.py"
 STREAM = "mg_xdsl/transforms/linalg/stream_large_results.py"
 CPP = "mg_xdsl/backend/cpp_header.py"
+RECORDS = "mg_xdsl/core/element_records.py"  # (one record per element type)
 
 MUTATIONS = [
     # -- the chapter's front-end mutations --------------------------------------------------
@@ -334,10 +335,9 @@ MUTATIONS = [
     Mutation("mg_xdsl/backend/runtime.c", 'printf("%lld", (long long)((const int64_t *)data)[i]);',
              'printf("%d", (int)((const int64_t *)data)[i]);',
              "an executable prints i64 elements cut to 32 bits"),
-    Mutation("mg_xdsl/backend/runtime.py", '"F32": ctypes.c_float,', '"F32": ctypes.c_double,',
+    Mutation(RECORDS, 'ctype="c_float"', 'ctype="c_double"',
              "the JIT's printMemrefF32 reads its floats as doubles"),
-    Mutation("mg_xdsl/core/element_types.py", 'PRINTERS: dict[Attribute, str] = {F32: "printMemrefF32",',
-             'PRINTERS: dict[Attribute, str] = {F32: "printMemrefF64",',
+    Mutation(RECORDS, 'printer="printMemrefF32"', 'printer="printMemrefF64"',
              "mg.print of an f32 tensor calls the f64 printer"),
     # -- issue 16: tensors of any rank ----------------------------------------------------------
     Mutation(PARSE, "            return (count, *inner)", "            return (*inner, count)",
@@ -368,7 +368,7 @@ MUTATIONS = [
     Mutation(CPP, "      bits = static_cast<uint16_t>((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);",
              "      bits = static_cast<uint16_t>(u >> 16);",
              "mg::bf16 from a float truncates instead of rounding to nearest even"),
-    Mutation(CPP, '"i1": "uint8_t"}', '"i1": "bool"}', "an i1 tensor is declared of C++ bool"),
+    Mutation(RECORDS, 'cpp="uint8_t"', 'cpp="bool"', "an i1 tensor is declared of C++ bool"),
     Mutation(MG, "    kind: Reduction(BINARY_ARITH[op][1], identity)  # type: ignore[arg-type]",
              "    kind: Reduction(BINARY_ARITH[op][1], 0.0)  # type: ignore[arg-type]",
              "every integer reduction starts from 0 (a wrong identity value: the maximum of negatives)"),
@@ -450,8 +450,8 @@ MUTATIONS = [
     Mutation(MG, "    return arith.BitcastOp(arith.ShLIOp(bits, _constant(16, i32)).result, element_types.F32).result",
              "    return arith.BitcastOp(arith.ShLIOp(bits, _constant(15, i32)).result, element_types.F32).result",
              "a bf16 is widened to the wrong f32"),
-    Mutation(GEN, "        if operands[0].type.element_type != element_types.BF16:  # type: ignore[attr-defined]",
-             "        if True:", "a bf16 product accumulates in bf16 (mg.matmul refuses it)"),
+    Mutation(GEN, "        if wide == element:", "        if True:",
+             "a bf16 product accumulates in bf16 (mg.matmul refuses it)"),
     Mutation("mg_xdsl/backend/llvm_ir.py", '        return str(bfloat16_bits(value))',
              '        return str(bfloat16_bits(value) ^ 1)', "bf16 constants lose their last bit"),
     # -- issue 16: batched products through the tiled kernel; GPU math through libdevice ------------
@@ -508,7 +508,7 @@ MUTATIONS = [
              '        return binary_arith("add", binary_arith("mul", a, b), h)', "a scan multiplies a by b"),
     Mutation(AFF, "                t = arith.SubiOp(last, k).result if reverse else k",
              "                t = k", "a reversed scan runs forward"),
-    Mutation(AFF, "        carried = element_types.F32 if element == element_types.BF16 else element",
+    Mutation(AFF, "        carried = element_types.computed_in(element)",
              "        carried = element", "a bf16 scan is carried in bf16"),
     # -- issue 17: shape operations ---------------------------------------------------------------
     Mutation(AFF, "                at[a] = ivs[i]", "                at[i] = ivs[a]",

@@ -108,16 +108,15 @@ def convert_type(t: Attribute) -> Attribute:
 LLVM_FLOAT_TYPES = (Float16Type, BFloat16Type, Float32Type, Float64Type, Float80Type, Float128Type)
 """The builtin float types LLVM has a type for; ``tf32``, the 8-, 6- and 4-bit formats it has not."""
 
-_FLOAT_SUFFIXES = {Float16Type: "f16", BFloat16Type: "bf16", Float32Type: "f32", Float64Type: "f64",
-                   Float80Type: "f80", Float128Type: "f128"}
-
 
 def float_suffix(t: Attribute) -> str:
     """The suffix by which LLVM names an intrinsic's overload for a float type or a 1-D
-    vector of one: ``f64``, ``v8f64`` (``llvm.maximum.v8f64``)."""
+    vector of one: ``f64``, ``v8f64`` (``llvm.maximum.v8f64``): the float type as MLIR writes
+    it, for every float type LLVM has."""
     if isinstance(t, VectorType):
-        return f"v{t.get_shape()[0]}{_FLOAT_SUFFIXES[type(t.get_element_type())]}"
-    return _FLOAT_SUFFIXES[type(t)]
+        return f"v{t.get_shape()[0]}{float_suffix(t.get_element_type())}"
+    assert isinstance(t, LLVM_FLOAT_TYPES), f"LLVM has no {t} type"
+    return str(t)
 
 
 I64_MAX = 2**63 - 1

@@ -118,9 +118,9 @@ def match(op: Operation) -> Streamable | None:
         return None
     if not all(o.dialect_name() == "arith" for o in op.body.block.ops if not isinstance(o, linalg.YieldOp)):
         return None
-    if any(element_types.is_bool(v.type) or element_types.element_of(v.type) == element_types.BF16
-           for v in (*op.inputs, out)):
-        return None  # (a vector of i1 is packed in bits, its buffer a byte each; bf16 is converted bit by bit)
+    elements = [element_types.element_of(v.type) for v in (*op.inputs, out)]
+    if any(element_types.is_bool(e) or element_types.computed_in(e) != e for e in elements):
+        return None  # (a vector of i1 is packed in bits, its buffer a byte each; bf16, computed in f32, is converted bit by bit)
     if not all(isinstance(v.type, MemRefType) and v.type.layout == out.type.layout for v in op.inputs):
         return None  # only identity layouts flatten (a scalar input has no flat index either)
     return Streamable(op, list(op.inputs), out, out.owner)
