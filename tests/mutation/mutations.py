@@ -13,7 +13,14 @@ class Mutation(NamedTuple):
     breaks: str
 
 
-SH, MG = "mg_xdsl/core/shapes.py", "mg_xdsl/dialects/mg.py"
+SH = "mg_xdsl/core/shapes.py"
+# The mg dialect, a module per family of ops.
+MG_BASE = "mg_xdsl/dialects/mg/base.py"
+MG_SCALAR = "mg_xdsl/dialects/mg/scalar.py"
+MG_ELEMENTWISE = "mg_xdsl/dialects/mg/elementwise.py"
+MG_STRUCTURED = "mg_xdsl/dialects/mg/structured.py"
+MG_SHAPE = "mg_xdsl/dialects/mg/shape.py"
+MG_PRINTING = "mg_xdsl/dialects/mg/printing.py"
 # The front end's stages (mg_xdsl/language/frontend.py drives them).
 PARSE, CHECK, GEN = ("mg_xdsl/language/parser.py", "mg_xdsl/language/checker.py",
                      "mg_xdsl/language/irgen.py")
@@ -45,9 +52,9 @@ MUTATIONS = [
     Mutation(SH, "        elif b == 1:\n            out.append(a)", "        elif b == 1 and 1 not in a_dims:\n            out.append(a)",
              "a 1x1 (all-ones) right operand is never broadcast"),
     # -- the chapter's lowering mutations ---------------------------------------------------
-    Mutation(MG, '"max": ("max", float("-inf")),', '"max": ("max", 0.0),',
+    Mutation(MG_SCALAR, '"max": ("max", float("-inf")),', '"max": ("max", 0.0),',
              "max reduction starts at 0 instead of -infinity"),
-    Mutation(MG, 'return binary_arith("max", operands[0], constants[0])',
+    Mutation(MG_ELEMENTWISE, 'return binary_arith("max", operands[0], constants[0])',
              'return binary_arith("max", operands[0], operands[0])',
              "relu does not clamp (max of x with itself)"),
     Mutation(AFF, "src = [zero if r else ivs[lead + d] for d, r in enumerate(repeated)]",
@@ -56,7 +63,7 @@ MUTATIONS = [
     Mutation(AFF, "dst = [zero if d == axis else iv for d, iv in enumerate(ivs)]",
              "dst = [zero, ivs[0]] if axis == 1 else [zero if d == axis else iv for d, iv in enumerate(ivs)]",
              "reduce over axis 1 writes into the wrong cell (the equivalent mutant)"),
-    Mutation(MG, "lhs, rhs = (number, x) if self.reversed.value.data else (x, number)", "lhs, rhs = (x, number)",
+    Mutation(MG_ELEMENTWISE, "lhs, rhs = (number, x) if self.reversed.value.data else (x, number)", "lhs, rhs = (x, number)",
              "a number on the left (2 - a) is applied on the right"),
     # -- front end ----------------------------------------------------------------------------
     Mutation(PARSE, "            rest.append((tok, operand()))",
@@ -69,7 +76,7 @@ MUTATIONS = [
     # -- shape rules and verifiers -----------------------------------------------------------
     Mutation(SH, 'raise ShapeError(f"axis must be {allowed}, got {axis}")',
              'raise ShapeError(f"axis must be {allowed}")', "the axis verifier's message loses the value"),
-    Mutation(MG, "        if self.kind.data not in REDUCE_KINDS:", "        if False:",
+    Mutation(MG_STRUCTURED, "        if self.kind.data not in REDUCE_KINDS:", "        if False:",
              "mg.reduce accepts any kind"),
     Mutation(SH, "        if a != t and (a != 1 or t is None):\n            return d",
              "        if False:\n            return d",
@@ -82,7 +89,7 @@ MUTATIONS = [
              "matmul reads the right operand transposed"),
     Mutation(AFF, "            store(load(op.input, at), out, ivs)\n\n        nest(sizes, body)",
              "            store(load(op.input, ivs), out, ivs)\n\n        nest(sizes, body)", "transpose copies"),
-    Mutation(MG, '    name = "mg.sub"\n    OPERATOR: ClassVar[str] = "sub"', '    name = "mg.sub"\n    OPERATOR: ClassVar[str] = "add"',
+    Mutation(MG_ELEMENTWISE, '    name = "mg.sub"\n    OPERATOR: ClassVar[str] = "sub"', '    name = "mg.sub"\n    OPERATOR: ClassVar[str] = "add"',
              "subtraction lowers to addition"),
     Mutation("mg_xdsl/conversions/lower_affine.py", "    dims, symbols = operands[: map.num_dims], operands[map.num_dims :]",
              "    dims, symbols = operands[: map.num_dims], operands[: map.num_dims]",
@@ -271,16 +278,16 @@ MUTATIONS = [
     # -- issue 15: element types as a concept --------------------------------------------------
     Mutation("mg_xdsl/core/element_types.py", "    if element_type in lowered:", "    if True:",
              "the verifiers accept tensors of any element type (an i32 relu reaches the lowering)"),
-    Mutation("mg_xdsl/dialects/mg.py", "        for value in (*op.operands, *op.results):",
+    Mutation(MG_BASE, "        for value in (*op.operands, *op.results):",
              "        for value in op.operands:", "a result's element type is not checked"),
-    Mutation("mg_xdsl/dialects/mg.py", "traits_def(LoweredElementTypes(element_types.PRINTABLE))",
+    Mutation(MG_PRINTING, "traits_def(LoweredElementTypes(element_types.PRINTABLE))",
              "traits_def(LoweredElementTypes())", "mg.print takes f32 tensors, which printMemrefF64 misreads"),
-    Mutation("mg_xdsl/dialects/mg.py", "result_type = _inferred(self.name, lhs, shapes.matmul_shape, shape_of(lhs.type),\n"
+    Mutation(MG_STRUCTURED, "result_type = inferred_type(self.name, lhs, shapes.matmul_shape, shape_of(lhs.type),\n"
              "                                    shape_of(rhs.type))",
-             "result_type = _inferred(self.name, lhs, shapes.matmul_shape, shape_of(rhs.type),\n"
+             "result_type = inferred_type(self.name, lhs, shapes.matmul_shape, shape_of(rhs.type),\n"
              "                                    shape_of(lhs.type))",
              "a matrix product infers its result from its operands swapped"),
-    Mutation("mg_xdsl/dialects/mg.py", "                                    shape_of(rhs.type))\n        super().__init__(operands=[lhs, rhs], result_types=[result_type])\n\n    def verify_(self) -> None:\n        self.check_elementwise(",
+    Mutation(MG_ELEMENTWISE, "                                    shape_of(rhs.type))\n        super().__init__(operands=[lhs, rhs], result_types=[result_type])\n\n    def verify_(self) -> None:\n        self.check_elementwise(",
              "                                    shape_of(lhs.type))\n        super().__init__(operands=[lhs, rhs], result_types=[result_type])\n\n    def verify_(self) -> None:\n        self.check_elementwise(",
              "an elementwise result keeps the left operand's '?' where the right one has a size"),
     Mutation("mg_xdsl/api.py", "guarded_wrapper(name, [len(shape) for _, shape in sig.params]) for",
@@ -369,20 +376,20 @@ MUTATIONS = [
              "      bits = static_cast<uint16_t>(u >> 16);",
              "mg::bf16 from a float truncates instead of rounding to nearest even"),
     Mutation(RECORDS, 'cpp="uint8_t"', 'cpp="bool"', "an i1 tensor is declared of C++ bool"),
-    Mutation(MG, "    kind: Reduction(BINARY_ARITH[op][1], identity)  # type: ignore[arg-type]",
+    Mutation(MG_SCALAR, "    kind: Reduction(BINARY_ARITH[op][1], identity)  # type: ignore[arg-type]",
              "    kind: Reduction(BINARY_ARITH[op][1], 0.0)  # type: ignore[arg-type]",
              "every integer reduction starts from 0 (a wrong identity value: the maximum of negatives)"),
-    Mutation(MG, "    cf.AssertOp(arith.CmpiOp(rhs, zero, \"ne\").result, DIVISION_BY_ZERO)\n",
+    Mutation(MG_SCALAR, "    cf.AssertOp(arith.CmpiOp(rhs, zero, \"ne\").result, DIVISION_BY_ZERO)\n",
              "\n", "an integer division by zero goes on silently"),
-    Mutation(MG, "    quotient = arith.DivSIOp(lhs, arith.SelectOp(unsafe, one, rhs).result).result",
+    Mutation(MG_SCALAR, "    quotient = arith.DivSIOp(lhs, arith.SelectOp(unsafe, one, rhs).result).result",
              "    quotient = arith.FloorDivSIOp(lhs, arith.SelectOp(unsafe, one, rhs).result).result",
              "integer division floors (NumPy's //) instead of truncating toward zero"),
-    Mutation(MG, "        return arith.SIToFPOp(x, to).result", "        return arith.UIToFPOp(x, to).result",
+    Mutation(MG_SCALAR, "        return arith.SIToFPOp(x, to).result", "        return arith.UIToFPOp(x, to).result",
              "a cast of a negative integer to a float reads it as unsigned"),
-    Mutation(MG, "            return arith.SubiOp(constants[0], operands[0]).result",
+    Mutation(MG_ELEMENTWISE, "            return arith.SubiOp(constants[0], operands[0]).result",
              "            return arith.SubiOp(operands[0], constants[0]).result",
              "the negation of an integer tensor is x - 0"),
-    Mutation(MG, '    "max": (arith.MaximumfOp, arith.MaxSIOp), "min": (arith.MinimumfOp, arith.MinSIOp),',
+    Mutation(MG_SCALAR, '    "max": (arith.MaximumfOp, arith.MaxSIOp), "min": (arith.MinimumfOp, arith.MinSIOp),',
              '    "max": (arith.MaximumfOp, arith.MinSIOp), "min": (arith.MinimumfOp, arith.MinSIOp),',
              "relu (and maximum) of integers keeps the negative values"),
     Mutation(CHECK, "        return TensorType(t.shape, element_types.NAMES[target.tok.text])",
@@ -400,10 +407,10 @@ MUTATIONS = [
     Mutation("mg_xdsl/conversions/gpu/convert_gpu_to_nvvm.py", "                    _trap_failed_checks(inner)",
              "                    pass", "a check in a kernel is left as cf.assert"),
     # -- issue 16: comparisons, where, '?' growth ------------------------------------------------
-    Mutation(MG, '    "lt": ("olt", "slt", "ult"), "le": ("ole", "sle", "ule"), "gt": ("ogt", "sgt", "ugt"),',
+    Mutation(MG_SCALAR, '    "lt": ("olt", "slt", "ult"), "le": ("ole", "sle", "ule"), "gt": ("ogt", "sgt", "ugt"),',
              '    "lt": ("ult", "slt", "ult"), "le": ("ole", "sle", "ule"), "gt": ("ogt", "sgt", "ugt"),',
              "x < y is true where either is NaN (an unordered predicate)"),
-    Mutation(MG, '    "ge": ("oge", "sge", "uge"), "eq": ("oeq", "eq", "eq"), "ne": ("une", "ne", "ne")}',
+    Mutation(MG_SCALAR, '    "ge": ("oge", "sge", "uge"), "eq": ("oeq", "eq", "eq"), "ne": ("une", "ne", "ne")}',
              '    "ge": ("oge", "sge", "uge"), "eq": ("oeq", "eq", "eq"), "ne": ("one", "ne", "ne")}',
              "NaN != NaN is false"),
     Mutation(GEN, "        values = [self.emit(fn, mg.FullLikeOp(mask, v, t.element), tok) if is_number(v) else v",
@@ -419,16 +426,16 @@ MUTATIONS = [
              "keepdims=true drops the axes and false keeps them (a keepdims shape)"),
     Mutation(CHECK, "            normalised.append(axis % rank)", "            normalised.append(abs(axis) % rank)",
              "a negative axis counts from the front"),
-    Mutation(MG, '"prod": ("mul", 1.0),', '"prod": ("mul", 0.0),',
+    Mutation(MG_SCALAR, '"prod": ("mul", 1.0),', '"prod": ("mul", 0.0),',
              "a product starts from 0 (an identity value)"),
-    Mutation(MG, '"min": ("min", float("inf"))}', '"min": ("min", 0.0)}',
+    Mutation(MG_SCALAR, '"min": ("min", float("inf"))}', '"min": ("min", 0.0)}',
              "the minimum of positive numbers starts from 0"),
     Mutation(GEN, "            count *= mg.shape_of(x.type)[axis] or 1", "            count *= 1",
              "mean divides by 1 (a sum)"),
-    Mutation(MG, '    "max": (arith.MaximumfOp, arith.MaxSIOp), "min": (arith.MinimumfOp, arith.MinSIOp),',
+    Mutation(MG_SCALAR, '    "max": (arith.MaximumfOp, arith.MaxSIOp), "min": (arith.MinimumfOp, arith.MinSIOp),',
              '    "max": (arith.MaxnumfOp, arith.MaxSIOp), "min": (arith.MinimumfOp, arith.MinSIOp),',
              "maximum(nan, 1) is 1 (NumPy's is NaN)"),
-    Mutation(MG, 'ExpOp = _math_unary("exp", math.ExpOp,', 'ExpOp = _math_unary("exp", math.Exp2Op,',
+    Mutation(MG_ELEMENTWISE, 'ExpOp = _math_unary("exp", math.ExpOp,', 'ExpOp = _math_unary("exp", math.Exp2Op,',
              "exp is 2 to the x"),
     Mutation("mg_xdsl/conversions/to_llvm/convert_math_to_llvm.py", '    math.AsinOp: "llvm.asin",', '    math.AsinOp: "llvm.acos",',
              "asin calls acos"),
@@ -444,10 +451,10 @@ MUTATIONS = [
     Mutation(SH, '    batch = broadcast_shapes(lhs[:-2], rhs[:-2], "matrix-multiply")', "    batch = tuple(lhs[:-2])",
              "the batch axes of @ do not broadcast (the left operand's are taken)"),
     # -- issue 16: bf16 ------------------------------------------------------------------------------
-    Mutation(MG, "    rounded = arith.AddiOp(arith.AddiOp(bits, _constant(0x7FFF, i32)).result, lowest_kept).result",
+    Mutation(MG_SCALAR, "    rounded = arith.AddiOp(arith.AddiOp(bits, _constant(0x7FFF, i32)).result, lowest_kept).result",
              "    rounded = bits",
              "f32 to bf16 truncates instead of rounding to nearest even"),
-    Mutation(MG, "    return arith.BitcastOp(arith.ShLIOp(bits, _constant(16, i32)).result, element_types.F32).result",
+    Mutation(MG_SCALAR, "    return arith.BitcastOp(arith.ShLIOp(bits, _constant(16, i32)).result, element_types.F32).result",
              "    return arith.BitcastOp(arith.ShLIOp(bits, _constant(15, i32)).result, element_types.F32).result",
              "a bf16 is widened to the wrong f32"),
     Mutation(GEN, "        if wide == element:", "        if True:",
@@ -504,7 +511,7 @@ MUTATIONS = [
              "    return arith.MulfOp(radius, math.SinOp(angle).result).result", "Box-Muller takes the sine"),
     Mutation(GEN, "        if spread == 0:", "        if False:", "a zero spread still makes a random op"),
     # -- issue 17: scans --------------------------------------------------------------------------
-    Mutation(MG, '        return binary_arith("add", binary_arith("mul", a, h), b)',
+    Mutation(MG_STRUCTURED, '        return binary_arith("add", binary_arith("mul", a, h), b)',
              '        return binary_arith("add", binary_arith("mul", a, b), h)', "a scan multiplies a by b"),
     Mutation(AFF, "                t = arith.SubiOp(last, k).result if reverse else k",
              "                t = k", "a reversed scan runs forward"),
@@ -563,7 +570,7 @@ MUTATIONS = [
     # -- messages and the Python API's conversions ------------------------------------------------
     Mutation("mg_xdsl/api.py", '        return source.itemsize * 8 - (source.kind == "i") <= _mantissa_bits(target)',
              "        return True", "the API converts int64 to f64 with loss (as NumPy's safe casting would)"),
-    Mutation("mg_xdsl/dialects/mg.py", "        if isinstance(messages, ArrayAttr) and messages.data[dim].data:",
+    Mutation(MG_SHAPE, "        if isinstance(messages, ArrayAttr) and messages.data[dim].data:",
              "        if False:", "a '?' passed for a def's static size is reported as mg.cast's check"),
     # -- issue 35: trust ----------------------------------------------------------------------------
     Mutation(GEN, "        if isinstance(value, SSAValue):\n            self.named.add(value)", "        if False:\n            pass",

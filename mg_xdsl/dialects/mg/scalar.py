@@ -1,0 +1,202 @@
+"""What the ops compute on one element, said once: the arith ops of each binary operator
+and comparison, integer division's zero check, the bf16 rule (computed in f32, rounded
+once), element conversion, each reduction's combining op and identity, and the interface
+``ScalarComputation`` that the elementwise ops implement.
+"""
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from xdsl.dialects import arith, cf, math
+from xdsl.dialects.builtin import (
+    i16,
+    i32,
+)
+from xdsl.ir import Attribute, SSAValue
+from xdsl.irdl import (
+    IRDLOperation,
+)
+
+from mg_xdsl.core import element_types
+
+# The arith ops of each binary operator, as ``mg.add`` and ``mg.scalar {op = "add"}`` name
+# it: for floats, and for (signed) integers.
+# (maximumf/minimumf propagate NaN, as NumPy's maximum and minimum; pow and atan2 have no
+# integer form, and their ops take floats only.)
+BINARY_ARITH: dict[str, tuple[type[IRDLOperation], type[IRDLOperation] | None]] = {
+    "add": (arith.AddfOp, arith.AddiOp), "sub": (arith.SubfOp, arith.SubiOp),
+    "mul": (arith.MulfOp, arith.MuliOp), "div": (arith.DivfOp, arith.DivSIOp),
+    "max": (arith.MaximumfOp, arith.MaxSIOp), "min": (arith.MinimumfOp, arith.MinSIOp),
+    "pow": (math.PowFOp, None), "atan2": (math.Atan2Op, None)}
+
+
+FLOATS = element_types.FLOATS
+
+
+ARITHMETIC = element_types.ARITHMETIC
+
+
+DIVISION_BY_ZERO = "mg.div: integer division by zero"
+
+
+def _constant(value: float, t: Attribute) -> SSAValue:
+    """The number ``value`` of type ``t`` (``element_types.attr``)."""
+    return arith.ConstantOp(element_types.attr(value, t), t).result
+
+
+def integer_division(lhs: SSAValue, rhs: SSAValue) -> SSAValue:
+    """``lhs / rhs`` truncated toward zero, never undefined: a zero ``rhs`` fails a run-time
+    check (the program stops as on a failed shape check), and ``MIN / -1`` wraps to ``MIN``
+    as every other overflow does (``arith.divsi`` leaves both undefined; x86 traps)."""
+    zero, one, minus_one = (_constant(c, rhs.type) for c in (0, 1, -1))
+    cf.AssertOp(arith.CmpiOp(rhs, zero, "ne").result, DIVISION_BY_ZERO)
+    negate = arith.CmpiOp(rhs, minus_one, "eq").result
+    # (the divisor 1 where the quotient is not sdiv's, so the sdiv itself is always defined)
+    unsafe = arith.OrIOp(negate, arith.CmpiOp(rhs, zero, "eq").result).result
+    quotient = arith.DivSIOp(lhs, arith.SelectOp(unsafe, one, rhs).result).result
+    return arith.SelectOp(negate, arith.SubiOp(zero, lhs).result, quotient).result
+
+
+# The arith predicate of each comparison, for floats, signed integers and i1 (false < true).
+# A comparison with NaN is false, but NaN != x is true: NumPy's (and IEEE's) ordered and
+# unordered predicates.
+COMPARISONS: dict[str, tuple[str, str, str]] = {
+    "lt": ("olt", "slt", "ult"), "le": ("ole", "sle", "ule"), "gt": ("ogt", "sgt", "ugt"),
+    "ge": ("oge", "sge", "uge"), "eq": ("oeq", "eq", "eq"), "ne": ("une", "ne", "ne")}
+
+
+def compare(predicate: str, lhs: SSAValue, rhs: SSAValue) -> SSAValue:
+    """``lhs predicate rhs`` on two elements, an ``i1`` (``predicate`` a key of
+    ``COMPARISONS``)."""
+    floats, signed, unsigned = COMPARISONS[predicate]
+    if element_types.is_float(lhs.type):
+        return arith.CmpfOp(lhs, rhs, floats).result
+    return arith.CmpiOp(lhs, rhs, unsigned if element_types.is_bool(lhs.type) else signed).result
+
+
+def binary_arith(op: str, lhs: SSAValue, rhs: SSAValue) -> SSAValue:
+    """``lhs op rhs`` on two elements (``op`` a key of ``BINARY_ARITH``)."""
+    if not element_types.is_integer(lhs.type):
+        return BINARY_ARITH[op][0](lhs, rhs).result
+    if op == "div":
+        return integer_division(lhs, rhs)
+    integer_op = BINARY_ARITH[op][1]
+    assert integer_op is not None, f"{op} has no integer form (its op's verifier says so)"
+    return integer_op(lhs, rhs).result
+
+
+def widen_bf16(x: SSAValue) -> SSAValue:
+    """A ``bf16`` as the ``f32`` of the same value (its 16 bits, then 16 zero bits)."""
+    bits = arith.ExtUIOp(arith.BitcastOp(x, i16).result, i32).result
+    return arith.BitcastOp(arith.ShLIOp(bits, _constant(16, i32)).result, element_types.F32).result
+
+
+def narrow_to_bf16(x: SSAValue) -> SSAValue:
+    """An ``f32`` rounded to ``bf16``, to nearest even (a NaN: the quiet NaN), in integer
+    operations: LLVM would call compiler-rt's ``__truncsfbf2``, which neither the JIT's
+    process nor a GPU has."""
+    bits = arith.BitcastOp(x, i32).result
+    lowest_kept = arith.AndIOp(arith.ShRUIOp(bits, _constant(16, i32)).result, _constant(1, i32)).result
+    rounded = arith.AddiOp(arith.AddiOp(bits, _constant(0x7FFF, i32)).result, lowest_kept).result
+    top = arith.TruncIOp(arith.ShRUIOp(rounded, _constant(16, i32)).result, i16).result
+    nan = arith.CmpfOp(x, x, "uno").result
+    return arith.BitcastOp(arith.SelectOp(nan, _constant(0x7FC0, i16), top).result, element_types.BF16).result
+
+
+# An element is computed in the type its record says (``element_types.computed_in``), and
+# the result rounded once to the type it is stored in. ``bf16`` is the only element type
+# computed in another, so these two convert between it and ``f32``; a new such type needs
+# its own pair of conversions here.
+def widened(x: SSAValue) -> SSAValue:
+    """``x`` as the type it is computed in: a ``bf16`` widened to ``f32``; any other value
+    as it is."""
+    return x if element_types.computed_in(x.type) == x.type else widen_bf16(x)
+
+
+def narrowed(x: SSAValue, element: Attribute) -> SSAValue:
+    """``x``, computed in the type that ``element`` is computed in, rounded once to
+    ``element``: an ``f32`` to ``bf16``; any other value as it is."""
+    if x.type == element or element_types.computed_in(element) == element:
+        return x
+    return narrow_to_bf16(x)
+
+
+class ScalarComputation:
+    """The interface of the elementwise ops: one element of the result from one element of
+    each operand. ``scalar`` makes arith ops in the current (implicit) builder; the numbers it
+    needs are made by the caller, once, from ``scalar_constants`` (a loop nest makes them
+    before its loops, a linalg.generic's body at its start). The lowerings call ``compute``,
+    which gives ``scalar`` the values in the type they are computed in and rounds the result
+    once to the type it is stored in (``widened``, ``narrowed``): ``bf16`` is stored, never
+    computed with."""
+
+    def scalar_constants(self) -> tuple[float, ...]:
+        return ()
+
+    def scalar(self, operands: Sequence[SSAValue], constants: Sequence[SSAValue]) -> SSAValue:
+        raise NotImplementedError
+
+    def compute(self, operands: Sequence[SSAValue], constants: Sequence[SSAValue]) -> SSAValue:
+        result = self.scalar([widened(v) for v in operands], [widened(v) for v in constants])
+        return narrowed(result, self.results[0].type.element_type)  # type: ignore[attr-defined]
+
+
+@dataclass(frozen=True)
+class Reduction:
+    combine: type[IRDLOperation]  # the arith op that folds an element into the running value
+    identity: float  # where the fold starts: the value that leaves any element as it is
+
+
+# Each reduction: its operator in BINARY_ARITH, and its identity (-inf and inf are an integer
+# type's minimum and maximum: ``element_types.attr``). ``REDUCTIONS`` are the float forms
+# (maximumf propagates NaN, as NumPy's max), ``INTEGER_REDUCTIONS`` the integer ones.
+_REDUCTION_KINDS = {"sum": ("add", 0.0), "max": ("max", float("-inf")), "prod": ("mul", 1.0),
+                    "min": ("min", float("inf"))}
+
+
+REDUCTIONS: dict[str, Reduction] = {
+    kind: Reduction(BINARY_ARITH[op][0], identity) for kind, (op, identity) in _REDUCTION_KINDS.items()}
+
+
+INTEGER_REDUCTIONS: dict[str, Reduction] = {
+    kind: Reduction(BINARY_ARITH[op][1], identity)  # type: ignore[arg-type]
+    for kind, (op, identity) in _REDUCTION_KINDS.items()}
+
+
+def convert_element(x: SSAValue, to: Attribute) -> SSAValue:
+    """``x`` as a number of type ``to``: floats widen or round to nearest, integers widen or
+    wrap, integers become the nearest float; a float becomes an integer truncated toward
+    zero, saturating at the type's limits, NaN giving 0 (what NumPy gives is undefined
+    there, and ``arith.fptosi`` leaves it undefined too, so the limits are chosen first);
+    ``i1`` is ``x != 0``, and from ``i1`` false and true are 0 and 1."""
+    source = x.type
+    if source == to:
+        return x
+    if element_types.computed_in(source) != source:  # (see ScalarComputation.compute)
+        return convert_element(widened(x), to)
+    if element_types.computed_in(to) != to:  # (bf16 through f32, as ml_dtypes converts)
+        return narrowed(convert_element(x, element_types.computed_in(to)), to)
+    if element_types.is_bool(to):  # true where not zero (NaN too, as NumPy's bool(nan))
+        if element_types.is_float(source):
+            return arith.CmpfOp(x, _constant(0.0, x.type), "une").result
+        return arith.CmpiOp(x, _constant(0, x.type), "ne").result
+    if element_types.is_bool(source):  # false and true are 0 and 1
+        if element_types.is_float(to):
+            return arith.UIToFPOp(x, to).result
+        return arith.ExtUIOp(x, to).result
+    if element_types.is_float(source) and element_types.is_float(to):
+        wider = to.bitwidth > source.bitwidth  # type: ignore[attr-defined]
+        return (arith.ExtFOp if wider else arith.TruncFOp)(x, to).result
+    if element_types.is_integer(source) and element_types.is_integer(to):
+        wider = to.width.data > source.width.data  # type: ignore[attr-defined]
+        return (arith.ExtSIOp if wider else arith.TruncIOp)(x, to).result
+    if element_types.is_integer(source):
+        return arith.SIToFPOp(x, to).result
+    low, high = element_types.integer_range(to)
+    too_low = arith.CmpfOp(x, _constant(float(low), x.type), "olt").result  # (powers of two: exact)
+    too_high = arith.CmpfOp(x, _constant(float(high + 1), x.type), "oge").result
+    nan = arith.CmpfOp(x, x, "uno").result
+    outside = arith.OrIOp(arith.OrIOp(too_low, too_high).result, nan).result
+    inside = arith.FPToSIOp(arith.SelectOp(outside, _constant(0.0, x.type), x).result, to).result
+    limited = arith.SelectOp(too_low, _constant(low, to), arith.SelectOp(too_high, _constant(high, to), inside).result)
+    return limited.result

@@ -1,0 +1,205 @@
+"""The ops whose loops are not one per element: the matrix product, reductions, broadcasts
+and the linear scan.
+"""
+
+from collections.abc import Sequence
+
+from xdsl.dialects.builtin import (
+    BoolAttr,
+    IntegerAttr,
+    IntegerType,
+    StringAttr,
+    TensorType,
+    i64,
+)
+from xdsl.ir import Attribute, SSAValue
+from xdsl.irdl import (
+    ParsePropInAttrDict,
+    irdl_op_definition,
+    operand_def,
+    prop_def,
+    result_def,
+    traits_def,
+    var_operand_def,
+)
+from xdsl.traits import Pure
+
+from mg_xdsl.core import element_types, shapes
+from mg_xdsl.core.shapes import ShapeError, fmt_shape
+from mg_xdsl.dialects.mg.base import (
+    MOVES,
+    LoweredElementTypes,
+    MgOp,
+    inferred_type,
+    shape_of,
+)
+from mg_xdsl.dialects.mg.scalar import (
+    INTEGER_REDUCTIONS,
+    REDUCTIONS,
+    Reduction,
+    binary_arith,
+)
+
+
+@irdl_op_definition
+class MatmulOp(MgOp):
+    """The matrix product ``(M x K) @ (K x N) -> (M x N)``, or one per index of the leading
+    (batch) axes, which both operands have alike: ``(B x M x K) @ (B x K x N)``."""
+
+    name = "mg.matmul"
+    lhs = operand_def(TensorType)
+    rhs = operand_def(TensorType)
+    result = result_def(TensorType)
+    traits = traits_def(Pure(), LoweredElementTypes(element_types.ACCUMULATING))
+    assembly_format = (
+        "$lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs) `->` type($result)"
+    )
+
+    def __init__(self, lhs: SSAValue, rhs: SSAValue, result_type: Attribute | None = None):
+        if result_type is None:
+            result_type = inferred_type(self.name, lhs, shapes.matmul_shape, shape_of(lhs.type),
+                                    shape_of(rhs.type))
+        super().__init__(operands=[lhs, rhs], result_types=[result_type])
+
+    def verify_(self) -> None:
+        self.check_same_element_type(self.lhs, self.rhs, self.result)
+        try:
+            want = shapes.matmul_shape(shape_of(self.lhs.type), shape_of(self.rhs.type))
+        except ShapeError as e:
+            raise self.fail(str(e)) from None
+        got = shape_of(self.result.type)
+        if not shapes.shapes_compatible(want, got):
+            raise self.fail(f"the result must be {fmt_shape(want)}, got {fmt_shape(got)}")
+
+
+REDUCE_KINDS = tuple(REDUCTIONS)
+
+
+@irdl_op_definition
+class ReduceOp(MgOp):
+    """Reduce along one axis with ``sum``, ``max``, ``prod`` or ``min``; the axis collapses
+    to size 1.
+
+    ``axis = 1`` combines the elements of each row (an M x 1 result), ``axis = 0`` those of
+    each column (1 x N).
+    """
+
+    name = "mg.reduce"
+    input = operand_def(TensorType)
+    result = result_def(TensorType)
+    axis = prop_def(IntegerAttr[IntegerType])
+    kind = prop_def(StringAttr)
+    traits = traits_def(Pure(), LoweredElementTypes(element_types.ACCUMULATING))
+    irdl_options = (ParsePropInAttrDict(),)
+    assembly_format = "$input attr-dict `:` type($input) `->` type($result)"
+
+    def __init__(self, input: SSAValue, axis: int, kind: str, result_type: Attribute | None = None):
+        if result_type is None:
+            result_type = inferred_type(self.name, input, shapes.reduce_shape, shape_of(input.type), axis)
+        super().__init__(
+            operands=[input],
+            result_types=[result_type],
+            properties={"axis": IntegerAttr(axis, i64), "kind": StringAttr(kind)},
+        )
+
+    @property
+    def reduction(self) -> Reduction:
+        integer = element_types.is_integer(self.input.type)
+        return (INTEGER_REDUCTIONS if integer else REDUCTIONS)[self.kind.data]
+
+    def verify_(self) -> None:
+        self.check_same_element_type(self.input, self.result)
+        in_shape, out_shape = shape_of(self.input.type), shape_of(self.result.type)
+        axis = self.axis.value.data
+        try:
+            shapes.check_axis(len(in_shape), axis)
+        except ShapeError as e:
+            raise self.fail(str(e)) from None
+        if self.kind.data not in REDUCE_KINDS:
+            raise self.fail(f"kind must be one of {', '.join(REDUCE_KINDS)}, got '{self.kind.data}'")
+        want = shapes.reduce_shape(in_shape, axis)
+        if out_shape[axis:axis + 1] != (1,) or not shapes.shapes_compatible(want, out_shape):
+            raise self.fail(
+                f"reducing axis {axis} of {self.input.type} must give a result with that "
+                f"axis of size 1, got {self.result.type}"
+            )
+
+
+@irdl_op_definition
+class BroadcastOp(MgOp):
+    """Repeat a tensor to fill a larger shape: leading dimensions are added, each static 1
+    grows to a static size, and every other dimension (``?`` included) stays as it is
+    (``tensor<?x1xf64> -> tensor<?x10xf64>``, ``tensor<3xf64> -> tensor<2x3xf64>``). An added
+    dimension may be a ``?`` (a rank-0 or lower-rank tensor against one with ``?`` sizes, as
+    NumPy broadcasts): its size is read from the first ``like`` operand (right-aligned like
+    the input) that has a ``?`` there:
+    ``mg.broadcast %b like %x : tensor<3xf64>, tensor<?x3xf64> -> tensor<?x3xf64>``."""
+
+    name = "mg.broadcast"
+    input = operand_def(TensorType)
+    like = var_operand_def(TensorType)
+    result = result_def(TensorType)
+    traits = MOVES
+    assembly_format = "$input (`like` $like^)? attr-dict `:` type($input) (`,` type($like)^)? `->` type($result)"
+
+    def __init__(self, input: SSAValue, result_type: Attribute, like: Sequence[SSAValue] = ()):
+        super().__init__(operands=[input, list(like)], result_types=[result_type])
+
+    def verify_(self) -> None:
+        self.check_same_element_type(self.input, self.result)
+        in_shape, out_shape = shape_of(self.input.type), shape_of(self.result.type)
+        d = shapes.broadcast_blocker(in_shape, out_shape)
+        if d is not None:
+            raise self.fail(
+                f"dimension {d} of {self.input.type} can only stay as it is or grow from a "
+                f"static 1 to a static size, not to {self.result.type}"
+            )
+        for d in range(len(out_shape) - len(in_shape)):
+            if out_shape[d] is None and size_source(self, d) is None:
+                raise self.fail(f"the added dimension {d} of {self.result.type} is '?': a like operand "
+                                "must have a '?' there to give its size")
+
+
+def size_source(op: BroadcastOp, d: int) -> tuple[SSAValue, int] | None:
+    """The ``like`` operand of ``op`` whose size gives the result's added dimension ``d``
+    (a ``?``), and that dimension of it; ``None`` if none has a ``?`` there."""
+    rank = len(shape_of(op.result.type))
+    for v in op.like:
+        pos = d - (rank - len(shape_of(v.type)))
+        if pos >= 0 and shape_of(v.type)[pos] is None:
+            return v, pos
+    return None
+
+
+@irdl_op_definition
+class LinearScanOp(MgOp):
+    """The first-order linear recurrence along ``axis``: ``h[t] = a[t] * h[t-1] + b[t]`` from
+    ``h = 0`` (so ``h[0] = b[0]``), from the end if ``reverse``; ``a``, ``b`` and the result of
+    one shape and type (``cumsum`` is ``a = 1``). ``bf16`` is carried in ``f32`` and rounded
+    once per element. ``mg.linear_scan %a, %b {axis = 0 : i64, reverse = false} : tensor<4x3xf64>,
+    tensor<4x3xf64> -> tensor<4x3xf64>``."""
+
+    name = "mg.linear_scan"
+    a = operand_def(TensorType)
+    b = operand_def(TensorType)
+    result = result_def(TensorType)
+    axis = prop_def(IntegerAttr[IntegerType])
+    reverse = prop_def(BoolAttr)
+    traits = traits_def(Pure(), LoweredElementTypes())
+    irdl_options = (ParsePropInAttrDict(),)
+    assembly_format = "$a `,` $b attr-dict `:` type($a) `,` type($b) `->` type($result)"
+
+    def __init__(self, a: SSAValue, b: SSAValue, axis: int, reverse: bool, result_type: Attribute | None = None):
+        super().__init__(operands=[a, b], result_types=[result_type or b.type],
+                         properties={"axis": IntegerAttr(axis, i64), "reverse": BoolAttr.from_bool(reverse)})
+
+    def verify_(self) -> None:
+        self.check_elementwise(self.a, self.b, self.result)
+        try:
+            shapes.check_axis(len(shape_of(self.result.type)), self.axis.value.data)
+        except ShapeError as e:
+            raise self.fail(str(e)) from None
+
+    def step(self, a: SSAValue, b: SSAValue, h: SSAValue) -> SSAValue:
+        """``a * h + b`` on elements (of the type the recurrence is carried in)."""
+        return binary_arith("add", binary_arith("mul", a, h), b)
