@@ -78,9 +78,9 @@ def lowering_ratio(source: str, optimise: bool) -> dict | None:
     verification of the result, and for mlir-opt-22's equivalent pipeline on the same IR
     (process start included; it verifies after every pass); None where mlir-opt-22 is not
     installed."""
-    from mg_xdsl.pipeline import stages as pipeline
     from mg_xdsl.backend.upstream import UPSTREAM_PIPELINE
     from mg_xdsl.driver import Compilation
+    from mg_xdsl.pipeline import stages as pipeline
     from mg_xdsl.support.xdsl_compat import verify
 
     tool = shutil.which("mlir-opt-22")

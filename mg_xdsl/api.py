@@ -47,12 +47,12 @@ from functools import lru_cache
 import ml_dtypes
 import numpy as np
 
-from mg_xdsl.core import element_types
 from mg_xdsl.backend.gpu_runtime import GpuError
 from mg_xdsl.backend.runtime_ir import CHECK_FAILED, FAILURE_TEXT_BYTES, OUT_OF_MEMORY
-from mg_xdsl.language.frontend import MgError, MgWarning, Signature
-from mg_xdsl.language.checker import TensorType, type_text
+from mg_xdsl.core import element_types
 from mg_xdsl.core.shapes import fmt_shape
+from mg_xdsl.language.checker import TensorType, type_text
+from mg_xdsl.language.frontend import MgError, MgWarning, Signature
 
 __all__ = ["compile", "compile_file", "Library", "ShapeMismatch", "RuntimeCheckFailed", "MgError",
            "MgWarning", "GpuError"]

@@ -170,7 +170,7 @@ def expr(draw, shape: Shape, depth: int) -> Node:
         ls = draw(operand_shape(shape))
         rs = shape if ls != shape and draw(st.booleans()) else draw(operand_shape(shape))
         if ls != shape and rs != shape:
-            rs = tuple(s if l != s else r for l, r, s in zip(ls, rs, shape))  # type: ignore[assignment]
+            rs = tuple(s if left != s else r for left, r, s in zip(ls, rs, shape))  # type: ignore[assignment]
             if tuple(max(a, b) for a, b in zip(ls, rs)) != shape:
                 rs = shape
         return Node("bin", op, (draw(sub(ls)), draw(sub(rs))))

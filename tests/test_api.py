@@ -12,9 +12,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import mgc
 
 import mg_xdsl
-from conftest import mgc
 from mg_xdsl.api import MgWarning, RuntimeCheckFailed, ShapeMismatch
 
 SOURCE = """
@@ -380,7 +380,7 @@ def test_package_exports_and_stays_cheap_to_import():
     assert mg_xdsl.GpuError is mg_xdsl.api.GpuError
     assert mg_xdsl.MgWarning is MgWarning and issubclass(MgWarning, UserWarning)
     assert re.fullmatch(r"\d+\.\d+\.\d+.*", mg_xdsl.__version__)
-    from mg_xdsl import GpuError, MgError, RuntimeCheckFailed as R, __version__  # noqa: F401
+    from mg_xdsl import GpuError, MgError, __version__  # noqa: F401
     with pytest.raises(AttributeError, match="has no attribute 'nothing'"):
         mg_xdsl.nothing
     p = subprocess.run([sys.executable, "-c", "import sys, mg_xdsl; "

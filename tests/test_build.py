@@ -10,7 +10,6 @@ import shutil
 import subprocess
 
 import pytest
-
 from conftest import EXAMPLES, mask, mgc, tool
 from test_examples import CASES, check_outcome, expected_of
 

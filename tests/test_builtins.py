@@ -8,15 +8,14 @@ import re
 import shutil
 
 import ml_dtypes
-
 import numpy as np
 import pytest
+from conftest import compile_error, mgc
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from test_ranks import printed_arrays
 
 import mg_xdsl
-from conftest import compile_error, mgc
-from test_ranks import printed_arrays
 
 DTYPES = {"f64": np.float64, "f32": np.float32, "i32": np.int32, "i64": np.int64}
 needs_mlir = pytest.mark.skipif(shutil.which("mlir-opt-22") is None,

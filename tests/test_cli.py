@@ -1,17 +1,16 @@
 """The command-line tools: help, stages, kept intermediate files, the stage checks."""
 
 import importlib.metadata
-
 import os
 
 import llvmlite
 import llvmlite.binding as llvm
 import pytest
+from conftest import EXAMPLES, ROOT, mask, mgc, tool
 from xdsl.dialects import func, test
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Block, Region
 
-from conftest import EXAMPLES, ROOT, mask, mgc, tool
 from mg_xdsl.pipeline import stages as pipeline
 
 

@@ -16,10 +16,10 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from conftest import EXAMPLES, mask, mgc
-from mg_xdsl.backend import cache
 from test_examples import check_outcome
+
+from mg_xdsl.backend import cache
 
 EXAMPLE_CASES = sorted(p.relative_to(EXAMPLES) for p in EXAMPLES.glob("*.mg"))
 RELU = Path("01_relu.mg")

@@ -9,7 +9,6 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
 from conftest import mgc
 
 HERE = Path(__file__).resolve().parent / "cpp"

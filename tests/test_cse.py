@@ -8,8 +8,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from xdsl.transforms.common_subexpression_elimination import CommonSubexpressionElimination
 
-from mg_xdsl.pipeline import stages as pipeline
 from mg_xdsl.driver import Compilation
+from mg_xdsl.pipeline import stages as pipeline
 from mg_xdsl.pipeline.registry import make_pass
 from mg_xdsl.transforms.cse import CsePass
 from tests.programs import dynamic_program, program

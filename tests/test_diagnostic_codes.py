@@ -9,11 +9,11 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from conftest import mgc, tool
 
 import mg_xdsl
-from conftest import mgc, tool
-from mg_xdsl.language.frontend import MgError, parse_program
 from mg_xdsl.language.error_codes import CODES
+from mg_xdsl.language.frontend import MgError, parse_program
 
 SOURCE = Path(mg_xdsl.__file__).parent
 

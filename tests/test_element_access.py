@@ -5,14 +5,14 @@ and the Python API in both CPU pipelines and upstream MLIR, against NumPy."""
 
 import numpy as np
 import pytest
+from conftest import compile_error, gpu_agrees, mask, mgc
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from test_ranks import printed_arrays
+from test_upstream import upstream_agrees
 
 import mg_xdsl
 from mg_xdsl.api import DTYPES
-from conftest import compile_error, gpu_agrees, mask, mgc
-from test_ranks import printed_arrays
-from test_upstream import upstream_agrees
 
 PROGRAM = """
 let x = [[1, 2, 3], [4, 5, 6]]

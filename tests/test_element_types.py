@@ -10,10 +10,9 @@ import numpy as np
 import pytest
 from xdsl.parser import Parser
 
-from mg_xdsl.core import element_types
-
-from mg_xdsl.pipeline import stages as pipeline
 from mg_xdsl.backend.jit import Engine, translate
+from mg_xdsl.core import element_types
+from mg_xdsl.pipeline import stages as pipeline
 
 # op -> (its mg line, with {t} the operand type and {e} the element type; the result's
 # shape pattern; NumPy's computation)

@@ -2,7 +2,6 @@
 output beside it (the chapter's listings; memref addresses masked)."""
 
 import pytest
-
 from conftest import EXAMPLES, mask, mgc
 
 CASES = sorted(p.relative_to(EXAMPLES) for p in EXAMPLES.rglob("*.mg"))
@@ -27,8 +26,8 @@ def check_outcome(p, rel):
         assert p.returncode in (134, -6), err
         lines = expected.rstrip("\n").split("\n")
         # The report on stderr: the chapter's line, then where it failed ("  at PATH:LINE: ...").
-        report = [l for l in lines if l.startswith(("mg.", "  at "))]
-        stdout = [l for l in lines if l not in report and l != "Aborted"]
+        report = [line for line in lines if line.startswith(("mg.", "  at "))]
+        stdout = [line for line in lines if line not in report and line != "Aborted"]
         assert mask(out) == "\n".join(stdout) + "\n"
         assert "\n".join(report) + "\n" in err
     else:

@@ -6,11 +6,11 @@ running into Python's recursion limit."""
 import sys
 
 import pytest
-
 from conftest import EXAMPLES
+
 from mg_xdsl.core import shapes
-from mg_xdsl.language.frontend import MgError, MgWarning, parse_program
 from mg_xdsl.core.shapes import ShapeError
+from mg_xdsl.language.frontend import MgError, MgWarning, parse_program
 
 WARNING = ("warning: a '?' dimension is never broadcast: this aborts at run time unless the "
            "sizes are equal; give the dimension a static size")

@@ -3,9 +3,9 @@ endings, and statements that span lines inside brackets. Each must give the modu
 plain form gives, with every op located on the line it was written on."""
 
 import pytest
+from conftest import mask, mgc
 from xdsl.dialects.builtin import FileLineColLoc
 
-from conftest import mask, mgc
 from mg_xdsl.language.frontend import parse_program
 
 PLAIN = """\

@@ -4,11 +4,9 @@ import pathlib
 import re
 
 import pytest
-
 from conftest import mgc
 
-from mg_xdsl.backend.ptx import (GPU_ARCHS, UnknownGpuArch, compile_ptx, find_ptxas, gpu_module, ptx,
-                                  ptxas_check)
+from mg_xdsl.backend.ptx import GPU_ARCHS, UnknownGpuArch, compile_ptx, find_ptxas, gpu_module, ptx, ptxas_check
 
 EXAMPLES = sorted(p for p in (pathlib.Path(__file__).parent.parent / "examples").glob("*.mg"))
 

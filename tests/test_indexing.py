@@ -8,13 +8,13 @@ and the range; the compile errors."""
 import ml_dtypes
 import numpy as np
 import pytest
+from conftest import compile_error, gpu_agrees, mgc
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from test_upstream import upstream_agrees
 
 import mg_xdsl
 from mg_xdsl.api import DTYPES
-from conftest import compile_error, gpu_agrees, mgc
-from test_upstream import upstream_agrees
 
 PROGRAM = """
 let t = [[1, 2, 3], [4, 5, 6], [7, 8, 9]]

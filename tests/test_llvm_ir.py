@@ -17,10 +17,10 @@ from xdsl.dialects.builtin import StringAttr
 from xdsl.parser import Parser
 
 from benchmarks.workloads import workloads
-from mg_xdsl.pipeline import stages as pipeline
 from mg_xdsl.backend import jit
 from mg_xdsl.backend.llvm_ir import Unsupported, print_module
 from mg_xdsl.driver import Compilation
+from mg_xdsl.pipeline import stages as pipeline
 from tests.programs import dynamic_program, program
 
 EXAMPLES = sorted(Path(__file__).parent.parent.joinpath("examples").glob("*.mg"))

@@ -5,7 +5,6 @@ linear in the program's size. The results are checked against values computed he
 
 import numpy as np
 import pytest
-
 from conftest import mgc, run_forked
 from programs import parse_printed
 from test_ranks import printed_arrays

@@ -6,10 +6,10 @@ columns, carets and notes of each kind of error: test_diagnostic_codes.py.)"""
 import re
 
 import pytest
+from conftest import mgc
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conftest import mgc
 from mg_xdsl.tools.mgc import main
 
 DEF = "def f(a: tensor[2x2]) = a\n"

@@ -8,16 +8,16 @@ import math
 
 import numpy as np
 import pytest
+from interpreters import MissingFunctions
 from xdsl.builder import ImplicitBuilder
 from xdsl.dialects import arith
-from xdsl.dialects.builtin import FloatAttr, Float64Type, f32
 from xdsl.dialects import test as xdsl_test
+from xdsl.dialects.builtin import Float64Type, FloatAttr, f32
 from xdsl.interpreter import Interpreter
 from xdsl.interpreters.arith import ArithFunctions
 from xdsl.ir import Block, Operation
 from xdsl.utils.exceptions import VerifyException
 
-from interpreters import MissingFunctions
 from mg_xdsl.dialects import mg
 
 f64 = Float64Type()

@@ -9,12 +9,12 @@ import subprocess
 import llvmlite
 import llvmlite.binding as llvm
 import pytest
+from conftest import EXAMPLES, tool
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp, i32
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import PassFailedException
 
-from conftest import EXAMPLES, tool
 from mg_xdsl.tools import mg_opt
 
 RELU = str(EXAMPLES / "01_relu.mg")
@@ -268,9 +268,9 @@ def test_a_named_pipeline_runs_what_mgc_runs(name, reference):
 
 def test_a_named_pipeline_stops_at_a_stage_for_a_cpu(tmp_path):
     """`to=STAGE` stops where `mgc mlir --stage STAGE` does; `cpu=NAME` shapes the kernels."""
-    from mg_xdsl.pipeline import stages as pipeline
-    from mg_xdsl.driver import Compilation
     from mg_xdsl.core.target import target
+    from mg_xdsl.driver import Compilation
+    from mg_xdsl.pipeline import stages as pipeline
 
     source = "def f(a: tensor[?x?], b: tensor[?x?]) = a @ b\n"
     prog = tmp_path / "mm.mg"

@@ -7,7 +7,6 @@ import sys
 import textwrap
 
 import pytest
-
 from conftest import ROOT
 
 SAMPLE = ["1", "6", "9", "26", "33"]  # axis swap, max from 0, the equivalent mutant, printer, no dealloc

@@ -28,7 +28,7 @@ from mg_xdsl.support import op_builders as b
 BLOCK = Block(arg_types=[i64, i64, i1, llvm.LLVMPointerType(), f64, MemRefType(f64, [2, 3]),
                          IndexType(), IndexType(), VectorType(i64, [4]),
                          llvm.LLVMStructType.from_type_list([llvm.LLVMPointerType(), i64])])
-X, Y, C, P, F, M, I, J, V, S = BLOCK.args
+X, Y, C, P, F, M, I, J, V, S = BLOCK.args  # noqa: E741  (I: an index, as the IR names it)
 X.name_hint = "x"
 TARGET = Block(arg_types=[i64])
 OTHER = Block()

@@ -161,8 +161,8 @@ def test_upstream_accepts_every_stage_of_the_optimised_pipeline():
     memrefs, then vector ops, scf.parallel, outlined llvm.funcs, the LLVM dialect."""
     from test_upstream import upstream_accepts
 
-    from mg_xdsl.pipeline import stages as pipeline
     from mg_xdsl.language.frontend import compile_source
+    from mg_xdsl.pipeline import stages as pipeline
 
     module = compile_source(PROGRAM, "prog.mg")
     ctx = pipeline.context()

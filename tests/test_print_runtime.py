@@ -14,8 +14,8 @@ import numpy as np
 import pytest
 from xdsl.parser import Parser
 
-from mg_xdsl.pipeline import stages as pipeline
 from mg_xdsl.backend import jit, native, runtime
+from mg_xdsl.pipeline import stages as pipeline
 
 RUNNER_LIBS = Path("/usr/lib/llvm-22/lib")
 TYPES = {"F64": ("f64", np.float64), "F32": ("f32", np.float32), "I32": ("i32", np.int32),

@@ -7,10 +7,9 @@ language's order, so the only allowed difference is the printer's 6 significant 
 import os
 
 import numpy as np
+from conftest import mask, mgc, run_forked, run_in_process
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-from conftest import mask, mgc, run_forked, run_in_process
 from programs import dynamic_program, mixed_program, parse_printed, program
 
 

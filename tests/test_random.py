@@ -5,11 +5,11 @@ are the same on every run and every backend, and have the distributions' mean an
 
 import numpy as np
 import pytest
-
-import mg_xdsl
 from conftest import compile_error, mask, mgc
 from test_ranks import printed_arrays
 from test_upstream import upstream_agrees
+
+import mg_xdsl
 
 M0, M1, W0, W1, MASK = 0xD2511F53, 0xCD9E8D57, 0x9E3779B9, 0xBB67AE85, 0xFFFFFFFF
 
@@ -111,6 +111,7 @@ def test_a_zero_spread_is_a_constant_with_no_random_op(tmp_path):
     out = mgc("run", str(prog))
     assert [a.tolist() for a in printed_arrays(out.stdout.decode())] == [[1.5, 1.5], [4.0, 4.0]]
     import subprocess
+
     from conftest import tool
 
     ir = subprocess.run([tool("mg-opt"), str(prog)], capture_output=True, text=True).stdout

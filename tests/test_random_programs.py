@@ -12,7 +12,6 @@ seeds: ``python -m tests.fuzz.campaign --help``.
 from collections import Counter
 
 import pytest
-
 from fuzz.execute import PIPELINES, run_many, warm_up
 from fuzz.generator import KINDS, generate
 from fuzz.oracle import judge
@@ -79,7 +78,6 @@ def test_the_reference_divides_integers_as_c_does_and_stops_at_zero():
 def test_the_reference_rounds_bf16_after_each_operation_and_sums_in_f32():
     import ml_dtypes
     import numpy as np
-
     from fuzz.reference import elementwise, reduce
     from fuzz.values import exact
 
@@ -92,7 +90,6 @@ def test_the_reference_rounds_bf16_after_each_operation_and_sums_in_f32():
 
 def test_inexact_values_carry_a_bound_and_close_comparisons_are_unknown():
     import numpy as np
-
     from fuzz.reference import compare, elementwise
     from fuzz.values import exact
 

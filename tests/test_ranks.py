@@ -6,11 +6,11 @@ ranks with a message."""
 
 import numpy as np
 import pytest
+from conftest import compile_error, mgc
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import mg_xdsl
-from conftest import compile_error, mgc
 from mg_xdsl.language.frontend import MgError
 
 # -- printing and literals -----------------------------------------------------------------

@@ -27,10 +27,10 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from conftest import BIN, EXAMPLES, ROOT, mask
-from mg_xdsl.pipeline.stages import pass_pipeline
+
 from mg_xdsl.core.target import target
+from mg_xdsl.pipeline.stages import pass_pipeline
 
 README = ROOT / "README.md"
 PAGES = [README, *sorted((ROOT / "docs").glob("*.md"))]
@@ -335,10 +335,10 @@ def test_every_path_and_link_exists(page):
                 continue
             found = list(ROOT.glob(path)) if "*" in path else [ROOT / path] if (ROOT / path).exists() else []
             assert found, f"{name(page)}:{number}: {path} does not exist"
-        for target in LINK.findall(line):
-            if re.match(r"[a-z]+:", target):
+        for link in LINK.findall(line):
+            if re.match(r"[a-z]+:", link):
                 continue
-            assert (page.parent / target).exists(), f"{name(page)}:{number}: the link {target} leads nowhere"
+            assert (page.parent / link).exists(), f"{name(page)}:{number}: the link {link} leads nowhere"
 
 
 HISTORY = re.compile(r"\b[Ii]ssues? \d+|\bcommit [0-9a-f]{7,}"

@@ -7,13 +7,13 @@ reshapes in place: test_views.py.)"""
 
 import numpy as np
 import pytest
+from conftest import compile_error, gpu_agrees
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from test_upstream import upstream_agrees
 
 import mg_xdsl
 from mg_xdsl.api import DTYPES
-from conftest import compile_error, gpu_agrees
-from test_upstream import upstream_agrees
 
 PROGRAM = """
 let x = [[[1, 2], [3, 4], [5, 6]], [[7, 8], [9, 10], [11, 12]]]

@@ -7,11 +7,11 @@ interpreter.
 """
 
 import pytest
-
 from conftest import EXAMPLES, mask, run_in_process
 from interpreters import interpret
-from mg_xdsl.pipeline import stages as pipeline
+
 from mg_xdsl.language.frontend import compile_source
+from mg_xdsl.pipeline import stages as pipeline
 
 PROGRAM = """
 def layer(x: tensor[2x3], w: tensor[3x2], bias: tensor[1x2]) = relu(x @ w + bias)

@@ -12,12 +12,12 @@ JIT refuses code that calls something else, before it runs.
 
 import llvmlite.binding as llvm
 import pytest
+from conftest import run_forked
+from test_upstream import MLIR_OPT
 
 import mg_xdsl
-from conftest import run_forked
 from mg_xdsl.backend import jit, runtime
 from mg_xdsl.driver import Compilation
-from test_upstream import MLIR_OPT
 
 # What an mg program's code may call besides the run-time library's own functions: the C
 # library's allocation, output, failure and threads, and the C math library's functions.

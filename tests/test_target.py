@@ -10,8 +10,7 @@ import pytest
 
 import mg_xdsl
 from mg_xdsl.core import target
-from mg_xdsl.core.target import host
-from mg_xdsl.core.target import AVX2, AVX512, NEON, SSE2, VectorUnit
+from mg_xdsl.core.target import AVX2, AVX512, NEON, SSE2, VectorUnit, host
 
 X86 = platform.machine() in ("x86_64", "AMD64")
 x86_only = pytest.mark.skipif(not X86, reason="the CPUs named are x86-64 ones")
@@ -116,8 +115,8 @@ def test_cache_blocks_fit_the_caches(unit):
 
 def test_tile_matmul_takes_the_cache_blocks_from_its_options():
     """The pipeline hands tile-matmul the caches; its KC shows as the k-loop's step."""
-    from mg_xdsl.pipeline.registry import make_pass
     from mg_xdsl.language.frontend import parse_program
+    from mg_xdsl.pipeline.registry import make_pass
 
     def steps(options: str) -> set[int]:
         module = parse_program("def f(a: tensor[?x?], b: tensor[?x?]) = a @ b\n", "f.mg", with_main=False).module

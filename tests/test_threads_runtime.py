@@ -9,11 +9,11 @@ given with the Linux thread id (``gettid``) of the thread that ran it. Python co
 
 import ctypes
 import os
+import shutil
 import subprocess
 import threading
 import time
 import warnings
-import shutil
 
 import llvmlite.binding as llvm
 import numpy as np

@@ -10,12 +10,12 @@ import re
 import ml_dtypes
 import numpy as np
 import pytest
+from conftest import compile_error, gpu_agrees, mgc
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from test_ranks import printed_arrays
 
 import mg_xdsl
-from conftest import compile_error, gpu_agrees, mgc
-from test_ranks import printed_arrays
 
 DTYPES = {"f64": np.float64, "f32": np.float32, "bf16": ml_dtypes.bfloat16, "i32": np.int32, "i64": np.int64}
 

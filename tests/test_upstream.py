@@ -7,13 +7,13 @@ import shutil
 import subprocess
 
 import pytest
-from hypothesis import HealthCheck, given, settings
-
 from conftest import EXAMPLES, ROOT, mask, mgc, run_in_process, tool
-from mg_xdsl.pipeline import stages as pipeline
+from hypothesis import HealthCheck, given, settings
+from programs import program
+
 from mg_xdsl.backend import runtime
 from mg_xdsl.driver import Compilation
-from programs import program
+from mg_xdsl.pipeline import stages as pipeline
 
 MLIR_OPT = shutil.which("mlir-opt-22")
 pytestmark = pytest.mark.skipif(
@@ -31,8 +31,9 @@ def upstream_accepts(text: str, generic_mg: bool = False) -> None:
 def stages_of(source: str, path: str = "prog.mg") -> dict[str, str]:
     """The IR after every stage of both pipelines, the chapter's and the optimised one (which
     has the linalg stage); the mg stage in generic form (mlir-opt has no mg dialect)."""
-    from xdsl.printer import Printer
     import io
+
+    from xdsl.printer import Printer
 
     from mg_xdsl.language.frontend import compile_source
 

@@ -15,12 +15,12 @@ import subprocess
 
 import llvmlite.binding as llvm
 import pytest
+from conftest import tool
 from xdsl.parser import Parser
 from xdsl.utils.exceptions import PassFailedException
 
-from conftest import tool
-from mg_xdsl.pipeline.registry import get_pass
 from mg_xdsl.conversions.to_llvm.type_conversion import byte_size
+from mg_xdsl.pipeline.registry import get_pass
 
 MLIR_OPT = shutil.which("mlir-opt-22")
 needs_mlir_opt = pytest.mark.skipif(

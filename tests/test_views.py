@@ -8,13 +8,13 @@ import re
 
 import numpy as np
 import pytest
+from conftest import mask, run_forked, run_in_process
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-import mg_xdsl
-from conftest import mask, run_forked, run_in_process
 from test_ranks import printed_arrays
 from test_upstream import upstream_agrees
+
+import mg_xdsl
 
 
 @st.composite
@@ -266,8 +266,9 @@ def test_the_linalg_stage_reads_through_the_views_as_the_native_code_does():
     """xDSL's interpreters, with the views of ``interpreters.py`` (a strided index into the
     storage of the viewed buffer), run the optimised linalg stage."""
     from interpreters import interpret
-    from mg_xdsl.pipeline import stages as pipeline
+
     from mg_xdsl.language.frontend import compile_source
+    from mg_xdsl.pipeline import stages as pipeline
 
     source = ("let x = [[1, 2, 3, 4], [5, 6, 7, 8], [9, 10, 11, 12]]\n"
               "print slice(transpose(x, [1, 0]), 0, 1, 3) * 2 + slice(reshape(x, [2, 6]), 1, 0, 1)\n")

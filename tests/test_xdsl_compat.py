@@ -221,8 +221,8 @@ def test_deferred_formats_give_xdsls_accessors_and_text(monkeypatch):
     from xdsl.dialects import arith, cf, llvm, memref, scf, vector
     from xdsl.parser import Parser
 
-    from mg_xdsl.pipeline import stages as pipeline
     from mg_xdsl.driver import Compilation
+    from mg_xdsl.pipeline import stages as pipeline
     from mg_xdsl.support.xdsl_lazy_formats import defer_formats
 
     defer_formats(ops)  # done already by import mg_xdsl; twice does no harm
@@ -248,9 +248,9 @@ def test_deferred_formats_give_xdsls_accessors_and_text(monkeypatch):
 
 
 def test_a_malformed_format_fails_when_first_used():
+    from xdsl.dialects.builtin import f64
     from xdsl.irdl import IRDLOperation, irdl_op_definition, operand_def
     from xdsl.irdl.operations import PyRDLOpDefinitionError
-    from xdsl.dialects.builtin import f64
 
     @irdl_op_definition
     class Bad(IRDLOperation):

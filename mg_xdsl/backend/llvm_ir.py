@@ -32,8 +32,8 @@ from typing import Callable
 from xdsl.dialects import llvm
 from xdsl.dialects.builtin import (
     AnyFloat,
-    DenseIntOrFPElementsAttr,
     BFloat16Type,
+    DenseIntOrFPElementsAttr,
     Float32Type,
     Float64Type,
     FloatAttr,
@@ -46,8 +46,8 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.utils.type import get_element_type_or_self
 
-from mg_xdsl.dialects.llvm_loop_annotation import LOOP_ANNOTATION, LoopAnnotationAttr
 from mg_xdsl.conversions.to_llvm.type_conversion import float_suffix
+from mg_xdsl.dialects.llvm_loop_annotation import LOOP_ANNOTATION, LoopAnnotationAttr
 
 
 class Unsupported(Exception):

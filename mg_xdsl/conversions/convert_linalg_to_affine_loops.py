@@ -49,17 +49,16 @@ from math import prod
 
 from xdsl.context import Context
 from xdsl.dialects import affine, arith, memref
+from xdsl.dialects.builtin import AffineMapAttr, ModuleOp, ShapedType
 from xdsl.dialects.linalg import ops as linalg
 from xdsl.dialects.linalg.abstract_ops import LinalgStructuredOperation
 from xdsl.dialects.linalg.attrs import IteratorType, IteratorTypeAttr
-from xdsl.dialects.builtin import AffineMapAttr, ModuleOp, ShapedType
 from xdsl.ir import SSAValue
 from xdsl.ir.affine import AffineConstantExpr, AffineDimExpr, AffineMap
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import PatternRewriteWalker
 
 from mg_xdsl.conversions.lower_mg_to_affine import MgLowering
-
 from mg_xdsl.support.buffers import index_constant, load, nest, store
 
 

@@ -66,22 +66,46 @@ from dataclasses import dataclass, field
 
 from xdsl.builder import ImplicitBuilder
 from xdsl.context import Context
-from xdsl.dialects.linalg import ops as linalg
 from xdsl.dialects import affine, func, memref
 from xdsl.dialects.builtin import DenseArrayBase, MemRefType, ModuleOp, NoneAttr, StridedLayoutAttr, i64
+from xdsl.dialects.linalg import ops as linalg
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue, Use
 from xdsl.ir.affine import AffineExpr, AffineMap
 from xdsl.passes import ModulePass
-from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.pattern_rewriter import GreedyRewritePatternApplier, PatternRewriteWalker, RewritePattern
+from xdsl.rewriter import InsertPoint, Rewriter
 
+from mg_xdsl.conversions.lower_mg_to_affine import (
+    CallLowering,
+    CastLowering,
+    ConcatLowering,
+    ConstantLowering,
+    ExtractLowering,
+    FuncSignatureLowering,
+    GatherLowering,
+    IndexAddLowering,
+    IndexLowering,
+    IotaLowering,
+    LinearScanLowering,
+    MgLowering,
+    PrintLowering,
+    RandomLowering,
+    ScatterAddLowering,
+    broadcast_sizes,
+    check_slice_stop,
+    elementwise_sizes,
+    matmul_sizes,
+    reshape_copy,
+    reshape_sizes,
+    slice_copy,
+)
 from mg_xdsl.core import shapes
 from mg_xdsl.dialects import mg
 from mg_xdsl.dialects.mg import shape_of
-from mg_xdsl.conversions.lower_mg_to_affine import CallLowering, CastLowering, ConstantLowering, ExtractLowering, FuncSignatureLowering, IotaLowering, RandomLowering, check_slice_stop, slice_copy, ConcatLowering, reshape_copy, LinearScanLowering, IndexLowering, IndexAddLowering, GatherLowering, ScatterAddLowering, MgLowering, matmul_sizes, reshape_sizes, PrintLowering, broadcast_sizes, elementwise_sizes
 from mg_xdsl.support.buffers import alloc, element_constant, element_type_of, extents
-from mg_xdsl.transforms.memref.memref_views import VIEW_OPS, reshape_view, subview, transpose_view
 from mg_xdsl.support.op_builders import iterator_types, linalg_generic, linalg_yield
+from mg_xdsl.transforms.memref.memref_views import VIEW_OPS, reshape_view, subview, transpose_view
+
 
 class Sizes(dict[SSAValue, list[int | SSAValue]]):
     """The sizes of the buffers of a function: those this pass allocated, the sizes it

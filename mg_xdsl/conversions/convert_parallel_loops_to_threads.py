@@ -45,6 +45,7 @@ from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
+from mg_xdsl.conversions.to_llvm.type_conversion import PTR, alloca, build_struct, convert_type, extract
 from mg_xdsl.support.loop_builders import (
     INDEX,
     MIN_CHUNK_ATTR,
@@ -54,7 +55,6 @@ from mg_xdsl.support.loop_builders import (
     index,
     split_captures,
 )
-from mg_xdsl.conversions.to_llvm.type_conversion import PTR, alloca, build_struct, convert_type, extract
 from mg_xdsl.support.thread_work import THRESHOLD, min_work
 
 RUNTIME_FUNCTION = "mgrt_parallel_for"

@@ -42,7 +42,6 @@ from xdsl.transforms.convert_scf_to_cf import IfLowering, SwitchLowering
 from mg_xdsl.support.op_builders import arith_binary, arith_cmpi, cf_br, cf_cond_br
 from mg_xdsl.support.rewrite_each import rewrite_each
 
-
 LOWERED = (scf.ForOp, scf.IfOp, scf.IndexSwitchOp)
 
 

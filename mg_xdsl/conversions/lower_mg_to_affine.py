@@ -95,6 +95,7 @@ from mg_xdsl.support.op_builders import (
     INDEX,
 )
 
+
 class MgLowering(RewritePattern):
     """Base of the op lowerings (of mg ops here, of linalg ops in
     ``convert-linalg-to-affine-loops``): ``build`` creates the replacement code (through an

@@ -45,9 +45,9 @@ from xdsl.dialects import arith, func, memref, vector
 from xdsl.dialects.builtin import DYNAMIC_INDEX, FloatAttr, IntegerAttr, MemRefType, ModuleOp, VectorType, i64
 from xdsl.ir import Attribute, SSAValue
 
+from mg_xdsl.core.target import Caches, MatmulBlocks, VectorUnit, matmul_blocks
 from mg_xdsl.dialects.memref_prefetch import PrefetchOp
 from mg_xdsl.kernels.shared import kernel_function, strided_matrix
-from mg_xdsl.core.target import Caches, MatmulBlocks, VectorUnit, matmul_blocks
 from mg_xdsl.support.loop_builders import (
     add,
     ceil_div,

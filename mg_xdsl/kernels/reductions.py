@@ -42,9 +42,9 @@ from xdsl.dialects.builtin import DYNAMIC_INDEX, FloatAttr, MemRefType, ModuleOp
 from xdsl.dialects.vector import CombiningKindAttr, CombiningKindFlag
 from xdsl.ir import Attribute, Operation, SSAValue
 
+from mg_xdsl.core.target import ReductionVectors
 from mg_xdsl.dialects import mg
 from mg_xdsl.kernels.shared import kernel_function
-from mg_xdsl.core.target import ReductionVectors
 from mg_xdsl.support.loop_builders import (
     add,
     ceil_div,

@@ -44,10 +44,9 @@ without options.
 """
 
 import time
-from importlib import import_module
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-
+from importlib import import_module
 from typing import ClassVar
 
 from xdsl.context import Context

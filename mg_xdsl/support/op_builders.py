@@ -21,8 +21,8 @@ from xdsl.dialects import affine, arith, cf, llvm, memref, scf
 from xdsl.dialects.builtin import (
     AffineMapAttr,
     ArrayAttr,
-    DenseIntElementsAttr,
     DenseArrayBase,
+    DenseIntElementsAttr,
     IndexType,
     IntegerAttr,
     SymbolRefAttr,

@@ -51,7 +51,6 @@ fails, and ``create_op`` can go back to calling ``Operation.create``.
 """
 
 import threading
-
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from functools import cache
@@ -59,9 +58,9 @@ from typing import TypeVar
 
 from xdsl.dialects.builtin import UNKNOWN_LOC, StringAttr, SymbolRefAttr
 from xdsl.ir import Attribute, Block, Operation, OpResult, Region, SSAValue, SSAValues, Use
+from xdsl.ir.core import RegionBlocks
 from xdsl.irdl import IRDLOperation
 from xdsl.irdl.operations import OptionalDef
-from xdsl.ir.core import RegionBlocks
 from xdsl.traits import SymbolOpInterface, SymbolTable
 
 _walking_len = RegionBlocks.__len__

@@ -27,7 +27,6 @@ import os
 import sys
 from collections.abc import Sequence
 
-
 STDIN = "-"  # the program's path that means standard input
 STDIN_NAME = "<stdin>"  # ... and how messages name it
 
@@ -340,8 +339,8 @@ def execute(args: argparse.Namespace) -> int:
     if args.command == "explain":
         return explain(args.code)
     if args.command == "pipeline":
-        from mg_xdsl.pipeline.stages import pass_pipeline
         from mg_xdsl.core.target import target
+        from mg_xdsl.pipeline.stages import pass_pipeline
 
         cpu = checked_cpu(args)
         print(pass_pipeline(optimise=not args.reference, target=target(cpu) if cpu else None))
@@ -566,8 +565,8 @@ def run_command(args: argparse.Namespace) -> int:
     except Exception as e:
         # Imported only now: mg_xdsl.language.frontend imports xDSL, which a cached run never needs.
         from mg_xdsl.backend.gpu_runtime import GpuError
-        from mg_xdsl.backend.ptx import LibdeviceMissing, UnknownGpuArch
         from mg_xdsl.backend.native import LinkError
+        from mg_xdsl.backend.ptx import LibdeviceMissing, UnknownGpuArch
         from mg_xdsl.backend.upstream import UpstreamToolMissing
         from mg_xdsl.driver import NothingToExport
         from mg_xdsl.language.frontend import MgError

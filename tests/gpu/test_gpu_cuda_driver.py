@@ -11,15 +11,14 @@ import threading
 
 import numpy as np
 import pytest
-
 from conftest import EXAMPLES
 from fake_cuda import CudaDeviceOnFake, CUresult, FakeDriver
 from helpers_gpu import SOURCE, cases, reference
 
 import mg_xdsl
-from mg_xdsl.tools import mgc as cli
 from mg_xdsl.api import RuntimeCheckFailed
 from mg_xdsl.backend import gpu_runtime
+from mg_xdsl.tools import mgc as cli
 
 
 @pytest.fixture

@@ -10,7 +10,6 @@ import threading
 
 import numpy as np
 import pytest
-
 from conftest import EXAMPLES, mgc
 from helpers_gpu import SOURCE, cases, reference
 from test_examples import CASES, check_outcome

@@ -8,7 +8,6 @@ whole host side; ``test_gpu_launch_cuda.py`` repeats the end-to-end checks on a 
 
 import numpy as np
 import pytest
-
 from conftest import EXAMPLES, mgc
 from helpers_gpu import SOURCE, cases, reference
 from test_examples import CASES, check_outcome

@@ -43,13 +43,13 @@ from xdsl.pattern_rewriter import (
 )
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from mg_xdsl.support.op_builders import conversion_cast, llvm_br, llvm_cond_br
 from mg_xdsl.conversions.to_llvm.type_conversion import (
     Conversion,
     apply_conversions,
     convert_type,
     to_llvm,
 )
+from mg_xdsl.support.op_builders import conversion_cast, llvm_br, llvm_cond_br
 
 _CONVERTED_BRANCHES = (cf.BranchOp, cf.ConditionalBranchOp)
 

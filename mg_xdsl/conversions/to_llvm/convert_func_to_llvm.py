@@ -38,16 +38,15 @@ from xdsl.pattern_rewriter import (
 )
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from mg_xdsl.support.op_builders import llvm_call
 from mg_xdsl.conversions.to_llvm.type_conversion import (
     PTR,
+    Conversion,
     alloca,
+    apply_conversions,
     build_struct,
     check_convertible,
     constant,
     convert_type,
-    Conversion,
-    apply_conversions,
     expanded_types,
     extract,
     from_llvm,
@@ -57,6 +56,7 @@ from mg_xdsl.conversions.to_llvm.type_conversion import (
     to_llvm,
     unpack_value,
 )
+from mg_xdsl.support.op_builders import llvm_call
 
 C_INTERFACE = "llvm.emit_c_interface"
 C_INTERFACE_PREFIX = "_mlir_ciface_"

@@ -75,10 +75,28 @@ from xdsl.pattern_rewriter import (
 )
 from xdsl.utils.exceptions import PassFailedException
 
+from mg_xdsl.conversions.to_llvm.type_conversion import (
+    PTR,
+    Conversion,
+    I64Constants,
+    MemRefDescriptor,
+    UnrankedDescriptor,
+    alloca,
+    apply_conversions,
+    byte_size,
+    check_convertible,
+    constant,
+    constant_int_value,
+    convert_type,
+    element_address,
+    element_type,
+    ensure_declared,
+    replace_with_llvm,
+    to_llvm,
+)
 from mg_xdsl.dialects.memref_prefetch import PrefetchOp
-from mg_xdsl.support.op_builders import llvm_binary, llvm_call, llvm_load, llvm_store
-from mg_xdsl.conversions.to_llvm.type_conversion import PTR, I64Constants, MemRefDescriptor, UnrankedDescriptor, alloca, byte_size, check_convertible, constant, constant_int_value, convert_type, element_type, ensure_declared, Conversion, apply_conversions, element_address, replace_with_llvm, to_llvm
 from mg_xdsl.support.buffers import static_strides_and_offset
+from mg_xdsl.support.op_builders import llvm_binary, llvm_call, llvm_load, llvm_store
 
 DEADBEEF = 0xDEADBEEF
 """The allocated pointer of a global's descriptor: never allocated, so never to be freed."""

@@ -52,18 +52,17 @@ from functools import cache
 
 from xdsl.context import Context
 from xdsl.dialects import memref
+from xdsl.dialects.builtin import ModuleOp
 from xdsl.dialects.linalg import ops as linalg
 from xdsl.dialects.linalg.attrs import IteratorType
-from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.ir.affine import AffineMap
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from mg_xdsl.support.loop_builders import constant_value
-from mg_xdsl.transforms.memref.memref_views import base
 from mg_xdsl.support.op_builders import linalg_generic
-
+from mg_xdsl.transforms.memref.memref_views import base
 
 identity = cache(AffineMap.identity)
 

@@ -29,8 +29,8 @@ After::
 
 from xdsl.context import Context
 from xdsl.dialects import memref
-from xdsl.dialects.linalg import ops as linalg
 from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.linalg import ops as linalg
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter

@@ -35,18 +35,18 @@ from dataclasses import dataclass
 from xdsl.builder import Builder
 from xdsl.context import Context
 from xdsl.dialects import arith, memref
+from xdsl.dialects.builtin import DYNAMIC_INDEX, DenseArrayBase, MemRefType, ModuleOp, StridedLayoutAttr, i64
 from xdsl.dialects.linalg import ops as linalg
 from xdsl.dialects.linalg.abstract_ops import LinalgStructuredOperation
 from xdsl.dialects.linalg.attrs import IteratorType
-from xdsl.dialects.builtin import DYNAMIC_INDEX, DenseArrayBase, MemRefType, ModuleOp, StridedLayoutAttr, i64
 from xdsl.ir import Block, Operation, SSAValue
 from xdsl.ir.affine import AffineDimExpr, AffineMap
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
+from mg_xdsl.core.target import DEFAULT, TYPICAL_CACHES, Caches, VectorUnit
 from mg_xdsl.kernels.matmul import MatmulOperands, matmul_kernel
 from mg_xdsl.kernels.shared import call_kernel
-from mg_xdsl.core.target import DEFAULT, TYPICAL_CACHES, Caches, VectorUnit
 from mg_xdsl.support.buffers import static_strides_and_offset
 from mg_xdsl.support.loop_builders import for_loop, index
 from mg_xdsl.support.op_builders import memref_alloc

@@ -39,17 +39,17 @@ from dataclasses import dataclass
 
 from xdsl.builder import Builder
 from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
 from xdsl.dialects.linalg import ops as linalg
 from xdsl.dialects.linalg.attrs import IteratorType
-from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation, SSAValue
 from xdsl.ir.affine import AffineMap
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
+from mg_xdsl.core.target import DEFAULT, ReductionVectors, VectorUnit, reduction_vectors
 from mg_xdsl.kernels.reductions import COMBINE, ROW_BLOCK, ROWS_AT_ONCE, reduction_kernel
 from mg_xdsl.kernels.shared import call_kernel
-from mg_xdsl.core.target import DEFAULT, ReductionVectors, VectorUnit, reduction_vectors
 
 PARALLEL, REDUCTION = IteratorType.PARALLEL, IteratorType.REDUCTION
 

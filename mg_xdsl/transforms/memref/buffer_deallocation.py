@@ -27,10 +27,9 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from mg_xdsl.dialects.mg import shape_of
-
 from mg_xdsl.support.buffers import alloc, extents
-from mg_xdsl.transforms.memref.memref_views import aliases, base
 from mg_xdsl.support.op_builders import memref_dealloc
+from mg_xdsl.transforms.memref.memref_views import aliases, base
 
 
 def top_level_user(op: Operation, block: Block) -> Operation:
