@@ -1,1 +1,1 @@
-"""The benchmark suite (issue 6): ``python benchmarks/run.py --help``."""
+"""The benchmark suite: ``python benchmarks/run.py --help``."""

@@ -183,7 +183,7 @@ def workloads(quick: bool) -> list[Workload]:
             for size in red]
     out += [matmul(n) for n in mms]
     out += [layer(net), two_layers(net)]
-    # Issue 16's element types and batches.
+    # Element types other than f64, and batches.
     if quick:
         out += [relu_add_f32(100, 37), sum_i32(67, 64), matmul_f32(37), batched_matmul(2, 24)]
     else:
