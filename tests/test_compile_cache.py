@@ -237,8 +237,8 @@ def test_the_compiler_version_changes_with_any_compiler_file(tmp_path):
     assert original == cache.compiler_version()
     seen = {original}
     changes = [
-        lambda: (copy / "transforms" / "lower_affine.py").write_text(
-            (copy / "transforms" / "lower_affine.py").read_text() + "\n# a comment\n"),
+        lambda: (copy / "conversions" / "lower_affine.py").write_text(
+            (copy / "conversions" / "lower_affine.py").read_text() + "\n# a comment\n"),
         lambda: (copy / "backend" / "runtime.c").write_text(
             (copy / "backend" / "runtime.c").read_text().replace("\n", "\n\n", 1)),
         lambda: (copy / "transforms" / "new_pass.py").write_text(""),
