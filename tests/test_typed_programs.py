@@ -374,6 +374,29 @@ def test_comparisons_and_where_compute_what_numpy_does(flags):
         np.testing.assert_array_equal(g, w.astype(float))
 
 
+# where's two values combine as an operator combines them, then broadcast against the mask:
+# a '?' of one against the other's static 1 is that 1 (checked), which then grows (found by
+# the random programs: the '?' was compared with the mask's size instead).
+WHERE_OF_A_QUESTION = """def f(m: tensor[3x2xi1], p: tensor[?x2]) = where(m, p, [[0.5, 2]])
+def g(m: tensor[3x?xi1], p: tensor[?x2xf32]) = where(m, cast([[0.5, 2]], f32), p)
+let m = [[1, 2], [3, 4], [5, 6]] > 2
+print f(m, [[0, -1]])
+print g(m, cast([[0, -1]], f32))
+print f(m, [[0, -1], [1, 1]])
+"""
+
+
+@pytest.mark.parametrize("flags", [[], ["--reference"]], ids=["optimised", "reference"])
+def test_where_combines_its_values_before_the_mask(flags):
+    out = mgc("run", "-w", *flags, "-", input=WHERE_OF_A_QUESTION.encode())
+    m = np.array([[1, 2], [3, 4], [5, 6]]) > 2
+    f, g = printed_arrays(out.stdout.decode())
+    np.testing.assert_array_equal(f, np.where(m, [[0, -1]], [[0.5, 2]]))
+    np.testing.assert_array_equal(g, np.where(m, [[0.5, 2]], [[0, -1]]))
+    assert out.returncode in (134, -6)  # aborted at the third call: 2 rows where the other value has 1
+    assert "mg.select: operand shapes differ at runtime in dimension 0\n" in out.stderr.decode()
+
+
 @pytest.mark.skipif(__import__("shutil").which("mlir-opt-22") is None,
                     reason="mlir-opt-22 is not installed (apt-get install mlir-22-tools; CI installs it)")
 def test_upstream_accepts_every_stage_of_comparisons_and_prints_the_same():

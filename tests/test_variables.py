@@ -216,3 +216,25 @@ def test_the_issue_example_of_a_var_made_from_a_computed_let():
         v, a = printed_arrays(out.stdout.decode())
         np.testing.assert_array_equal(v, [12, 14, 16])
         np.testing.assert_array_equal(a, [2, 4, 6])
+
+
+# A value computed before a var is updated in place and read after it, through chains of
+# elementwise ops that the optimised pipeline fuses (its last op, a conversion for print,
+# comes after the update). Once the fused loop moved the first op past the update.
+X1 = np.array([[-0.5, -1, 0], [-3, -3, 3.5], [-0.5, -0.5, 1], [2, 1.5, 1.5]])
+BEFORE_AN_UPDATE = {
+    "pow(x, 3) <= [[1.5, 1, -0.5]]": (X1 ** 3 <= [[1.5, 1, -0.5]]).astype(np.int32),
+    "-x * 2 + 1": -X1 * 2 + 1,
+    "cast(relu(x) * x, i32)": (np.maximum(X1, 0) * X1).astype(np.int32),
+}
+
+
+@pytest.mark.parametrize("optimise", [True, False], ids=["optimised", "reference"])
+@pytest.mark.parametrize("rhs", BEFORE_AN_UPDATE)
+def test_a_value_computed_before_an_update_keeps_the_old_values(rhs, optimise):
+    source = (f"var x = {X1.tolist()}\nlet a = {rhs}\nx -= x\nprint x\nprint a\n")
+    out, err, status = run_forked(source, optimise=optimise)
+    assert status == 0, err
+    x, a = printed_arrays(out)
+    np.testing.assert_array_equal(x, np.zeros_like(X1))
+    np.testing.assert_array_equal(a, BEFORE_AN_UPDATE[rhs])

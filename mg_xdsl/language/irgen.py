@@ -265,6 +265,17 @@ class IRGen:
         like = [o for o in others if isinstance(o, SSAValue)] if None in target[:lead] else []
         return self.emit(fn, mg.BroadcastOp(v, mg.tensor_type(target, element), like), tok)
 
+    def claim_sizes(self, fn: Function, v: SSAValue, shape: Shape, rank: int, tok: Token,
+                    check: Callable[[int], str]) -> SSAValue:
+        """``v`` with the static sizes of ``shape`` (aligned on the right) claimed for its
+        ``?``s; ``check(d)`` the message for dimension ``d`` of a result of rank ``rank``."""
+        have = mg.shape_of(v.type)
+        lead = len(shape) - len(have)
+        claimed = tuple(shape[lead + d] if s is None else s for d, s in enumerate(have))
+        if claimed == have:
+            return v
+        return self.claim(fn, v, claimed, tok, lambda d: check(rank - len(have) + d))
+
     def claim(self, fn: Function, v: SSAValue, claimed: Shape, tok: Token, message: Callable[[int], str]) -> SSAValue:
         """``mg.cast`` of ``v`` to the shape ``claimed`` (a static size for some of its ``?``s,
         or a ``?`` for a static size); ``message(d)`` is what the run-time check of a claimed
@@ -370,8 +381,15 @@ class IRGen:
 
     def where(self, fn: Function, tok: Token, args: list[Value], t: TensorType) -> SSAValue:
         """``mg.select`` of the three arguments grown to the result's shape; a number is an
-        ``mg.full_like`` of a tensor argument (the mask at least)."""
+        ``mg.full_like`` of a tensor argument (the mask at least). As the checker types it, the
+        two values combine first, as an operator combines them: a ``?`` of one against a
+        static size of the other takes that size (checked when the program runs), a static 1
+        that then grows against the mask."""
         check = operands_differ(mg.SelectOp)
+        tensors = [a for a in args[1:] if isinstance(a, SSAValue)]
+        if len(tensors) == 2:
+            values = shapes.broadcast_shapes(*(mg.shape_of(v.type) for v in tensors))
+            args = [args[0], *(self.claim_sizes(fn, v, values, len(t.shape), tok, check) for v in tensors)]
         grown = [self.grow(fn, a, t.shape, tok, [o for o in args if o is not a], check) if isinstance(a, SSAValue)
                  else a for a in args]
         mask = grown[0]

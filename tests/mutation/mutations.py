@@ -493,7 +493,7 @@ MUTATIONS = [
     # -- issue 17: var and updates in place ----------------------------------------------------
     Mutation(GEN, "                 and value not in self.named)",
              "                 and True)", "a let bound to a var's value sees the var's later updates"),
-    Mutation(FUSE, "    if any(_updated_between(base(v), writer, consumer) for v in writer.operands[:-1] if base(v) in updated):",
+    Mutation(FUSE, "    if any(_updated_between(base(v), writer, root or consumer) for v in writer.operands[:-1] if base(v) in updated):",
              "    if False:", "a value computed from a var before its update is fused after it (reads the new values)"),
     Mutation(REUSE, "            if written_before(out, generic):", "            if False:",
              "a var's buffer, updated in place, is replaced by a dying buffer allocated after it"),
@@ -586,4 +586,9 @@ MUTATIONS = [
              "code that calls a function nothing provides is loaded, the call going to address 0"),
     Mutation(PARSE, "        return int(tok.text) if tok.text.isdigit() else value",
              "        return value", "integer literals are read as f64 and lose digits beyond 2^53"),
+    Mutation(FUSE, "_updated_between(base(v), writer, root or consumer)", "_updated_between(base(v), writer, consumer)",
+             "fusion moves an op past an in-place update of its input (found by the random programs)"),
+    Mutation(GEN, "        if len(tensors) == 2:\n            values = shapes.broadcast_shapes(",
+             "        if False:\n            values = shapes.broadcast_shapes(",
+             "where compares a '?' value with the mask's size, not with the other value's 1 (found by the random programs)"),
 ]

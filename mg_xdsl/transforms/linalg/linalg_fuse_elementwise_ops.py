@@ -13,8 +13,9 @@ pass (upstream MLIR's of this name fuses on tensors; this one on the buffers tha
   compute each element again for every repetition; it stays a buffer), and the buffer (a
   ``memref.alloc``) has no other use than being written by the one and read by the other (``memref.dim`` of it aside, which then reads the allocation's
   size instead); a buffer read twice is computed once and kept; a producer that reads a
-  buffer updated in place (``w += g``), or a view of one, between it and its consumer stays
-  where it is (moved into the consumer, it would read the new values);
+  buffer updated in place (``w += g``), or a view of one, between it and the root of its
+  tree (where the fused generic goes) stays where it is (moved there, it would read the new
+  values);
 - the fused generic reads the tree's inputs through the composed maps: a producer's input
   map after the consumer's map of the buffer, so a broadcast (``(d0, d1) -> (0, d1)``) that
   feeds a tree is read in place instead of being materialised. An input read twice through
@@ -79,11 +80,12 @@ def is_elementwise(op: Operation) -> bool:
             and out_map == identity(out_map.num_dims) and not block.args[-1].uses)
 
 
-def producer(value: SSAValue, consumer: linalg.GenericOp,
-             updated: frozenset[SSAValue] = frozenset()) -> linalg.GenericOp | None:
+def producer(value: SSAValue, consumer: linalg.GenericOp, updated: frozenset[SSAValue] = frozenset(),
+             root: linalg.GenericOp | None = None) -> linalg.GenericOp | None:
     """The elementwise generic that fills ``value`` if it can join ``consumer``'s tree (an
-    elementwise generic: its last operand is its output). ``updated``: the buffers that some
-    generic updates in place (``updated_in_place``)."""
+    elementwise generic: its last operand is its output), whose fused generic takes the place
+    of ``root`` (``consumer`` itself by default). ``updated``: the buffers that some generic
+    updates in place (``updated_in_place``)."""
     if not isinstance(value.owner, memref.AllocOp) or value.owner.parent is not consumer.parent:
         return None
     writer: linalg.GenericOp | None = None
@@ -100,7 +102,10 @@ def producer(value: SSAValue, consumer: linalg.GenericOp,
             return None
     if reads != 1 or writer is None or writer.parent is not consumer.parent:
         return None
-    if any(_updated_between(base(v), writer, consumer) for v in writer.operands[:-1] if base(v) in updated):
+    # Fused, the writer computes where the root is: no input of it may be updated before then
+    # (``let a = f(x); let b = a <= c; x -= x; print b``: the root, the conversion for print,
+    # comes after the update, two consumers away).
+    if any(_updated_between(base(v), writer, root or consumer) for v in writer.operands[:-1] if base(v) in updated):
         return None
     return writer
 
@@ -119,8 +124,8 @@ def updated_in_place(generics: list[Operation]) -> frozenset[SSAValue]:
 
 def _updated_between(buffer: SSAValue, writer: Operation, consumer: Operation) -> bool:
     """Whether ``buffer`` (updated in place somewhere), which ``writer`` reads, is updated
-    between ``writer`` and ``consumer``: fused into the consumer, the writer would read the
-    new values."""
+    between ``writer`` and ``consumer`` (where the fused generic goes): fused there, the writer
+    would read the new values."""
     op = writer.next_op
     while op is not None and op is not consumer:
         if _writes_in_place(op, buffer):
@@ -163,7 +168,7 @@ class Tree:
                 continue
             stack.append((op, to_op, i + 1))
             value, read = op.operands[i], op.indexing_maps.data[i].data.compose(to_op)
-            made_by = producer(value, op, updated)
+            made_by = producer(value, op, updated, root)
             if made_by is not None:
                 tree.source[(op, i)] = made_by
                 stack.append((made_by, read, 0))

@@ -118,3 +118,46 @@ func.func @kept(%a: memref<4x3xf64>, %v: memref<1x3xf64>) -> memref<4x3xf64> {
 // CHECK-LABEL: func.func @kept(
 // CHECK-COUNT-3: linalg.generic
 // CHECK-NOT:     linalg.generic
+
+// A producer whose input is updated in place before the root of its tree stays where it
+// is: the fused generic goes where the root is, and there the producer would read the new
+// values (`let t = -x; let u = t * t; x -= x; print u + u`). Its consumers still fuse.
+func.func @updated_before_the_root(%x: memref<4x3xf64>) -> memref<4x3xf64> {
+  %t = memref.alloc() : memref<4x3xf64>
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x : memref<4x3xf64>) outs(%t : memref<4x3xf64>) {
+  ^bb0(%a: f64, %o: f64):
+    %0 = arith.negf %a : f64
+    linalg.yield %0 : f64
+  }
+  %u = memref.alloc() : memref<4x3xf64>
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%t : memref<4x3xf64>) outs(%u : memref<4x3xf64>) {
+  ^bb0(%a: f64, %o: f64):
+    %0 = arith.mulf %a, %a : f64
+    linalg.yield %0 : f64
+  }
+  linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %x : memref<4x3xf64>, memref<4x3xf64>) outs(%x : memref<4x3xf64>) {
+  ^bb0(%a: f64, %b: f64, %o: f64):
+    %0 = arith.subf %a, %b : f64
+    linalg.yield %0 : f64
+  }
+  %r = memref.alloc() : memref<4x3xf64>
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%u : memref<4x3xf64>) outs(%r : memref<4x3xf64>) {
+  ^bb0(%a: f64, %o: f64):
+    %0 = arith.addf %a, %a : f64
+    linalg.yield %0 : f64
+  }
+  return %r : memref<4x3xf64>
+}
+// CHECK-LABEL: func.func @updated_before_the_root(
+// CHECK:         %[[T:.*]] = memref.alloc()
+// CHECK-NEXT:    linalg.generic {{.*}} ins(%x : memref<4x3xf64>) outs(%[[T]] : memref<4x3xf64>)
+// CHECK:           arith.negf
+// CHECK:         linalg.generic {{.*}} ins(%x, %x : memref<4x3xf64>, memref<4x3xf64>) outs(%x : memref<4x3xf64>)
+// CHECK:         linalg.generic {{.*}} ins(%[[T]] : memref<4x3xf64>)
+// CHECK-NEXT:    ^bb0
+// CHECK-NEXT:      arith.mulf
+// CHECK-NEXT:      arith.addf
