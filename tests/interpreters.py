@@ -11,8 +11,7 @@ from dataclasses import dataclass, field
 from math import prod
 
 import numpy as np
-from xdsl.dialects import affine as affine_dialect
-from xdsl.dialects import arith, cf, memref
+from xdsl.dialects import affine as affine_dialect, arith, cf, memref
 from xdsl.dialects.builtin import DYNAMIC_INDEX, FloatAttr, IndexType, IntegerAttr, ModuleOp
 from xdsl.interpreter import (
     Interpreter,
@@ -22,10 +21,7 @@ from xdsl.interpreter import (
     impl_external,
     register_impls,
 )
-from xdsl.interpreters import affine, builtin, func, linalg, scf
-from xdsl.interpreters import arith as xarith
-from xdsl.interpreters import cf as xcf
-from xdsl.interpreters import memref as xmemref
+from xdsl.interpreters import affine, arith as xarith, builtin, cf as xcf, func, linalg, memref as xmemref, scf
 from xdsl.interpreters.builtin import xtype_for_el_type
 from xdsl.interpreters.shaped_array import ShapedArray
 from xdsl.interpreters.utils.ptr import TypedPtr

@@ -11,8 +11,7 @@ reduced axis, ``k`` ascending), so the compiled code must agree to the last bit 
 from dataclasses import dataclass
 
 import numpy as np
-from hypothesis import assume
-from hypothesis import strategies as st
+from hypothesis import assume, strategies as st
 
 Shape = tuple[int, int]
 

@@ -6,8 +6,7 @@ and the Python API in both CPU pipelines and upstream MLIR, against NumPy."""
 import numpy as np
 import pytest
 from conftest import compile_error, gpu_agrees, mask, mgc
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 from test_ranks import printed_arrays
 from test_upstream import upstream_agrees
 

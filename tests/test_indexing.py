@@ -9,8 +9,7 @@ import ml_dtypes
 import numpy as np
 import pytest
 from conftest import compile_error, gpu_agrees, mgc
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 from test_upstream import upstream_agrees
 
 import mg_xdsl

@@ -7,8 +7,7 @@ import re
 
 import pytest
 from conftest import mgc
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 from mg_xdsl.tools.mgc import main
 

@@ -10,8 +10,7 @@ import numpy as np
 import pytest
 from interpreters import MissingFunctions
 from xdsl.builder import ImplicitBuilder
-from xdsl.dialects import arith
-from xdsl.dialects import test as xdsl_test
+from xdsl.dialects import arith, test as xdsl_test
 from xdsl.dialects.builtin import Float64Type, FloatAttr, f32
 from xdsl.interpreter import Interpreter
 from xdsl.interpreters.arith import ArithFunctions

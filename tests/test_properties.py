@@ -8,8 +8,7 @@ import os
 
 import numpy as np
 from conftest import mask, mgc, run_forked, run_in_process
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 from programs import dynamic_program, mixed_program, parse_printed, program
 
 

@@ -7,8 +7,7 @@ ranks with a message."""
 import numpy as np
 import pytest
 from conftest import compile_error, mgc
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 import mg_xdsl
 from mg_xdsl.language.frontend import MgError

@@ -8,8 +8,7 @@ reshapes in place: test_views.py.)"""
 import numpy as np
 import pytest
 from conftest import compile_error, gpu_agrees
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 from test_upstream import upstream_agrees
 
 import mg_xdsl

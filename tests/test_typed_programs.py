@@ -11,8 +11,7 @@ import ml_dtypes
 import numpy as np
 import pytest
 from conftest import compile_error, gpu_agrees, mgc
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 from test_ranks import printed_arrays
 
 import mg_xdsl

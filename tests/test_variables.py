@@ -9,8 +9,7 @@ import subprocess
 import numpy as np
 import pytest
 from conftest import compile_error, mask, mgc, run_forked, tool
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 from test_ranks import printed_arrays
 from test_upstream import upstream_agrees
 

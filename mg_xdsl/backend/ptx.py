@@ -19,8 +19,7 @@ import subprocess
 import tempfile
 from functools import cache
 
-from xdsl.dialects import builtin, gpu
-from xdsl.dialects import llvm as llvm_d
+from xdsl.dialects import builtin, gpu, llvm as llvm_d
 from xdsl.ir import Block, Region
 
 TRIPLE = "nvptx64-nvidia-cuda"

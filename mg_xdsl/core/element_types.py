@@ -33,8 +33,6 @@ from xdsl.ir import Attribute
 
 from mg_xdsl.core.element_records import (
     DEFAULT as DEFAULT_RECORD,
-)
-from mg_xdsl.core.element_records import (
     ELEMENT_TYPES,
     IN_LANGUAGE_ORDER,
     ElementType,

@@ -259,9 +259,7 @@ class IRGen:
             return v
         element = v.type.element_type  # type: ignore[attr-defined]
         lead = len(target) - len(shape)
-        claimed = tuple(target[lead + d] if s is None else s for d, s in enumerate(shape))
-        if claimed != shape:
-            v = self.claim(fn, v, claimed, tok, lambda d: check(lead + d))
+        v = self.claim_sizes(fn, v, target, len(target), tok, check)
         like = [o for o in others if isinstance(o, SSAValue)] if None in target[:lead] else []
         return self.emit(fn, mg.BroadcastOp(v, mg.tensor_type(target, element), like), tok)
 

@@ -308,8 +308,7 @@ class PipelinePass(ModulePass):
             raise PassFailedException(f"{self.name}: no stage {to!r} (choose from {', '.join(names[1:])})")
         target = None
         if self.cpu:
-            from mg_xdsl.core.target import check_cpu
-            from mg_xdsl.core.target import target as target_of
+            from mg_xdsl.core.target import check_cpu, target as target_of
 
             try:
                 check_cpu(self.cpu)

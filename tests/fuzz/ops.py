@@ -15,8 +15,7 @@ positions its results reached.
 
 import numpy as np
 
-from . import reference as ref
-from . import types as ty
+from . import reference as ref, types as ty
 from .syntax import ATOM, COMPARE, SUM, TERM, UNARY, Apply, Expr, Literal, Number, as_tensor, binary_values, wrap
 from .types import NUMBER, Invalid, Sym, TType, is_tensor, size_of
 from .values import FLOATS, INTS, Val

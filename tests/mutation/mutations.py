@@ -418,7 +418,7 @@ MUTATIONS = [
              "a number in where is always 0"),
     Mutation(SH, "        if a != t and (a != 1 or t is None):", "        if a != t and a != 1:",
              "mg.broadcast lets a static 1 grow to a '?' (its size unknown when lowering)"),
-    Mutation(GEN, "        if claimed != shape:\n", "        if False:\n",
+    Mutation(GEN, "        if claimed == have:\n            return v\n", "        if True:\n            return v\n",
              "a '?' against a static size is broadcast without claiming that size first"),
     # -- issue 16: builtins ------------------------------------------------------------------------
     Mutation(CHECK, "        shape = tuple(1 if d in axes else s for d, s in enumerate(arg.shape)) if keepdims else \\",
