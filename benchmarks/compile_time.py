@@ -29,16 +29,23 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
 MGC = Path(sys.executable).parent / "mgc"
-KINDS = ["let x{k} = relu(x{p} @ w + b)", "let x{k} = x{p} * 0.5 - b",
-         "let x{k} = x{p} + row_sum(x{p}) / 3", "let x{k} = x{p} / (col_max(x{p}) + 10)"]
+KINDS = [
+    "let x{k} = relu(x{p} @ w + b)",
+    "let x{k} = x{p} * 0.5 - b",
+    "let x{k} = x{p} + row_sum(x{p}) / 3",
+    "let x{k} = x{p} / (col_max(x{p}) + 10)",
+]
 W = np.array([[0.5, -1, 2], [1, 0.25, -0.5], [0, 1, 1]])
 B = np.array([[1.0, 2, 3]])
 X0 = np.array([[1.0, 2, 3], [4, 5, 6]])
 
 
 def chain(n: int) -> str:
-    lines = ["let w = [[0.5, -1, 2], [1, 0.25, -0.5], [0, 1, 1]]", "let b = [[1, 2, 3]]",
-             "let x0 = [[1, 2, 3], [4, 5, 6]]"]
+    lines = [
+        "let w = [[0.5, -1, 2], [1, 0.25, -0.5], [0, 1, 1]]",
+        "let b = [[1, 2, 3]]",
+        "let x0 = [[1, 2, 3], [4, 5, 6]]",
+    ]
     lines += [KINDS[(k - 1) % 4].format(k=k, p=k - 1) for k in range(1, n + 1)]
     return "\n".join(lines + [f"print x{n}"]) + "\n"
 
@@ -46,9 +53,12 @@ def chain(n: int) -> str:
 def chain_value(n: int) -> np.ndarray:
     x = X0
     for k in range(1, n + 1):
-        x = [lambda x: np.maximum(x @ W + B, 0), lambda x: x * 0.5 - B,
-             lambda x: x + x.sum(axis=1, keepdims=True) / 3,
-             lambda x: x / (x.max(axis=0, keepdims=True) + 10)][(k - 1) % 4](x)
+        x = [
+            lambda x: np.maximum(x @ W + B, 0),
+            lambda x: x * 0.5 - B,
+            lambda x: x + x.sum(axis=1, keepdims=True) / 3,
+            lambda x: x / (x.max(axis=0, keepdims=True) + 10),
+        ][(k - 1) % 4](x)
     return x
 
 
@@ -62,13 +72,16 @@ def printed_matrix(stdout: str) -> np.ndarray:
 def cold_run(path: Path, flags: tuple[str, ...]) -> tuple[float, dict[str, float], str]:
     """Wall time of one ``mgc run --no-cache --time``, its per-pass split, its stdout."""
     start = time.perf_counter()
-    p = subprocess.run([str(MGC), "run", "--no-cache", "--time", *flags, str(path)],
-                       capture_output=True, text=True, timeout=3600)
+    p = subprocess.run(
+        [str(MGC), "run", "--no-cache", "--time", *flags, str(path)], capture_output=True, text=True, timeout=3600
+    )
     wall = time.perf_counter() - start
     if p.returncode != 0:
         raise RuntimeError(f"mgc run {' '.join(flags)} {path}: exit {p.returncode}: {p.stderr[-500:]}")
-    split = {m.group(1).strip(): float(m.group(2)) / 1000
-             for m in re.finditer(r"^mgc: (.+?)\s+([0-9.]+) ms$", p.stderr, re.MULTILINE)}
+    split = {
+        m.group(1).strip(): float(m.group(2)) / 1000
+        for m in re.finditer(r"^mgc: (.+?)\s+([0-9.]+) ms$", p.stderr, re.MULTILINE)
+    }
     return wall, split, p.stdout
 
 
@@ -104,8 +117,13 @@ def lowering_ratio(source: str, optimise: bool) -> dict | None:
     verify(module)
     verification = time.perf_counter() - start
     gc.enable()
-    return {"ours_s": ours, "verify_s": verification, "mlir_opt_s": upstream, "ratio": ours / upstream,
-            "ratio_verified": (ours + verification) / upstream}
+    return {
+        "ours_s": ours,
+        "verify_s": verification,
+        "mlir_opt_s": upstream,
+        "ratio": ours / upstream,
+        "ratio_verified": (ours + verification) / upstream,
+    }
 
 
 def measure(sizes: list[int], reps: int, log=print) -> list[dict]:
@@ -125,9 +143,15 @@ def measure(sizes: list[int], reps: int, log=print) -> list[dict]:
                     splits.append(split)
                 median = statistics.median(walls)
                 split = splits[walls.index(sorted(walls)[len(walls) // 2])]
-                rows.append({"statements": n, "pipeline": "reference" if flags else "optimised",
-                             "wall_s": median, "split_s": split,
-                             "lowering": lowering_ratio(chain(n), not flags)})
+                rows.append(
+                    {
+                        "statements": n,
+                        "pipeline": "reference" if flags else "optimised",
+                        "wall_s": median,
+                        "split_s": split,
+                        "lowering": lowering_ratio(chain(n), not flags),
+                    }
+                )
                 log(f"compile_time: {n} statements, {rows[-1]['pipeline']}: {median:.2f} s")
     return rows
 
@@ -137,26 +161,40 @@ NOT_PASSES = ("front end", "to LLVM IR", "LLVM optimise + JIT code", "load objec
 
 
 def markdown(rows: list[dict]) -> str:
-    lines = ["| statements | pipeline | cold `mgc run --no-cache` | per statement | passes | "
-             "LLVM optimise + JIT | affine -> llvm: ours / mlir-opt-22 (ours + one verification) |",
-             "| --- | --- | --- | --- | --- | --- | --- |"]
+    lines = [
+        "| statements | pipeline | cold `mgc run --no-cache` | per statement | passes | "
+        "LLVM optimise + JIT | affine -> llvm: ours / mlir-opt-22 (ours + one verification) |",
+        "| --- | --- | --- | --- | --- | --- | --- |",
+    ]
     for r in rows:
         low = r["lowering"]
-        ratio = "-" if low is None else (f"{low['ours_s']:.2f} s / {low['mlir_opt_s']:.2f} s = {low['ratio']:.1f}x "
-                                         f"({low['ratio_verified']:.1f}x verified)")
+        ratio = (
+            "-"
+            if low is None
+            else (
+                f"{low['ours_s']:.2f} s / {low['mlir_opt_s']:.2f} s = {low['ratio']:.1f}x "
+                f"({low['ratio_verified']:.1f}x verified)"
+            )
+        )
         passes = sum(s for name, s in r["split_s"].items() if name not in NOT_PASSES)
-        lines.append(f"| {r['statements']} | {r['pipeline']} | {r['wall_s']:.2f} s | "
-                     f"{1000 * r['wall_s'] / r['statements']:.0f} ms | {passes:.2f} s | "
-                     f"{r['split_s'].get('LLVM optimise + JIT code', 0):.2f} s | {ratio} |")
+        lines.append(
+            f"| {r['statements']} | {r['pipeline']} | {r['wall_s']:.2f} s | "
+            f"{1000 * r['wall_s'] / r['statements']:.0f} ms | {passes:.2f} s | "
+            f"{r['split_s'].get('LLVM optimise + JIT code', 0):.2f} s | {ratio} |"
+        )
     for pipeline_name in ("optimised", "reference"):
         of = [r for r in rows if r["pipeline"] == pipeline_name]
-        steps = sorted({name for r in of for name in r["split_s"]},
-                       key=lambda name: -max(r["split_s"].get(name, 0) for r in of))
-        lines += ["", f"Where the time goes ({pipeline_name}, seconds):", "",
-                  "| step | " + " | ".join(f"{r['statements']} statements" for r in of) + " |",
-                  "| --- |" + " --- |" * len(of)]
-        lines += [f"| {name} | " + " | ".join(f"{r['split_s'].get(name, 0):.3f}" for r in of) + " |"
-                  for name in steps]
+        steps = sorted(
+            {name for r in of for name in r["split_s"]}, key=lambda name: -max(r["split_s"].get(name, 0) for r in of)
+        )
+        lines += [
+            "",
+            f"Where the time goes ({pipeline_name}, seconds):",
+            "",
+            "| step | " + " | ".join(f"{r['statements']} statements" for r in of) + " |",
+            "| --- |" + " --- |" * len(of),
+        ]
+        lines += [f"| {name} | " + " | ".join(f"{r['split_s'].get(name, 0):.3f}" for r in of) + " |" for name in steps]
     return "\n".join(lines)
 
 
@@ -165,8 +203,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--sizes", default="10,30,100,300", help="statement counts (default 10,30,100,300)")
     ap.add_argument("--reps", type=int, default=3, help="cold runs per size and pipeline (median)")
     args = ap.parse_args(argv)
-    rows = measure([int(s) for s in args.sizes.split(",")], args.reps,
-                   log=lambda m: print(m, file=sys.stderr, flush=True))
+    rows = measure(
+        [int(s) for s in args.sizes.split(",")], args.reps, log=lambda m: print(m, file=sys.stderr, flush=True)
+    )
     print(markdown(rows))
     return 0
 

@@ -36,7 +36,7 @@ def _memory() -> dict:
         for line in Path("/proc/meminfo").read_text().splitlines():
             key, value = line.split(":", 1)
             if key in ("MemTotal", "MemAvailable"):
-                info[key] = round(int(value.split()[0]) / 2 ** 20, 1)  # kB -> GiB
+                info[key] = round(int(value.split()[0]) / 2**20, 1)  # kB -> GiB
     except (OSError, ValueError):
         pass
     return {"total_gib": info.get("MemTotal"), "available_gib": info.get("MemAvailable")}
@@ -44,11 +44,13 @@ def _memory() -> dict:
 
 def _git() -> dict:
     def git(*args: str) -> str:
-        return subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True,
-                              timeout=10).stdout.strip()
+        return subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True, timeout=10).stdout.strip()
+
     try:
-        return {"commit": git("rev-parse", "HEAD") or None,
-                "dirty": bool(git("status", "--porcelain", "--untracked-files=no"))}
+        return {
+            "commit": git("rev-parse", "HEAD") or None,
+            "dirty": bool(git("status", "--porcelain", "--untracked-files=no")),
+        }
     except (OSError, subprocess.SubprocessError):
         return {"commit": None, "dirty": None}
 
@@ -59,8 +61,9 @@ def blas_info() -> list[dict]:
     from threadpoolctl import threadpool_info
 
     keys = ("user_api", "internal_api", "version", "architecture", "threading_layer", "num_threads")
-    return [{k: pool.get(k) for k in keys} | {"file": Path(pool.get("filepath", "")).name}
-            for pool in threadpool_info()]
+    return [
+        {k: pool.get(k) for k in keys} | {"file": Path(pool.get("filepath", "")).name} for pool in threadpool_info()
+    ]
 
 
 def context(threads: list[int]) -> dict:
@@ -69,6 +72,7 @@ def context(threads: list[int]) -> dict:
 
     try:
         from llvmlite import binding
+
         llvm = ".".join(map(str, binding.llvm_version_info))
     except Exception:  # noqa: BLE001 - informative only
         llvm = None
@@ -101,9 +105,15 @@ def context(threads: list[int]) -> dict:
 def describe(ctx: dict) -> list[str]:
     """The context as markdown bullet lines."""
     mem = ctx["memory"]
-    blas = "; ".join(f"{b['internal_api']} {b['version']} (architecture {b['architecture']}, "
-                     f"{b['threading_layer']}, {b['file']})" for b in ctx["blas"]
-                     if b["user_api"] == "blas") or "none found by threadpoolctl"
+    blas = (
+        "; ".join(
+            f"{b['internal_api']} {b['version']} (architecture {b['architecture']}, "
+            f"{b['threading_layer']}, {b['file']})"
+            for b in ctx["blas"]
+            if b["user_api"] == "blas"
+        )
+        or "none found by threadpoolctl"
+    )
     coretype = ctx["openblas_coretype"]
     git = ctx["git"]
     return [
@@ -116,10 +126,12 @@ def describe(ctx: dict) -> list[str]:
         f"(LLVM {ctx['llvm']}), Linux {ctx['kernel']}",
         f"- NumPy's BLAS: {blas}",
         f"- OPENBLAS_CORETYPE: {coretype if coretype else 'not set'}"
-        + ("  (forces OpenBLAS's Haswell kernels: 9-18% slower matmul on Zen 4 than SkylakeX)"
-           if coretype and coretype.lower() == "haswell" else "")
+        + (
+            "  (forces OpenBLAS's Haswell kernels: 9-18% slower matmul on Zen 4 than SkylakeX)"
+            if coretype and coretype.lower() == "haswell"
+            else ""
+        )
         + "".join(f"; {k}={v}" for k, v in ctx["openblas_env"].items() if k != "OPENBLAS_CORETYPE"),
         f"- threads measured: {', '.join(map(str, ctx['threads']))}",
-        f"- mg-xdsl commit: {git['commit'] or 'unknown'}"
-        + (" (with uncommitted changes)" if git["dirty"] else ""),
+        f"- mg-xdsl commit: {git['commit'] or 'unknown'}" + (" (with uncommitted changes)" if git["dirty"] else ""),
     ]

@@ -129,10 +129,16 @@ NOTES = [
 
 # --- measuring (in the child process) ---------------------------------------------------
 
+
 def check_result(got: np.ndarray, expected: np.ndarray, atol: float, rtol: float = RTOL) -> dict:
     """np.testing.assert_allclose, recorded: passed, tolerances, the largest error."""
-    check = {"passed": False, "rtol": rtol, "atol": atol,
-             "shape": list(np.shape(got)), "expected_shape": list(np.shape(expected))}
+    check = {
+        "passed": False,
+        "rtol": rtol,
+        "atol": atol,
+        "shape": list(np.shape(got)),
+        "expected_shape": list(np.shape(expected)),
+    }
     if np.shape(got) != np.shape(expected):
         check["error"] = f"shape {np.shape(got)} != expected {np.shape(expected)}"
         return check
@@ -141,7 +147,7 @@ def check_result(got: np.ndarray, expected: np.ndarray, atol: float, rtol: float
         return check
     with np.errstate(invalid="ignore", over="ignore"):
         diff = np.abs(got.astype(np.float64) - expected.astype(np.float64))
-    diff = diff[~np.isnan(diff)]                 # NaN against NaN is right; against a number,
+    diff = diff[~np.isnan(diff)]  # NaN against NaN is right; against a number,
     check["max_abs_err"] = float(diff.max()) if diff.size else 0.0  # assert_allclose says so
     try:
         np.testing.assert_allclose(got, expected, rtol=rtol, atol=atol)
@@ -197,16 +203,29 @@ def alternate(mg, ref, inputs: list, reps: tuple[int, int], budget: float) -> tu
 
 def side(times: list[float], work: float, unit: str) -> dict:
     median = statistics.median(times)
-    return {"median_s": median, "min_s": min(times), "times_s": times,
-            "rate": work / median / 1e9 if median > 0 else None, "unit": unit}
+    return {
+        "median_s": median,
+        "min_s": min(times),
+        "times_s": times,
+        "rate": work / median / 1e9 if median > 0 else None,
+        "unit": unit,
+    }
 
 
 def measure_workload(w: Workload, args, threads: int, log) -> dict:
     import mg_xdsl
 
-    rec = {"kind": "kernel", "name": w.name, "size": w.size, "id": w.id, "threads": threads,
-           "unit": w.unit, "work_per_call": w.work(), "source": w.source,
-           "mg_kernel": kernel_of(w, args.cpu)}
+    rec = {
+        "kind": "kernel",
+        "name": w.name,
+        "size": w.size,
+        "id": w.id,
+        "threads": threads,
+        "unit": w.unit,
+        "work_per_call": w.work(),
+        "source": w.source,
+        "mg_kernel": kernel_of(w, args.cpu),
+    }
     try:
         t0 = time.perf_counter()
         f = mg_xdsl.compile(w.source, cpu=args.cpu).f
@@ -240,16 +259,25 @@ def target_info(cpu: str | None) -> dict:
     t = target.target(cpu)
     unit = t.unit
     mm, red = target.matmul_blocks(unit, 64, t.caches), target.reduction_vectors(unit, 64)
-    return {"cpu": cpu or f"{host()[1]} (this host)", "vector_bits": unit.bits,
-            "vector_registers": unit.registers, "fma": unit.fma,
-            "caches": {"l1": t.caches.l1, "l2": t.caches.l2, "l3": t.caches.l3,
-                       "read": cpu is None and target.caches_from_sysfs(target.HOST_CACHES_SYSFS) is not None},
-            "matmul": f"{mm.mr}x{mm.nr} f64 block, {mm.lanes} lanes" + ("" if mm.fma else ", no FMA"),
-            "matmul_f32": (lambda m: f"{m.mr}x{m.nr} f32 block, {m.lanes} lanes" + ("" if m.fma else ", no FMA"))(
-                target.matmul_blocks(unit, 32, t.caches)),
-            "matmul_blocks": f"KC {mm.kc}, MC {mm.mc}, NC {mm.nc}",
-            "reduction": f"{red.accumulators} x vector<{red.lanes}xf64>",
-            "stream_lanes": unit.lanes(64, unit.stream_bits)}
+    return {
+        "cpu": cpu or f"{host()[1]} (this host)",
+        "vector_bits": unit.bits,
+        "vector_registers": unit.registers,
+        "fma": unit.fma,
+        "caches": {
+            "l1": t.caches.l1,
+            "l2": t.caches.l2,
+            "l3": t.caches.l3,
+            "read": cpu is None and target.caches_from_sysfs(target.HOST_CACHES_SYSFS) is not None,
+        },
+        "matmul": f"{mm.mr}x{mm.nr} f64 block, {mm.lanes} lanes" + ("" if mm.fma else ", no FMA"),
+        "matmul_f32": (lambda m: f"{m.mr}x{m.nr} f32 block, {m.lanes} lanes" + ("" if m.fma else ", no FMA"))(
+            target.matmul_blocks(unit, 32, t.caches)
+        ),
+        "matmul_blocks": f"KC {mm.kc}, MC {mm.mc}, NC {mm.nc}",
+        "reduction": f"{red.accumulators} x vector<{red.lanes}xf64>",
+        "stream_lanes": unit.lanes(64, unit.stream_bits),
+    }
 
 
 def kernel_of(w: Workload, cpu: str | None) -> str:
@@ -306,8 +334,7 @@ def check_example(p: subprocess.CompletedProcess, expected: str, status: int) ->
         messages = [line for line in lines if line.startswith("mg.")]
         # the report on stderr: the chapter's line, then where it failed ("  at PATH:LINE: ...")
         stdout = [line for line in lines if not line.startswith(("mg.", "  at ")) and line != "Aborted"]
-        ok = p.returncode in (134, -6) and out == "\n".join(stdout) + "\n" and \
-            all(m in err for m in messages)
+        ok = p.returncode in (134, -6) and out == "\n".join(stdout) + "\n" and all(m in err for m in messages)
     else:
         ok = p.returncode == 0 and out == expected and err == ""
     if ok:
@@ -318,8 +345,14 @@ def check_example(p: subprocess.CompletedProcess, expected: str, status: int) ->
 def measure_example(path: Path, args, threads: int, log) -> dict:
     """Wall time of `mgc run` on one example, cached and with MGC_NO_CACHE=1, alternately."""
     rel = path.relative_to(ROOT)
-    rec = {"kind": MGC_NAME, "name": MGC_NAME, "example": path.name, "id": f"{MGC_NAME} {path.stem}",
-           "threads": threads, "target_s": MGC_TARGET_S}
+    rec = {
+        "kind": MGC_NAME,
+        "name": MGC_NAME,
+        "example": path.name,
+        "id": f"{MGC_NAME} {path.stem}",
+        "threads": threads,
+        "target_s": MGC_TARGET_S,
+    }
     expected, status = example_expectation(path)
     if args.self_test_wrong:
         expected += "(self-test: a deliberately wrong expectation)\n"
@@ -330,8 +363,7 @@ def measure_example(path: Path, args, threads: int, log) -> dict:
         if no_cache:
             env["MGC_NO_CACHE"] = "1"
         t0 = time.perf_counter()
-        p = subprocess.run([str(MGC), "run", str(rel)], cwd=ROOT, env=env, capture_output=True,
-                           timeout=300)
+        p = subprocess.run([str(MGC), "run", str(rel)], cwd=ROOT, env=env, capture_output=True, timeout=300)
         elapsed = time.perf_counter() - t0
         why = check_example(p, expected, status)
         if why:
@@ -348,8 +380,10 @@ def measure_example(path: Path, args, threads: int, log) -> dict:
         rec["check"] = {"passed": True, "runs_checked": len(cached) + len(uncached) + (not args.quick)}
         rec["cached"] = {"median_s": statistics.median(cached), "times_s": cached}
         rec["no_cache"] = {"median_s": statistics.median(uncached), "times_s": uncached}
-        rec["meets_target"] = {"cached": rec["cached"]["median_s"] <= MGC_TARGET_S,
-                               "no_cache": rec["no_cache"]["median_s"] <= MGC_TARGET_S}
+        rec["meets_target"] = {
+            "cached": rec["cached"]["median_s"] <= MGC_TARGET_S,
+            "no_cache": rec["no_cache"]["median_s"] <= MGC_TARGET_S,
+        }
         rec["reps"] = len(cached)
     except (AssertionError, OSError, subprocess.SubprocessError) as e:
         rec["check"] = {"passed": False, "error": str(e)[:500]}
@@ -365,8 +399,8 @@ def examples() -> list[Path]:
 def selected(args) -> tuple[list[Workload], list[Path]]:
     def keep(ident: str) -> bool:
         return not args.only or any(re.search(p, ident) for p in args.only)
-    return ([w for w in workloads(args.quick) if keep(w.id)],
-            [p for p in examples() if keep(f"{MGC_NAME} {p.stem}")])
+
+    return ([w for w in workloads(args.quick) if keep(w.id)], [p for p in examples() if keep(f"{MGC_NAME} {p.stem}")])
 
 
 def child_main(args) -> int:
@@ -375,8 +409,14 @@ def child_main(args) -> int:
     from threadpoolctl import threadpool_limits
 
     threads = args.child
-    out = {"threads": threads, "pid": os.getpid(), "kernels": [], "mgc_run": [], "current": None,
-           "load_average_at_start": [round(x, 2) for x in os.getloadavg()]}
+    out = {
+        "threads": threads,
+        "pid": os.getpid(),
+        "kernels": [],
+        "mgc_run": [],
+        "current": None,
+        "load_average_at_start": [round(x, 2) for x in os.getloadavg()],
+    }
 
     def save():
         tmp = Path(args.child_out + ".tmp")
@@ -385,11 +425,12 @@ def child_main(args) -> int:
 
     def log(rec):
         if rec["check"]["passed"] and rec["kind"] == "kernel":
-            msg = (f"mg {fmt_time(rec['mg']['median_s'])}, NumPy {fmt_time(rec['numpy']['median_s'])}"
-                   f", ratio {rec['ratio']:.2f}, {rec['reps']} reps")
+            msg = (
+                f"mg {fmt_time(rec['mg']['median_s'])}, NumPy {fmt_time(rec['numpy']['median_s'])}"
+                f", ratio {rec['ratio']:.2f}, {rec['reps']} reps"
+            )
         elif rec["check"]["passed"]:
-            msg = f"cached {fmt_time(rec['cached']['median_s'])}, " \
-                  f"no cache {fmt_time(rec['no_cache']['median_s'])}"
+            msg = f"cached {fmt_time(rec['cached']['median_s'])}, no cache {fmt_time(rec['no_cache']['median_s'])}"
         else:
             msg = "FAILED: " + rec["check"]["error"]
         print(f"[T={threads}] {rec['id']}: {msg}", file=sys.stderr, flush=True)
@@ -415,13 +456,28 @@ def child_main(args) -> int:
 
 # --- orchestrating and reporting (in the parent process) ----------------------------------
 
+
 def run_child(args, threads: int, with_mgc: bool) -> dict:
     with tempfile.TemporaryDirectory(prefix="mg-bench-") as tmp:
         out_path = Path(tmp) / f"threads{threads}.json"
-        cmd = [sys.executable, str(Path(__file__).resolve()), "--child", str(threads),
-               "--child-out", str(out_path), "--seed", str(args.seed), "--budget", str(args.budget),
-               "--min-reps", str(args.min_reps), "--max-reps", str(args.max_reps),
-               "--mgc-reps", str(args.mgc_reps)]
+        cmd = [
+            sys.executable,
+            str(Path(__file__).resolve()),
+            "--child",
+            str(threads),
+            "--child-out",
+            str(out_path),
+            "--seed",
+            str(args.seed),
+            "--budget",
+            str(args.budget),
+            "--min-reps",
+            str(args.min_reps),
+            "--max-reps",
+            str(args.max_reps),
+            "--mgc-reps",
+            str(args.mgc_reps),
+        ]
         cmd += ["--cpu", args.cpu] if args.cpu else []
         cmd += ["--reps", str(args.reps)] if args.reps else []
         cmd += ["--quick"] if args.quick else []
@@ -442,9 +498,17 @@ def run_child(args, threads: int, with_mgc: bool) -> dict:
         failure = {"passed": False, "error": f"the measuring process died (exit {p.returncode})"}
         bucket = "mgc_run" if current.startswith(MGC_NAME) else "kernels"
         name, _, size = current.partition(" ")
-        data[bucket].append({"kind": "kernel" if bucket == "kernels" else MGC_NAME, "name": name,
-                             "size": size, "example": size, "id": current, "threads": threads,
-                             "check": failure})
+        data[bucket].append(
+            {
+                "kind": "kernel" if bucket == "kernels" else MGC_NAME,
+                "name": name,
+                "size": size,
+                "example": size,
+                "id": current,
+                "threads": threads,
+                "check": failure,
+            }
+        )
     return data
 
 
@@ -473,36 +537,45 @@ def check_cell(rec: dict) -> str:
 
 
 def markdown(report: dict) -> str:
-    quick = " (--quick: tiny sizes, correctness only, times meaningless; `mgc run` at the " \
-        "first thread count only)"
+    quick = " (--quick: tiny sizes, correctness only, times meaningless; `mgc run` at the first thread count only)"
     lines = ["# mg-xdsl benchmarks" + (quick if report["settings"]["quick"] else ""), ""]
     lines += machine.describe(report["context"])
     t = report["target"]
-    lines.append(f"- mg compiled for: {t['cpu']}: {t['vector_bits']}-bit vectors, "
-                 f"{t['vector_registers']} registers, {'FMA' if t['fma'] else 'no FMA'}; "
-                 f"matmul kernel {t['matmul']}; row reductions {t['reduction']}")
+    lines.append(
+        f"- mg compiled for: {t['cpu']}: {t['vector_bits']}-bit vectors, "
+        f"{t['vector_registers']} registers, {'FMA' if t['fma'] else 'no FMA'}; "
+        f"matmul kernel {t['matmul']}; row reductions {t['reduction']}"
+    )
     if "caches" in t:
         c = t["caches"]
-        lines.append(f"- caches per core: L1 {c['l1'] // 1024} KiB, L2 {c['l2'] // 1024} KiB, L3 share "
-                     f"{c['l3'] // 1024} KiB ({'read from Linux' if c['read'] else 'typical: not read'}); "
-                     f"matmul cache blocks {t['matmul_blocks']}")
+        lines.append(
+            f"- caches per core: L1 {c['l1'] // 1024} KiB, L2 {c['l2'] // 1024} KiB, L3 share "
+            f"{c['l3'] // 1024} KiB ({'read from Linux' if c['read'] else 'typical: not read'}); "
+            f"matmul cache blocks {t['matmul_blocks']}"
+        )
     for child in report["children"]:
-        blas = ", ".join(f"{b['internal_api']} {b['num_threads']} threads"
-                         for b in child.get("blas", []))
-        load = " -> ".join(", ".join(map(str, child[k])) for k in
-                           ("load_average_at_start", "load_average_at_end") if child.get(k))
-        lines.append(f"- measured at T={child['threads']}: BLAS pools {blas or 'unknown'}; "
-                     f"load average {load or 'unknown'}"
-                     + (f"; the measuring process FAILED (exit {child['exit_code']})"
-                        if child["exit_code"] else ""))
+        blas = ", ".join(f"{b['internal_api']} {b['num_threads']} threads" for b in child.get("blas", []))
+        load = " -> ".join(
+            ", ".join(map(str, child[k])) for k in ("load_average_at_start", "load_average_at_end") if child.get(k)
+        )
+        lines.append(
+            f"- measured at T={child['threads']}: BLAS pools {blas or 'unknown'}; "
+            f"load average {load or 'unknown'}"
+            + (f"; the measuring process FAILED (exit {child['exit_code']})" if child["exit_code"] else "")
+        )
     order = {name: i for i, name in enumerate(NAMES)}
-    kernels = sorted(report["kernels"], key=lambda r: (order.get(r["name"], len(order)),
-                                                       r.get("work_per_call", 0), r["threads"]))
+    kernels = sorted(
+        report["kernels"], key=lambda r: (order.get(r["name"], len(order)), r.get("work_per_call", 0), r["threads"])
+    )
     if kernels:
-        lines += ["", "## Kernels through the Python API (ratio = NumPy / mg; > 1: mg faster)", "",
-                  "| workload | size | threads | mg median | NumPy median | ratio | mg rate "
-                  "| NumPy rate | reps | mg kernel | check |",
-                  "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- |"]
+        lines += [
+            "",
+            "## Kernels through the Python API (ratio = NumPy / mg; > 1: mg faster)",
+            "",
+            "| workload | size | threads | mg median | NumPy median | ratio | mg rate "
+            "| NumPy rate | reps | mg kernel | check |",
+            "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- |",
+        ]
         for r in kernels:
             mg, npy = r.get("mg"), r.get("numpy")
             lines.append(
@@ -510,58 +583,103 @@ def markdown(report: dict) -> str:
                 f"{fmt_time(mg and mg['median_s'])} | {fmt_time(npy and npy['median_s'])} | "
                 f"{format(r['ratio'], '.2f') if 'ratio' in r else '-'} | {fmt_rate(mg)} | "
                 f"{fmt_rate(npy)} | {r.get('reps', '-')} | {r.get('mg_kernel', '-')} | "
-                f"{check_cell(r)} |")
+                f"{check_cell(r)} |"
+            )
     runs = sorted(report["mgc_run"], key=lambda r: (r["example"], r["threads"]))
     if runs:
+
         def target(r, key):
             met = r.get("meets_target", {}).get(key)
             return "-" if met is None else ("yes" if met else "**no**")
-        lines += ["", f"## `mgc run` on the examples: whole-process wall time "
-                      f"(target <= {MGC_TARGET_S} s)", "",
-                  f"| example | threads | cached median | <= {MGC_TARGET_S} s | no-cache median "
-                  f"| <= {MGC_TARGET_S} s | runs | check |",
-                  "| --- | ---: | ---: | :---: | ---: | :---: | ---: | --- |"]
+
+        lines += [
+            "",
+            f"## `mgc run` on the examples: whole-process wall time (target <= {MGC_TARGET_S} s)",
+            "",
+            f"| example | threads | cached median | <= {MGC_TARGET_S} s | no-cache median "
+            f"| <= {MGC_TARGET_S} s | runs | check |",
+            "| --- | ---: | ---: | :---: | ---: | :---: | ---: | --- |",
+        ]
         for r in runs:
             lines.append(
                 f"| {r['example']} | {r['threads']} | "
                 f"{fmt_time(r.get('cached', {}).get('median_s'))} | {target(r, 'cached')} | "
                 f"{fmt_time(r.get('no_cache', {}).get('median_s'))} | {target(r, 'no_cache')} | "
-                f"{r.get('reps', '-')} | {check_cell(r)} |")
+                f"{r.get('reps', '-')} | {check_cell(r)} |"
+            )
     lines += ["", "Notes:", ""] + [f"- {n}" for n in report["notes"]]
-    failed = [r["id"] + f" (T={r['threads']})" for r in report["kernels"] + report["mgc_run"]
-              if not r["check"]["passed"]]
-    lines += ["", "**Every result checked correct.**" if report["ok"] else
-              f"**FAILED: {len(failed)} check(s): {', '.join(failed)}**"]
+    failed = [
+        r["id"] + f" (T={r['threads']})" for r in report["kernels"] + report["mgc_run"] if not r["check"]["passed"]
+    ]
+    lines += [
+        "",
+        "**Every result checked correct.**"
+        if report["ok"]
+        else f"**FAILED: {len(failed)} check(s): {', '.join(failed)}**",
+    ]
     return "\n".join(lines)
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--quick", action="store_true",
-                    help="tiny sizes, one repetition, one mgc run per example and mode at the "
-                         "first thread count only: a correctness run for CI")
-    ap.add_argument("--only", action="append", metavar="PATTERN",
-                    help="measure only workloads whose id (see --list) matches this regular "
-                         "expression (re.search); repeatable")
+    ap = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    ap.add_argument(
+        "--quick",
+        action="store_true",
+        help="tiny sizes, one repetition, one mgc run per example and mode at the "
+        "first thread count only: a correctness run for CI",
+    )
+    ap.add_argument(
+        "--only",
+        action="append",
+        metavar="PATTERN",
+        help="measure only workloads whose id (see --list) matches this regular expression (re.search); repeatable",
+    )
     ap.add_argument("--list", action="store_true", help="list the workload ids and exit")
     ap.add_argument("--threads", default="1,2", help="thread counts, comma-separated (default 1,2)")
-    ap.add_argument("--reps", type=int, default=0, metavar="N",
-                    help="exactly N timed pairs per workload (default: adaptive, see --budget)")
+    ap.add_argument(
+        "--reps",
+        type=int,
+        default=0,
+        metavar="N",
+        help="exactly N timed pairs per workload (default: adaptive, see --budget)",
+    )
     ap.add_argument("--min-reps", type=int, default=3, metavar="N", help="adaptive: at least N pairs")
     ap.add_argument("--max-reps", type=int, default=100, metavar="N", help="adaptive: at most N pairs")
-    ap.add_argument("--budget", type=float, default=2.0, metavar="S",
-                    help="adaptive: stop once the slower side has run S seconds in all (default 2)")
-    ap.add_argument("--mgc-reps", type=int, default=None, metavar="N",
-                    help="mgc runs per example and mode (default 5; 1 with --quick)")
-    ap.add_argument("--cpu", metavar="NAME",
-                    help="compile mg's code for this CPU (as LLVM names it, e.g. x86-64-v3) "
-                         "instead of this host's; the host must be able to run it")
+    ap.add_argument(
+        "--budget",
+        type=float,
+        default=2.0,
+        metavar="S",
+        help="adaptive: stop once the slower side has run S seconds in all (default 2)",
+    )
+    ap.add_argument(
+        "--mgc-reps",
+        type=int,
+        default=None,
+        metavar="N",
+        help="mgc runs per example and mode (default 5; 1 with --quick)",
+    )
+    ap.add_argument(
+        "--cpu",
+        metavar="NAME",
+        help="compile mg's code for this CPU (as LLVM names it, e.g. x86-64-v3) "
+        "instead of this host's; the host must be able to run it",
+    )
     ap.add_argument("--seed", type=int, default=20261202, help="seed of the input arrays")
-    ap.add_argument("--json", default=str(ROOT / "benchmarks" / "results.json"), metavar="PATH",
-                    help="where to write the JSON (default benchmarks/results.json)")
-    ap.add_argument("--compile-time", action=argparse.BooleanOptionalAction, default=None,
-                    help="measure compile time too (default: yes, except with --quick)")
+    ap.add_argument(
+        "--json",
+        default=str(ROOT / "benchmarks" / "results.json"),
+        metavar="PATH",
+        help="where to write the JSON (default benchmarks/results.json)",
+    )
+    ap.add_argument(
+        "--compile-time",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="measure compile time too (default: yes, except with --quick)",
+    )
     ap.add_argument("--child", type=int, help=argparse.SUPPRESS)
     ap.add_argument("--child-out", help=argparse.SUPPRESS)
     ap.add_argument("--skip-mgc", action="store_true", help=argparse.SUPPRESS)
@@ -610,23 +728,41 @@ def main(argv: list[str] | None = None) -> int:
         print(f"run.py: {MGC} not found (pip install -e .)", file=sys.stderr)
         return 2
 
-    report = {"context": machine.context(args.thread_counts), "target": target_info(args.cpu),
-              "notes": NOTES,
-              "settings": {"quick": args.quick, "only": args.only, "reps": args.reps or None,
-                           "min_reps": args.min_reps, "max_reps": args.max_reps,
-                           "budget_s": args.budget, "mgc_reps": args.mgc_reps, "seed": args.seed,
-                           "rtol": RTOL, "self_test_wrong": args.self_test_wrong},
-              "children": [], "kernels": [], "mgc_run": []}
+    report = {
+        "context": machine.context(args.thread_counts),
+        "target": target_info(args.cpu),
+        "notes": NOTES,
+        "settings": {
+            "quick": args.quick,
+            "only": args.only,
+            "reps": args.reps or None,
+            "min_reps": args.min_reps,
+            "max_reps": args.max_reps,
+            "budget_s": args.budget,
+            "mgc_reps": args.mgc_reps,
+            "seed": args.seed,
+            "rtol": RTOL,
+            "self_test_wrong": args.self_test_wrong,
+        },
+        "children": [],
+        "kernels": [],
+        "mgc_run": [],
+    }
     for i, threads in enumerate(args.thread_counts):
         print(f"run.py: measuring at {threads} thread(s)...", file=sys.stderr, flush=True)
         # --quick checks `mgc run` at the first thread count only (it is ~0.5 s a process).
         data = run_child(args, threads, with_mgc=not (args.quick and i))
-        report["children"].append({k: data.get(k) for k in (
-            "threads", "pid", "blas", "exit_code", "load_average_at_start", "load_average_at_end")})
+        report["children"].append(
+            {
+                k: data.get(k)
+                for k in ("threads", "pid", "blas", "exit_code", "load_average_at_start", "load_average_at_end")
+            }
+        )
         report["kernels"] += data["kernels"]
         report["mgc_run"] += data["mgc_run"]
-    report["ok"] = all(c["exit_code"] == 0 for c in report["children"]) and \
-        all(r["check"]["passed"] for r in report["kernels"] + report["mgc_run"])
+    report["ok"] = all(c["exit_code"] == 0 for c in report["children"]) and all(
+        r["check"]["passed"] for r in report["kernels"] + report["mgc_run"]
+    )
 
     report["markdown"] = markdown(report)
     if args.compile_time if args.compile_time is not None else not args.quick:
@@ -636,7 +772,8 @@ def main(argv: list[str] | None = None) -> int:
         sizes, reps = ([3, 6], 1) if args.quick else ([10, 30, 100, 300], 3)
         try:
             report["compile_time"] = compile_time.measure(
-                sizes, reps, log=lambda m: print(m, file=sys.stderr, flush=True))
+                sizes, reps, log=lambda m: print(m, file=sys.stderr, flush=True)
+            )
             report["markdown"] += "\n\n## Compile time\n\n" + compile_time.markdown(report["compile_time"])
         except RuntimeError as e:
             report["ok"] = False

@@ -54,8 +54,16 @@ from mg_xdsl.core.shapes import fmt_shape
 from mg_xdsl.language.checker import TensorType, type_text
 from mg_xdsl.language.frontend import MgError, MgWarning, Signature
 
-__all__ = ["compile", "compile_file", "Library", "ShapeMismatch", "RuntimeCheckFailed", "MgError",
-           "MgWarning", "GpuError"]
+__all__ = [
+    "compile",
+    "compile_file",
+    "Library",
+    "ShapeMismatch",
+    "RuntimeCheckFailed",
+    "MgError",
+    "MgWarning",
+    "GpuError",
+]
 
 
 class ShapeMismatch(ValueError):
@@ -74,8 +82,14 @@ class RuntimeCheckFailed(RuntimeError):
     failing expression (``None`` if unknown), ``.sizes`` the two sizes that differed
     (``None`` for a check that compares no sizes)."""
 
-    def __init__(self, text: str, message: str, path: str | None = None, line: int | None = None,
-                 sizes: tuple[int, int] | None = None):
+    def __init__(
+        self,
+        text: str,
+        message: str,
+        path: str | None = None,
+        line: int | None = None,
+        sizes: tuple[int, int] | None = None,
+    ):
         super().__init__(text)
         self.message, self.path, self.line, self.sizes = message, path, line, sizes
 
@@ -115,8 +129,7 @@ class Failure(ctypes.Structure):
         sizes = (self.size_a, self.size_b) if self.size_a >= 0 else None
         path = self.path.decode(errors="replace") if self.path is not None else None
         # (the first line: a range check's message is its format filled in)
-        return RuntimeCheckFailed(text, text.partition("\n")[0], path,
-                                  self.line if path is not None else None, sizes)
+        return RuntimeCheckFailed(text, text.partition("\n")[0], path, self.line if path is not None else None, sizes)
 
 
 _libc = ctypes.CDLL(None)
@@ -141,8 +154,7 @@ def _guard_key() -> int:
 
 # The NumPy dtype of each element type the language writes (its record's ``numpy``: NumPy
 # knows ``bfloat16`` by name once ml_dtypes is imported).
-DTYPES: dict[str, np.dtype] = {name: np.dtype(element_types.record(t).numpy)
-                               for name, t in element_types.NAMES.items()}
+DTYPES: dict[str, np.dtype] = {name: np.dtype(element_types.record(t).numpy) for name, t in element_types.NAMES.items()}
 _FLOAT_DTYPES = {np.dtype(e.numpy) for e in element_types.ELEMENT_TYPES if e.kind == "float"}
 
 
@@ -180,8 +192,12 @@ class _Buffer:
 
     def __init__(self, d: ctypes.Structure, shape: tuple[int, ...], dtype: np.dtype):
         self._allocated = d.allocated
-        self.__array_interface__ = {"data": (d.aligned + dtype.itemsize * d.offset, False), "shape": shape,
-                                    "typestr": dtype.str, "version": 3}
+        self.__array_interface__ = {
+            "data": (d.aligned + dtype.itemsize * d.offset, False),
+            "shape": shape,
+            "typestr": dtype.str,
+            "version": 3,
+        }
 
     def __del__(self) -> None:
         _libc.free(self._allocated)
@@ -247,7 +263,7 @@ def _described(value: "np.ndarray | numbers.Number | np.generic | None") -> str:
 
 def _type_text(t: TensorType) -> str:
     """``2x3``, ``?x3xf32``, ``i64``: a parameter's type as the language writes it in brackets."""
-    return type_text(t)[len("tensor["):-1]
+    return type_text(t)[len("tensor[") : -1]
 
 
 def _conversion_problem(value, a: np.ndarray, dtype: np.dtype) -> str | None:
@@ -302,8 +318,14 @@ def _first_changed(value, a: np.ndarray, dtype: np.dtype) -> str | None:
         # large enough power of 2 are too (2^60), so each one there is converted and compared
         # as a Python int, until the first that changes.
         limit = 2 ** _mantissa_bits(dtype)
-        changed = next((int(i) for i in np.flatnonzero((a > limit) | (a < -limit))
-                        if _through_float(int(a.flat[i]), dtype) != int(a.flat[i])), None)
+        changed = next(
+            (
+                int(i)
+                for i in np.flatnonzero((a > limit) | (a < -limit))
+                if _through_float(int(a.flat[i]), dtype) != int(a.flat[i])
+            ),
+            None,
+        )
     if changed is None:
         return None
     number = int(a.flat[changed])
@@ -340,19 +362,25 @@ class Function:
         self._result_type = descriptor_type(self._result_rank)
         self._dtypes = [dtype_of(t) for t in sig.types]
         self._result_dtype = dtype_of(sig.result_type)
-        proto = ctypes.CFUNCTYPE(ctypes.c_int32, ctypes.POINTER(Failure), ctypes.POINTER(self._result_type),
-                                 *arrays)
+        proto = ctypes.CFUNCTYPE(ctypes.c_int32, ctypes.POINTER(Failure), ctypes.POINTER(self._result_type), *arrays)
         self._call = proto(library._engine.address(f"mgrt_guarded_{name}"))
-        self.__doc__ = f"{name}(" + ", ".join(f"{p}: {_type_text(t)}" for p, t in zip(sig.names, sig.types)) + \
-            f") -> {_type_text(sig.result_type)}"
+        self.__doc__ = (
+            f"{name}("
+            + ", ".join(f"{p}: {_type_text(t)}" for p, t in zip(sig.names, sig.types))
+            + f") -> {_type_text(sig.result_type)}"
+        )
 
     def __repr__(self) -> str:
         return f"<mg function {self.__doc__}>"
 
     def _argument(self, i: int, value, pname: str, pshape) -> np.ndarray:
         """The array the compiled code reads for argument ``i``: ``value`` itself where it can."""
-        if not (type(value) is np.ndarray and value.dtype == self._dtypes[i - 1] and value.ndim == len(pshape)
-                and value.flags.c_contiguous):
+        if not (
+            type(value) is np.ndarray
+            and value.dtype == self._dtypes[i - 1]
+            and value.ndim == len(pshape)
+            and value.flags.c_contiguous
+        ):
             return self._converted(i, value, pname, pshape)
         # The common case, an array the compiled code can read as it is, in a few steps: a
         # call on small matrices costs microseconds.
@@ -371,14 +399,16 @@ class Function:
         try:
             a = np.asarray(value)
         except (TypeError, ValueError) as e:  # e.g. rows of different lengths
-            raise TypeError(f"{where} must be {expected}, got a {type(value).__name__} that NumPy "
-                            f"cannot make an array of ({e})") from None
+            raise TypeError(
+                f"{where} must be {expected}, got a {type(value).__name__} that NumPy cannot make an array of ({e})"
+            ) from None
         if a.dtype.kind == "c":
-            raise TypeError(f"{where} must be real, got complex values ({a.dtype}): "
-                            "pass .real or abs() of them")
+            raise TypeError(f"{where} must be real, got complex values ({a.dtype}): pass .real or abs() of them")
         if a.dtype.kind not in "biuf" and a.dtype not in _FLOAT_DTYPES:  # (bfloat16's kind is V)
-            raise TypeError(f"{where} must be {expected} of numbers, got a {type(value).__name__} "
-                            f"that NumPy makes an array of {a.dtype}")
+            raise TypeError(
+                f"{where} must be {expected} of numbers, got a {type(value).__name__} "
+                f"that NumPy makes an array of {a.dtype}"
+            )
         if a.ndim != len(pshape):
             raise ShapeMismatch(f"{where} must be {expected}, got {_described(a)}")
         if any(want is not None and got != want for got, want in zip(a.shape, pshape)):
@@ -386,10 +416,12 @@ class Function:
         dtype = self._dtypes[i - 1]
         problem = _conversion_problem(value, a, dtype)
         if problem is not None:
-            raise TypeError(f"{where} is {type_text(self.signature.types[i - 1])}, an array of {dtype}: "
-                            f"{problem} (convert them with "
-                            f".astype({_spelled(dtype)}) "
-                            "if that is meant)")
+            raise TypeError(
+                f"{where} is {type_text(self.signature.types[i - 1])}, an array of {dtype}: "
+                f"{problem} (convert them with "
+                f".astype({_spelled(dtype)}) "
+                "if that is meant)"
+            )
         return np.asarray(a, dtype=dtype, order="C")  # (ascontiguousarray makes 0-D 1-D)
 
     def _bind(self, args: tuple, kwargs: dict) -> list:
@@ -401,8 +433,10 @@ class Function:
         bound = dict(zip(params, args))
         for key, value in kwargs.items():
             if key not in params:
-                raise TypeError(f"{self.name} got an unexpected keyword argument {key!r} "
-                                f"(its parameters: {', '.join(params) or 'none'})")
+                raise TypeError(
+                    f"{self.name} got an unexpected keyword argument {key!r} "
+                    f"(its parameters: {', '.join(params) or 'none'})"
+                )
             if key in bound:
                 raise TypeError(f"{self.name} got multiple values for argument {key!r}")
             bound[key] = value
@@ -417,8 +451,7 @@ class Function:
         # caches, each step here runs from cold caches, and a call's overhead triples.
         values = args if not kwargs and len(args) == len(self.parameters) else self._bind(args, kwargs)
         # Keep the converted arrays alive for the duration of the call.
-        arrays = [self._argument(i, v, p, s)
-                  for i, v, (p, s) in zip(self._positions, values, self.signature.params)]
+        arrays = [self._argument(i, v, p, s) for i, v, (p, s) in zip(self._positions, values, self.signature.params)]
         failure, failure_ref = _failure_record()
         result = self._result_type()
         flat = [x for a in arrays for x in (_address(a), *a.shape)]
@@ -430,8 +463,14 @@ class Function:
 class Library:
     """The compiled ``def``s of one program, as attributes."""
 
-    def __init__(self, source: str | bytes, path: str = "<string>", gpu: str | None = None,
-                 optimise: bool = True, cpu: str | None = None):
+    def __init__(
+        self,
+        source: str | bytes,
+        path: str = "<string>",
+        gpu: str | None = None,
+        optimise: bool = True,
+        cpu: str | None = None,
+    ):
         from mg_xdsl.backend.jit import Engine
         from mg_xdsl.driver import Compilation
 
@@ -445,8 +484,7 @@ class Library:
             warnings.warn(text, MgWarning, stacklevel=_callers_level())
         guards = _guards(comp.signatures)
         launcher = comp.launcher()
-        self._engine = Engine(ir, extra=guards, symbols=launcher and launcher.symbols(), owner=launcher,
-                              cpu=cpu)
+        self._engine = Engine(ir, extra=guards, symbols=launcher and launcher.symbols(), owner=launcher, cpu=cpu)
         if guards:
             # Where this program's run-time library finds each thread's failure record.
             slot = self._engine.engine.get_global_value_address("mgrt_guard_key")
@@ -487,13 +525,13 @@ def _guards(signatures: dict[str, Signature]) -> tuple[str, ...]:
 
 
 @lru_cache(maxsize=64)
-def _compile_cached(source: str | bytes, path: str, gpu: str | None, optimise: bool,
-                    cpu: str | None) -> Library:
+def _compile_cached(source: str | bytes, path: str, gpu: str | None, optimise: bool, cpu: str | None) -> Library:
     return Library(source, path, gpu, optimise, cpu)
 
 
-def compile(source: str | bytes, path: str = "<string>", gpu: bool | str = False,
-            optimise: bool = True, cpu: str | None = None) -> Library:
+def compile(
+    source: str | bytes, path: str = "<string>", gpu: bool | str = False, optimise: bool = True, cpu: str | None = None
+) -> Library:
     """Compile Mountain Goat source (a str, or bytes of UTF-8 text) to a ``Library`` of its
     defs; raises ``MgError`` (with ``.render()``) if it is invalid and issues its warnings as
     ``MgWarning`` (once: a second compile of the same source is served from a cache). Its
@@ -507,8 +545,9 @@ def compile(source: str | bytes, path: str = "<string>", gpu: bool | str = False
     host: its instruction sets only, its kernels (this host must be able to run them)."""
     if not isinstance(source, (str, bytes)):
         hint = " (for a file, call compile_file(path))" if isinstance(source, os.PathLike) else ""
-        raise TypeError(f"compile takes the program's source text, a str (or bytes of UTF-8 text), not "
-                        f"{_kind(source)}{hint}")
+        raise TypeError(
+            f"compile takes the program's source text, a str (or bytes of UTF-8 text), not {_kind(source)}{hint}"
+        )
     if not isinstance(path, str):
         raise TypeError(f"the path of compile (the name messages give the source) must be a str, not {_kind(path)}")
     if gpu not in (False, True, None, "cuda", "emulated"):

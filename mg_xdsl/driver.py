@@ -81,9 +81,14 @@ class Compilation:
         if self.gpu:
             stages = self._gpu_stages(module, ctx, stage)
         for s in stages:
-            pipeline.run_stage(module, s, ctx, self.timed,
-                               verify_result=self.verify_each or (verify and s is stages[-1]),
-                               target=self.target())
+            pipeline.run_stage(
+                module,
+                s,
+                ctx,
+                self.timed,
+                verify_result=self.verify_each or (verify and s is stages[-1]),
+                target=self.target(),
+            )
             self.keep(f"{s.name}.mlir", module)
         return module
 
@@ -106,7 +111,7 @@ class Compilation:
         pipeline.run_stage(module, host, ctx, self.timed)
         self.kernels = gpu_runtime.kernels(module)
         self.keep("host.mlir", module)
-        return tuple(rest[:[s.name for s in rest].index(stage) + 1])
+        return tuple(rest[: [s.name for s in rest].index(stage) + 1])
 
     def target(self):
         """The target the kernels are shaped for: ``cpu``'s, or ``None`` for this host's
@@ -160,8 +165,7 @@ class Compilation:
         ir = self.llvm_ir(verify=False)
         launcher = self.launcher()
         start = time.perf_counter()
-        engine = Engine(ir, level, symbols=launcher and launcher.symbols(), owner=launcher,
-                        cpu=self.cpu)
+        engine = Engine(ir, level, symbols=launcher and launcher.symbols(), owner=launcher, cpu=self.cpu)
         self.timed("LLVM optimise + JIT", time.perf_counter() - start)
         self.keep("opt.ll", engine.module)
         return engine
@@ -204,8 +208,10 @@ class Compilation:
         stem = Path(self.path).stem or "prog"
         obj = self.object_code(level=level)  # (first: an error in the program is said first)
         if not self.signatures:  # (before anything is written: no empty library to link against)
-            raise NothingToExport(f"{self.path} defines no function, so its library would be empty (a library "
-                                  "holds the program's defs, not its top-level statements): nothing was written")
+            raise NothingToExport(
+                f"{self.path} defines no function, so its library would be empty (a library "
+                "holds the program's defs, not its top-level statements): nothing was written"
+            )
         text = header(Path(self.path).name, stem, self.signatures.items())  # (before writing: it may refuse)
         os.makedirs(out_dir, exist_ok=True)
         obj_path, header_path = Path(out_dir, f"{stem}.o"), Path(out_dir, f"{stem}.h")

@@ -76,11 +76,13 @@ def tool(name: str) -> str:
     return str(path) if path.exists() else name
 
 
-def mgc(*args: str, cwd: Path | str = ROOT, input: bytes | None = None, env: dict | None = None,
-        timeout: int = 120) -> subprocess.CompletedProcess:
+def mgc(
+    *args: str, cwd: Path | str = ROOT, input: bytes | None = None, env: dict | None = None, timeout: int = 120
+) -> subprocess.CompletedProcess:
     full_env = {**os.environ, **(env or {})}
-    return subprocess.run([tool("mgc"), *args], cwd=cwd, capture_output=True, input=input,
-                          env=full_env, timeout=timeout)
+    return subprocess.run(
+        [tool("mgc"), *args], cwd=cwd, capture_output=True, input=input, env=full_env, timeout=timeout
+    )
 
 
 def run_in_process(source: str, path: str = "prog.mg", optimise: bool = True) -> str:
@@ -93,8 +95,6 @@ def run_in_process(source: str, path: str = "prog.mg", optimise: bool = True) ->
     with runtime.capture() as out:
         engine.run_main()
     return out.getvalue()
-
-
 
 
 class _FdWriter:

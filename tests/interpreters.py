@@ -42,7 +42,7 @@ class StridedArray(ShapedArray):
     def layout_of(a: ShapedArray) -> tuple[list[int], int]:
         if isinstance(a, StridedArray):
             return a.strides, a.start
-        return [prod(a.shape[d + 1:]) for d in range(len(a.shape))], 0
+        return [prod(a.shape[d + 1 :]) for d in range(len(a.shape))], 0
 
     def offset(self, index) -> int:
         return self.start + sum(i * s for i, s in zip(index, self.strides, strict=True))
@@ -58,7 +58,7 @@ def _mixed(static, dynamic) -> list[int]:
 
 
 def print_array(out: io.StringIO, a: np.ndarray) -> None:
-    strides = [prod(a.shape[d + 1:]) for d in range(a.ndim)]
+    strides = [prod(a.shape[d + 1 :]) for d in range(a.ndim)]
     out.write(format_memref(0, a.ravel().tolist(), 0, list(a.shape), strides))
 
 
@@ -90,10 +90,11 @@ class MissingFunctions(InterpreterFunctions):
     @impl(affine_dialect.ForOp)
     def run_for(self, interpreter: Interpreter, op: affine_dialect.ForOp, args: PythonValues):
         """xDSL's knows only constant bounds; a loop over a `?` dimension has operands."""
+
         def bound(map_attr, operands):
             values = [interpreter.get_values((v,))[0].value.data for v in operands]
             m = map_attr.data
-            (b,) = m.eval(values[: m.num_dims], values[m.num_dims:])
+            (b,) = m.eval(values[: m.num_dims], values[m.num_dims :])
             return b
 
         lb = bound(op.lowerBoundMap, op.lowerBoundOperands)
@@ -108,16 +109,24 @@ class MissingFunctions(InterpreterFunctions):
         offsets, sizes, steps = args[1:n], args[n:m], args[m:]
         strides, start = StridedArray.layout_of(source)
         at = _mixed(op.static_offsets, offsets)
-        return (StridedArray(source.data_ptr, _mixed(op.static_sizes, sizes),
-                             [s * t for s, t in zip(strides, _mixed(op.static_strides, steps))],
-                             start + sum(o * s for o, s in zip(at, strides))),)
+        return (
+            StridedArray(
+                source.data_ptr,
+                _mixed(op.static_sizes, sizes),
+                [s * t for s, t in zip(strides, _mixed(op.static_strides, steps))],
+                start + sum(o * s for o, s in zip(at, strides)),
+            ),
+        )
 
     @impl(memref.ReinterpretCastOp)
     def run_reinterpret_cast(self, interpreter: Interpreter, op: memref.ReinterpretCastOp, args: PythonValues):
         assert not op.offsets and not op.sizes and not op.strides, "static reinterpret casts only"
         (offset,) = op.static_offsets.get_values()
-        return (StridedArray(args[0].data_ptr, list(op.static_sizes.get_values()),
-                             list(op.static_strides.get_values()), offset),)
+        return (
+            StridedArray(
+                args[0].data_ptr, list(op.static_sizes.get_values()), list(op.static_strides.get_values()), offset
+            ),
+        )
 
     @impl(memref.DimOp)
     def run_dim(self, interpreter: Interpreter, op: memref.DimOp, args: PythonValues):
@@ -215,8 +224,7 @@ class MgFunctions(InterpreterFunctions):
     def reduce(self, interpreter, op: mg.ReduceOp, args):
         x, axis = args[0], op.axis.value.data
         combine = np.maximum if op.kind.data == "max" else np.add
-        acc = np.full([1 if d == axis else s for d, s in enumerate(x.shape)],
-                      -np.inf if op.kind.data == "max" else 0.0)
+        acc = np.full([1 if d == axis else s for d, s in enumerate(x.shape)], -np.inf if op.kind.data == "max" else 0.0)
         for k in range(x.shape[axis]):
             acc = combine(acc, np.take(x, [k], axis=axis))
         return (acc,)
@@ -239,9 +247,17 @@ def interpret(module: ModuleOp) -> str:
     printed."""
     out = io.StringIO()
     interpreter = Interpreter(module)
-    for functions in (affine.AffineFunctions(), xarith.ArithFunctions(), builtin.BuiltinFunctions(),
-                      xcf.CfFunctions(), func.FuncFunctions(), xmemref.MemRefFunctions(),
-                      scf.ScfFunctions(), linalg.LinalgFunctions(), MgFunctions(out)):
+    for functions in (
+        affine.AffineFunctions(),
+        xarith.ArithFunctions(),
+        builtin.BuiltinFunctions(),
+        xcf.CfFunctions(),
+        func.FuncFunctions(),
+        xmemref.MemRefFunctions(),
+        scf.ScfFunctions(),
+        linalg.LinalgFunctions(),
+        MgFunctions(out),
+    ):
         interpreter.register_implementations(functions)
     # Ours replace xDSL's memref.alloc, which knows only static shapes.
     interpreter.register_implementations(MissingFunctions(out), override=True)

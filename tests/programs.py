@@ -94,7 +94,7 @@ def ordered_reduce(x: np.ndarray, axis: int, combine, start: float) -> np.ndarra
     out_shape = (x.shape[0], 1) if axis == 1 else (1, x.shape[1])
     acc = np.full(out_shape, start, dtype=np.float64)
     for k in range(x.shape[axis]):
-        piece = x[:, k:k + 1] if axis == 1 else x[k:k + 1, :]
+        piece = x[:, k : k + 1] if axis == 1 else x[k : k + 1, :]
         acc = combine(acc, piece)
     return acc
 
@@ -211,9 +211,7 @@ def program(draw) -> tuple[str, np.ndarray]:
     body = lift(tree)
     if not params:
         return f"print {tree.source()}\n", want
-    sig = ", ".join(
-        f"p{i}: tensor[{len(p.value)}x{len(p.value[0])}]" for i, p in enumerate(params)
-    )
+    sig = ", ".join(f"p{i}: tensor[{len(p.value)}x{len(p.value[0])}]" for i, p in enumerate(params))
     src = f"def f({sig}) = {body.source()}\n"
     src += f"let first = {params[0].source()}\n"
     args = ["first"] + [p.source() for p in params[1:]]
@@ -280,7 +278,9 @@ def dynamic_expr(draw, shape, depth: int, param: str) -> Node:
         k = draw(st.sampled_from(["M", "N"]))
         return Node("bin", "@", (draw(sub((shape[0], k))), draw(sub((k, shape[1])))))
     reduction = draw(st.sampled_from(["sum", "max"]))  # a mean over `?` is a compile error
-    inner = (shape[0], "N" if shape[0] == "M" else "M") if kind == "row" else ("N" if shape[1] == "M" else "M", shape[1])
+    inner = (
+        (shape[0], "N" if shape[0] == "M" else "M") if kind == "row" else ("N" if shape[1] == "M" else "M", shape[1])
+    )
     return Node("call", f"{kind}_{reduction}", (draw(sub(inner)),))
 
 
@@ -376,8 +376,7 @@ def _typed_eval(n: Node):
     if ta is not None and tb is not None:
         for d, (x, y) in enumerate(zip(ta, tb)):
             if (x is None or y is None) and a.shape[d] != b.shape[d]:
-                raise RuntimeAbort(f"mg.{BINARY_NAMES[n.op]}: operand shapes differ at runtime "
-                                   f"in dimension {d}")
+                raise RuntimeAbort(f"mg.{BINARY_NAMES[n.op]}: operand shapes differ at runtime in dimension {d}")
     return {"+": np.add, "-": np.subtract, "*": np.multiply, "/": np.divide}[n.op](a, b)
 
 

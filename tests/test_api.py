@@ -90,13 +90,26 @@ def q3(a: tensor[?x3]) = 2 * a
 def p2(a: tensor[2x?]) = 2 * a
 """
 MISSES = [
-    ("s23", (3, 3)), ("s23", (1, 3)), ("s23", (2, 4)), ("s23", (2, 2)), ("s23", (3, 2)),
-    ("s23", (3, 4)), ("s23", (1, 1)), ("s23", (0, 3)), ("s23", (2, 0)),
-    ("q3", (2, 4)), ("q3", (2, 2)), ("q3", (3, 2)), ("q3", (5, 1)), ("q3", (0, 4)),
-    ("p2", (3, 2)), ("p2", (1, 2)), ("p2", (3, 5)), ("p2", (4, 0)),
+    ("s23", (3, 3)),
+    ("s23", (1, 3)),
+    ("s23", (2, 4)),
+    ("s23", (2, 2)),
+    ("s23", (3, 2)),
+    ("s23", (3, 4)),
+    ("s23", (1, 1)),
+    ("s23", (0, 3)),
+    ("s23", (2, 0)),
+    ("q3", (2, 4)),
+    ("q3", (2, 2)),
+    ("q3", (3, 2)),
+    ("q3", (5, 1)),
+    ("q3", (0, 4)),
+    ("p2", (3, 2)),
+    ("p2", (1, 2)),
+    ("p2", (3, 5)),
+    ("p2", (4, 0)),
 ]
-FITS = [("s23", (2, 3)), ("q3", (1, 3)), ("q3", (7, 3)), ("q3", (0, 3)), ("p2", (2, 1)),
-        ("p2", (2, 9)), ("p2", (2, 0))]
+FITS = [("s23", (2, 3)), ("q3", (1, 3)), ("q3", (7, 3)), ("q3", (0, 3)), ("p2", (2, 1)), ("p2", (2, 9)), ("p2", (2, 0))]
 WANT = {"s23": "2x3", "q3": "?x3", "p2": "2x?"}
 
 
@@ -108,8 +121,11 @@ def sized():
 @pytest.mark.parametrize("name, shape", MISSES, ids=[f"{n}-{r}x{c}" for n, (r, c) in MISSES])
 def test_every_size_that_misses_its_parameter_is_rejected(sized, name, shape):
     a = np.arange(float(np.prod(shape))).reshape(shape)
-    with pytest.raises(ShapeMismatch, match=rf"^{name}: argument 1 \(a\) must be "
-                                            rf"{re.escape(WANT[name])}, got {shape[0]}x{shape[1]}$"):
+    with pytest.raises(
+        ShapeMismatch,
+        match=rf"^{name}: argument 1 \(a\) must be "
+        rf"{re.escape(WANT[name])}, got {shape[0]}x{shape[1]}$",
+    ):
         getattr(sized, name)(a)
 
 
@@ -119,32 +135,45 @@ def test_every_size_that_fits_its_parameter_is_computed(sized, name, shape):
     np.testing.assert_array_equal(getattr(sized, name)(a), 2 * a)
 
 
-@pytest.mark.parametrize("value, error, given", [
-    (np.ones(3), ShapeMismatch, r"a 1-D array of shape \(3,\)"),
-    ([1, 2, 3], ShapeMismatch, r"a 1-D array of shape \(3,\)"),
-    (np.array(2.0), ShapeMismatch, r"a 0-D array \(2\.0\)"),
-    (np.ones((2, 2, 2)), ShapeMismatch, r"a 3-D array of shape \(2, 2, 2\)"),
-    (3, TypeError, "the number 3"),
-    (2.5, TypeError, "the number 2.5"),
-    (np.float64(1.0), TypeError, r"the number np\.float64\(1\.0\)|the number 1\.0"),
-    (None, TypeError, "None"),
-], ids=["1d", "list", "0d", "3d", "int", "float", "numpy-scalar", "none"])
+@pytest.mark.parametrize(
+    "value, error, given",
+    [
+        (np.ones(3), ShapeMismatch, r"a 1-D array of shape \(3,\)"),
+        ([1, 2, 3], ShapeMismatch, r"a 1-D array of shape \(3,\)"),
+        (np.array(2.0), ShapeMismatch, r"a 0-D array \(2\.0\)"),
+        (np.ones((2, 2, 2)), ShapeMismatch, r"a 3-D array of shape \(2, 2, 2\)"),
+        (3, TypeError, "the number 3"),
+        (2.5, TypeError, "the number 2.5"),
+        (np.float64(1.0), TypeError, r"the number np\.float64\(1\.0\)|the number 1\.0"),
+        (None, TypeError, "None"),
+    ],
+    ids=["1d", "list", "0d", "3d", "int", "float", "numpy-scalar", "none"],
+)
 def test_a_matrix_parameter_wants_a_2d_array(lib, value, error, given):
-    with pytest.raises(error, match=rf"^totals: argument 1 \(a\) must be a 2-D array of shape \?x\?, "
-                                    rf"got {given}$"):
+    with pytest.raises(
+        error,
+        match=rf"^totals: argument 1 \(a\) must be a 2-D array of shape \?x\?, "
+        rf"got {given}$",
+    ):
         lib.totals(value)
     with pytest.raises(error, match=r"^same: argument 1 \(a\) must be a 2-D array of shape 2x2, got "):
         lib.same(value)
 
 
 def test_complex_ragged_and_text_arguments_are_type_errors(lib):
-    with pytest.raises(TypeError, match=r"^same: argument 1 \(a\) must be real, got complex values "
-                                        r"\(complex128\)"):
+    with pytest.raises(
+        TypeError,
+        match=r"^same: argument 1 \(a\) must be real, got complex values "
+        r"\(complex128\)",
+    ):
         lib.same(np.ones((2, 2)) * (1 + 1j))
     with pytest.raises(TypeError, match=r"must be real, got complex values"):
         lib.same([[1j, 0], [0, 1]])
-    with pytest.raises(TypeError, match=r"^totals: argument 1 \(a\) must be a 2-D array of shape \?x\?, "
-                                        r"got a list that NumPy cannot make an array of"):
+    with pytest.raises(
+        TypeError,
+        match=r"^totals: argument 1 \(a\) must be a 2-D array of shape \?x\?, "
+        r"got a list that NumPy cannot make an array of",
+    ):
         lib.totals([[1, 2], [3]])
     with pytest.raises(TypeError, match=r"of numbers, got a list that NumPy makes an array of <U1"):
         lib.totals([["a", "b"]])
@@ -182,22 +211,50 @@ def test_integers_convert_where_every_value_is_kept(conversions):
     assert conversions.brain(np.array([256, -2])).astype(np.float32).tolist() == [256, -2]
 
 
-@pytest.mark.parametrize("name, value, problem", [
-    ("rows", np.array([3, 2**31, -(2**31) - 1]), "argument 2 (ids) is tensor[?xi32], an array of int32: the int64 value "
-                                                 "2147483648 at [1] is outside int32's range (-2147483648 to 2147483647)"),
-    ("rows", [0, 2**40], "argument 2 (ids) is tensor[?xi32], an array of int32: the value 1099511627776 at [1] is "
-                         "outside int32's range"),
-    ("exact", np.array([1, 2**53 + 1]), "argument 1 (x) is tensor[?], an array of float64: the int64 value "
-                                        "9007199254740993 at [1] is no float64 (it would become 9007199254740992.0)"),
-    ("exact", [2**53 + 1], "the value 9007199254740993 at [0] is no float64"),
-    ("exact", np.array([2**64 - 1], np.uint64), "the uint64 value 18446744073709551615 at [0] is no float64 (it "
-                                                "would become 1.8446744073709552e+19)"),
-    ("narrow", np.array([2**24 + 1], np.int32), "the int32 value 16777217 at [0] is no float32"),
-    ("brain", np.array([257]), "the int64 value 257 at [0] is no bfloat16 (it would become 256.0)"),
-    ("narrow", np.array([0.5]), "float64 values do not convert to it without loss"),  # (floats: by dtype)
-    ("mask", np.array([1, 0]), "an array of bool: int64 values do not convert to it without loss"),
-], ids=["int64-ids", "list-ids", "int64-f64", "list-f64", "uint64-f64", "int32-f32", "int64-bf16", "f64-f32",
-        "int-i1"])
+@pytest.mark.parametrize(
+    "name, value, problem",
+    [
+        (
+            "rows",
+            np.array([3, 2**31, -(2**31) - 1]),
+            "argument 2 (ids) is tensor[?xi32], an array of int32: the int64 value "
+            "2147483648 at [1] is outside int32's range (-2147483648 to 2147483647)",
+        ),
+        (
+            "rows",
+            [0, 2**40],
+            "argument 2 (ids) is tensor[?xi32], an array of int32: the value 1099511627776 at [1] is "
+            "outside int32's range",
+        ),
+        (
+            "exact",
+            np.array([1, 2**53 + 1]),
+            "argument 1 (x) is tensor[?], an array of float64: the int64 value "
+            "9007199254740993 at [1] is no float64 (it would become 9007199254740992.0)",
+        ),
+        ("exact", [2**53 + 1], "the value 9007199254740993 at [0] is no float64"),
+        (
+            "exact",
+            np.array([2**64 - 1], np.uint64),
+            "the uint64 value 18446744073709551615 at [0] is no float64 (it would become 1.8446744073709552e+19)",
+        ),
+        ("narrow", np.array([2**24 + 1], np.int32), "the int32 value 16777217 at [0] is no float32"),
+        ("brain", np.array([257]), "the int64 value 257 at [0] is no bfloat16 (it would become 256.0)"),
+        ("narrow", np.array([0.5]), "float64 values do not convert to it without loss"),  # (floats: by dtype)
+        ("mask", np.array([1, 0]), "an array of bool: int64 values do not convert to it without loss"),
+    ],
+    ids=[
+        "int64-ids",
+        "list-ids",
+        "int64-f64",
+        "list-f64",
+        "uint64-f64",
+        "int32-f32",
+        "int64-bf16",
+        "f64-f32",
+        "int-i1",
+    ],
+)
 def test_a_conversion_that_would_change_a_value_names_it(conversions, name, value, problem):
     args = (np.zeros((4, 2)), value) if name == "rows" else (value,)
     with pytest.raises(TypeError, match=f"^{name}: .*{re.escape(problem)}"):
@@ -216,15 +273,22 @@ def test_arguments_by_position_and_by_name(lib):
         lib.layer(x, w, bias=b.T)
 
 
-@pytest.mark.parametrize("args, kwargs, message", [
-    ((np.ones((2, 2)),), {}, "add is missing 1 argument: 'b'"),
-    ((), {}, "add is missing 2 arguments: 'a' and 'b'"),
-    ((), {"b": np.ones((2, 2))}, "add is missing 1 argument: 'a'"),
-    ((np.ones((2, 2)),) * 3, {}, "add takes 2 arguments, got 3"),
-    ((np.ones((2, 2)),), {"a": np.ones((2, 2))}, "add got multiple values for argument 'a'"),
-    ((np.ones((2, 2)),), {"c": np.ones((2, 2))},
-     "add got an unexpected keyword argument 'c' (its parameters: a, b)"),
-], ids=["missing-one", "missing-two", "missing-first", "too-many", "twice", "unknown"])
+@pytest.mark.parametrize(
+    "args, kwargs, message",
+    [
+        ((np.ones((2, 2)),), {}, "add is missing 1 argument: 'b'"),
+        ((), {}, "add is missing 2 arguments: 'a' and 'b'"),
+        ((), {"b": np.ones((2, 2))}, "add is missing 1 argument: 'a'"),
+        ((np.ones((2, 2)),) * 3, {}, "add takes 2 arguments, got 3"),
+        ((np.ones((2, 2)),), {"a": np.ones((2, 2))}, "add got multiple values for argument 'a'"),
+        (
+            (np.ones((2, 2)),),
+            {"c": np.ones((2, 2))},
+            "add got an unexpected keyword argument 'c' (its parameters: a, b)",
+        ),
+    ],
+    ids=["missing-one", "missing-two", "missing-first", "too-many", "twice", "unknown"],
+)
 def test_argument_binding_errors_are_type_errors_like_pythons(lib, args, kwargs, message):
     with pytest.raises(TypeError, match=f"^{re.escape(message)}$"):
         lib.add(*args, **kwargs)
@@ -242,8 +306,7 @@ def test_failed_runtime_check_raises_and_the_interpreter_survives(lib):
         with pytest.raises(RuntimeCheckFailed) as info:
             lib.add(np.ones((2, 2)), np.ones((3, 2)))
         e = info.value
-        assert str(e) == ("mg.add: operand shapes differ at runtime in dimension 0\n"
-                          "  at <string>:3: sizes 2 and 3")
+        assert str(e) == ("mg.add: operand shapes differ at runtime in dimension 0\n  at <string>:3: sizes 2 and 3")
         assert e.message == "mg.add: operand shapes differ at runtime in dimension 0"
         assert (e.path, e.line, e.sizes) == ("<string>", 3, (2, 3))
         with pytest.raises(RuntimeCheckFailed, match="in dimension 1\n  at <string>:3: sizes 2 and 3$"):
@@ -255,14 +318,14 @@ def test_failed_runtime_check_raises_and_the_interpreter_survives(lib):
 def test_runtime_check_text_is_what_mgc_run_prints(tmp_path):
     """The exception carries the same report as ``mgc run``'s stderr, in both pipelines."""
     prog = tmp_path / "p.mg"
-    prog.write_text("def mm(a: tensor[?x?], b: tensor[?x?]) = a @ b\n"
-                    "\n"
-                    "print mm([[1, 2, 3]], [[1], [2]])\n")
+    prog.write_text("def mm(a: tensor[?x?], b: tensor[?x?]) = a @ b\n\nprint mm([[1, 2, 3]], [[1], [2]])\n")
     p = mgc("run", str(prog))
     assert p.returncode in (134, -6)
     report = p.stderr.decode()
-    assert report == (f"mg.matmul: inner dimensions differ at runtime (columns of the left "
-                      f"operand, rows of the right)\n  at {prog}:1: sizes 3 and 2\n")
+    assert report == (
+        f"mg.matmul: inner dimensions differ at runtime (columns of the left "
+        f"operand, rows of the right)\n  at {prog}:1: sizes 3 and 2\n"
+    )
     for optimise in (True, False):
         with pytest.raises(RuntimeCheckFailed) as info:
             mg_xdsl.compile_file(str(prog), optimise=optimise).mm(np.ones((1, 3)), np.ones((2, 1)))
@@ -278,10 +341,20 @@ def g(y: tensor[?x2]) = f(y)
 def h(a: tensor[?x3], b: tensor[2x1x3]) = a + b
 """
 CLAIM_FAILURES = [  # (the def called, its arguments, the message, the line of the check, the sizes)
-    ("g", [[[1, 2], [3, 4], [5, 6]]],
-     "argument 1 of f (x) must be tensor[2x2]: its size in dimension 0 differs at runtime", 2, (3, 2)),
-    ("h", [[[1, 2, 3], [4, 5, 6]], [[[1, 1, 1]], [[2, 2, 2]]]],
-     "mg.add: operand shapes differ at runtime in dimension 1", 3, (2, 1)),
+    (
+        "g",
+        [[[1, 2], [3, 4], [5, 6]]],
+        "argument 1 of f (x) must be tensor[2x2]: its size in dimension 0 differs at runtime",
+        2,
+        (3, 2),
+    ),
+    (
+        "h",
+        [[[1, 2, 3], [4, 5, 6]], [[[1, 1, 1]], [[2, 2, 2]]]],
+        "mg.add: operand shapes differ at runtime in dimension 1",
+        3,
+        (2, 1),
+    ),
 ]
 
 
@@ -344,7 +417,8 @@ def test_warnings_are_issued_when_compiling():
         lib = mg_xdsl.compile(source, "bias.mg")
     assert [str(w.message) for w in record] == [
         "bias.mg:1: warning: a '?' dimension is never broadcast: this aborts at run time unless "
-        "the sizes are equal; give the dimension a static size"]
+        "the sizes are equal; give the dimension a static size"
+    ]
     np.testing.assert_array_equal(lib.bias(np.ones((1, 5)), np.ones((1, 5))), 2 * np.ones((1, 5)))
     with warnings.catch_warnings():
         warnings.simplefilter("error")
@@ -357,7 +431,8 @@ def test_top_level_statements_are_left_out_with_a_warning_at_the_first():
         lib = mg_xdsl.compile(source, "script.mg")
     assert [str(w.message) for w in record] == [
         "script.mg:3: warning: a library holds only the program's defs: this top-level statement and any after it "
-        "are left out (mgc run runs them)"]
+        "are left out (mgc run runs them)"
+    ]
     assert record[0].filename == __file__  # (the warning points at the caller's compile, not into mg_xdsl)
     assert list(lib.functions) == ["f", "g"]
     np.testing.assert_array_equal(lib.g([1.5]), [3.0])
@@ -369,8 +444,11 @@ def test_a_name_that_is_no_def_says_which_defs_there_are():
         lib.h([1.0])
     with pytest.warns(MgWarning):
         script = mg_xdsl.compile("print [1]\n")
-    with pytest.raises(AttributeError, match=r"^the program defines no function 'f' \(its functions: none: it has "
-                                             r"no def\)$"):
+    with pytest.raises(
+        AttributeError,
+        match=r"^the program defines no function 'f' \(its functions: none: it has "
+        r"no def\)$",
+    ):
         script.f
 
 
@@ -381,11 +459,19 @@ def test_package_exports_and_stays_cheap_to_import():
     assert mg_xdsl.MgWarning is MgWarning and issubclass(MgWarning, UserWarning)
     assert re.fullmatch(r"\d+\.\d+\.\d+.*", mg_xdsl.__version__)
     from mg_xdsl import GpuError, MgError, __version__  # noqa: F401
+
     with pytest.raises(AttributeError, match="has no attribute 'nothing'"):
         mg_xdsl.nothing
-    p = subprocess.run([sys.executable, "-c", "import sys, mg_xdsl; "
-                        "print(sorted(m for m in ('xdsl', 'numpy', 'llvmlite') if m in sys.modules))"],
-                       capture_output=True, text=True, check=True)
+    p = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import sys, mg_xdsl; print(sorted(m for m in ('xdsl', 'numpy', 'llvmlite') if m in sys.modules))",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     assert p.stdout == "[]\n"
 
 
@@ -412,21 +498,32 @@ def test_compile_file(tmp_path):
         mg_xdsl.compile_file(bytes(tmp_path / "bad.mg"))
 
 
-@pytest.mark.parametrize("source, given", [
-    (None, "None"), (3, "an int"), (bytearray(b"print [1]"), "a bytearray"), (["def"], "a list"),
-    (Path("p.mg"), rf"a {type(Path('p.mg')).__name__} \(for a file, call compile_file\(path\)\)"),
-], ids=["none", "int", "bytearray", "list", "path"])
+@pytest.mark.parametrize(
+    "source, given",
+    [
+        (None, "None"),
+        (3, "an int"),
+        (bytearray(b"print [1]"), "a bytearray"),
+        (["def"], "a list"),
+        (Path("p.mg"), rf"a {type(Path('p.mg')).__name__} \(for a file, call compile_file\(path\)\)"),
+    ],
+    ids=["none", "int", "bytearray", "list", "path"],
+)
 def test_compile_wants_source_text(source, given):
-    with pytest.raises(TypeError, match=rf"^compile takes the program's source text, a str \(or bytes of UTF-8 "
-                                        rf"text\), not {given}$"):
+    with pytest.raises(
+        TypeError,
+        match=rf"^compile takes the program's source text, a str \(or bytes of UTF-8 "
+        rf"text\), not {given}$",
+    ):
         mg_xdsl.compile(source)
 
 
 def test_compile_file_wants_a_path():
     # (open() would read an int as a file descriptor: 0 is standard input)
     for path, given in ((None, "None"), (0, "an int")):
-        with pytest.raises(TypeError, match=f"^compile_file takes the path of a file, a str or a path object, "
-                                            f"not {given}$"):
+        with pytest.raises(
+            TypeError, match=f"^compile_file takes the path of a file, a str or a path object, not {given}$"
+        ):
             mg_xdsl.compile_file(path)
     with pytest.raises(TypeError, match="^the path of compile .* must be a str, not None$"):
         mg_xdsl.compile("def f(a: tensor[1]) = a\n", path=None)

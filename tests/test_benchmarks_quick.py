@@ -24,8 +24,9 @@ pytest.importorskip("threadpoolctl")
 def run(*args: str, timeout: int = 300) -> subprocess.CompletedProcess:
     env = dict(os.environ)
     env.pop("MGC_NO_CACHE", None)
-    return subprocess.run([sys.executable, str(RUN), *args], cwd=ROOT, capture_output=True,
-                          text=True, env=env, timeout=timeout)
+    return subprocess.run(
+        [sys.executable, str(RUN), *args], cwd=ROOT, capture_output=True, text=True, env=env, timeout=timeout
+    )
 
 
 def table_rows(stdout: str) -> list[list[str]]:
@@ -70,8 +71,16 @@ def test_json_records_a_check_for_every_workload(quick):
     report = json.loads(out.read_text())
     assert report["ok"] is True
     assert report["settings"]["quick"] is True
-    assert {"date", "cpu_model", "cpu_count", "affinity_count", "numpy", "llvmlite", "blas",
-            "openblas_coretype"} <= set(report["context"])
+    assert {
+        "date",
+        "cpu_model",
+        "cpu_count",
+        "affinity_count",
+        "numpy",
+        "llvmlite",
+        "blas",
+        "openblas_coretype",
+    } <= set(report["context"])
     assert [c["threads"] for c in report["children"]] == [1, 2]
     assert all(c["exit_code"] == 0 for c in report["children"])
     kernels = report["kernels"]
@@ -81,8 +90,9 @@ def test_json_records_a_check_for_every_workload(quick):
         # (f32 rounds each step at 2^-24; an integer sum is exact)
         assert r["check"]["rtol"] == {"relu_add_f32": 1e-5, "matmul_f32": 1e-5, "sum_i32": 0.0}.get(r["name"], 1e-9)
         assert r["mg"]["median_s"] > 0 and r["numpy"]["median_s"] > 0 and r["ratio"] > 0
-        assert r["mg"]["unit"] == ("GFLOP/s" if r["name"] in ("matmul", "layer", "two_layers", "matmul_f32",
-                                                              "batched_matmul") else "GB/s")
+        assert r["mg"]["unit"] == (
+            "GFLOP/s" if r["name"] in ("matmul", "layer", "two_layers", "matmul_f32", "batched_matmul") else "GB/s"
+        )
     # A sum's tolerance grows with its length; elementwise results must be exact.
     atol = {r["name"]: r["check"]["atol"] for r in kernels}
     assert atol["add"] == atol["relu_add"] == atol["row_max"] == atol["relu_add_f32"] == atol["sum_i32"] == 0.0
@@ -97,8 +107,20 @@ def test_a_wrong_result_fails_the_run(tmp_path):
     """--self-test-wrong moves every expected result by one part in a million: far beyond the
     tolerance, so each check must fail, be recorded, and make the exit status non-zero."""
     out = tmp_path / "wrong.json"
-    p = run("--quick", "--self-test-wrong", "--threads", "1", "--only", "^row_sum ",
-            "--only", "^matmul n=32", "--only", "01_relu", "--json", str(out))
+    p = run(
+        "--quick",
+        "--self-test-wrong",
+        "--threads",
+        "1",
+        "--only",
+        "^row_sum ",
+        "--only",
+        "^matmul n=32",
+        "--only",
+        "01_relu",
+        "--json",
+        str(out),
+    )
     assert p.returncode == 1, p.stdout + p.stderr
     assert "FAILED: 3 check(s)" in p.stdout
     report = json.loads(out.read_text())
@@ -119,8 +141,12 @@ def test_bad_arguments():
 def test_compile_time_section_measures_and_checks(tmp_path):
     """The compile-time benchmark at tiny sizes: every program compiles cold, prints what
     NumPy computes, and the table has a row per size and pipeline (times mean nothing)."""
-    p = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "compile_time.py"),
-                        "--sizes", "3,6", "--reps", "1"], capture_output=True, text=True, timeout=600)
+    p = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "compile_time.py"), "--sizes", "3,6", "--reps", "1"],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert p.returncode == 0, p.stderr[-3000:]
     rows = [r for r in table_rows(p.stdout) if r[0] in ("3", "6")]
     assert {(r[0], r[1]) for r in rows} == {(n, k) for n in ("3", "6") for k in ("optimised", "reference")}

@@ -56,8 +56,12 @@ def test_build_reports_compile_errors(tmp_path, rel):
 @pytest.mark.skipif(shutil.which("valgrind") is None, reason="valgrind is not installed")
 @pytest.mark.parametrize("rel", RUNNABLE, ids=[str(c) for c in RUNNABLE])
 def test_no_leaks_under_valgrind(valgrind_executables, rel):
-    p = subprocess.run(["valgrind", "--leak-check=full", "--error-exitcode=99", str(valgrind_executables[rel])],
-                       capture_output=True, text=True, timeout=300)
+    p = subprocess.run(
+        ["valgrind", "--leak-check=full", "--error-exitcode=99", str(valgrind_executables[rel])],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert p.returncode != 99, p.stderr
     assert "ERROR SUMMARY: 0 errors" in p.stderr, p.stderr
     lost = re.search(r"definitely lost: ([\d,]+) bytes", p.stderr)
@@ -80,9 +84,7 @@ def huge_outer(tmp_path_factory):
     path = tmp_path_factory.mktemp("oom") / "outer.mg"
     column = "[" + ", ".join(["[1]"] * OUTER_N) + "]"
     row = "[[" + ", ".join(["2"] * OUTER_N) + "]]"
-    path.write_text("def outer(a: tensor[?x1], b: tensor[1x?]) = a @ b\n"
-                    "print [[7]]\n"
-                    f"print outer({column}, {row})\n")
+    path.write_text(f"def outer(a: tensor[?x1], b: tensor[1x?]) = a @ b\nprint [[7]]\nprint outer({column}, {row})\n")
     return path
 
 
@@ -92,15 +94,25 @@ def check_out_of_memory(p: subprocess.CompletedProcess) -> None:
     assert p.stderr.decode() == f"mg: out of memory allocating {OUTER_N * OUTER_N * 8} bytes\n"
 
 
-@pytest.mark.parametrize("flags", [
-    (),
-    ("--reference",),
-    pytest.param(("--backend", "mlir"), marks=pytest.mark.skipif(
-        shutil.which("mlir-opt-22") is None, reason="mlir-opt-22 is not installed")),
-], ids=["optimised", "reference", "upstream"])
+@pytest.mark.parametrize(
+    "flags",
+    [
+        (),
+        ("--reference",),
+        pytest.param(
+            ("--backend", "mlir"),
+            marks=pytest.mark.skipif(shutil.which("mlir-opt-22") is None, reason="mlir-opt-22 is not installed"),
+        ),
+    ],
+    ids=["optimised", "reference", "upstream"],
+)
 def test_failed_allocation_aborts_mgc_run_with_the_message(huge_outer, flags):
-    p = subprocess.run([tool("mgc"), "run", *flags, str(huge_outer)], capture_output=True,
-                       timeout=300, preexec_fn=limited_address_space)
+    p = subprocess.run(
+        [tool("mgc"), "run", *flags, str(huge_outer)],
+        capture_output=True,
+        timeout=300,
+        preexec_fn=limited_address_space,
+    )
     check_out_of_memory(p)
 
 
@@ -108,5 +120,4 @@ def test_failed_allocation_aborts_an_executable_with_the_message(huge_outer, tmp
     exe = tmp_path / "outer"
     p = mgc("build", str(huge_outer), "-o", str(exe), timeout=300)
     assert p.returncode == 0, p.stderr.decode()
-    check_out_of_memory(subprocess.run([str(exe)], capture_output=True, timeout=60,
-                                       preexec_fn=limited_address_space))
+    check_out_of_memory(subprocess.run([str(exe)], capture_output=True, timeout=60, preexec_fn=limited_address_space))

@@ -30,8 +30,10 @@ def test_usage_errors_exit_2():
         (("frobnicate", "x.mg"), "mgc: error: argument COMMAND: invalid choice: 'frobnicate'"),
         (("mlir", "x.mg", "--stage", "nope"), "mgc mlir: error: argument --stage: invalid choice: 'nope'"),
         (("run", "--stage", "affine", "x.mg"), "mgc: error: unrecognized arguments: --stage"),
-        (("mlir", "x.mg", "--stage", "linalg", "--reference"),
-         "mgc: error: --stage linalg: the reference pipeline (--reference) has no linalg stage"),
+        (
+            ("mlir", "x.mg", "--stage", "linalg", "--reference"),
+            "mgc: error: --stage linalg: the reference pipeline (--reference) has no linalg stage",
+        ),
     ]:
         p = mgc(*args)
         assert p.returncode == 2, args
@@ -65,9 +67,18 @@ def test_mgc_keep_writes_every_intermediate_file(tmp_path):
     p = mgc("run", str(EXAMPLES / "07_mlp_layer.mg"), env={"MGC_KEEP": str(keep)})
     assert p.returncode == 0
     names = sorted(f.name for f in keep.iterdir())
-    assert names == sorted(["07_mlp_layer.mg.mlir", "07_mlp_layer.linalg.mlir", "07_mlp_layer.affine.mlir", "07_mlp_layer.scf.mlir",
-                            "07_mlp_layer.cf.mlir", "07_mlp_layer.llvm.mlir", "07_mlp_layer.ll",
-                            "07_mlp_layer.opt.ll"])
+    assert names == sorted(
+        [
+            "07_mlp_layer.mg.mlir",
+            "07_mlp_layer.linalg.mlir",
+            "07_mlp_layer.affine.mlir",
+            "07_mlp_layer.scf.mlir",
+            "07_mlp_layer.cf.mlir",
+            "07_mlp_layer.llvm.mlir",
+            "07_mlp_layer.ll",
+            "07_mlp_layer.opt.ll",
+        ]
+    )
     assert "mg.matmul" in (keep / "07_mlp_layer.mg.mlir").read_text()
     assert "linalg.matmul" in (keep / "07_mlp_layer.linalg.mlir").read_text()
     assert "affine.for" in (keep / "07_mlp_layer.affine.mlir").read_text()
@@ -85,9 +96,10 @@ def test_an_op_left_behind_is_an_error_naming_op_and_stage():
         pipeline.check_stage(module, stage)
 
 
-@pytest.mark.parametrize(("each", "step", "verified"), [
-    (False, "mlir", 1), (True, "mlir", 4), (False, "llvm_ir", 1), (False, "jit_object", 0),
-    (True, "jit_object", 5)])
+@pytest.mark.parametrize(
+    ("each", "step", "verified"),
+    [(False, "mlir", 1), (True, "mlir", 4), (False, "llvm_ir", 1), (False, "jit_object", 0), (True, "jit_object", 5)],
+)
 def test_what_is_verified(each, step, verified, monkeypatch):
     """A compilation verifies the IR it hands on as text (``mgc mlir``, ``mgc llvm``), not
     the LLVM dialect it compiles (LLVM verifies the LLVM IR made of it: a fifth of a long
@@ -126,15 +138,21 @@ def test_verify_each_flag_and_environment(tmp_path):
 def test_time_breakdown():
     p = mgc("run", str(EXAMPLES / "01_relu.mg"), "--time")
     err = p.stderr.decode()
-    for step in ("front end", "convert-mg-to-linalg", "convert-linalg-to-affine-loops", "convert-to-llvm",
-                 "LLVM optimise + JIT"):
+    for step in (
+        "front end",
+        "convert-mg-to-linalg",
+        "convert-linalg-to-affine-loops",
+        "convert-to-llvm",
+        "LLVM optimise + JIT",
+    ):
         assert step in err
 
 
-WARNS = ("def bias(x: tensor[?x5], b: tensor[1x5]) = x + b\n"
-         "print bias([[1,2,3,4,5]], [[1,1,1,1,1]])\n")
-WARNING = ("warning: a '?' dimension is never broadcast: this aborts at run time unless the sizes "
-           "are equal; give the dimension a static size")
+WARNS = "def bias(x: tensor[?x5], b: tensor[1x5]) = x + b\nprint bias([[1,2,3,4,5]], [[1,1,1,1,1]])\n"
+WARNING = (
+    "warning: a '?' dimension is never broadcast: this aborts at run time unless the sizes "
+    "are equal; give the dimension a static size"
+)
 
 
 def test_version_names_the_project_xdsl_and_llvm():
@@ -163,8 +181,7 @@ def test_pipeline_prints_what_mgc_runs():
         assert p.returncode == 0
         assert p.stdout.decode() == pipeline.pass_pipeline(optimise) + "\n"
         stages = pipeline.OPTIMISED_STAGES if optimise else pipeline.REFERENCE_STAGES
-        assert p.stdout.decode().strip().split(",") == [
-            pipeline.for_target(name) for s in stages for name in s.passes]
+        assert p.stdout.decode().strip().split(",") == [pipeline.for_target(name) for s in stages for name in s.passes]
     assert "buffer-deallocation" in pipeline.pass_pipeline(False)
     assert "lower-assert-to-stderr" in pipeline.pass_pipeline(True)
 
@@ -174,9 +191,15 @@ def test_pipeline_for_another_cpu():
     caches (another CPU's cannot be read); an unknown CPU is a usage error."""
     passes = mgc("pipeline", "--cpu", "x86-64").stdout.decode().strip().split(",")
     assert "vectorize-reductions{vector-bits=128 vector-registers=16}" in passes
-    assert "tile-matmul{vector-bits=128 vector-registers=16 fma=false l1-cache=32768 l2-cache=524288 l3-cache=4194304}" in passes
+    assert (
+        "tile-matmul{vector-bits=128 vector-registers=16 fma=false l1-cache=32768 l2-cache=524288 l3-cache=4194304}"
+        in passes
+    )
     avx2 = mgc("pipeline", "--cpu", "x86-64-v3").stdout.decode()
-    assert "tile-matmul{vector-bits=256 vector-registers=16 fma=true l1-cache=32768 l2-cache=524288 l3-cache=4194304}" in avx2
+    assert (
+        "tile-matmul{vector-bits=256 vector-registers=16 fma=true l1-cache=32768 l2-cache=524288 l3-cache=4194304}"
+        in avx2
+    )
     p = mgc("pipeline", "--cpu", "no-such-cpu")
     assert p.returncode == 2 and p.stdout == b""
     assert p.stderr.decode().startswith("mgc: error: LLVM does not know the CPU 'no-such-cpu'")
@@ -187,15 +210,17 @@ def test_the_program_from_standard_input(tmp_path):
     assert p.returncode == 0 and p.stdout.decode().endswith("[[1,   0]]\n")
     p = mgc("mlir", "-", input=b"print relu([[1, -2]]\n")
     assert p.returncode == 1
-    assert p.stderr.decode() == ("<stdin>:1: error: expected ',' or ')' in the argument list, found the end of the line\n"
-                                 "  --> <stdin>:1:21 [E-SYN-002]\n"
-                                 "   |\n"
-                                 " 1 | print relu([[1, -2]]\n"
-                                 "   |                     ^\n")  # (the end of the line)
+    assert p.stderr.decode() == (
+        "<stdin>:1: error: expected ',' or ')' in the argument list, found the end of the line\n"
+        "  --> <stdin>:1:21 [E-SYN-002]\n"
+        "   |\n"
+        " 1 | print relu([[1, -2]]\n"
+        "   |                     ^\n"
+    )  # (the end of the line)
     p = mgc("build", "-", input=b"print [[1]]\n")
     assert p.returncode == 2 and p.stderr.decode() == (
-        "mgc: error: give -o EXE: a program read from standard input has no name to name the "
-        "executable after\n")
+        "mgc: error: give -o EXE: a program read from standard input has no name to name the executable after\n"
+    )
     exe = tmp_path / "from_stdin"
     p = mgc("build", "-", "-o", str(exe), input=b"print [[7]]\n")
     assert p.returncode == 0, p.stderr
@@ -223,7 +248,10 @@ def test_cc_may_carry_arguments(tmp_path):
 
 def test_a_missing_program_file():
     p = mgc("run", "/nonexistent.mg")
-    assert (p.returncode, p.stderr.decode()) == (1, "mgc: error: cannot read /nonexistent.mg: No such file or directory\n")
+    assert (p.returncode, p.stderr.decode()) == (
+        1,
+        "mgc: error: cannot read /nonexistent.mg: No such file or directory\n",
+    )
 
 
 @pytest.mark.parametrize("command", ["run", "mlir", "llvm", "ptx"])
@@ -269,9 +297,12 @@ def test_a_library_of_no_def_is_an_error_and_writes_nothing(tmp_path, source):
     prog = tmp_path / "script.mg"
     prog.write_text(source)
     p = mgc("lib", "-w", str(prog), "-o", str(tmp_path / "out"))
-    assert (p.returncode, p.stderr.decode()) == (1, f"mgc: error: {prog} defines no function, so its library would "
-                                                    "be empty (a library holds the program's defs, not its top-level "
-                                                    "statements): nothing was written\n")
+    assert (p.returncode, p.stderr.decode()) == (
+        1,
+        f"mgc: error: {prog} defines no function, so its library would "
+        "be empty (a library holds the program's defs, not its top-level "
+        "statements): nothing was written\n",
+    )
     assert not (tmp_path / "out").exists()
 
 
@@ -280,8 +311,10 @@ def test_a_library_leaves_out_the_top_level_statements_with_a_warning(tmp_path):
     prog.write_text("def f(a: tensor[1]) = a\nprint f([1])\nprint [2]\n")
     p = mgc("lib", str(prog), "-o", str(tmp_path / "out"))
     assert p.returncode == 0, p.stderr
-    assert p.stderr.decode() == (f"{prog}:2: warning: a library holds only the program's defs: this top-level "
-                                 "statement and any after it are left out (mgc run runs them)\n")
+    assert p.stderr.decode() == (
+        f"{prog}:2: warning: a library holds only the program's defs: this top-level "
+        "statement and any after it are left out (mgc run runs them)\n"
+    )
     assert mgc("lib", "-w", str(prog), "-o", str(tmp_path / "out")).stderr == b""
 
 

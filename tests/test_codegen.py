@@ -54,18 +54,21 @@ def test_fused_elementwise_loop_is_vectorised():
     assert count(rf"vmaxpd\s+[^\n]*{VECTOR_REG}", asm) >= 1
 
 
-
 def test_small_static_program_is_compiled_unoptimised():
     """``optnone-small-functions``: a few iterations of work reach LLVM as ``optnone``
     (LLVM would take longer to optimise them than they run), large and run-time sizes do
     not, and both kinds print what NumPy computes."""
-    comp = Compilation("def f(a: tensor[2x3], b: tensor[2x3]) = relu(a + b)\n"
-                       "def g(a: tensor[?x?]) = relu(a + 1)\n"
-                       "def h(a: tensor[200x200]) = relu(a + 1)\n",
-                       "prog.mg", lib=True, keep_dir=None, optimise=True)
+    comp = Compilation(
+        "def f(a: tensor[2x3], b: tensor[2x3]) = relu(a + b)\n"
+        "def g(a: tensor[?x?]) = relu(a + 1)\n"
+        "def h(a: tensor[200x200]) = relu(a + 1)\n",
+        "prog.mg",
+        lib=True,
+        keep_dir=None,
+        optimise=True,
+    )
     ir = comp.llvm_ir()
-    defines = {line.split("@")[1].split("(")[0]: line
-               for line in ir.splitlines() if line.startswith("define ")}
+    defines = {line.split("@")[1].split("(")[0]: line for line in ir.splitlines() if line.startswith("define ")}
     assert "optnone" in defines["f"] and "noinline" in defines["f"]
     # g's loop runs on threads, in a function of its own; g itself only calls the pool.
     assert [name for name in defines if name.startswith("g_parallel")]
@@ -76,8 +79,9 @@ def test_small_static_program_is_compiled_unoptimised():
     from mg_xdsl.backend.jit import levels
 
     assert levels(ir, 2) == (2, 3)
-    small = Compilation("def f(a: tensor[2x3], b: tensor[2x3]) = relu(a + b)\n", "prog.mg",
-                        lib=True, keep_dir=None, optimise=True).llvm_ir()
+    small = Compilation(
+        "def f(a: tensor[2x3], b: tensor[2x3]) = relu(a + b)\n", "prog.mg", lib=True, keep_dir=None, optimise=True
+    ).llvm_ir()
     assert levels(small, 2) == (0, 0)
     # Unoptimised code computes the same: optimised and optnone modules of one program.
     import numpy as np
@@ -88,6 +92,7 @@ def test_small_static_program_is_compiled_unoptimised():
     a = np.array([[1.0, -2.0, 3.0], [-4.0, 5.0, -6.0]])
     b = np.array([[0.5, 0.5, -4.0], [5.0, -5.0, 7.0]])
     np.testing.assert_array_equal(lib.f(a, b), np.maximum(a + b, 0.0))
+
 
 # --- kernels shaped for the target ------------------------------------------------------
 #
@@ -118,20 +123,22 @@ def multiply_adds(block: str) -> int:
     return count(r"\n\s*vfmadd\d+pd\s", block) + count(r"\n\s*v?mulpd\s", block)
 
 
-@pytest.mark.skipif(__import__("platform").machine() not in ("x86_64", "AMD64"),
-                    reason="the targets named are x86-64 CPUs")
+@pytest.mark.skipif(
+    __import__("platform").machine() not in ("x86_64", "AMD64"), reason="the targets named are x86-64 CPUs"
+)
 @pytest.mark.parametrize("cpu", sorted(TARGETS))
 def test_micro_kernel_fits_the_targets_registers(cpu):
     register, per_step, fused = TARGETS[cpu]
     loop = max(blocks_of(assembly_for(cpu)), key=multiply_adds)
-    instructions = [line.strip() for line in loop.splitlines()[1:] if line.startswith("\t")
-                    and not line.startswith("\t.")]
+    instructions = [
+        line.strip() for line in loop.splitlines()[1:] if line.startswith("\t") and not line.startswith("\t.")
+    ]
     # The loop ends at its branch back to its label; what follows (an unlabelled exit block
     # that falls through) is not the micro-kernel.
     label = loop.splitlines()[0].split(":")[0]
     back = [k for k, i in enumerate(instructions) if re.match(rf"j\w+\s+{re.escape(label)}$", i)]
     assert back, f"no branch back to {label}:\n" + "\n".join(instructions)
-    instructions = instructions[:back[0] + 1]
+    instructions = instructions[: back[0] + 1]
     products = [i for i in instructions if re.match(r"vfmadd\d+pd|v?mulpd", i)]
     assert len(products) == per_step, "\n".join(instructions)
     assert all(f"%{register}" in i for i in products), "\n".join(instructions)
@@ -140,11 +147,13 @@ def test_micro_kernel_fits_the_targets_registers(cpu):
     assert not spills, f"the micro-kernel spills on {cpu}:\n" + "\n".join(instructions)
 
 
-@pytest.mark.skipif(__import__("platform").machine() not in ("x86_64", "AMD64"),
-                    reason="the targets named are x86-64 CPUs")
+@pytest.mark.skipif(
+    __import__("platform").machine() not in ("x86_64", "AMD64"), reason="the targets named are x86-64 CPUs"
+)
 @pytest.mark.parametrize("cpu, register", [("znver4", "ymm"), ("znver5", "zmm")])
-@pytest.mark.parametrize("source", ["def f(a: tensor[1000x1000], b: tensor[1000x1000]) = a + b",
-                                    "def f(a: tensor[?x?]) = row_sum(a)"])
+@pytest.mark.parametrize(
+    "source", ["def f(a: tensor[1000x1000], b: tensor[1000x1000]) = a + b", "def f(a: tensor[?x?]) = row_sum(a)"]
+)
 def test_streaming_loops_use_the_datapaths_width(cpu, register, source):
     """Zen 4 runs AVX-512 as two 256-bit halves (``target.HALF_DATAPATH``): its elementwise
     loops (LLVM's vectoriser, tuned ``+prefer-256-bit``) and its reductions stream 256-bit
@@ -154,10 +163,12 @@ def test_streaming_loops_use_the_datapaths_width(cpu, register, source):
     assert wide and set(wide) == {register}, adds
 
 
-@pytest.mark.skipif(__import__("platform").machine() not in ("x86_64", "AMD64"),
-                    reason="the targets named are x86-64 CPUs")
-@pytest.mark.parametrize("cpu, register", [("skylake-avx512", "zmm"), ("znver4", "ymm"), ("haswell", "ymm"),
-                                           ("x86-64", "xmm")])
+@pytest.mark.skipif(
+    __import__("platform").machine() not in ("x86_64", "AMD64"), reason="the targets named are x86-64 CPUs"
+)
+@pytest.mark.parametrize(
+    "cpu, register", [("skylake-avx512", "zmm"), ("znver4", "ymm"), ("haswell", "ymm"), ("x86-64", "xmm")]
+)
 def test_large_results_are_written_with_streaming_stores(cpu, register):
     """``stream-large-results``: a returned ``a + b`` that streams 24 MB stores whole
     vectors of the target's streaming width past the caches (``movntpd``), and fences

@@ -30,8 +30,7 @@ def run(program, cache_dir, *args: str, env: dict | None = None):
     """`mgc run --time` with ``cache_dir`` as the cache; the process, with the --time lines
     taken out of its stderr (so that check_outcome sees the program's own) and kept in
     ``p.report``, and the cache outcome: "hit", "miss" or "off"."""
-    p = mgc("run", "--time", *args, str(program), cwd=EXAMPLES,
-            env={"MGC_CACHE_DIR": str(cache_dir), **(env or {})})
+    p = mgc("run", "--time", *args, str(program), cwd=EXAMPLES, env={"MGC_CACHE_DIR": str(cache_dir), **(env or {})})
     lines = p.stderr.decode().splitlines(keepends=True)
     assert not any("Traceback" in line for line in lines), "".join(lines)
     p.report = "".join(line for line in lines if line.startswith("mgc: "))
@@ -86,8 +85,9 @@ def test_the_same_program_at_another_path_reports_its_own_path(tmp_path):
     assert len(entries(tmp_path / "cache")) == 2
 
 
-@pytest.mark.parametrize("bypass", [{"env": {"MGC_NO_CACHE": "1"}}, {"args": ("--no-cache",)}],
-                         ids=["MGC_NO_CACHE=1", "--no-cache"])
+@pytest.mark.parametrize(
+    "bypass", [{"env": {"MGC_NO_CACHE": "1"}}, {"args": ("--no-cache",)}], ids=["MGC_NO_CACHE=1", "--no-cache"]
+)
 def test_bypassing_compiles_and_neither_reads_nor_writes(bypass, tmp_path):
     args, env = bypass.get("args", ()), bypass.get("env")
     p, outcome = run(RELU, tmp_path, *args, env=env)
@@ -142,7 +142,7 @@ def test_a_damaged_entry_is_recompiled_and_replaced(damage, tmp_path):
     [entry] = entries(tmp_path)
     data = bytearray(entry.read_bytes())
     if damage == "truncate":
-        data = data[:len(data) // 2]
+        data = data[: len(data) // 2]
     elif damage == "flip a byte":
         data[-7] ^= 0x10
     elif damage == "empty":
@@ -171,8 +171,7 @@ def test_an_unusable_cache_directory_still_runs_the_program(tmp_path):
     check_outcome(p, RELU)
 
 
-@pytest.mark.skipif(os.name != "posix" or os.geteuid() == 0,
-                    reason="root writes into read-only directories")
+@pytest.mark.skipif(os.name != "posix" or os.geteuid() == 0, reason="root writes into read-only directories")
 def test_a_read_only_cache_directory_still_runs_the_program(tmp_path):
     tmp_path.chmod(0o500)
     try:
@@ -187,9 +186,16 @@ def test_concurrent_runs_share_the_cache_safely(tmp_path):
     """Several processes missing at once each write a temporary file and rename it into
     place: every run prints the right thing, one entry remains and no temporary file."""
     env = {**os.environ, "MGC_CACHE_DIR": str(tmp_path)}
-    procs = [subprocess.Popen([str(Path(sys.executable).parent / "mgc"), "run", str(RELU)],
-                              cwd=EXAMPLES, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-             for _ in range(4)]
+    procs = [
+        subprocess.Popen(
+            [str(Path(sys.executable).parent / "mgc"), "run", str(RELU)],
+            cwd=EXAMPLES,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        for _ in range(4)
+    ]
     for proc in procs:
         out, err = proc.communicate(timeout=120)
         check_outcome(subprocess.CompletedProcess(proc.args, proc.returncode, out, err), RELU)
@@ -210,9 +216,13 @@ print(json.dumps(sorted(m for m in sys.modules if m == "xdsl" or m.startswith("x
 
 
 def xdsl_modules_imported(cache_dir: Path) -> list[str]:
-    p = subprocess.run([sys.executable, "-c", _IMPORTED, str(RELU)], cwd=EXAMPLES,
-                       capture_output=True, env={**os.environ, "MGC_CACHE_DIR": str(cache_dir)},
-                       timeout=120)
+    p = subprocess.run(
+        [sys.executable, "-c", _IMPORTED, str(RELU)],
+        cwd=EXAMPLES,
+        capture_output=True,
+        env={**os.environ, "MGC_CACHE_DIR": str(cache_dir)},
+        timeout=120,
+    )
     assert p.returncode == 0, p.stderr.decode()
     assert "[[1,   0,   3]," in p.stdout.decode()
     return json.loads(p.stderr.decode().strip().splitlines()[-1])
@@ -238,9 +248,11 @@ def test_the_compiler_version_changes_with_any_compiler_file(tmp_path):
     seen = {original}
     changes = [
         lambda: (copy / "conversions" / "lower_affine.py").write_text(
-            (copy / "conversions" / "lower_affine.py").read_text() + "\n# a comment\n"),
+            (copy / "conversions" / "lower_affine.py").read_text() + "\n# a comment\n"
+        ),
         lambda: (copy / "backend" / "runtime.c").write_text(
-            (copy / "backend" / "runtime.c").read_text().replace("\n", "\n\n", 1)),
+            (copy / "backend" / "runtime.c").read_text().replace("\n", "\n\n", 1)
+        ),
         lambda: (copy / "transforms" / "new_pass.py").write_text(""),
         lambda: (copy / "transforms" / "new_pass.py").rename(copy / "transforms" / "other_pass.py"),
     ]
@@ -312,9 +324,17 @@ def test_an_entry_keeps_the_warnings(tmp_path):
     assert (obj, again, outcome.split()[0]) == (b"OBJECT", warnings, "hit")
 
 
-@pytest.mark.parametrize("payload", [b"", b"\x05\x00", cache.WARNINGS_LENGTH.pack(100) + b"[]",
-                                     cache.WARNINGS_LENGTH.pack(2) + b"{}", cache.WARNINGS_LENGTH.pack(3) + b"[1]"],
-                         ids=["empty", "short", "too long", "not a list", "not lines"])
+@pytest.mark.parametrize(
+    "payload",
+    [
+        b"",
+        b"\x05\x00",
+        cache.WARNINGS_LENGTH.pack(100) + b"[]",
+        cache.WARNINGS_LENGTH.pack(2) + b"{}",
+        cache.WARNINGS_LENGTH.pack(3) + b"[1]",
+    ],
+    ids=["empty", "short", "too long", "not a list", "not lines"],
+)
 def test_a_malformed_payload_is_a_miss(payload, tmp_path):
     store = cache.ObjectCache(tmp_path)
     key = bytes(32)
@@ -327,7 +347,7 @@ def test_an_entry_of_the_previous_format_is_a_miss(tmp_path):
     first, _ = run(RELU, tmp_path)
     [entry] = entries(tmp_path)
     data = bytearray(entry.read_bytes())
-    data[:len(cache.MAGIC)] = b"MGCOBJ\x00\x01"
+    data[: len(cache.MAGIC)] = b"MGCOBJ\x00\x01"
     entry.write_bytes(bytes(data))
     p, outcome = run(RELU, tmp_path)
     assert outcome == "miss" and "of another format" in p.report

@@ -8,14 +8,21 @@ import pytest
 from mg_xdsl.driver import Compilation
 from mg_xdsl.pipeline.stages import OPTIMISED_STAGES, REFERENCE_STAGES
 
-KINDS = ["let x{k} = relu(x{p} @ w + b)", "let x{k} = x{p} * 0.5 - b",
-         "let x{k} = x{p} + row_sum(x{p}) / 3", "let x{k} = x{p} / (col_max(x{p}) + 10)"]
+KINDS = [
+    "let x{k} = relu(x{p} @ w + b)",
+    "let x{k} = x{p} * 0.5 - b",
+    "let x{k} = x{p} + row_sum(x{p}) / 3",
+    "let x{k} = x{p} / (col_max(x{p}) + 10)",
+]
 
 
 def chain(n: int) -> str:
     """The compile-time issue's generated program: n statements on 2x3 and 3x3 matrices."""
-    lines = ["let w = [[0.5, -1, 2], [1, 0.25, -0.5], [0, 1, 1]]", "let b = [[1, 2, 3]]",
-             "let x0 = [[1, 2, 3], [4, 5, 6]]"]
+    lines = [
+        "let w = [[0.5, -1, 2], [1, 0.25, -0.5], [0, 1, 1]]",
+        "let b = [[1, 2, 3]]",
+        "let x0 = [[1, 2, 3], [4, 5, 6]]",
+    ]
     lines += [KINDS[(k - 1) % 4].format(k=k, p=k - 1) for k in range(1, n + 1)]
     return "\n".join(lines + [f"print x{n}"]) + "\n"
 
@@ -42,11 +49,13 @@ def test_kernels_are_shared(expression):
     """Every tiled matrix product, and every vectorised reduction of a kind, calls one
     kernel function: a further `?x?` product or reduction adds a call, not another copy of
     the kernel (some 1,200 LLVM-dialect ops for a product, 300 to 500 for a reduction)."""
+
     def program(n: int) -> str:
         defs = [f"def f{k}(a: tensor[?x?], b: tensor[?x?]) = {expression} + {k}" for k in range(n)]
         return "\n".join(defs) + "\n"
 
-    ops = [sum(1 for _ in Compilation(program(n), "k.mg", lib=True, keep_dir=None).mlir("llvm").walk())
-           for n in (1, 2, 6)]
+    ops = [
+        sum(1 for _ in Compilation(program(n), "k.mg", lib=True, keep_dir=None).mlir("llvm").walk()) for n in (1, 2, 6)
+    ]
     per_def = (ops[2] - ops[1]) / 4
     assert per_def == ops[1] - ops[0] and per_def < 250, ops

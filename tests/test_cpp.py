@@ -20,9 +20,22 @@ def build(tmp_path: Path, mg_file: Path, cpp_file: Path, *flags: str) -> Path:
     p = mgc("lib", str(mg_file), "-o", str(tmp_path))
     assert p.returncode == 0, p.stderr.decode()
     exe = tmp_path / "app"
-    c = subprocess.run([CXX, "-std=c++17", "-Wall", "-Werror", *flags, f"-I{tmp_path}", str(cpp_file),
-                        str(tmp_path / f"{mg_file.stem}.o"), "-o", str(exe)],
-                       capture_output=True, text=True)
+    c = subprocess.run(
+        [
+            CXX,
+            "-std=c++17",
+            "-Wall",
+            "-Werror",
+            *flags,
+            f"-I{tmp_path}",
+            str(cpp_file),
+            str(tmp_path / f"{mg_file.stem}.o"),
+            "-o",
+            str(exe),
+        ],
+        capture_output=True,
+        text=True,
+    )
     assert c.returncode == 0, c.stderr
     return exe
 
@@ -31,7 +44,10 @@ def test_header_and_object(tmp_path):
     p = mgc("lib", str(HERE / "ops.mg"), "-o", str(tmp_path))
     assert p.returncode == 0
     header = (tmp_path / "ops.h").read_text()
-    assert "struct Matrix" in header and "inline Matrix layer(const Matrix &x, const Matrix &w, const Matrix &bias)" in header
+    assert (
+        "struct Matrix" in header
+        and "inline Matrix layer(const Matrix &x, const Matrix &w, const Matrix &bias)" in header
+    )
     symbols = subprocess.run(["nm", str(tmp_path / "ops.o")], capture_output=True, text=True).stdout
     assert " T _mlir_ciface_layer" in symbols and " T main" not in symbols
 
@@ -53,8 +69,7 @@ def test_tensors_of_every_element_type_and_rank(tmp_path):
     assert p.returncode in (134, -6), p.stdout + p.stderr
     lines = p.stdout.splitlines()
     assert len(lines) == 12 and all(line.endswith(" matches") for line in lines[:10]), p.stdout
-    assert lines[10:] == ["affine3: argument 1 (a) must be ?x5x1, got 2x5x3",
-                          "mg::Tensor: 2x3 needs 6 values, got 1"]
+    assert lines[10:] == ["affine3: argument 1 (a) must be ?x5x1, got 2x5x3", "mg::Tensor: 2x3 needs 6 values, got 1"]
     assert p.stderr.startswith("mg.div: integer division by zero\n"), p.stderr
     header = (tmp_path / "tensors.h").read_text()
     assert "inline Tensor<float, 3> affine3(const Tensor<float, 3> &a, const Tensor<float, 3> &b)" in header
@@ -71,13 +86,15 @@ def test_runtime_mismatch_aborts_with_the_message(tmp_path):
         "  std::fflush(stdout);\n"
         "  mg::add(a, b);\n"
         '  std::printf("not reached\\n");\n'
-        "}\n")
+        "}\n"
+    )
     exe = build(tmp_path, tmp_path / "m.mg", tmp_path / "main.cpp")
     p = subprocess.run([str(exe)], capture_output=True, text=True, timeout=60)
     assert p.returncode in (134, -6)
     assert p.stdout == "8\n"
-    assert p.stderr == ("mg.add: operand shapes differ at runtime in dimension 0\n"
-                        f"  at {tmp_path / 'm.mg'}:1: sizes 2 and 3\n")  # the path given to mgc
+    assert p.stderr == (
+        f"mg.add: operand shapes differ at runtime in dimension 0\n  at {tmp_path / 'm.mg'}:1: sizes 2 and 3\n"
+    )  # the path given to mgc
 
 
 # Every way an argument can miss a static size (larger, smaller, transposed, either
@@ -88,9 +105,22 @@ def s23(a: tensor[2x3]) = 2 * a
 def q3(a: tensor[?x3]) = 2 * a
 def p2(a: tensor[2x?]) = 2 * a
 """
-MISSES = [("s23", 3, 3), ("s23", 1, 3), ("s23", 2, 4), ("s23", 2, 2), ("s23", 3, 2), ("s23", 3, 4),
-          ("s23", 0, 3), ("q3", 2, 4), ("q3", 2, 2), ("q3", 3, 2), ("q3", 5, 1), ("p2", 3, 2),
-          ("p2", 1, 2), ("p2", 3, 5)]
+MISSES = [
+    ("s23", 3, 3),
+    ("s23", 1, 3),
+    ("s23", 2, 4),
+    ("s23", 2, 2),
+    ("s23", 3, 2),
+    ("s23", 3, 4),
+    ("s23", 0, 3),
+    ("q3", 2, 4),
+    ("q3", 2, 2),
+    ("q3", 3, 2),
+    ("q3", 5, 1),
+    ("p2", 3, 2),
+    ("p2", 1, 2),
+    ("p2", 3, 5),
+]
 FITS = [("s23", 2, 3), ("q3", 1, 3), ("q3", 7, 3), ("p2", 2, 1), ("p2", 2, 9)]
 WANT = {"s23": "2x3", "q3": "?x3", "p2": "2x?"}
 
@@ -98,10 +128,10 @@ WANT = {"s23": "2x3", "q3": "?x3", "p2": "2x?"}
 def test_header_rejects_every_size_that_misses(tmp_path):
     (tmp_path / "sizes.mg").write_text(SIZES)
     calls = "".join(
-        f"  attempt([] {{ return mg::{name}(counting({r}, {c})); }}, {r}, {c});\n"
-        for name, r, c in MISSES + FITS)
+        f"  attempt([] {{ return mg::{name}(counting({r}, {c})); }}, {r}, {c});\n" for name, r, c in MISSES + FITS
+    )
     (tmp_path / "main.cpp").write_text(
-        "#include <cstdio>\n#include <functional>\n#include \"sizes.h\"\n"
+        '#include <cstdio>\n#include <functional>\n#include "sizes.h"\n'
         "static mg::Matrix counting(int64_t r, int64_t c) {\n"
         "  std::vector<double> v(static_cast<size_t>(r * c));\n"
         "  for (size_t i = 0; i < v.size(); i++) v[i] = double(i);\n"
@@ -111,11 +141,12 @@ def test_header_rejects_every_size_that_misses(tmp_path):
         "    mg::Matrix m = f();\n"
         "    bool doubled = m.rows == r && m.cols == c;\n"
         "    for (int64_t i = 0; doubled && i < r * c; i++) doubled = m.data[i] == 2.0 * double(i);\n"
-        "    std::printf(doubled ? \"ok\\n\" : \"WRONG\\n\");\n"
+        '    std::printf(doubled ? "ok\\n" : "WRONG\\n");\n'
         "  } catch (const std::invalid_argument &e) {\n"
-        "    std::printf(\"%s\\n\", e.what());\n"
+        '    std::printf("%s\\n", e.what());\n'
         "  }\n}\n"
-        f"int main() {{\n{calls}}}\n")
+        f"int main() {{\n{calls}}}\n"
+    )
     exe = build(tmp_path, tmp_path / "sizes.mg", tmp_path / "main.cpp")
     p = subprocess.run([str(exe)], capture_output=True, text=True, timeout=60)
     assert p.returncode == 0, p.stderr
@@ -136,7 +167,8 @@ def test_failed_allocation_aborts_with_the_message(tmp_path):
         "  std::fflush(stdout);\n"
         "  mg::outer(a, b);\n"
         '  std::printf("not reached\\n");\n'
-        "}\n")
+        "}\n"
+    )
     exe = build(tmp_path, tmp_path / "o.mg", tmp_path / "main.cpp")
     p = subprocess.run([str(exe)], capture_output=True, text=True, timeout=60)
     assert (p.returncode, p.stdout) in (((134, "calling\n")), (-6, "calling\n"))

@@ -53,65 +53,168 @@ ERRORS = [
     ("def f(a: tensor[2]) = f(a)", "E-NAME-004", 1, 23, "f(a)", []),
     ("let a = [1]\nprint a([2])", "E-NAME-004", 2, 7, "a([2])", []),
     # arguments
-    ("print relu([1, 2], [3, 4])", "E-ARG-001", 1, 7, "relu([1, 2], [3, 4])",
-     ["arguments: `[1, 2]` is tensor[2xf64], `[3, 4]` is tensor[2xf64]"]),
+    (
+        "print relu([1, 2], [3, 4])",
+        "E-ARG-001",
+        1,
+        7,
+        "relu([1, 2], [3, 4])",
+        ["arguments: `[1, 2]` is tensor[2xf64], `[3, 4]` is tensor[2xf64]"],
+    ),
     ("def f(a: tensor[2]) = a\nprint f()", "E-ARG-001", 2, 7, "f()", []),
-    ("print where([true], [1])", "E-ARG-001", 1, 7, "where([true], [1])",
-     ["arguments: `[true]` is tensor[1xi1], `[1]` is tensor[1xf64]"]),
+    (
+        "print where([true], [1])",
+        "E-ARG-001",
+        1,
+        7,
+        "where([true], [1])",
+        ["arguments: `[true]` is tensor[1xi1], `[1]` is tensor[1xf64]"],
+    ),
     ("print sum([1, 2], axis=[0])", "E-ARG-002", 1, 19, "axis=[0]", []),
     ("print sum([1], [0], keepdims=true, [1])", "E-ARG-002", 1, 36, "[", []),
     ("let a = [[1, 2]]\nprint sum(a, axes=a)", "E-ARG-003", 2, 19, "a", []),
     ("print sum([1], keepdims=1)", "E-ARG-003", 1, 16, "keepdims=1", []),
     ("let a = [[1, 2]]\nprint a[0, a]", "E-ARG-003", 2, 12, "a", []),
-    ("print sum([[1, 2]], axes=[2])", "E-ARG-004", 1, 7, "sum([[1, 2]], axes=[2])",
-     ["arguments: `[[1, 2]]` is tensor[1x2xf64]"]),
+    (
+        "print sum([[1, 2]], axes=[2])",
+        "E-ARG-004",
+        1,
+        7,
+        "sum([[1, 2]], axes=[2])",
+        ["arguments: `[[1, 2]]` is tensor[1x2xf64]"],
+    ),
     ("let a = [[1, 2]]\nprint a[0, 2]", "E-ARG-004", 2, 12, "2", []),
-    ("print transpose([[1, 2]], [0, 0])", "E-ARG-004", 1, 7, "transpose([[1, 2]], [0, 0])",
-     ["arguments: `[[1, 2]]` is tensor[1x2xf64], `[0, 0]` is a list of integers"]),
-    ("print normal([2], seed=-1)", "E-ARG-004", 1, 7, "normal([2], seed=-1)", ["arguments: `[2]` is a list of integers"]),
+    (
+        "print transpose([[1, 2]], [0, 0])",
+        "E-ARG-004",
+        1,
+        7,
+        "transpose([[1, 2]], [0, 0])",
+        ["arguments: `[[1, 2]]` is tensor[1x2xf64], `[0, 0]` is a list of integers"],
+    ),
+    (
+        "print normal([2], seed=-1)",
+        "E-ARG-004",
+        1,
+        7,
+        "normal([2], seed=-1)",
+        ["arguments: `[2]` is a list of integers"],
+    ),
     # bindings
     ("let w = [1, 2]\nw += [1, 1]", "E-BIND-001", 2, 1, "w", []),
-    ("var w = [1, 2]\nw += [[1, 1], [2, 2]]", "E-BIND-002", 2, 1, "w += [[1, 1], [2, 2]]",
-     ["operands: `w` is tensor[2xf64], `[[1, 1], [2, 2]]` is tensor[2x2xf64]"]),
+    (
+        "var w = [1, 2]\nw += [[1, 1], [2, 2]]",
+        "E-BIND-002",
+        2,
+        1,
+        "w += [[1, 1], [2, 2]]",
+        ["operands: `w` is tensor[2xf64], `[[1, 1], [2, 2]]` is tensor[2x2xf64]"],
+    ),
     ("let a: tensor[3] = [1, 2]", "E-BIND-003", 1, 20, "[1, 2]", []),
     ("def f(a: tensor[2]) -> tensor[2xf32] = a", "E-BIND-003", 1, 40, "a", []),
     # shapes
-    ("def f(x: tensor[2x16], weight: tensor[32x8]) = x @ weight", "E-DIM-001", 1, 48, "x @ weight",
-     ["operands: `x` is tensor[2x16xf64], `weight` is tensor[32x8xf64]"]),
-    ("def f(a: tensor[2x3], b: tensor[3]) = (a + 1) * b + transpose(a)", "E-DIM-001", 1, 39,
-     "(a + 1) * b + transpose(a)",
-     ["operands: `(a + 1) * b` is tensor[2x3xf64], `transpose(a)` is tensor[3x2xf64]"]),
-    ("def f(a: tensor[?x3]) = a\nprint f([1, 2])", "E-DIM-001", 2, 7, "f([1, 2])",
-     ["arguments: `[1, 2]` is tensor[2xf64]"]),
-    ("def f(a: tensor[2x3], b: tensor[3]) = a < [1, 2]", "E-DIM-001", 1, 39, "a < [1, 2]",
-     ["operands: `a` is tensor[2x3xf64], `[1, 2]` is tensor[2xf64]"]),
-    ("let a = [[1, 2]]\nlet b = [[1, 2, 3]]\nprint concat(0, [a, b])", "E-DIM-001", 3, 7, "concat(0, [a, b])",
-     ["arguments: `0` is the number 0, `a` is tensor[1x2xf64], `b` is tensor[1x3xf64]"]),
-    ("print reshape([1, 2, 3], [2, -1])", "E-DIM-001", 1, 7, "reshape([1, 2, 3], [2, -1])",
-     ["arguments: `[1, 2, 3]` is tensor[3xf64], `[2, -1]` is a list of integers"]),
+    (
+        "def f(x: tensor[2x16], weight: tensor[32x8]) = x @ weight",
+        "E-DIM-001",
+        1,
+        48,
+        "x @ weight",
+        ["operands: `x` is tensor[2x16xf64], `weight` is tensor[32x8xf64]"],
+    ),
+    (
+        "def f(a: tensor[2x3], b: tensor[3]) = (a + 1) * b + transpose(a)",
+        "E-DIM-001",
+        1,
+        39,
+        "(a + 1) * b + transpose(a)",
+        ["operands: `(a + 1) * b` is tensor[2x3xf64], `transpose(a)` is tensor[3x2xf64]"],
+    ),
+    (
+        "def f(a: tensor[?x3]) = a\nprint f([1, 2])",
+        "E-DIM-001",
+        2,
+        7,
+        "f([1, 2])",
+        ["arguments: `[1, 2]` is tensor[2xf64]"],
+    ),
+    (
+        "def f(a: tensor[2x3], b: tensor[3]) = a < [1, 2]",
+        "E-DIM-001",
+        1,
+        39,
+        "a < [1, 2]",
+        ["operands: `a` is tensor[2x3xf64], `[1, 2]` is tensor[2xf64]"],
+    ),
+    (
+        "let a = [[1, 2]]\nlet b = [[1, 2, 3]]\nprint concat(0, [a, b])",
+        "E-DIM-001",
+        3,
+        7,
+        "concat(0, [a, b])",
+        ["arguments: `0` is the number 0, `a` is tensor[1x2xf64], `b` is tensor[1x3xf64]"],
+    ),
+    (
+        "print reshape([1, 2, 3], [2, -1])",
+        "E-DIM-001",
+        1,
+        7,
+        "reshape([1, 2, 3], [2, -1])",
+        ["arguments: `[1, 2, 3]` is tensor[3xf64], `[2, -1]` is a list of integers"],
+    ),
     # element types
-    ("def f(x: tensor[3xf32], y: tensor[3]) = x + y", "E-DIM-002", 1, 41, "x + y",
-     ["operands: `x` is tensor[3xf32], `y` is tensor[3xf64]"]),
-    ("def f(x: tensor[3xi32]) = x * 2.5", "E-DIM-002", 1, 27, "x * 2.5",
-     ["operands: `x` is tensor[3xi32], `2.5` is the number 2.5"]),
-    ("print [true] + [false]", "E-DIM-002", 1, 7, "[true] + [false]",
-     ["operands: `[true]` is tensor[1xi1], `[false]` is tensor[1xi1]"]),
+    (
+        "def f(x: tensor[3xf32], y: tensor[3]) = x + y",
+        "E-DIM-002",
+        1,
+        41,
+        "x + y",
+        ["operands: `x` is tensor[3xf32], `y` is tensor[3xf64]"],
+    ),
+    (
+        "def f(x: tensor[3xi32]) = x * 2.5",
+        "E-DIM-002",
+        1,
+        27,
+        "x * 2.5",
+        ["operands: `x` is tensor[3xi32], `2.5` is the number 2.5"],
+    ),
+    (
+        "print [true] + [false]",
+        "E-DIM-002",
+        1,
+        7,
+        "[true] + [false]",
+        ["operands: `[true]` is tensor[1xi1], `[false]` is tensor[1xi1]"],
+    ),
     ("def f(x: tensor[3xi32]) = exp(x)", "E-DIM-002", 1, 27, "exp(x)", ["arguments: `x` is tensor[3xi32]"]),
     ("print zeros([2], dtype=f16)", "E-DIM-002", 1, 18, "dtype=f16", []),
     ("print cast([1], f16)", "E-DIM-002", 1, 7, "cast([1], f16)", []),
-    ("let t = [[1, 2], [3, 4]]\nprint index(t, [1, 0])", "E-DIM-002", 2, 7, "index(t, [1, 0])",
-     ["arguments: `t` is tensor[2x2xf64], `[1, 0]` is tensor[2xf64]"]),
+    (
+        "let t = [[1, 2], [3, 4]]\nprint index(t, [1, 0])",
+        "E-DIM-002",
+        2,
+        7,
+        "index(t, [1, 0])",
+        ["arguments: `t` is tensor[2x2xf64], `[1, 0]` is tensor[2xf64]"],
+    ),
     # a tensor expected
-    ("print 2 @ [[1, 2]]", "E-DIM-003", 1, 7, "2 @ [[1, 2]]",
-     ["operands: `2` is the number 2, `[[1, 2]]` is tensor[1x2xf64]"]),
+    (
+        "print 2 @ [[1, 2]]",
+        "E-DIM-003",
+        1,
+        7,
+        "2 @ [[1, 2]]",
+        ["operands: `2` is the number 2, `[[1, 2]]` is tensor[1x2xf64]"],
+    ),
     ("def f(a: tensor[2]) = 3", "E-DIM-003", 1, 23, "3", []),
     ("print sum(2)", "E-DIM-003", 1, 7, "sum(2)", ["arguments: `2` is the number 2"]),
     ("print 1 < 2", "E-DIM-003", 1, 7, "1 < 2", ["operands: `1` is the number 1, `2` is the number 2"]),
 ]
 
 
-@pytest.mark.parametrize("source,code,line,column,underlined,notes", ERRORS,
-                         ids=[f"{i:02d}-{e[1]}" for i, e in enumerate(ERRORS)])
+@pytest.mark.parametrize(
+    "source,code,line,column,underlined,notes", ERRORS, ids=[f"{i:02d}-{e[1]}" for i, e in enumerate(ERRORS)]
+)
 def test_each_error_has_its_code_place_and_notes(source, code, line, column, underlined, notes):
     with pytest.raises(MgError) as info:
         parse_program(source + "\n", "bad.mg")
@@ -126,7 +229,7 @@ def test_each_error_has_its_code_place_and_notes(source, code, line, column, und
     start = len(carets) - len(carets.lstrip(" "))
     assert start == column - 1
     shown = "".join(c if c.isprintable() else "\ufffd" for c in text)
-    assert shown[start:start + len(underlined)] == underlined, e.render()
+    assert shown[start : start + len(underlined)] == underlined, e.render()
     assert list(e.notes) == notes
     assert rendered[5:] == [f"note: {note}" for note in notes]
 
@@ -141,14 +244,19 @@ def test_the_issue_example_exactly(tmp_path):
         "   |\n"
         " 7 | def f(x: tensor[2x16], weight: tensor[32x8]) = x @ weight\n"
         "   |                                                ^^^^^^^^^^\n"
-        "note: operands: `x` is tensor[2x16xf64], `weight` is tensor[32x8xf64]\n")
+        "note: operands: `x` is tensor[2x16xf64], `weight` is tensor[32x8xf64]\n"
+    )
 
 
 def test_a_wide_line_number_widens_the_gutter():
     with pytest.raises(MgError) as info:
         parse_program("\n" * 99 + "print q\n", "p.mg")
     assert str(info.value).split("\n")[1:] == [
-        "    --> p.mg:100:7 [E-NAME-001]", "     |", " 100 | print q", "     |       ^"]
+        "    --> p.mg:100:7 [E-NAME-001]",
+        "     |",
+        " 100 | print q",
+        "     |       ^",
+    ]
 
 
 def test_tabs_in_the_line_keep_the_carets_under_it():
@@ -167,6 +275,7 @@ def test_the_python_api_raises_the_same_text():
 
 
 # -- the codes and mgc explain ------------------------------------------------------------
+
 
 def codes_in_the_compiler() -> set[str]:
     found = set()
@@ -211,11 +320,13 @@ def test_mgc_explain_lists_and_explains():
 
 # -- colour ---------------------------------------------------------------------------------
 
+
 def on_a_terminal(env: dict) -> str:
     """What mgc writes to stderr when stderr is a terminal (a pseudo-terminal here)."""
     leader, follower = pty.openpty()
-    p = subprocess.run([tool("mgc"), "mlir", "-"], input=b"print [1] @ [1]\n", stderr=follower,
-                       stdout=subprocess.DEVNULL, env=env)
+    p = subprocess.run(
+        [tool("mgc"), "mlir", "-"], input=b"print [1] @ [1]\n", stderr=follower, stdout=subprocess.DEVNULL, env=env
+    )
     os.close(follower)
     chunks = []
     while True:

@@ -33,8 +33,17 @@ print scaled(x, 2.5)
 def expected() -> list[np.ndarray]:
     x = np.array([[1, 2, 3], [4, 5, 6]], dtype=float)
     xi = x.astype(np.int32)
-    return [x[1, 2], x[-1, 0] * x + x[0, -1], np.float64(1.5), np.float64(2 + 3 * 6), np.array([2, 3]),
-            np.zeros((3, 2)) + 6, xi[-1, 1] + xi[0, 0] * xi, x + [10, 20, 30], np.where(x > 2.5, x, 5.0)]
+    return [
+        x[1, 2],
+        x[-1, 0] * x + x[0, -1],
+        np.float64(1.5),
+        np.float64(2 + 3 * 6),
+        np.array([2, 3]),
+        np.zeros((3, 2)) + 6,
+        xi[-1, 1] + xi[0, 0] * xi,
+        x + [10, 20, 30],
+        np.where(x > 2.5, x, 5.0),
+    ]
 
 
 @pytest.mark.parametrize("flags", [[], ["--reference"]], ids=["optimised", "reference"])
@@ -52,7 +61,8 @@ def test_a_number_prints_as_a_rank_0_memref():
     out = mgc("run", "-", input=b"print 3\nprint -2.5 * 2\n")
     assert mask(out.stdout.decode()) == (
         "Unranked Memref base@ = 0x… rank = 0 offset = 0 sizes = [] strides = [] data = \n[3]\n"
-        "Unranked Memref base@ = 0x… rank = 0 offset = 0 sizes = [] strides = [] data = \n[-5]\n")
+        "Unranked Memref base@ = 0x… rank = 0 offset = 0 sizes = [] strides = [] data = \n[-5]\n"
+    )
 
 
 def test_upstream_accepts_every_stage_and_prints_the_same():
@@ -76,21 +86,26 @@ def test_an_index_into_a_question_mark_is_checked_when_the_program_runs(optimise
     assert out.stderr.decode() == "mg.extract: index 5 is out of range for dimension 0\n  at <stdin>:1\n"
 
 
-@pytest.mark.parametrize("source, message", [
-    ("print [1, 2][2]", "index 2 is out of range for axis 0 of size 2 (-2 to 1)"),
-    ("print [1, 2][-3]", "index -3 is out of range for axis 0 of size 2 (-2 to 1)"),
-    ("print [[1, 2]][0]", "a 1x2 matrix has 2 axes: give one index for each, got 1"),
-    ("print [1, 2][0.5]", "the index for axis 0 must be an integer known when compiling, got the number 0.5"),
-    ("def f(a: tensor[3], i: tensor[]) = a[i]", "the index for axis 0 must be an integer known when compiling, "
-                                                 "got a tensor[]"),
-    ("let y = 3\nprint y[0]", "cannot index the number 3: only a tensor has elements"),
-    ("print [1, 2][0", "expected ',' or ']' after an index"),
-    ("def f(a: tensor[?x3]) = zeros(shape(a))", "shape of a ?x3 matrix is not known when compiling"),
-    ("def f(a: tensor[?x3]) = a * dim(a, 0)", "dim of a ?x3 matrix is not known when compiling"),
-    ("print dim([1, 2], 1)", "dim: axis 1 is out of range for a tensor of rank 1"),
-    ("print numel(3)", "numel needs a tensor, got the number 3"),
-    ("print rank([1], [2])", "rank takes 1 argument (a tensor), got 2"),
-])
+@pytest.mark.parametrize(
+    "source, message",
+    [
+        ("print [1, 2][2]", "index 2 is out of range for axis 0 of size 2 (-2 to 1)"),
+        ("print [1, 2][-3]", "index -3 is out of range for axis 0 of size 2 (-2 to 1)"),
+        ("print [[1, 2]][0]", "a 1x2 matrix has 2 axes: give one index for each, got 1"),
+        ("print [1, 2][0.5]", "the index for axis 0 must be an integer known when compiling, got the number 0.5"),
+        (
+            "def f(a: tensor[3], i: tensor[]) = a[i]",
+            "the index for axis 0 must be an integer known when compiling, got a tensor[]",
+        ),
+        ("let y = 3\nprint y[0]", "cannot index the number 3: only a tensor has elements"),
+        ("print [1, 2][0", "expected ',' or ']' after an index"),
+        ("def f(a: tensor[?x3]) = zeros(shape(a))", "shape of a ?x3 matrix is not known when compiling"),
+        ("def f(a: tensor[?x3]) = a * dim(a, 0)", "dim of a ?x3 matrix is not known when compiling"),
+        ("print dim([1, 2], 1)", "dim: axis 1 is out of range for a tensor of rank 1"),
+        ("print numel(3)", "numel needs a tensor, got the number 3"),
+        ("print rank([1], [2])", "rank takes 1 argument (a tensor), got 2"),
+    ],
+)
 def test_errors_say_what_is_wrong(source, message):
     assert message in compile_error(source)
 

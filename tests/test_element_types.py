@@ -17,22 +17,34 @@ from mg_xdsl.pipeline import stages as pipeline
 # op -> (its mg line, with {t} the operand type and {e} the element type; the result's
 # shape pattern; NumPy's computation)
 OPS = {
-    "add": ('mg.add %a, %b : {t}, {t} -> {t}', "?x?", lambda a, b: a + b),
-    "sub": ('mg.sub %a, %b : {t}, {t} -> {t}', "?x?", lambda a, b: a - b),
-    "mul": ('mg.mul %a, %b : {t}, {t} -> {t}', "?x?", lambda a, b: a * b),
-    "div": ('mg.div %a, %b : {t}, {t} -> {t}', "?x?", lambda a, b: divide(a, b)),
-    "neg": ('mg.neg %a : {t} -> {t}', "?x?", lambda a, b: -a),
-    "relu": ('mg.relu %a : {t} -> {t}', "?x?", lambda a, b: np.maximum(a, 0)),
-    "scalar": ('mg.scalar %a {{op = "sub", value = {n} : {e}, reversed = true}} : {t} -> {t}', "?x?",
-               lambda a, b: a.dtype.type(NUMBER[a.dtype.kind]) - a),
-    "scalar_div": ('mg.scalar %a {{op = "div", value = {n} : {e}, reversed = false}} : {t} -> {t}', "?x?",
-                   lambda a, b: divide(a, a.dtype.type(NUMBER[a.dtype.kind]))),
-    "matmul": ('mg.matmul %a, %b : {t}, {t} -> {t}', "?x?", lambda a, b: a @ b),
-    "transpose": ('mg.transpose %a : {t} to {t}', "?x?", lambda a, b: a.T),
-    "row_sum": ('mg.reduce %a {{axis = 1 : i64, kind = "sum"}} : {t} -> {r}', "?x1",
-                lambda a, b: a.sum(axis=1, keepdims=True)),
-    "col_max": ('mg.reduce %a {{axis = 0 : i64, kind = "max"}} : {t} -> {r}', "1x?",
-                lambda a, b: a.max(axis=0, keepdims=True)),
+    "add": ("mg.add %a, %b : {t}, {t} -> {t}", "?x?", lambda a, b: a + b),
+    "sub": ("mg.sub %a, %b : {t}, {t} -> {t}", "?x?", lambda a, b: a - b),
+    "mul": ("mg.mul %a, %b : {t}, {t} -> {t}", "?x?", lambda a, b: a * b),
+    "div": ("mg.div %a, %b : {t}, {t} -> {t}", "?x?", lambda a, b: divide(a, b)),
+    "neg": ("mg.neg %a : {t} -> {t}", "?x?", lambda a, b: -a),
+    "relu": ("mg.relu %a : {t} -> {t}", "?x?", lambda a, b: np.maximum(a, 0)),
+    "scalar": (
+        'mg.scalar %a {{op = "sub", value = {n} : {e}, reversed = true}} : {t} -> {t}',
+        "?x?",
+        lambda a, b: a.dtype.type(NUMBER[a.dtype.kind]) - a,
+    ),
+    "scalar_div": (
+        'mg.scalar %a {{op = "div", value = {n} : {e}, reversed = false}} : {t} -> {t}',
+        "?x?",
+        lambda a, b: divide(a, a.dtype.type(NUMBER[a.dtype.kind])),
+    ),
+    "matmul": ("mg.matmul %a, %b : {t}, {t} -> {t}", "?x?", lambda a, b: a @ b),
+    "transpose": ("mg.transpose %a : {t} to {t}", "?x?", lambda a, b: a.T),
+    "row_sum": (
+        'mg.reduce %a {{axis = 1 : i64, kind = "sum"}} : {t} -> {r}',
+        "?x1",
+        lambda a, b: a.sum(axis=1, keepdims=True),
+    ),
+    "col_max": (
+        'mg.reduce %a {{axis = 0 : i64, kind = "max"}} : {t} -> {r}',
+        "1x?",
+        lambda a, b: a.max(axis=0, keepdims=True),
+    ),
 }
 NUMPY = {"f32": np.float32, "f64": np.float64, "i32": np.int32, "i64": np.int64, "bf16": ml_dtypes.bfloat16}
 # The ops that take each type: a product or reduction of bf16 is written on f32 by the
@@ -51,8 +63,13 @@ def divide(a: np.ndarray, b) -> np.ndarray:
 
 
 class Descriptor(ctypes.Structure):
-    _fields_ = [("allocated", ctypes.c_void_p), ("aligned", ctypes.c_void_p), ("offset", ctypes.c_int64),
-                ("sizes", ctypes.c_int64 * 2), ("strides", ctypes.c_int64 * 2)]
+    _fields_ = [
+        ("allocated", ctypes.c_void_p),
+        ("aligned", ctypes.c_void_p),
+        ("offset", ctypes.c_int64),
+        ("sizes", ctypes.c_int64 * 2),
+        ("strides", ctypes.c_int64 * 2),
+    ]
 
 
 def ops_of(e: str) -> list[str]:
@@ -66,14 +83,18 @@ def module_text(e: str) -> str:
         line, result, _ = OPS[name]
         r = f"tensor<{result}x{e}>"
         n = NUMBER[e[0]]
-        functions.append(f"func.func @{name}(%a: {t}, %b: {t}) -> {r} attributes {{llvm.emit_c_interface}} {{\n"
-                         f"  %r = {line.format(t=t, e=e, r=r, n=n)}\n  func.return %r : {r}\n}}\n")
+        functions.append(
+            f"func.func @{name}(%a: {t}, %b: {t}) -> {r} attributes {{llvm.emit_c_interface}} {{\n"
+            f"  %r = {line.format(t=t, e=e, r=r, n=n)}\n  func.return %r : {r}\n}}\n"
+        )
     return "".join(functions)
 
 
-@pytest.fixture(scope="module", params=[(str(t), optimise) for t in element_types.ARITHMETIC
-                                        for optimise in (False, True)],
-                ids=lambda p: f"{p[0]}-{'optimised' if p[1] else 'reference'}")
+@pytest.fixture(
+    scope="module",
+    params=[(str(t), optimise) for t in element_types.ARITHMETIC for optimise in (False, True)],
+    ids=lambda p: f"{p[0]}-{'optimised' if p[1] else 'reference'}",
+)
 def compiled(request):
     e, optimise = request.param
     ctx = pipeline.context()
@@ -133,11 +154,13 @@ def test_print_calls_the_printer_of_its_element_type(e, optimise):
     from mg_xdsl.backend import runtime
 
     if e[0] == "i":
-        values = np.array([[1, -25, 2**31 - 1], [-2**31, 0, 7]], dtype=NUMPY[e])
+        values = np.array([[1, -25, 2**31 - 1], [-(2**31), 0, 7]], dtype=NUMPY[e])
     else:
         values = np.array([[0.1, -2.5, 1e10], [123456789.0, 1.0 / 3, -0.0]], dtype=NUMPY[e])
-    text = (f"func.func @main() {{\n  %a = mg.constant dense<{values.tolist()}>"
-            f" : tensor<2x3x{e}>\n  mg.print %a : tensor<2x3x{e}>\n  func.return\n}}\n")
+    text = (
+        f"func.func @main() {{\n  %a = mg.constant dense<{values.tolist()}>"
+        f" : tensor<2x3x{e}>\n  mg.print %a : tensor<2x3x{e}>\n  func.return\n}}\n"
+    )
     ctx = pipeline.context()
     module = Parser(ctx, text).parse_module()
     for stage in (pipeline.OPTIMISED_STAGES if optimise else pipeline.REFERENCE_STAGES)[1:]:
@@ -150,6 +173,7 @@ def test_print_calls_the_printer_of_its_element_type(e, optimise):
 
 
 # -- the records ------------------------------------------------------------------------------
+
 
 def test_each_record_is_consistent_with_itself_and_with_the_others():
     """What the records promise one another: the IR type is the one MLIR writes with the

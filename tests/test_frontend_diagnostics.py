@@ -12,38 +12,48 @@ from mg_xdsl.core import shapes
 from mg_xdsl.core.shapes import ShapeError
 from mg_xdsl.language.frontend import MgError, MgWarning, parse_program
 
-WARNING = ("warning: a '?' dimension is never broadcast: this aborts at run time unless the "
-           "sizes are equal; give the dimension a static size")
+WARNING = (
+    "warning: a '?' dimension is never broadcast: this aborts at run time unless the "
+    "sizes are equal; give the dimension a static size"
+)
 
 
 # -- the warning --------------------------------------------------------------------------
 
-@pytest.mark.parametrize("source,line", [
-    ("def bias(x: tensor[?x5], b: tensor[1x5]) = x + b\n", 1),
-    ("def bias(x: tensor[?x5], b: tensor[1x5]) = b - x\n", 1),
-    ("def f(x: tensor[3x?]) = x * [[1], [2], [3]]\n", 1),
-    ("let b = [[1]]\ndef f(x: tensor[?x?], b: tensor[1x1]) = b / x\n", 2),
-    ("def f(x: tensor[?x2]) = x\n\nprint f([[1, 2]]) + [[3, 4]]\n", 3),
-])
+
+@pytest.mark.parametrize(
+    "source,line",
+    [
+        ("def bias(x: tensor[?x5], b: tensor[1x5]) = x + b\n", 1),
+        ("def bias(x: tensor[?x5], b: tensor[1x5]) = b - x\n", 1),
+        ("def f(x: tensor[3x?]) = x * [[1], [2], [3]]\n", 1),
+        ("let b = [[1]]\ndef f(x: tensor[?x?], b: tensor[1x1]) = b / x\n", 2),
+        ("def f(x: tensor[?x2]) = x\n\nprint f([[1, 2]]) + [[3, 4]]\n", 3),
+    ],
+)
 def test_a_question_mark_meeting_a_static_one_warns(source, line):
     program = parse_program(source, "prog.mg")
     assert program.warnings == [f"prog.mg:{line}: {WARNING}"]
 
 
-@pytest.mark.parametrize("source", [
-    "def f(x: tensor[?x5], b: tensor[2x5]) = x + b\n",  # a static size: checked, not broadcast
-    "def f(x: tensor[?x?], y: tensor[?x?]) = x + y\n",  # two '?': nothing to broadcast
-    "def f(x: tensor[?x5]) = x + 1\n",  # a number is not a matrix
-    "def f(x: tensor[2x5], b: tensor[1x5]) = x + b\n",  # an ordinary static broadcast
-    "def f(x: tensor[?x1], y: tensor[?x1]) = x @ transpose(y)\n",  # @ does not broadcast
-])
+@pytest.mark.parametrize(
+    "source",
+    [
+        "def f(x: tensor[?x5], b: tensor[2x5]) = x + b\n",  # a static size: checked, not broadcast
+        "def f(x: tensor[?x?], y: tensor[?x?]) = x + y\n",  # two '?': nothing to broadcast
+        "def f(x: tensor[?x5]) = x + 1\n",  # a number is not a matrix
+        "def f(x: tensor[2x5], b: tensor[1x5]) = x + b\n",  # an ordinary static broadcast
+        "def f(x: tensor[?x1], y: tensor[?x1]) = x @ transpose(y)\n",  # @ does not broadcast
+    ],
+)
 def test_no_warning_without_a_question_mark_against_a_one(source):
     assert parse_program(source, "prog.mg").warnings == []
 
 
 def test_one_warning_per_line():
-    program = parse_program("def f(x: tensor[?x5], b: tensor[1x5]) = x + b + b\n"
-                            "def g(x: tensor[?x5], b: tensor[1x5]) = x * b\n", "p.mg")
+    program = parse_program(
+        "def f(x: tensor[?x5], b: tensor[1x5]) = x + b + b\ndef g(x: tensor[?x5], b: tensor[1x5]) = x * b\n", "p.mg"
+    )
     assert program.warnings == [f"p.mg:1: {WARNING}", f"p.mg:2: {WARNING}"]
 
 
@@ -66,17 +76,24 @@ def test_mg_warning_is_a_user_warning():
 
 # -- MgError ------------------------------------------------------------------------------
 
+
 def test_str_of_an_error_is_what_mgc_prints():
     with pytest.raises(MgError) as info:
         parse_program("let a = [[1]]\n\nprint row(a)\n", "dir/prog.mg")
     e = info.value
     message = "unknown function 'row': did you mean row_sum, row_max or row_mean?"
     assert (e.path, e.line, e.column, e.code, e.message) == ("dir/prog.mg", 3, 7, "E-NAME-001", message)
-    assert str(e) == e.render() == (f"dir/prog.mg:3: error: {message}\n"
-                                    "  --> dir/prog.mg:3:7 [E-NAME-001]\n"
-                                    "   |\n"
-                                    " 3 | print row(a)\n"
-                                    "   |       ^^^^^^")
+    assert (
+        str(e)
+        == e.render()
+        == (
+            f"dir/prog.mg:3: error: {message}\n"
+            "  --> dir/prog.mg:3:7 [E-NAME-001]\n"
+            "   |\n"
+            " 3 | print row(a)\n"
+            "   |       ^^^^^^"
+        )
+    )
     assert e.headline() == f"dir/prog.mg:3: error: {message}"
 
 
@@ -88,6 +105,7 @@ def test_str_of_an_error_without_a_path():
 
 
 # -- the size rule --------------------------------------------------------------------------
+
 
 def test_size_rule():
     shapes.check_size((shapes.MAX_DIMENSION, 1))

@@ -32,8 +32,7 @@ print -w
 
 def op_lines(module) -> list[tuple[str, int]]:
     """Each op's name and the source line it is located at, in order."""
-    return [(op.name, op.location.line.data) for op in module.walk()
-            if isinstance(op.location, FileLineColLoc)]
+    return [(op.name, op.location.line.data) for op in module.walk() if isinstance(op.location, FileLineColLoc)]
 
 
 def ir(source) -> str:
@@ -47,8 +46,7 @@ def test_crlf_and_bare_cr_end_lines(ending):
     assert op_lines(parse_program(crlf, "prog.mg").module) == op_lines(parse_program(PLAIN, "prog.mg").module)
 
 
-@pytest.mark.parametrize("source", ["\ufeff" + PLAIN, ("\ufeff" + PLAIN).encode("utf-8")],
-                         ids=["str", "bytes"])
+@pytest.mark.parametrize("source", ["\ufeff" + PLAIN, ("\ufeff" + PLAIN).encode("utf-8")], ids=["str", "bytes"])
 def test_byte_order_mark_is_skipped(source):
     assert ir(source) == ir(PLAIN)
 
@@ -78,8 +76,9 @@ def test_a_newline_outside_brackets_still_ends_the_statement():
 
 def test_mgc_runs_every_form_alike(tmp_path):
     outputs = []
-    for i, text in enumerate([PLAIN.encode(), SPREAD.replace("\n", "\r").encode(),
-                              b"\xef\xbb\xbf" + SPREAD.replace("\n", "\r\n").encode()]):
+    for i, text in enumerate(
+        [PLAIN.encode(), SPREAD.replace("\n", "\r").encode(), b"\xef\xbb\xbf" + SPREAD.replace("\n", "\r\n").encode()]
+    ):
         path = tmp_path / f"p{i}.mg"
         path.write_bytes(text)
         p = mgc("run", str(path))

@@ -29,8 +29,11 @@ def tree(text: str):
 def expressions(e: Expr):
     """Every expression node under ``e``, ``e`` included."""
     yield e
-    children = {Negate: lambda: [e.operand], Call: lambda: e.args,
-                Chain: lambda: [e.first, *(x for _, x in e.rest)]}.get(type(e), list)()
+    children = {
+        Negate: lambda: [e.operand],
+        Call: lambda: e.args,
+        Chain: lambda: [e.first, *(x for _, x in e.rest)],
+    }.get(type(e), list)()
     for c in children:
         yield from expressions(c)
 

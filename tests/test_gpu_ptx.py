@@ -60,10 +60,12 @@ def test_ptxas_assembles(path, arch, ptx_of):
     assert ok, message
 
 
-UNKNOWN_FOO = ("unknown GPU architecture 'foo' (known: sm_50, sm_52, sm_53, sm_60, sm_61, sm_62, "
-               "sm_70, sm_72, sm_75, sm_80, sm_86, sm_87, sm_88, sm_89, sm_90, sm_90a, sm_100, "
-               "sm_100a, sm_101, sm_101a, sm_103, sm_103a, sm_110, sm_110a, sm_120, sm_120a, "
-               "sm_121, sm_121a)")
+UNKNOWN_FOO = (
+    "unknown GPU architecture 'foo' (known: sm_50, sm_52, sm_53, sm_60, sm_61, sm_62, "
+    "sm_70, sm_72, sm_75, sm_80, sm_86, sm_87, sm_88, sm_89, sm_90, sm_90a, sm_100, "
+    "sm_100a, sm_101, sm_101a, sm_103, sm_103a, sm_110, sm_110a, sm_120, sm_120a, "
+    "sm_121, sm_121a)"
+)
 
 
 def test_unknown_arch_is_a_usage_error():

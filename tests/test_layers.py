@@ -16,21 +16,22 @@ import pytest
 PACKAGE = Path(__file__).resolve().parent.parent / "mg_xdsl"
 
 LAYERS: list[tuple[str, ...]] = [
-    ("core",),         # element types, shapes, the target CPU: no compiler in them
-    ("dialects",),     # mg and the small upstream dialects xDSL lacks
-    ("support",),      # op and loop builders, xDSL work-arounds
-    ("language",),     # .mg text -> the mg dialect
-    ("kernels",),      # the matrix-product and reduction kernels the transforms build
-    ("transforms",),   # passes within a dialect
+    ("core",),  # element types, shapes, the target CPU: no compiler in them
+    ("dialects",),  # mg and the small upstream dialects xDSL lacks
+    ("support",),  # op and loop builders, xDSL work-arounds
+    ("language",),  # .mg text -> the mg dialect
+    ("kernels",),  # the matrix-product and reduction kernels the transforms build
+    ("transforms",),  # passes within a dialect
     ("conversions",),  # passes from one dialect to another
-    ("pipeline",),     # the stages and the pass registry
-    ("backend",),      # LLVM IR, native code, the run-time library, GPU, C++, cache
-    ("driver",),       # one compilation, from text to what was asked for
+    ("pipeline",),  # the stages and the pass registry
+    ("backend",),  # LLVM IR, native code, the run-time library, GPU, C++, cache
+    ("driver",),  # one compilation, from text to what was asked for
     ("api", "tools"),  # the Python API; mgc and mg-opt
-    ("__init__",),     # the package itself: compile(), the exceptions
+    ("__init__",),  # the package itself: compile(), the exceptions
 ]
 __doc__ += "\n".join(f"    {i}. {', '.join(names)}" for i, names in enumerate(LAYERS, 1))
 LAYER_OF = {name: i for i, names in enumerate(LAYERS) for name in names}
+
 
 def module_name(path: Path) -> str:
     parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
@@ -71,8 +72,9 @@ def all_modules() -> dict[str, Path]:
 
 
 def upward_imports(modules: dict[str, Path]) -> list[tuple[str, str]]:
-    return sorted((name, target) for name, path in modules.items() for target in imports(path)
-                  if layer(target) > layer(name))
+    return sorted(
+        (name, target) for name, path in modules.items() for target in imports(path) if layer(target) > layer(name)
+    )
 
 
 def test_every_package_has_a_layer():
@@ -88,6 +90,7 @@ def test_imports_only_go_down():
 def test_no_import_cycle_between_packages():
     """Between the second-level packages (``conversions.to_llvm``, ``transforms.linalg``,
     ``backend``, ...), the imports form no cycle."""
+
     def package(module: str) -> str:
         path = module_path(module)
         assert path is not None, module
@@ -106,7 +109,7 @@ def test_no_import_cycle_between_packages():
         seen[node] = 1
         for nxt in sorted(graph.get(node, ())):
             if seen.get(nxt) == 1:
-                pytest.fail("import cycle: " + " -> ".join([*path[path.index(nxt):], nxt]))
+                pytest.fail("import cycle: " + " -> ".join([*path[path.index(nxt) :], nxt]))
             if nxt not in seen:
                 visit(nxt, [*path, nxt])
         seen[node] = 2

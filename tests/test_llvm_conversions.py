@@ -63,15 +63,11 @@ def to_numpy(desc: ctypes.Structure) -> np.ndarray:
     sizes, strides = list(desc.sizes), list(desc.strides)
     n = max((s - 1) * t for s, t in zip(sizes, strides)) + 1 + desc.offset
     flat = np.ctypeslib.as_array(desc.aligned, shape=(n,))
-    return np.lib.stride_tricks.as_strided(
-        flat[desc.offset :], shape=sizes, strides=[8 * t for t in strides]
-    ).copy()
+    return np.lib.stride_tricks.as_strided(flat[desc.offset :], shape=sizes, strides=[8 * t for t in strides]).copy()
 
 
 _libc = ctypes.CDLL(None)
 _libc.free.argtypes = [ctypes.c_void_p]
-
-
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -142,9 +138,7 @@ def test_affine_layer_through_the_whole_pipeline(ctx: Context):
     }) : () -> ()
     """
     jit = Jit(ctx, source, FULL)
-    layer = jit.function(
-        "_mlir_ciface_layer", None, ctypes.POINTER(D2), ctypes.POINTER(D2), ctypes.POINTER(D2)
-    )
+    layer = jit.function("_mlir_ciface_layer", None, ctypes.POINTER(D2), ctypes.POINTER(D2), ctypes.POINTER(D2))
     x = np.array([[1.0, -2.0, 3.0], [-4.0, 5.0, math.nan]])
     b = np.array([[0.5, 0.5, -10.0]])
     out, dx, db = D2(), describe(x), describe(b)
@@ -202,8 +196,7 @@ def test_add_two_globals_into_a_malloced_result(ctx: Context):
     @ctypes.CFUNCTYPE(None, ctypes.c_int64, ctypes.c_void_p)
     def print_memref(rank, ptr):
         desc = ctypes.cast(ptr, ctypes.POINTER(D2)).contents
-        seen.append((rank, desc.allocated and ctypes.cast(desc.allocated, ctypes.c_void_p).value,
-                     to_numpy(desc)))
+        seen.append((rank, desc.allocated and ctypes.cast(desc.allocated, ctypes.c_void_p).value, to_numpy(desc)))
 
     jit = Jit(ctx, GLOBALS_ADD, symbols={"printMemrefF64": print_memref})
     add = jit.function("_mlir_ciface_add", None, ctypes.POINTER(D2))
@@ -253,9 +246,7 @@ func.func @row_sums(%x: memref<?x?xf64, strided<[?, ?], offset: ?>>, %out: memre
 def test_row_sums_of_a_dynamic_strided_view(ctx: Context):
     """The strided layout reads offset and strides from the descriptor (identity: 0 and 1)."""
     jit = Jit(ctx, ROW_SUMS)
-    row_sums = jit.function(
-        "_mlir_ciface_row_sums", ctypes.c_int64, ctypes.POINTER(D2), ctypes.POINTER(D1)
-    )
+    row_sums = jit.function("_mlir_ciface_row_sums", ctypes.c_int64, ctypes.POINTER(D2), ctypes.POINTER(D1))
     base = np.arange(1.0, 41.0).reshape(5, 8)
     x = base[1:4, ::2]  # strides (8, 2) and a non-zero offset from base
     desc = describe(base)
@@ -302,9 +293,7 @@ func.func @table(%m: index, %n: index) -> memref<?x?xf64> attributes {llvm.emit_
 
 def test_dynamic_alloc_and_dim(ctx: Context):
     jit = Jit(ctx, DYNAMIC_ALLOC)
-    table = jit.function(
-        "_mlir_ciface_table", None, ctypes.POINTER(D2), ctypes.c_int64, ctypes.c_int64
-    )
+    table = jit.function("_mlir_ciface_table", None, ctypes.POINTER(D2), ctypes.c_int64, ctypes.c_int64)
     out = D2()
     table(ctypes.byref(out), 3, 5)
     assert list(out.sizes) == [3, 5] and list(out.strides) == [5, 1] and out.offset == 0
@@ -344,8 +333,7 @@ class Ints(ctypes.Structure):
 
 
 class Floats(ctypes.Structure):
-    _fields_ = [("max", ctypes.c_double), ("min", ctypes.c_double),
-                ("u", ctypes.c_double), ("lt", ctypes.c_bool)]
+    _fields_ = [("max", ctypes.c_double), ("min", ctypes.c_double), ("u", ctypes.c_double), ("lt", ctypes.c_bool)]
 
 
 @pytest.fixture(scope="module")
@@ -355,8 +343,7 @@ def scalars(ctx: Context) -> Jit:
 
 @pytest.mark.parametrize("a,b", [(7, 2), (-7, 2), (7, -2), (-7, -2), (6, 3), (-6, 3), (0, 5)])
 def test_integer_division_and_several_results(scalars: Jit, a: int, b: int):
-    ints = scalars.function("_mlir_ciface_ints", None, ctypes.POINTER(Ints),
-                            ctypes.c_int64, ctypes.c_int64)
+    ints = scalars.function("_mlir_ciface_ints", None, ctypes.POINTER(Ints), ctypes.c_int64, ctypes.c_int64)
     r = Ints()
     ints(ctypes.byref(r), a, b)
     assert (r.floor, r.ceil, r.rem, r.max) == (a // b, -(-a // b), int(math.fmod(a, b)), max(a, b))
@@ -366,8 +353,7 @@ def test_integer_division_and_several_results(scalars: Jit, a: int, b: int):
 
 @pytest.mark.parametrize("x,y", [(1.0, 2.0), (-0.0, 0.0), (math.nan, 1.0), (3.0, math.nan)])
 def test_float_min_max_propagate_nan(scalars: Jit, x: float, y: float):
-    floats = scalars.function("_mlir_ciface_floats", None, ctypes.POINTER(Floats),
-                              ctypes.c_double, ctypes.c_double)
+    floats = scalars.function("_mlir_ciface_floats", None, ctypes.POINTER(Floats), ctypes.c_double, ctypes.c_double)
     r = Floats()
     floats(ctypes.byref(r), x, y)
     np.testing.assert_array_equal([r.max, r.min], [np.maximum(x, y), np.minimum(x, y)])
@@ -405,7 +391,9 @@ def test_external_c_interface_function_gets_a_descriptor_pointer(ctx: Context):
     assert scaled_norm(ctypes.byref(dv)) == pytest.approx(26.0)
 
 
-SUBVIEWS = ROW_SUMS + """
+SUBVIEWS = (
+    ROW_SUMS
+    + """
 func.func @view_row_sums(%m: memref<?x?xf64>, %o0: index, %o1: index, %n0: index, %n1: index,
                          %s0: index, %s1: index, %k: index, %out: memref<?xf64>) -> index
     attributes {llvm.emit_c_interface} {
@@ -418,15 +406,14 @@ func.func @view_row_sums(%m: memref<?x?xf64>, %o0: index, %o1: index, %n0: index
   return %cells : index
 }
 """
+)
 
 
 def test_subview_of_a_subview_reads_the_right_elements(ctx: Context):
     """Offsets add up through strides, steps multiply the strides, sizes are the view's."""
     jit = Jit(ctx, SUBVIEWS)
     i64 = ctypes.c_int64
-    view_row_sums = jit.function(
-        "_mlir_ciface_view_row_sums", i64, ctypes.POINTER(D2), *[i64] * 7, ctypes.POINTER(D1)
-    )
+    view_row_sums = jit.function("_mlir_ciface_view_row_sums", i64, ctypes.POINTER(D2), *[i64] * 7, ctypes.POINTER(D1))
     base = np.arange(54.0).reshape(6, 9)
     expected = base[1:5, 0:8:2][1:3, 1:5:2].sum(axis=1)
     out = np.zeros(2)
@@ -452,9 +439,7 @@ func.func @swap(%a: i64, %b: i64, %n: index) -> i64 attributes {llvm.emit_c_inte
 
 def test_a_block_that_branches_to_itself_with_its_arguments_swapped(ctx: Context):
     jit = Jit(ctx, SWAP_LOOP)  # kept alive while its code runs
-    swap = jit.function(
-        "_mlir_ciface_swap", ctypes.c_int64, ctypes.c_int64, ctypes.c_int64, ctypes.c_int64
-    )
+    swap = jit.function("_mlir_ciface_swap", ctypes.c_int64, ctypes.c_int64, ctypes.c_int64, ctypes.c_int64)
     assert [swap(10, 20, n) for n in range(5)] == [10, 20, 10, 20, 10]
 
 
@@ -466,7 +451,9 @@ def test_rewrite_each_offers_each_op_once_and_skips_the_erased(ctx: Context):
 
     from mg_xdsl.support.rewrite_each import rewrite_each
 
-    module = Parser(ctx, """
+    module = Parser(
+        ctx,
+        """
     func.func @f(%c: i1) {
       %x = arith.constant 1 : i64
       scf.if %c {
@@ -474,7 +461,8 @@ def test_rewrite_each_offers_each_op_once_and_skips_the_erased(ctx: Context):
       }
       %z = arith.constant 3 : i64
       func.return
-    }""").parse_module()
+    }""",
+    ).parse_module()
     offered = []
 
     class EraseIfs(RewritePattern):
@@ -493,12 +481,19 @@ def test_rewrite_each_offers_each_op_once_and_skips_the_erased(ctx: Context):
     assert not rewrite_each([op for op in module.walk() if isinstance(op, arith.ConstantOp)], Nothing())
 
 
-@pytest.mark.parametrize("op, message", [
-    ("memref.prefetch %c[%i], read, locality<3>, data : memref<?x?xf64>",
-     "memref.prefetch needs one index per dimension of memref<?x?xf64> (2), not 1"),
-    ("memref.prefetch %c[%i, %i], write, locality<4>, data : memref<?x?xf64>",
-     "memref.prefetch's locality must be 0 to 3, not 4"),
-])
+@pytest.mark.parametrize(
+    "op, message",
+    [
+        (
+            "memref.prefetch %c[%i], read, locality<3>, data : memref<?x?xf64>",
+            "memref.prefetch needs one index per dimension of memref<?x?xf64> (2), not 1",
+        ),
+        (
+            "memref.prefetch %c[%i, %i], write, locality<4>, data : memref<?x?xf64>",
+            "memref.prefetch's locality must be 0 to 3, not 4",
+        ),
+    ],
+)
 def test_memref_prefetch_states_its_rules(op, message):
     from xdsl.parser import Parser
     from xdsl.utils.exceptions import VerifyException

@@ -152,7 +152,7 @@ def test_what_the_printer_does_not_know_goes_through_xdsls_translation():
     with pytest.raises(Unsupported, match="section"):
         print_module(module, "x86_64-unknown-linux-gnu")
     # xDSL's translation drops the section (as it would have before this printer existed).
-    assert "@\"a message\"" in jit.translate(module)
+    assert '@"a message"' in jit.translate(module)
 
 
 def loop_hints(text: str) -> dict[str, list[list[str]]]:
@@ -163,13 +163,16 @@ def loop_hints(text: str) -> dict[str, list[list[str]]]:
     nodes = dict(re.findall(r"^(!\d+) = (?:distinct )?!\{(.*)\}$", printed, re.M))
     hints: dict[str, list[list[str]]] = {}
     for name, body in re.findall(r"^define [^@]*@([\w.]+)\(.*?\{\n(.*?)^\}", printed, re.M | re.S):
-        hints[name] = [[nodes[h] for h in nodes[node].split(", ")[1:]]
-                       for node in re.findall(r"br .*, !llvm\.loop (!\d+)", body)]
+        hints[name] = [
+            [nodes[h] for h in nodes[node].split(", ")[1:]] for node in re.findall(r"br .*, !llvm\.loop (!\d+)", body)
+        ]
     return {name: loops for name, loops in hints.items() if loops}
 
 
-@pytest.mark.skipif(shutil.which("mlir-translate-22") is None,
-                    reason="mlir-translate-22 is not installed (apt-get install mlir-22-tools; CI installs it)")
+@pytest.mark.skipif(
+    shutil.which("mlir-translate-22") is None,
+    reason="mlir-translate-22 is not installed (apt-get install mlir-22-tools; CI installs it)",
+)
 def test_loop_hints_as_mlir_translate_writes_them():
     """The scalar tails of ``?``-shaped reductions tell LLVM not to vectorize or unroll them
     (``#llvm.loop_annotation``): our printer writes the metadata that upstream's
@@ -178,8 +181,9 @@ def test_loop_hints_as_mlir_translate_writes_them():
     example = EXAMPLES[0].parent / "09_dynamic_reductions.mg"
     module = Compilation(example.read_text(), "prog.mg", keep_dir=None, optimise=True).mlir("llvm")
     ours = print_module(module, llvm.get_default_triple())
-    upstream = subprocess.run(["mlir-translate-22", "--mlir-to-llvmir"], input=str(module),
-                              capture_output=True, text=True, check=True).stdout
+    upstream = subprocess.run(
+        ["mlir-translate-22", "--mlir-to-llvmir"], input=str(module), capture_output=True, text=True, check=True
+    ).stdout
     hints = loop_hints(ours)
     tail = ['!"llvm.loop.vectorize.enable", i1 false', '!"llvm.loop.unroll.disable"']
     assert sum(len(loops) for loops in hints.values()) >= 3  # a row sum's tail, a column maximum's
@@ -201,8 +205,10 @@ def test_loop_annotation_parses_what_it_prints_and_names_what_it_does_not_know()
     only_unroll = Parser(ctx, "#llvm.loop_annotation<unroll = <disable = true>>").parse_attribute()
     assert only_unroll == LoopAnnotationAttr(disable_unroll=True) and only_unroll.disabled() == ["unroll"]
     assert Parser(ctx, "#llvm.loop_annotation<>").parse_attribute().disabled() == []
-    for hint, message in [("licm = <disable = true>", "knows only `vectorize` and `unroll`"),
-                          ("unroll = <disable = false>", "knows only `unroll = <disable = true>`")]:
+    for hint, message in [
+        ("licm = <disable = true>", "knows only `vectorize` and `unroll`"),
+        ("unroll = <disable = false>", "knows only `unroll = <disable = true>`"),
+    ]:
         with pytest.raises(ParseError, match=message):
             Parser(ctx, f"#llvm.loop_annotation<{hint}>").parse_attribute()
 
@@ -221,4 +227,5 @@ def test_bfloat_constants_round_to_nearest_even_as_ml_dtypes_does():
     assert bfloat16_bits(1e39) == 0x7F80 and bfloat16_bits(-1e39) == 0xFF80 and bfloat16_bits(float("nan")) == 0x7FC0
     text = "global bfloat 0xR%04X" % bfloat16_bits(0.1)
     import llvmlite.binding as llvm
+
     llvm.parse_assembly(f"@g = {text}\n").verify()

@@ -20,8 +20,7 @@ def long_programs(tmp_path_factory):
     terms.write_text(f"let a = {START}\nprint {' + '.join(['a'] * N)}\n")
     statements = root / "statements.mg"
     statements.write_text(f"let a = {START}\n" + "let a = a + 1\n" * N + "print a\n")
-    return {"terms": (terms, N * np.array(START, float)),
-            "statements": (statements, np.array(START, float) + N)}
+    return {"terms": (terms, N * np.array(START, float)), "statements": (statements, np.array(START, float) + N)}
 
 
 @pytest.mark.parametrize("flags", [(), ("--reference",)], ids=["optimised", "reference"])

@@ -37,12 +37,19 @@ BROKEN = [
     (DEF + DEF, 2, "function 'f' is already defined"),
     ("print [[1, 2]] @ [[1, 2]]\n", 1, "cannot matrix-multiply shapes 1x2 and 1x2: inner dimensions 2 and 1 differ"),
     ("print [[1, 2]] @ 2\n", 1, "@ needs two matrices, got a 1x2 matrix and the number 2"),
-    ("print [[1, 2], [3, 4]] + [[1, 2, 3]]\n", 1, "cannot add shapes 2x2 and 1x3: dimensions 2 and 3 differ and neither is 1"),
+    (
+        "print [[1, 2], [3, 4]] + [[1, 2, 3]]\n",
+        1,
+        "cannot add shapes 2x2 and 1x3: dimensions 2 and 3 differ and neither is 1",
+    ),
     ("print [[1, 2]] - [[1, 2, 3]]\n", 1, "cannot subtract shapes 1x2 and 1x3"),
     ("print [[1, 2]] * [[1], [2], [3]] * [[1, 2, 3, 4]]\n", 1, "cannot multiply shapes 3x2 and 1x4"),
     ("print [[1, 2]] / [[1, 2, 3]]\n", 1, "cannot divide shapes 1x2 and 1x3"),
-    ("def g(a: tensor[2xf16]) = a\n", 1, "unknown element type 'f16' in tensor[2xf16]: the element types are "
-     "f64, f32, bf16, i32, i64, i1"),
+    (
+        "def g(a: tensor[2xf16]) = a\n",
+        1,
+        "unknown element type 'f16' in tensor[2xf16]: the element types are f64, f32, bf16, i32, i64, i1",
+    ),
     ("def g(a: tensor[f32x2]) = a\n", 1, "a dimension is a positive integer or '?', got 'f32' in tensor[f32x2]"),
     ("def g(a: tensor[0x2]) = a\n", 1, "a dimension is a positive integer or '?', got '0' in tensor[0x2]"),
     ("def g(a: tensor[2xq]) = a\n", 1, "unknown element type 'q' in tensor[2xq]"),
@@ -87,42 +94,82 @@ BROKEN_EXACTLY = [
     ("let a = [[1]]\nprint a([[2]])\n", 2, "'a' is a 1x1 matrix, not a function"),
     # defs: no recursion, and only their parameters are visible
     ("def f(a: tensor[2x2]) = f(a) + a\n", 1, "def f calls itself: recursion is not supported"),
-    ("let w = [[1]]\ndef f(a: tensor[1x1]) = a @ w\n", 2,
-     "unknown name 'w': a def sees only its parameters (w is defined at the top level)"),
+    (
+        "let w = [[1]]\ndef f(a: tensor[1x1]) = a @ w\n",
+        2,
+        "unknown name 'w': a def sees only its parameters (w is defined at the top level)",
+    ),
     ("def f(a: tensor[1x1]) = a @ w\nlet w = [[1]]\n", 1, "unknown name 'w'"),
     # huge shapes: a compile error naming the shape, never a crash in a later stage
-    ("def f(a: tensor[4000000000x4000000000]) = a + 1\n", 1,
-     f"tensor[4000000000x4000000000] is too large: 1.6e+19 {TOO_LARGE}"),
-    ("def f(a: tensor[9223372036854775807x2]) = a\n", 1,
-     "dimension 9223372036854775807 in tensor[9223372036854775807x2] is too large: "
-     "a dimension is at most 2^40 = 1099511627776"),
-    (f"def f(a: tensor[{BIG + 1}x1]) = a\n", 1,
-     f"dimension {BIG + 1} in tensor[{BIG + 1}x1] is too large: a dimension is at most 2^40 = {BIG}"),
-    ("def f(a: tensor[" + "9" * 5000 + "x1]) = a\n", 1,
-     "dimension " + "9" * 30 + "..." + "9" * 30 + " (5000 characters) in tensor[" + "9" * 30 + "..."
-     + "9" * 28 + "x1 (5002 characters)] is too large: a dimension is at most 2^40 = 1099511627776"),
+    (
+        "def f(a: tensor[4000000000x4000000000]) = a + 1\n",
+        1,
+        f"tensor[4000000000x4000000000] is too large: 1.6e+19 {TOO_LARGE}",
+    ),
+    (
+        "def f(a: tensor[9223372036854775807x2]) = a\n",
+        1,
+        "dimension 9223372036854775807 in tensor[9223372036854775807x2] is too large: "
+        "a dimension is at most 2^40 = 1099511627776",
+    ),
+    (
+        f"def f(a: tensor[{BIG + 1}x1]) = a\n",
+        1,
+        f"dimension {BIG + 1} in tensor[{BIG + 1}x1] is too large: a dimension is at most 2^40 = {BIG}",
+    ),
+    (
+        "def f(a: tensor[" + "9" * 5000 + "x1]) = a\n",
+        1,
+        "dimension "
+        + "9" * 30
+        + "..."
+        + "9" * 30
+        + " (5000 characters) in tensor["
+        + "9" * 30
+        + "..."
+        + "9" * 28
+        + "x1 (5002 characters)] is too large: a dimension is at most 2^40 = 1099511627776",
+    ),
     (f"def f(a: tensor[{BIG}x{BIG}]) = a\n", 1, f"tensor[{BIG}x{BIG}] is too large: 1.21e+24 {TOO_LARGE}"),
-    (f"def f(a: tensor[{BIG}x1], b: tensor[1x{BIG}]) = a + b\n", 1,
-     f"cannot add shapes {BIG}x1 and 1x{BIG}: the result tensor[{BIG}x{BIG}] is too large: 1.21e+24 {TOO_LARGE}"),
-    (f"def f(a: tensor[{2**30}x1], b: tensor[1x{2**30}]) = a @ b\n", 1,
-     f"cannot matrix-multiply shapes {2**30}x1 and 1x{2**30}: "
-     f"the result tensor[{2**30}x{2**30}] is too large: 1.15e+18 {TOO_LARGE}"),
+    (
+        f"def f(a: tensor[{BIG}x1], b: tensor[1x{BIG}]) = a + b\n",
+        1,
+        f"cannot add shapes {BIG}x1 and 1x{BIG}: the result tensor[{BIG}x{BIG}] is too large: 1.21e+24 {TOO_LARGE}",
+    ),
+    (
+        f"def f(a: tensor[{2**30}x1], b: tensor[1x{2**30}]) = a @ b\n",
+        1,
+        f"cannot matrix-multiply shapes {2**30}x1 and 1x{2**30}: "
+        f"the result tensor[{2**30}x{2**30}] is too large: 1.15e+18 {TOO_LARGE}",
+    ),
     # nesting: parentheses and calls count alike
-    ("print " + "relu(" * 101 + "[[1]]" + ")" * 101 + "\n", 1,
-     "expression is nested too deeply (more than 100 levels of parentheses and calls)"),
+    (
+        "print " + "relu(" * 101 + "[[1]]" + ")" * 101 + "\n",
+        1,
+        "expression is nested too deeply (more than 100 levels of parentheses and calls)",
+    ),
     # input forms: lines end at \n, \r\n or \r; a statement goes on inside brackets
     ("print [[1]]\rprint [[2]]\rprint q\r", 3, "unknown name 'q'"),
     ("print [[1]]\r\nprint [[2]]\r\nprint q\r\n", 3, "unknown name 'q'"),
     ("let m = [[1, 2],\n         [3, 4]]\n\nprint q\n", 4, "unknown name 'q'"),
-    ("let m = [[1, 2],\r\n  # a comment\r\n  [3]]\n", 3,
-     "rows of a matrix literal must have equal length: row 1 has 2 elements, row 2 has 1"),
+    (
+        "let m = [[1, 2],\r\n  # a comment\r\n  [3]]\n",
+        3,
+        "rows of a matrix literal must have equal length: row 1 has 2 elements, row 2 has 1",
+    ),
     ("let m = [[1, 2],\n  [3, x]]\n", 2, "matrix literal elements must be numbers, found 'x'"),
-    ("let m = [[1, 2],\n  [3, 4]\nprint m\n", 2,
-     "expected ',' or ']' after a row of the matrix literal, found the end of the line"),
+    (
+        "let m = [[1, 2],\n  [3, 4]\nprint m\n",
+        2,
+        "expected ',' or ']' after a row of the matrix literal, found the end of the line",
+    ),
     ("print [[1, 2]\n", 1, "expected ',' or ']' after a row of the matrix literal, found the end of the line"),
     ("print [[1]] +\n  [[2]]\n", 1, "expected an expression, found the end of the line"),
-    ("print relu(\n  [[1]] @ [[1, 2]]\n  + [[1, 2, 3]])\n", 3,
-     "cannot add shapes 1x2 and 1x3: dimensions 2 and 3 differ and neither is 1"),
+    (
+        "print relu(\n  [[1]] @ [[1, 2]]\n  + [[1, 2, 3]])\n",
+        3,
+        "cannot add shapes 1x2 and 1x3: dimensions 2 and 3 differ and neither is 1",
+    ),
     ("print [[1]]\n\ufeffprint [[1]]\n", 2, "unexpected character '\\ufeff'"),
 ]
 
@@ -159,8 +206,7 @@ def test_broken_program(tmp_path, capsys, source, line, message):
     assert rest[0].startswith(f"{' ' * len(str(line))} --> {path}:{line}"), rest[0]
 
 
-@pytest.mark.parametrize("source,line,message", BROKEN_EXACTLY,
-                         ids=[f"{i:02d}" for i in range(len(BROKEN_EXACTLY))])
+@pytest.mark.parametrize("source,line,message", BROKEN_EXACTLY, ids=[f"{i:02d}" for i in range(len(BROKEN_EXACTLY))])
 def test_broken_program_exact_message(tmp_path, capsys, source, line, message):
     status, out, err, path = compile_file(tmp_path, capsys, source)
     assert (status, out, split_error(err)[0]) == (1, "", f"{path}:{line}: error: {message}")
@@ -193,14 +239,18 @@ def test_chapter_message_through_mgc_run(tmp_path):
     p = mgc("run", "errors/x.mg", cwd=tmp_path)
     assert p.returncode == 1
     assert p.stdout == b""
-    assert p.stderr.decode() == (
-        "errors/x.mg:2: error: cannot add shapes 2x3 and 3x2: dimensions 2 and 3 differ and neither is 1\n"
-        "  --> errors/x.mg:2:7 [E-DIM-001]\n"
-        "   |\n"
-        " 2 | print [[1, 2, 3], [4, 5, 6]] + [[1, 2], [3, 4], [5, 6]]\n"
-        "   |       " + "^" * 49 + "\n"  # under the whole sum: 22 + 3 + 24 characters
-        "note: operands: `[[1, 2, 3], [4, 5, 6]]` is tensor[2x3xf64], `[[1, 2], [3, 4], [5, 6]]` is "
-        "tensor[3x2xf64]\n")
+    assert (
+        p.stderr.decode()
+        == (
+            "errors/x.mg:2: error: cannot add shapes 2x3 and 3x2: dimensions 2 and 3 differ and neither is 1\n"
+            "  --> errors/x.mg:2:7 [E-DIM-001]\n"
+            "   |\n"
+            " 2 | print [[1, 2, 3], [4, 5, 6]] + [[1, 2], [3, 4], [5, 6]]\n"
+            "   |       " + "^" * 49 + "\n"  # under the whole sum: 22 + 3 + 24 characters
+            "note: operands: `[[1, 2, 3], [4, 5, 6]]` is tensor[2x3xf64], `[[1, 2], [3, 4], [5, 6]]` is "
+            "tensor[3x2xf64]\n"
+        )
+    )
 
 
 def test_missing_file():

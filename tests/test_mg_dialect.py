@@ -26,12 +26,15 @@ def value(shape, element=f64):
     return xdsl_test.TestOp(result_types=[mg.tensor_type(shape, element)]).results[0]
 
 
-@pytest.mark.parametrize("lhs, rhs, result", [
-    ((2, 3), (2, 3), (2, 3)),
-    ((None, 3), (2, 3), (2, 3)),  # a static size wins; the ? is checked at run time
-    ((None, None), (None, 4), (None, 4)),
-    ((None, None), (None, None), (None, None)),
-])
+@pytest.mark.parametrize(
+    "lhs, rhs, result",
+    [
+        ((2, 3), (2, 3), (2, 3)),
+        ((None, 3), (2, 3), (2, 3)),  # a static size wins; the ? is checked at run time
+        ((None, None), (None, 4), (None, 4)),
+        ((None, None), (None, None), (None, None)),
+    ],
+)
 @pytest.mark.parametrize("op", [mg.AddOp, mg.SubOp, mg.MulOp, mg.DivOp])
 def test_an_elementwise_result_merges_its_operands_shapes(op, lhs, rhs, result):
     made = op(value(lhs, f32), value(rhs, f32))
@@ -39,16 +42,18 @@ def test_an_elementwise_result_merges_its_operands_shapes(op, lhs, rhs, result):
     made.verify()
 
 
-@pytest.mark.parametrize("lhs, rhs, result", [
-    ((2, 3), (3, 4), (2, 4)), ((None, 3), (3, None), (None, None)), ((5, None), (7, 1), (5, 1))])
+@pytest.mark.parametrize(
+    "lhs, rhs, result", [((2, 3), (3, 4), (2, 4)), ((None, 3), (3, None), (None, None)), ((5, None), (7, 1), (5, 1))]
+)
 def test_a_matrix_products_result_is_rows_by_columns(lhs, rhs, result):
     made = mg.MatmulOp(value(lhs), value(rhs))
     assert made.result.type == mg.tensor_type(result)
     made.verify()
 
 
-@pytest.mark.parametrize("shape, axis, result", [((2, 3), 1, (2, 1)), ((2, 3), 0, (1, 3)),
-                                                 ((None, 4), 1, (None, 1)), ((None, 4), 0, (1, 4))])
+@pytest.mark.parametrize(
+    "shape, axis, result", [((2, 3), 1, (2, 1)), ((2, 3), 0, (1, 3)), ((None, 4), 1, (None, 1)), ((None, 4), 0, (1, 4))]
+)
 def test_a_reduction_collapses_its_axis_and_a_transpose_swaps(shape, axis, result):
     for kind in mg.REDUCE_KINDS:
         made = mg.ReduceOp(value(shape), axis, kind)
@@ -60,8 +65,11 @@ def test_a_reduction_collapses_its_axis_and_a_transpose_swaps(shape, axis, resul
 
 
 def test_operands_that_break_a_rule_are_the_verifiers_error():
-    with pytest.raises(VerifyException, match=r"^mg.matmul: cannot matrix-multiply shapes 2x3 and 2x3: "
-                                              r"inner dimensions 3 and 2 differ$"):
+    with pytest.raises(
+        VerifyException,
+        match=r"^mg.matmul: cannot matrix-multiply shapes 2x3 and 2x3: "
+        r"inner dimensions 3 and 2 differ$",
+    ):
         mg.MatmulOp(value((2, 3)), value((2, 3)))
     with pytest.raises(VerifyException, match=r"^mg.add: cannot combine shapes 2x3 and 4x3"):
         mg.AddOp(value((2, 3)), value((4, 3)))
@@ -94,8 +102,9 @@ def scalar_of(op, *xs: float) -> float:
 NUMBERS = [-2.5, -0.0, 0.0, 1.0, 3.0, math.inf, -math.inf]
 
 
-@pytest.mark.parametrize("op, reference", [
-    (mg.AddOp, np.add), (mg.SubOp, np.subtract), (mg.MulOp, np.multiply), (mg.DivOp, np.divide)])
+@pytest.mark.parametrize(
+    "op, reference", [(mg.AddOp, np.add), (mg.SubOp, np.subtract), (mg.MulOp, np.multiply), (mg.DivOp, np.divide)]
+)
 def test_each_binary_op_computes_what_numpy_does(op, reference):
     made = op(value((2, 2)), value((2, 2)))
     with np.errstate(all="ignore"):
@@ -110,8 +119,7 @@ def test_neg_relu_and_scalar_compute_what_numpy_does():
         for a in [*NUMBERS, math.nan]:
             np.testing.assert_equal(scalar_of(mg.NegOp(x), a), -a)
             np.testing.assert_equal(scalar_of(mg.ReluOp(x), a), np.maximum(a, 0.0))  # NaN stays NaN
-            for name, reference in (("add", np.add), ("sub", np.subtract), ("mul", np.multiply),
-                                    ("div", np.divide)):
+            for name, reference in (("add", np.add), ("sub", np.subtract), ("mul", np.multiply), ("div", np.divide)):
                 for reversed_ in (False, True):
                     op = mg.ScalarOp(x, name, 2.0, reversed_)
                     want = reference(2.0, a) if reversed_ else reference(a, 2.0)

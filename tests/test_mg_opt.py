@@ -18,10 +18,11 @@ from xdsl.utils.exceptions import PassFailedException
 from mg_xdsl.tools import mg_opt
 
 RELU = str(EXAMPLES / "01_relu.mg")
-WARNS = ("def bias(x: tensor[?x5], b: tensor[1x5]) = x + b\n"
-         "print bias([[1,2,3,4,5]], [[1,1,1,1,1]])\n")
-WARNING = ("warning: a '?' dimension is never broadcast: this aborts at run time unless the sizes "
-           "are equal; give the dimension a static size")
+WARNS = "def bias(x: tensor[?x5], b: tensor[1x5]) = x + b\nprint bias([[1,2,3,4,5]], [[1,1,1,1,1]])\n"
+WARNING = (
+    "warning: a '?' dimension is never broadcast: this aborts at run time unless the sizes "
+    "are equal; give the dimension a static size"
+)
 
 
 def mg_opt_run(*args: str, input: bytes | None = None, cwd=None) -> subprocess.CompletedProcess:
@@ -45,8 +46,10 @@ def test_a_malformed_pipeline_or_pass_option_is_a_usage_error():
     assert "Expected argument name here" in p.err
     p = mg_opt_run(RELU, "-p", "lower-affine{foo=1}")
     assert p.returncode == 2
-    assert p.err == ("mg-opt: error: bad pass pipeline -p 'lower-affine{foo=1}': "
-                     'Provided arguments ["foo"] not found in expected arguments []\n')
+    assert p.err == (
+        "mg-opt: error: bad pass pipeline -p 'lower-affine{foo=1}': "
+        'Provided arguments ["foo"] not found in expected arguments []\n'
+    )
 
 
 def test_a_file_that_cannot_be_read(tmp_path):
@@ -64,16 +67,16 @@ def test_an_undefined_value_is_reported_where_it_is_used(tmp_path):
     path.write_text('func.func @f() {\n  "test.op"(%1) : (i32) -> ()\n  func.return\n}\n')
     p = mg_opt_run(str(path), "--allow-unregistered-dialect")
     assert p.returncode == 1
-    assert p.err == (f"{path}:2:13: error: use of undefined value %1\n"
-                     '  "test.op"(%1) : (i32) -> ()\n'
-                     "            ^^\n")
+    assert p.err == (f'{path}:2:13: error: use of undefined value %1\n  "test.op"(%1) : (i32) -> ()\n            ^^\n')
 
 
 def test_an_undefined_value_in_a_split_file_is_reported_on_its_line(tmp_path):
     path = tmp_path / "split.mlir"
-    path.write_text("func.func @g() {\n  func.return\n}\n// -----\nfunc.func @f() {\n"
-                    '  %0 = arith.constant 1 : i32\n  "test.op"(%0, %7) : (i32, i32) -> ()\n'
-                    "  func.return\n}\n")
+    path.write_text(
+        "func.func @g() {\n  func.return\n}\n// -----\nfunc.func @f() {\n"
+        '  %0 = arith.constant 1 : i32\n  "test.op"(%0, %7) : (i32, i32) -> ()\n'
+        "  func.return\n}\n"
+    )
     p = mg_opt_run(str(path), "--split-input-file", "--allow-unregistered-dialect")
     assert p.returncode == 1
     assert p.err.startswith(f"{path}:7:17: error: use of undefined value %7\n")
@@ -96,8 +99,10 @@ def test_invalid_ir_keeps_the_annotated_message_without_a_traceback(tmp_path):
     p = mg_opt_run(str(path))
     assert p.returncode == 1
     lines = p.err.splitlines()
-    assert lines[0] == ("mg-opt: error: invalid IR in the input: Expected arguments to have the same "
-                        "types as the function output types: expected [i32], got []")
+    assert lines[0] == (
+        "mg-opt: error: invalid IR in the input: Expected arguments to have the same "
+        "types as the function output types: expected [i32], got []"
+    )
     assert "| Operation does not verify: Expected arguments to have the same types" in p.err
     assert '"func.return"() : () -> ()' in p.err
 
@@ -106,13 +111,16 @@ def test_invalid_ir_keeps_the_annotated_message_without_a_traceback(tmp_path):
 def test_an_element_type_no_lowering_handles_is_invalid_input_not_a_crash(tmp_path, passes):
     # (lower-mg-to-affine used to fail an assertion on an i32 relu, before i32 was lowered.)
     path = tmp_path / "i16.mlir"
-    path.write_text("func.func @f(%a: tensor<2x2xi16>) -> tensor<2x2xi16> {\n"
-                    "  %r = mg.relu %a : tensor<2x2xi16> -> tensor<2x2xi16>\n"
-                    "  func.return %r : tensor<2x2xi16>\n}\n")
+    path.write_text(
+        "func.func @f(%a: tensor<2x2xi16>) -> tensor<2x2xi16> {\n"
+        "  %r = mg.relu %a : tensor<2x2xi16> -> tensor<2x2xi16>\n"
+        "  func.return %r : tensor<2x2xi16>\n}\n"
+    )
     p = mg_opt_run(str(path), "-p", passes)
     assert p.returncode == 1 and p.out == ""
-    assert p.err.splitlines()[0] == ("mg-opt: error: invalid IR in the input: mg.relu: element type "
-                                     "must be f32, f64, bf16, i32 or i64, got i16")
+    assert p.err.splitlines()[0] == (
+        "mg-opt: error: invalid IR in the input: mg.relu: element type must be f32, f64, bf16, i32 or i64, got i16"
+    )
 
 
 def test_the_diagnostics_modes_of_xdsl_opt_are_kept(tmp_path):
@@ -191,6 +199,7 @@ class CrashPass(ModulePass):
 
 class BreakPass(ModulePass):
     """Leaves IR that does not verify: a function that claims to return an i32."""
+
     name = "test-break"
 
     def apply(self, ctx, op: ModuleOp) -> None:
@@ -210,8 +219,10 @@ def misbehaving_passes(monkeypatch):
 def test_a_pass_that_declines_is_an_error(misbehaving_passes, capsys):
     status = mg_opt.main([RELU, "-p", "lower-mg-to-affine,test-decline"])
     err = capsys.readouterr().err
-    assert (status, err) == (1, "mg-opt: error: test-decline: 'memref.subview' with a strided layout "
-                                "is not supported\n")
+    assert (status, err) == (
+        1,
+        "mg-opt: error: test-decline: 'memref.subview' with a strided layout is not supported\n",
+    )
 
 
 def test_invalid_ir_after_a_pass_names_the_pass(misbehaving_passes, capsys):
@@ -226,8 +237,10 @@ def test_a_bug_is_an_internal_error_with_the_traceback_on_request(misbehaving_pa
     monkeypatch.delenv("MGC_DEBUG", raising=False)
     status = mg_opt.main([RELU, "-p", "test-crash"])
     err = capsys.readouterr().err
-    assert (status, err) == (3, "mg-opt: internal error: KeyError: 'a bug'\n"
-                                "mg-opt: (set MGC_DEBUG=1 for the Python traceback)\n")
+    assert (status, err) == (
+        3,
+        "mg-opt: internal error: KeyError: 'a bug'\nmg-opt: (set MGC_DEBUG=1 for the Python traceback)\n",
+    )
     monkeypatch.setenv("MGC_DEBUG", "1")
     with pytest.raises(KeyError, match="a bug"):
         mg_opt.main([RELU, "-p", "test-crash"])
@@ -284,8 +297,10 @@ def test_a_named_pipeline_stops_at_a_stage_for_a_cpu(tmp_path):
 
 def test_a_named_pipeline_refuses_a_stage_or_cpu_it_does_not_know():
     p = mg_opt_run(RELU, "-p", "mg-reference-pipeline{to=mg}")
-    assert (p.returncode, p.err) == (1, "mg-opt: error: mg-reference-pipeline: no stage 'mg' "
-                                        "(choose from affine, scf, cf, llvm)\n")
+    assert (p.returncode, p.err) == (
+        1,
+        "mg-opt: error: mg-reference-pipeline: no stage 'mg' (choose from affine, scf, cf, llvm)\n",
+    )
     p = mg_opt_run(RELU, "-p", "mg-cpu-pipeline{cpu=no-such-cpu}")
     assert p.returncode == 1 and p.err.startswith("mg-opt: error: mg-cpu-pipeline: LLVM does not know the CPU")
 

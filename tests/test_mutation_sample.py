@@ -13,8 +13,12 @@ SAMPLE = ["1", "6", "9", "26", "33"]  # axis swap, max from 0, the equivalent mu
 
 
 def test_sampled_mutations_are_all_caught():
-    p = subprocess.run([sys.executable, str(ROOT / "tests" / "mutation" / "run.py"), "--no-baseline",
-                        "--only", *SAMPLE], capture_output=True, text=True, timeout=3000)
+    p = subprocess.run(
+        [sys.executable, str(ROOT / "tests" / "mutation" / "run.py"), "--no-baseline", "--only", *SAMPLE],
+        capture_output=True,
+        text=True,
+        timeout=3000,
+    )
     assert p.returncode == 0, p.stdout + p.stderr
     assert f"{len(SAMPLE)} of {len(SAMPLE)} mutations caught" in p.stdout
 
@@ -25,8 +29,11 @@ def test_every_mutation_still_applies():
     sys.path.insert(0, str(ROOT / "tests" / "mutation"))
     from mutations import MUTATIONS
 
-    stale = [(i, m.file, (ROOT / m.file).read_text().count(m.old))
-             for i, m in enumerate(MUTATIONS, 1) if (ROOT / m.file).read_text().count(m.old) != 1]
+    stale = [
+        (i, m.file, (ROOT / m.file).read_text().count(m.old))
+        for i, m in enumerate(MUTATIONS, 1)
+        if (ROOT / m.file).read_text().count(m.old) != 1
+    ]
     assert not stale, stale
 
 
@@ -42,8 +49,11 @@ def runner():
 FAKE_TESTS = {
     "passes": ("def test_fine():\n    assert True\n", "passed", "all tests pass"),
     "fails": ("def test_wrong():\n    assert 1 == 2\n", "failed", "test_fails.py::test_wrong"),
-    "aborts": ("import os\n\ndef test_abort():\n    os.abort()\n", "crashed",
-               "killed by SIGABRT, Fatal Python error: Aborted in test_abort (test_aborts.py:4)"),
+    "aborts": (
+        "import os\n\ndef test_abort():\n    os.abort()\n",
+        "crashed",
+        "killed by SIGABRT, Fatal Python error: Aborted in test_abort (test_aborts.py:4)",
+    ),
     "exits": ("import os\n\ndef test_exit():\n    os._exit(77)\n", "crashed", "exit status 77"),
     "collects_nothing": ("", "error", "no tests were collected (exit status 5)"),
 }
@@ -61,13 +71,18 @@ def test_a_crashed_baseline_stops_the_run_and_a_crashed_mutation_is_no_catch(tmp
     aborts = tmp_path / "test_aborts.py"
     aborts.write_text(FAKE_TESTS["aborts"][0])
     script = str(ROOT / "tests" / "mutation" / "run.py")
-    p = subprocess.run([sys.executable, script, "--baseline-only", "--tests", str(aborts)],
-                       capture_output=True, text=True, timeout=600)
+    p = subprocess.run(
+        [sys.executable, script, "--baseline-only", "--tests", str(aborts)], capture_output=True, text=True, timeout=600
+    )
     assert p.returncode == 2, p.stdout + p.stderr
     assert "baseline (unmodified): CRASHED: killed by SIGABRT, Fatal Python error: Aborted in test_abort" in p.stdout
     assert "The baseline is broken" in p.stdout
-    p = subprocess.run([sys.executable, script, "--no-baseline", "--only", "1", "--tests", str(aborts)],
-                       capture_output=True, text=True, timeout=600)
+    p = subprocess.run(
+        [sys.executable, script, "--no-baseline", "--only", "1", "--tests", str(aborts)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert p.returncode == 1, p.stdout + p.stderr
     assert " 1. " in p.stdout and "crashed: killed by SIGABRT" in p.stdout and "(not a catch)" in p.stdout
     assert "0 of 1 mutations caught (1 crashed or not run)" in p.stdout
@@ -75,22 +90,46 @@ def test_a_crashed_baseline_stops_the_run_and_a_crashed_mutation_is_no_catch(tmp
 
 def test_the_baseline_runs_again_with_fresh_seeds(tmp_path):
     probe = tmp_path / "test_probe.py"
-    probe.write_text(textwrap.dedent("""\
+    probe.write_text(
+        textwrap.dedent("""\
         from hypothesis import given, settings, strategies as st
 
         @given(st.integers())
         def test_any(x):
             assert settings.default.derandomize is False  # the explore profile, not ci
-        """))
+        """)
+    )
     probe_conftest = tmp_path / "conftest.py"  # (the suite's profiles, as tests/conftest.py registers them)
-    probe_conftest.write_text("from hypothesis import settings\n"
-                              "settings.register_profile('explore', derandomize=False)\n")
-    p = subprocess.run([sys.executable, str(ROOT / "tests" / "mutation" / "run.py"), "--baseline-only", "--runs", "3",
-                        "--seed", "fresh", "--tests", str(probe)], capture_output=True, text=True, timeout=600)
+    probe_conftest.write_text(
+        "from hypothesis import settings\nsettings.register_profile('explore', derandomize=False)\n"
+    )
+    p = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "tests" / "mutation" / "run.py"),
+            "--baseline-only",
+            "--runs",
+            "3",
+            "--seed",
+            "fresh",
+            "--tests",
+            str(probe),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert p.returncode == 0, p.stdout + p.stderr
-    seeds = [line.split("[hypothesis seed ")[1].split("]")[0] for line in p.stdout.splitlines()
-             if line.startswith("baseline (unmodified) run ")]
+    seeds = [
+        line.split("[hypothesis seed ")[1].split("]")[0]
+        for line in p.stdout.splitlines()
+        if line.startswith("baseline (unmodified) run ")
+    ]
     assert len(seeds) == 3 and len(set(seeds)) == 3, p.stdout
-    p = subprocess.run([sys.executable, str(ROOT / "tests" / "mutation" / "run.py"), "--baseline-only", "--runs", "3"],
-                       capture_output=True, text=True, timeout=60)
+    p = subprocess.run(
+        [sys.executable, str(ROOT / "tests" / "mutation" / "run.py"), "--baseline-only", "--runs", "3"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert p.returncode == 2 and "give --seed fresh" in p.stderr

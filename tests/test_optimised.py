@@ -135,10 +135,14 @@ print(before, after_small, after_big)
 
 
 @pytest.mark.parametrize("threads,extra", [("1", 0), ("2", 1), ("3", 2)])
-@pytest.mark.parametrize("program", ["def f(a: tensor[?x?]) = relu(a) * 3",
-                                     # static: the large one written with streaming stores
-                                     "def f(a: tensor[?x?]) = relu(a) * 3\n"
-                                     "def g(a: tensor[2000x2000]) = relu(a) * 3"])
+@pytest.mark.parametrize(
+    "program",
+    [
+        "def f(a: tensor[?x?]) = relu(a) * 3",
+        # static: the large one written with streaming stores
+        "def f(a: tensor[?x?]) = relu(a) * 3\ndef g(a: tensor[2000x2000]) = relu(a) * 3",
+    ],
+)
 def test_large_loops_start_workers_small_ones_do_not(threads, extra, program):
     """In a fresh process: a 4x4 loop starts no thread; a 2000x2000 one starts the pool's
     workers, MG_NUM_THREADS - 1 of them (the caller is the other thread)."""
@@ -154,8 +158,10 @@ def test_large_loops_start_workers_small_ones_do_not(threads, extra, program):
     assert after_big == before + extra
 
 
-@pytest.mark.skipif(__import__("shutil").which("mlir-opt-22") is None,
-                    reason="mlir-opt-22 is not installed (apt-get install mlir-22-tools; CI installs it)")
+@pytest.mark.skipif(
+    __import__("shutil").which("mlir-opt-22") is None,
+    reason="mlir-opt-22 is not installed (apt-get install mlir-22-tools; CI installs it)",
+)
 def test_upstream_accepts_every_stage_of_the_optimised_pipeline():
     """mlir-opt-22 parses and verifies the IR after every optimised stage: linalg ops on
     memrefs, then vector ops, scf.parallel, outlined llvm.funcs, the LLVM dialect."""
@@ -191,12 +197,18 @@ def test_executable_for_a_generic_cpu_runs_clean_under_valgrind(tmp_path):
     exe = tmp_path / "prog"
     p = mgc("build", str(src), "-o", str(exe), "--cpu", "x86-64-v3")
     assert p.returncode == 0, p.stderr
-    run = subprocess.run(["valgrind", "--error-exitcode=9", "--leak-check=full", "--errors-for-leak-kinds=definite",
-                          "-q", str(exe)], capture_output=True, text=True, timeout=300)
+    run = subprocess.run(
+        ["valgrind", "--error-exitcode=9", "--leak-check=full", "--errors-for-leak-kinds=definite", "-q", str(exe)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert run.returncode == 0, run.stderr
     x = np.array([[1, 2, 3], [3, 4, 5], [-1, 0, 2]], dtype=float)
     want = np.maximum(x @ x - 1, 0).sum(1, keepdims=True) + (x @ x).max(1, keepdims=True)
-    values = [float(v) for v in __import__("re").findall(r"-?\d+(?:\.\d+)?(?:e[-+]\d+)?", run.stdout.split("data =")[1])]
+    values = [
+        float(v) for v in __import__("re").findall(r"-?\d+(?:\.\d+)?(?:e[-+]\d+)?", run.stdout.split("data =")[1])
+    ]
     assert values == want.ravel().tolist()
 
 

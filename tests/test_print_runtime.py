@@ -18,13 +18,14 @@ from mg_xdsl.backend import jit, native, runtime
 from mg_xdsl.pipeline import stages as pipeline
 
 RUNNER_LIBS = Path("/usr/lib/llvm-22/lib")
-TYPES = {"F64": ("f64", np.float64), "F32": ("f32", np.float32), "I32": ("i32", np.int32),
-         "I64": ("i64", np.int64)}
+TYPES = {"F64": ("f64", np.float64), "F32": ("f32", np.float32), "I32": ("i32", np.int32), "I64": ("i64", np.int64)}
 # Values each type prints in its own way: %g's exponents and 6 significant digits, -0
 # (floats); the extremes (integers).
 FLOATS = [1.5, -2.0, 1e10, 1e-7, 123456789.0, -0.0, 0.1, 3.0e38, 7.0, 1.0 / 3, -65504.25, 2.5e-30]
-INTEGERS = {"I32": [0, -1, 2147483647, -2147483648, 42, 7],
-            "I64": [0, -1, 9223372036854775807, -9223372036854775807 - 1, 42, 7]}
+INTEGERS = {
+    "I32": [0, -1, 2147483647, -2147483648, 42, 7],
+    "I64": [0, -1, 9223372036854775807, -9223372036854775807 - 1, 42, 7],
+}
 SHAPES = [(), (5,), (2, 3), (2, 3, 2), (1, 2, 1, 3)]
 
 
@@ -63,14 +64,17 @@ def module_text() -> str:
             name = f"g_{kind}_{k}"
             t = memref(shape, element)
             tensor = t.replace("memref", "tensor")
-            globals_.append(f'"memref.global"() <{{sym_name = "{name}", sym_visibility = "private", '
-                            f"type = {t}, initial_value = dense<{literal(values(kind, shape))}> : {tensor}, "
-                            f"constant}}> : () -> ()")
+            globals_.append(
+                f'"memref.global"() <{{sym_name = "{name}", sym_visibility = "private", '
+                f"type = {t}, initial_value = dense<{literal(values(kind, shape))}> : {tensor}, "
+                f"constant}}> : () -> ()"
+            )
             body.append(f"  %{name} = memref.get_global @{name} : {t}")
             show(kind, f"%{name}", t)
         strided = memref((2, 2), element, ", strided<[3, 2]>")
-        body.append(f"  %s_{kind} = memref.subview %g_{kind}_2[0, 0] [2, 2] [1, 2] : "
-                    f"{memref((2, 3), element)} to {strided}")
+        body.append(
+            f"  %s_{kind} = memref.subview %g_{kind}_2[0, 0] [2, 2] [1, 2] : {memref((2, 3), element)} to {strided}"
+        )
         show(kind, f"%s_{kind}", strided)
     return "\n".join([*globals_, *declared, "func.func @mg_main() {", *body, "  func.return", "}"]) + "\n"
 
@@ -95,13 +99,29 @@ def upstream_output() -> str:
     if shutil.which("mlir-opt-22") is None or shutil.which("mlir-runner-22") is None:
         pytest.skip("mlir-opt-22 and mlir-runner-22 are not installed (apt-get install mlir-22-tools; CI installs it)")
     lowered = subprocess.run(
-        ["mlir-opt-22", "--expand-strided-metadata", "--finalize-memref-to-llvm", "--convert-func-to-llvm",
-         "--convert-arith-to-llvm", "--reconcile-unrealized-casts"],
-        input=module_text(), capture_output=True, text=True, check=True).stdout
-    libs = ",".join(str(next(RUNNER_LIBS.glob(f"{name}.so*"))) for name in ("libmlir_c_runner_utils",
-                                                                             "libmlir_runner_utils"))
-    run = subprocess.run(["mlir-runner-22", "-e", "mg_main", "-entry-point-result=void", f"-shared-libs={libs}"],
-                         input=lowered, capture_output=True, text=True, check=True)
+        [
+            "mlir-opt-22",
+            "--expand-strided-metadata",
+            "--finalize-memref-to-llvm",
+            "--convert-func-to-llvm",
+            "--convert-arith-to-llvm",
+            "--reconcile-unrealized-casts",
+        ],
+        input=module_text(),
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    libs = ",".join(
+        str(next(RUNNER_LIBS.glob(f"{name}.so*"))) for name in ("libmlir_c_runner_utils", "libmlir_runner_utils")
+    )
+    run = subprocess.run(
+        ["mlir-runner-22", "-e", "mg_main", "-entry-point-result=void", f"-shared-libs={libs}"],
+        input=lowered,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     return run.stdout
 
 

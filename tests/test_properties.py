@@ -15,11 +15,13 @@ from programs import dynamic_program, mixed_program, parse_printed, program
 def agree(got: np.ndarray, want: np.ndarray) -> bool:
     if got.shape != want.shape:
         return False
-    same_special = (np.isnan(got) == np.isnan(want)).all() and (
-        np.isinf(got) == np.isinf(want)).all()
+    same_special = (np.isnan(got) == np.isnan(want)).all() and (np.isinf(got) == np.isinf(want)).all()
     finite = np.isfinite(want)
-    return bool(same_special and np.allclose(got[finite], want[finite], rtol=6e-6, atol=0)
-                and (got[np.isinf(want)] == want[np.isinf(want)]).all())
+    return bool(
+        same_special
+        and np.allclose(got[finite], want[finite], rtol=6e-6, atol=0)
+        and (got[np.isinf(want)] == want[np.isinf(want)]).all()
+    )
 
 
 # The mutation run (tests/mutation/run.py) asks for fewer examples.
@@ -36,8 +38,11 @@ def test_random_programs_agree_with_numpy(case):
 
 
 @settings(max_examples=min(60, EXAMPLES), deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(dynamic_program(), st.lists(st.tuples(st.integers(1, 6), st.integers(1, 6)), min_size=1, max_size=4),
-       st.integers(0, 2**32 - 1))
+@given(
+    dynamic_program(),
+    st.lists(st.tuples(st.integers(1, 6), st.integers(1, 6)), min_size=1, max_size=4),
+    st.integers(0, 2**32 - 1),
+)
 def test_dynamic_programs_at_several_sizes(case, sizes, seed):
     """One compiled ``?x?`` function, called at several sizes, agrees with NumPy each time,
     and raises the run-time check's message when the two arguments' sizes differ."""
@@ -66,15 +71,17 @@ def test_mismatch_aborts_mgc_run_with_the_message(tmp_path):
     from conftest import mgc
 
     prog = tmp_path / "p.mg"
-    prog.write_text("def f(a: tensor[?x?], b: tensor[?x?]) = a @ b\n"
-                    "print f([[1, 2]], [[3], [4]])\n"
-                    "print f([[1, 2]], [[3, 4]])\n")
+    prog.write_text(
+        "def f(a: tensor[?x?], b: tensor[?x?]) = a @ b\nprint f([[1, 2]], [[3], [4]])\nprint f([[1, 2]], [[3, 4]])\n"
+    )
     p = mgc("run", str(prog))
     assert p.returncode in (134, -6)
     assert p.stdout.decode().endswith("[[11]]\n")
-    assert p.stderr.decode() == ("mg.matmul: inner dimensions differ at runtime "
-                                 "(columns of the left operand, rows of the right)\n"
-                                 f"  at {prog}:1: sizes 2 and 1\n")
+    assert p.stderr.decode() == (
+        "mg.matmul: inner dimensions differ at runtime "
+        "(columns of the left operand, rows of the right)\n"
+        f"  at {prog}:1: sizes 2 and 1\n"
+    )
 
 
 # Elementwise trees mixing `?`-shaped call results, broadcast literals on either side and
@@ -88,8 +95,11 @@ def agree_all(printed: str, want: list[np.ndarray]) -> bool:
     return len(got) == len(want) and all(agree(g, w) for g, w in zip(got, want))
 
 
-@settings(max_examples=min(200, EXAMPLES), deadline=None,
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@settings(
+    max_examples=min(200, EXAMPLES),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
+)
 @given(mixed_program())
 def test_mixed_trees_agree_in_both_pipelines(case):
     """Both pipelines print what NumPy computes and, where a `?` size meets a different one,
@@ -97,8 +107,7 @@ def test_mixed_trees_agree_in_both_pipelines(case):
     source, want, message = case
     for optimise in (True, False):
         out, err, status = run_forked(source, optimise=optimise)
-        where = f"optimise={optimise}\n{source}\nprinted:\n{out}\nstderr: {err}\n" \
-                f"NumPy:\n{want}, then {message}"
+        where = f"optimise={optimise}\n{source}\nprinted:\n{out}\nstderr: {err}\nNumPy:\n{want}, then {message}"
         assert agree_all(out, want), where
         if message is None:
             assert status == 0 and err == "", where
@@ -121,8 +130,10 @@ def test_mixed_trees_stop_where_the_reference_stops(tmp_path_factory, case):
     prog.write_text(source)
     for flags in ((), ("--reference",)):
         p = mgc("run", *flags, str(prog))
-        where = f"mgc run {' '.join(flags)}\n{source}\nstdout:\n{p.stdout.decode()}\n" \
-                f"stderr:\n{p.stderr.decode()}\nwant: {want}, then {message}"
+        where = (
+            f"mgc run {' '.join(flags)}\n{source}\nstdout:\n{p.stdout.decode()}\n"
+            f"stderr:\n{p.stderr.decode()}\nwant: {want}, then {message}"
+        )
         assert agree_all(p.stdout.decode(), want), where
         if message is None:
             assert p.returncode == 0 and errors(p.stderr) == [], where
@@ -133,10 +144,12 @@ def test_mixed_trees_stop_where_the_reference_stops(tmp_path_factory, case):
 def test_the_broadcast_leaf_that_aborted_falsely(tmp_path):
     """The smallest case found: the right operand of ``-`` is 1x3, its leftmost leaf 1x1."""
     prog = tmp_path / "p.mg"
-    prog.write_text("def c(x: tensor[?x?]) = x\n"
-                    "print c([[1, 2, 3]]) - ([[4]] + [[1, 2, 3]])\n"
-                    "print c([[1, 2, 3], [4, 5, 6]]) / ([[1], [2]] * [[1, 2, 3]])\n"
-                    "print c([[1, 2, 3, 4]]) - ([[4]] + [[1, 2, 3]])\n")
+    prog.write_text(
+        "def c(x: tensor[?x?]) = x\n"
+        "print c([[1, 2, 3]]) - ([[4]] + [[1, 2, 3]])\n"
+        "print c([[1, 2, 3], [4, 5, 6]]) / ([[1], [2]] * [[1, 2, 3]])\n"
+        "print c([[1, 2, 3, 4]]) - ([[4]] + [[1, 2, 3]])\n"
+    )
     for flags in ((), ("--reference",)):
         p = mgc("run", *flags, str(prog))
         out = mask(p.stdout.decode())

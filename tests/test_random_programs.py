@@ -37,8 +37,10 @@ def test_a_random_program_prints_what_numpy_computes(runs, kind, seed, pipeline)
     programs, results = runs
     program = programs[(kind, seed)]
     verdict = judge(results[((kind, seed), pipeline)], program.expected, program.statements, program.abort)
-    assert verdict.ok, (f"{verdict.outcome} in the {pipeline} pipeline: {verdict.detail}\n--- the program\n"
-                        f"{program.source}--- again: python -m tests.fuzz.campaign --check {kind} {seed}")
+    assert verdict.ok, (
+        f"{verdict.outcome} in the {pipeline} pipeline: {verdict.detail}\n--- the program\n"
+        f"{program.source}--- again: python -m tests.fuzz.campaign --check {kind} {seed}"
+    )
 
 
 def test_the_programs_are_the_same_on_every_run():
@@ -69,8 +71,8 @@ def test_the_reference_divides_integers_as_c_does_and_stops_at_zero():
     from fuzz.reference import Abort, int_divide
     from fuzz.values import exact
 
-    a = exact([-7, 7, -2**31, 5], "i32")
-    assert int_divide(a, exact([2, -2, -1, 3], "i32")).v.tolist() == [-3, -3, -2**31, 1]
+    a = exact([-7, 7, -(2**31), 5], "i32")
+    assert int_divide(a, exact([2, -2, -1, 3], "i32")).v.tolist() == [-3, -3, -(2**31), 1]
     with pytest.raises(Abort, match="mg.div: integer division by zero"):
         int_divide(a, exact([1, 0, 1, 1], "i32"))
 
@@ -105,7 +107,8 @@ def test_printed_integers_are_read_exactly():
     from fuzz.oracle import compare, parse_printed
     from fuzz.values import exact
 
-    text = ("Unranked Memref base@ = 0x1 rank = 1 offset = 0 sizes = [2] strides = [1] data = \n"
-            "[9223372036854775000,  3]\n")
+    text = (
+        "Unranked Memref base@ = 0x1 rank = 1 offset = 0 sizes = [2] strides = [1] data = \n[9223372036854775000,  3]\n"
+    )
     assert compare(parse_printed(text), [exact([9223372036854775000, 3], "i64")]) is None
     assert compare(parse_printed(text), [exact([9223372036854774784, 3], "i64")]) is not None

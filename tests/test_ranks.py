@@ -54,17 +54,20 @@ def test_mgc_run_prints_tensors_of_any_rank_as_numpy_computes_them():
     assert "rank = 3 offset = 0 sizes = [2, 2, 2] strides = [4, 2, 1] data = \n[[[11,    22], \n" in out.stdout.decode()
 
 
-@pytest.mark.parametrize("source, message", [
-    ("print [[1, 2], [[3, 4]]]", "the lists of a literal must have equal shapes: list 1 is 2 and list 2 1x2"),
-    ("print [[1, 2], 3]", "expected '[' after ',' in a nested literal, found '3'"),
-    ("print [[1], [2, 3]]", "rows of a matrix literal must have equal length: row 1 has 1 elements, row 2 has 2"),
-    ("print row_sum([1, 2])", "row_sum needs a matrix (rank 2), got a tensor[2]"),
-    ("print col_mean([[[1]]])", "col_mean needs a matrix (rank 2), got a tensor[1x1x1]"),
-    ("def f(x: tensor[]) = row_max(x)", "row_max needs a matrix (rank 2), got a tensor[]"),
-    ("print [1, 2] @ [3, 4]", "@ needs two matrices"),
-    ("def f(x: tensor[2x3]) = x\nprint f([1, 2, 3])", "argument 1 of f (x) must be 2x3, got 3"),
-    ("print [1, 2] + [1, 2, 3]", "cannot add shapes 2 and 3: dimensions 2 and 3 differ and neither is 1"),
-])
+@pytest.mark.parametrize(
+    "source, message",
+    [
+        ("print [[1, 2], [[3, 4]]]", "the lists of a literal must have equal shapes: list 1 is 2 and list 2 1x2"),
+        ("print [[1, 2], 3]", "expected '[' after ',' in a nested literal, found '3'"),
+        ("print [[1], [2, 3]]", "rows of a matrix literal must have equal length: row 1 has 1 elements, row 2 has 2"),
+        ("print row_sum([1, 2])", "row_sum needs a matrix (rank 2), got a tensor[2]"),
+        ("print col_mean([[[1]]])", "col_mean needs a matrix (rank 2), got a tensor[1x1x1]"),
+        ("def f(x: tensor[]) = row_max(x)", "row_max needs a matrix (rank 2), got a tensor[]"),
+        ("print [1, 2] @ [3, 4]", "@ needs two matrices"),
+        ("def f(x: tensor[2x3]) = x\nprint f([1, 2, 3])", "argument 1 of f (x) must be 2x3, got 3"),
+        ("print [1, 2] + [1, 2, 3]", "cannot add shapes 2 and 3: dimensions 2 and 3 differ and neither is 1"),
+    ],
+)
 def test_rank_errors_say_what_is_wrong(source, message):
     assert message in compile_error(source)
 
@@ -81,10 +84,12 @@ def test_the_cpp_interface_declares_other_ranks(tmp_path):
 
 
 def test_the_api_takes_and_returns_every_rank():
-    lib = mg_xdsl.compile("def f(x: tensor[?x3x?], y: tensor[?x3x?]) = x * y - 1\n"
-                          "def b(x: tensor[4x3x5], y: tensor[3x1]) = x * y - 1\n"
-                          "def g(x: tensor[]) = -x\n"
-                          "def h(v: tensor[?]) = relu(v)\n")
+    lib = mg_xdsl.compile(
+        "def f(x: tensor[?x3x?], y: tensor[?x3x?]) = x * y - 1\n"
+        "def b(x: tensor[4x3x5], y: tensor[3x1]) = x * y - 1\n"
+        "def g(x: tensor[]) = -x\n"
+        "def h(v: tensor[?]) = relu(v)\n"
+    )
     rng = np.random.default_rng(1)
     x, y = rng.normal(size=(4, 3, 5)), rng.normal(size=(3, 1))
     np.testing.assert_array_equal(lib.b(x, y), x * y - 1)
@@ -109,7 +114,7 @@ def broadcast_operand(draw, shape: tuple[int, ...]) -> tuple[int, ...]:
     """A shape that broadcasts to ``shape`` (NumPy's rule): some leading axes dropped, some
     sizes made 1."""
     rank = draw(st.integers(0, len(shape)))
-    tail = shape[len(shape) - rank:]
+    tail = shape[len(shape) - rank :]
     return tuple(1 if draw(st.booleans()) and draw(st.booleans()) else d for d in tail)
 
 
@@ -117,6 +122,7 @@ def broadcast_operand(draw, shape: tuple[int, ...]) -> tuple[int, ...]:
 def elementwise(draw, shape: tuple[int, ...], params: list, depth: int, number_ok: bool = True):
     """(source, NumPy function of the parameters' values) of an expression whose shape
     broadcasts to ``shape`` (a number only where ``number_ok``: relu needs a tensor)."""
+
     def param(pshape: tuple[int, ...], transposed: bool = False):
         name = f"p{len(params)}"
         params.append((pshape, transposed))
@@ -154,16 +160,20 @@ def rank_program(draw):
     rank = len(shape)
 
     def axes(pshape, transposed):  # the result's axis of each dimension of a parameter
-        return [rank - 1 - d for d in range(len(pshape))] if transposed else \
-            [rank - len(pshape) + d for d in range(len(pshape))]
+        return (
+            [rank - 1 - d for d in range(len(pshape))]
+            if transposed
+            else [rank - len(pshape) + d for d in range(len(pshape))]
+        )
 
     # (a parameter of lower rank lacks the leading axes: it grows along them whatever their
     # sizes, '?' included, as NumPy's do)
     grows = {a for pshape, t in params for a, size in zip(axes(pshape, t), pshape) if size != shape[a]}
     types = []
     for i, (pshape, t) in enumerate(params):
-        dims = ["?" if a not in grows and draw(st.booleans()) else str(size)
-                for a, size in zip(axes(pshape, t), pshape)]
+        dims = [
+            "?" if a not in grows and draw(st.booleans()) else str(size) for a, size in zip(axes(pshape, t), pshape)
+        ]
         types.append(f"p{i}: tensor[{'x'.join(dims)}]")
     return f"def f({', '.join(types)}) = {src}\n", [p for p, _ in params], f
 
@@ -184,8 +194,10 @@ def test_random_programs_of_ranks_0_to_4_agree_with_numpy(case, seed):
         np.testing.assert_array_equal(got, want, err_msg=f"{source} optimise={optimise}")
 
 
-@pytest.mark.skipif(__import__("shutil").which("mlir-opt-22") is None,
-                    reason="mlir-opt-22 is not installed (apt-get install mlir-22-tools; CI installs it)")
+@pytest.mark.skipif(
+    __import__("shutil").which("mlir-opt-22") is None,
+    reason="mlir-opt-22 is not installed (apt-get install mlir-22-tools; CI installs it)",
+)
 def test_upstream_accepts_every_stage_and_prints_the_same():
     """Every stage of both pipelines of a program of ranks 0 to 4 is IR mlir-opt-22 accepts,
     and its own lowering (``--backend mlir``) prints what ours does."""
@@ -197,8 +209,12 @@ def test_upstream_accepts_every_stage_and_prints_the_same():
 def test_a_number_is_a_rank_0_tensor_argument():
     """A number passed for a ``tensor[]`` parameter is a rank-0 tensor; printed as
     ``mlir-runner`` prints rank 0 (``[-2.5]``). Another rank still needs a tensor."""
-    out = mgc("run", "-", input=b"def f(x: tensor[], y: tensor[3]) = x * y + x\nprint f(2, [1, 2, 3])\n"
-                                 b"def g(x: tensor[]) = -x\nprint g(2.5)\nprint g(g(1))\n")
+    out = mgc(
+        "run",
+        "-",
+        input=b"def f(x: tensor[], y: tensor[3]) = x * y + x\nprint f(2, [1, 2, 3])\n"
+        b"def g(x: tensor[]) = -x\nprint g(2.5)\nprint g(g(1))\n",
+    )
     assert out.returncode == 0, out.stderr
     got = printed_arrays(out.stdout.decode())
     for g, w in zip(got, [np.array([4.0, 6.0, 8.0]), np.array(-2.5), np.array(1.0)]):

@@ -111,16 +111,20 @@ def environment_checks() -> dict[str, object]:
         installed()
         requirements = importlib.metadata.requires("mg-xdsl") or []
         for requirement in requirements:
-            if "extra == \"test\"" in requirement:
+            if 'extra == "test"' in requirement:
                 name = re.match(r"[A-Za-z0-9_.-]+", requirement).group(0)
                 importlib.metadata.distribution(name)
 
     def pytest_runs():
         assert "pytest" in sys.modules  # this very run
 
-    return {"python3 -m venv .venv": venv, ". .venv/bin/activate": activate,
-            "pip install -e .": installed, "pip install -e '.[test]'": installed_for_tests,
-            "pytest": pytest_runs}
+    return {
+        "python3 -m venv .venv": venv,
+        ". .venv/bin/activate": activate,
+        "pip install -e .": installed,
+        "pip install -e '.[test]'": installed_for_tests,
+        "pytest": pytest_runs,
+    }
 
 
 SETUP = environment_checks()
@@ -140,8 +144,9 @@ def shell(command: str, cwd: Path, timeout: int = 300) -> subprocess.CompletedPr
     """``command`` in bash, with this environment's scripts first on PATH; stderr merged into
     stdout, as a terminal shows them."""
     env = {**os.environ, "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}"}
-    return subprocess.run(["bash", "-c", command], cwd=cwd, env=env, stdout=subprocess.PIPE,
-                          stderr=subprocess.STDOUT, timeout=timeout)
+    return subprocess.run(
+        ["bash", "-c", command], cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=timeout
+    )
 
 
 def matches(expected: list[str], actual: list[str]) -> bool:
@@ -188,8 +193,7 @@ def test_sh_command(where, line, scratch):
     assert "Traceback" not in out and "error:" not in out, f"{where}: {line}\n{out}"
 
 
-@pytest.mark.parametrize("where,command,expected", console_commands(),
-                         ids=[w for w, _, _ in console_commands()])
+@pytest.mark.parametrize("where,command,expected", console_commands(), ids=[w for w, _, _ in console_commands()])
 def test_console_command_prints_what_the_page_shows(where, command, expected, scratch):
     status = 0
     if expected and expected[-1] == "Aborted":
@@ -199,7 +203,8 @@ def test_console_command_prints_what_the_page_shows(where, command, expected, sc
     p = shell(command, scratch)
     out = mask(p.stdout.decode(errors="replace"))
     assert matches([mask(line) for line in expected], out.splitlines()), (
-        f"{where}: `{command}` printed\n{out}\nbut the page shows\n" + "\n".join(expected))
+        f"{where}: `{command}` printed\n{out}\nbut the page shows\n" + "\n".join(expected)
+    )
     assert p.returncode in ((134, -6) if status == 134 else (status,)), f"{where}: {out}"
 
 
@@ -208,8 +213,7 @@ PYTHON_BLOCKS = [(f"{page}:{start}", lines) for page, lang, start, lines in BLOC
 
 @pytest.mark.parametrize("where,lines", PYTHON_BLOCKS, ids=[w for w, _ in PYTHON_BLOCKS])
 def test_python_block_runs(where, lines, scratch):
-    p = subprocess.run([sys.executable, "-c", "\n".join(lines)], cwd=scratch,
-                       capture_output=True, timeout=300)
+    p = subprocess.run([sys.executable, "-c", "\n".join(lines)], cwd=scratch, capture_output=True, timeout=300)
     assert p.returncode == 0, f"{where}:\n{p.stderr.decode()}"
 
 
@@ -231,8 +235,10 @@ def test_the_matcher():
 # What a complete lowering must leave in the LLVM IR of each example: 07 frees its buffers
 # (buffer-deallocation ran), 11 reports its failed check (lower-assert-to-stderr ran).
 # (The optimised pipeline frees through the run-time library's generic function.)
-LOWERED = {"07_mlp_layer.mg": r'call void @(_mlir_memref_to_llvm_)?free\(',
-           "11_dynamic_no_broadcast.mg": r'call void @mgrt_check_failed\('}
+LOWERED = {
+    "07_mlp_layer.mg": r"call void @(_mlir_memref_to_llvm_)?free\(",
+    "11_dynamic_no_broadcast.mg": r"call void @mgrt_check_failed\(",
+}
 
 
 @pytest.mark.parametrize("optimise", [True, False], ids=["optimised", "reference"])
@@ -240,8 +246,11 @@ LOWERED = {"07_mlp_layer.mg": r'call void @(_mlir_memref_to_llvm_)?free\(',
 def test_the_readme_pipeline_lowers_examples_to_llvm_ir_with_mg_opt(example, optimise, tmp_path):
     """The pipeline the docs show, run pass by pass with mg-opt, takes a program all the
     way to LLVM IR: nothing is left for a later pass to do."""
-    p = subprocess.run([str(BIN / "mg-opt"), str(EXAMPLES / example), "--no-warnings",
-                        "-p", pass_pipeline(optimise), "-t", "llvm"], capture_output=True, timeout=300)
+    p = subprocess.run(
+        [str(BIN / "mg-opt"), str(EXAMPLES / example), "--no-warnings", "-p", pass_pipeline(optimise), "-t", "llvm"],
+        capture_output=True,
+        timeout=300,
+    )
     assert p.returncode == 0, p.stderr.decode()
     ir = p.stdout.decode()
     assert "define void @main()" in ir
@@ -306,11 +315,17 @@ def test_the_check_of_the_code_map_sees_a_new_package(tmp_path, monkeypatch):
     (fake / "api.py").write_text("")
     monkeypatch.setattr(sys.modules[__name__], "PACKAGE", fake)
     monkeypatch.setattr(sys.modules[__name__], "ROOT", tmp_path)
-    assert package_entries() == {"mg_xdsl/core/", "mg_xdsl/core/extra/", "mg_xdsl/api_tools/",
-                                 "mg_xdsl/__init__.py", "mg_xdsl/api.py"}
+    assert package_entries() == {
+        "mg_xdsl/core/",
+        "mg_xdsl/core/extra/",
+        "mg_xdsl/api_tools/",
+        "mg_xdsl/__init__.py",
+        "mg_xdsl/api.py",
+    }
 
 
 # -- what the pages say ------------------------------------------------------------------
+
 
 def test_the_readme_is_short():
     """A README for users: the rest is in docs/."""
@@ -341,8 +356,10 @@ def test_every_path_and_link_exists(page):
             assert (page.parent / link).exists(), f"{name(page)}:{number}: the link {link} leads nowhere"
 
 
-HISTORY = re.compile(r"\b[Ii]ssues? \d+|\bcommit [0-9a-f]{7,}"
-                     r"|(?<![\w.@+-])(?=[0-9a-f]*[a-f])(?=[0-9a-f]*\d)[0-9a-f]{7,40}(?![\w.+-])")
+HISTORY = re.compile(
+    r"\b[Ii]ssues? \d+|\bcommit [0-9a-f]{7,}"
+    r"|(?<![\w.@+-])(?=[0-9a-f]*[a-f])(?=[0-9a-f]*\d)[0-9a-f]{7,40}(?![\w.+-])"
+)
 
 
 @pytest.mark.parametrize("page", PAGES, ids=name)
@@ -357,6 +374,12 @@ def test_history_stays_in_the_changelog(page):
 def test_the_history_check():
     for history in ("issue 16", "(issues 16 and 17)", "at commit efd95de", "measured at 687acce,"):
         assert HISTORY.search(history), history
-    for now in ("dense<[[1.000000e+00]]>", "double 0x3FF0000000000000", "%v0 = inttoptr i64 3735928559",
-                "Unranked Memref base@ = 0x55c57ac6b6b0", "sha256 of the source", "the 8x16 block"):
+    for now in (
+        "dense<[[1.000000e+00]]>",
+        "double 0x3FF0000000000000",
+        "%v0 = inttoptr i64 3735928559",
+        "Unranked Memref base@ = 0x55c57ac6b6b0",
+        "sha256 of the source",
+        "the 8x16 block",
+    ):
         assert not HISTORY.search(mask(now)), now

@@ -29,7 +29,7 @@ def linear_scan(a: np.ndarray, b: np.ndarray, axis: int, reverse: bool, carry=No
     out = np.empty_like(b)
     h = np.zeros(b.shape[1:], dtype=carry or b.dtype)
     steps = range(b.shape[0])
-    for t in (reversed(steps) if reverse else steps):
+    for t in reversed(steps) if reverse else steps:
         h = (a[t].astype(h.dtype) * h + b[t].astype(h.dtype)).astype(h.dtype)
         out[t] = h
     return np.moveaxis(out, 0, axis)
@@ -59,9 +59,11 @@ def test_random_scans_agree_with_a_loop(case, seed):
     shape, a_shape, axis, reverse, element, question = case
     dims = "x".join("?" if question else str(d) for d in shape)
     a_dims = dims if question else "x".join(map(str, a_shape))
-    source = (f"def f(a: tensor[{a_dims}x{element}], b: tensor[{dims}x{element}]) = "
-              f"linear_scan(a, b, axis={axis}, reverse={'true' if reverse else 'false'})\n"
-              f"def c(b: tensor[{dims}x{element}]) = cumsum(b, axis={axis})\n")
+    source = (
+        f"def f(a: tensor[{a_dims}x{element}], b: tensor[{dims}x{element}]) = "
+        f"linear_scan(a, b, axis={axis}, reverse={'true' if reverse else 'false'})\n"
+        f"def c(b: tensor[{dims}x{element}]) = cumsum(b, axis={axis})\n"
+    )
     dtype = DTYPES[element]
     rng = np.random.default_rng(seed)
     a = rng.uniform(-1.2, 1.2, size=a_shape).astype(dtype)
@@ -86,15 +88,18 @@ def test_an_integer_cumsum_is_exact_and_wraps():
     np.testing.assert_array_equal(lib.c(x), np.cumsum(x, dtype=np.int32))
 
 
-@pytest.mark.parametrize("source, message", [
-    ("print linear_scan(1, 2)", "linear_scan needs a tensor: of two numbers it has no axis"),
-    ("print linear_scan(cast([1], i32), [1])", "linear_scan needs float tensors, got a tensor[1xi32]"),
-    ("print cumsum([1, 2], axis=1)", "cumsum: axis 1 is out of range for a tensor of rank 1"),
-    ("print cumsum([true])", "cumsum of a tensor[1xi1]: i1 tensors (true/false) have no arithmetic"),
-    ("print cumsum(3)", "cumsum needs a tensor, got the number 3"),
-    ("print cumsum([1, 2], reverse=true)", "cumsum takes the keyword arguments axis, not reverse"),
-    ("print linear_scan([1, 2], [1, 2, 3])", "cannot scan shapes 2 and 3"),
-])
+@pytest.mark.parametrize(
+    "source, message",
+    [
+        ("print linear_scan(1, 2)", "linear_scan needs a tensor: of two numbers it has no axis"),
+        ("print linear_scan(cast([1], i32), [1])", "linear_scan needs float tensors, got a tensor[1xi32]"),
+        ("print cumsum([1, 2], axis=1)", "cumsum: axis 1 is out of range for a tensor of rank 1"),
+        ("print cumsum([true])", "cumsum of a tensor[1xi1]: i1 tensors (true/false) have no arithmetic"),
+        ("print cumsum(3)", "cumsum needs a tensor, got the number 3"),
+        ("print cumsum([1, 2], reverse=true)", "cumsum takes the keyword arguments axis, not reverse"),
+        ("print linear_scan([1, 2], [1, 2, 3])", "cannot scan shapes 2 and 3"),
+    ],
+)
 def test_errors_say_what_is_wrong(source, message):
     assert message in compile_error(source)
 

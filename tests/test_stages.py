@@ -24,9 +24,19 @@ print row_max(-a) + row_sum(a) / 3
 print [[0, 1]] / [[0], [2]]
 """
 
-STATIC = ["01_relu", "02_row_and_col_sums", "03_max_and_mean", "04_broadcast_bias",
-          "05_center_columns", "06_normalize_rows", "07_mlp_layer", "08_two_layers",
-          "09_dynamic_reductions", "12_broadcast_left", "13_negative_max"]
+STATIC = [
+    "01_relu",
+    "02_row_and_col_sums",
+    "03_max_and_mean",
+    "04_broadcast_bias",
+    "05_center_columns",
+    "06_normalize_rows",
+    "07_mlp_layer",
+    "08_two_layers",
+    "09_dynamic_reductions",
+    "12_broadcast_left",
+    "13_negative_max",
+]
 
 
 def at_every_stage(source: str) -> dict[str, str]:
@@ -45,8 +55,9 @@ def at_every_stage(source: str) -> dict[str, str]:
     return printed
 
 
-@pytest.mark.parametrize("source", [PROGRAM] + [(EXAMPLES / f"{n}.mg").read_text() for n in STATIC],
-                         ids=["program"] + STATIC)
+@pytest.mark.parametrize(
+    "source", [PROGRAM] + [(EXAMPLES / f"{n}.mg").read_text() for n in STATIC], ids=["program"] + STATIC
+)
 def test_every_stage_prints_the_same(source):
     printed = at_every_stage(source)
     assert printed["mg"].count("Unranked Memref") == source.count("print ")

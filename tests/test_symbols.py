@@ -21,15 +21,62 @@ from mg_xdsl.driver import Compilation
 
 # What an mg program's code may call besides the run-time library's own functions: the C
 # library's allocation, output, failure and threads, and the C math library's functions.
-C_LIBRARY = {"malloc", "free", "posix_memalign", "madvise", "snprintf", "strlen", "write", "abort",
-             "longjmp", "_setjmp", "setjmp", "pthread_getspecific", "pthread_setspecific", "pthread_create",
-             "pthread_mutex_lock", "pthread_mutex_unlock", "pthread_cond_wait", "pthread_cond_broadcast",
-             "pthread_cond_signal", "pthread_join", "sysconf", "getenv", "strtol", "memcpy", "memset",
-             "memmove", "sched_getaffinity", "__sched_cpucount", "atoi", "get_nprocs", "getpid",
-             "pthread_mutex_trylock"}
-MATH_LIBRARY = {f"{name}{suffix}" for name in ("exp", "log", "sin", "cos", "tanh", "acos", "asin", "atan2",
-                                                "pow", "sqrt", "fmod", "exp2", "log2", "log10", "atan", "sincos")
-                for suffix in ("", "f")}
+C_LIBRARY = {
+    "malloc",
+    "free",
+    "posix_memalign",
+    "madvise",
+    "snprintf",
+    "strlen",
+    "write",
+    "abort",
+    "longjmp",
+    "_setjmp",
+    "setjmp",
+    "pthread_getspecific",
+    "pthread_setspecific",
+    "pthread_create",
+    "pthread_mutex_lock",
+    "pthread_mutex_unlock",
+    "pthread_cond_wait",
+    "pthread_cond_broadcast",
+    "pthread_cond_signal",
+    "pthread_join",
+    "sysconf",
+    "getenv",
+    "strtol",
+    "memcpy",
+    "memset",
+    "memmove",
+    "sched_getaffinity",
+    "__sched_cpucount",
+    "atoi",
+    "get_nprocs",
+    "getpid",
+    "pthread_mutex_trylock",
+}
+MATH_LIBRARY = {
+    f"{name}{suffix}"
+    for name in (
+        "exp",
+        "log",
+        "sin",
+        "cos",
+        "tanh",
+        "acos",
+        "asin",
+        "atan2",
+        "pow",
+        "sqrt",
+        "fmod",
+        "exp2",
+        "log2",
+        "log10",
+        "atan",
+        "sincos",
+    )
+    for suffix in ("", "f")
+}
 RUNTIME = set(runtime.PRINTERS) | {"mgrt_parallel_for", "mgrt_num_threads"}
 
 FLOATS, INTEGERS = ("f64", "f32", "bf16"), ("i32", "i64")
@@ -71,8 +118,15 @@ def program(t: str) -> str:
     if t in INTEGERS:
         defs += [f"def counted(x: tensor[?x{t}]) = iota([3], axis=0, dtype={t}) + x"]
     casts = [f"def to_{u}(x: tensor[?x{t}]) = cast(x, {u})" for u in (*FLOATS, *INTEGERS, "i1") if u != t]
-    main = [f"let x: tensor[2x3x{t}] = {'[[true, false, true], [false, true, true]]' if t == 'i1' else '[[1, 2, 3], [4, 5, 6]]'}",
-            "print x", "print views(x)", "print x[1, 2]", "var v = x", "v = transpose(transpose(v))", "print v"]
+    main = [
+        f"let x: tensor[2x3x{t}] = {'[[true, false, true], [false, true, true]]' if t == 'i1' else '[[1, 2, 3], [4, 5, 6]]'}",
+        "print x",
+        "print views(x)",
+        "print x[1, 2]",
+        "var v = x",
+        "v = transpose(transpose(v))",
+        "print v",
+    ]
     return "\n".join(defs + casts + main) + "\n"
 
 
@@ -110,8 +164,10 @@ def test_every_op_program_runs(t, optimise):
 
 def test_the_jit_refuses_code_that_calls_what_nothing_provides():
     """A call to a function nothing defines is an error when the code is loaded, naming it."""
-    ir = ("declare double @mgrt_no_such_helper(double)\n"
-          "define double @f(double %x) {\n  %y = call double @mgrt_no_such_helper(double %x)\n  ret double %y\n}\n")
+    ir = (
+        "declare double @mgrt_no_such_helper(double)\n"
+        "define double @f(double %x) {\n  %y = call double @mgrt_no_such_helper(double %x)\n  ret double %y\n}\n"
+    )
     with pytest.raises(jit.UnresolvedSymbols, match="mgrt_no_such_helper"):
         jit.Engine(ir)
 
@@ -141,7 +197,9 @@ def test_a_bf16_element_access_broadcast_against_a_dynamic_tensor(optimise):
 @pytest.mark.parametrize("optimise", [True, False], ids=["optimised", "reference"])
 def test_a_program_that_only_defines_a_bf16_scatter_add(optimise):
     """Once a segfault in the optimised pipeline: the def's code called ``__truncsfbf2``."""
-    source = ("def f(p: tensor[?xbf16]) = where(cast(scatter_add(p, cast([3, 0, 1, 1], i64), "
-              "cast([1, 1, -2.5, 0], bf16), axis=0), i1), [1, 2, 3, 4], [5, 6, 7, 8])\nprint 1\n")
+    source = (
+        "def f(p: tensor[?xbf16]) = where(cast(scatter_add(p, cast([3, 0, 1, 1], i64), "
+        "cast([1, 1, -2.5, 0], bf16), axis=0), i1), [1, 2, 3, 4], [5, 6, 7, 8])\nprint 1\n"
+    )
     out, err, status = run_forked(source, optimise=optimise)
     assert (status, out.splitlines()[1]) == (0, "[1]"), err

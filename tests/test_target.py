@@ -17,11 +17,20 @@ x86_only = pytest.mark.skipif(not X86, reason="the CPUs named are x86-64 ones")
 
 
 @x86_only
-@pytest.mark.parametrize("cpu, unit", [
-    ("x86-64", SSE2), ("x86-64-v2", SSE2), ("x86-64-v3", AVX2), ("haswell", AVX2),
-    ("znver3", AVX2), ("x86-64-v4", AVX512), ("skylake-avx512", AVX512), ("znver5", AVX512),
-    ("znver4", VectorUnit(512, 32, True, datapath=256)),
-])
+@pytest.mark.parametrize(
+    "cpu, unit",
+    [
+        ("x86-64", SSE2),
+        ("x86-64-v2", SSE2),
+        ("x86-64-v3", AVX2),
+        ("haswell", AVX2),
+        ("znver3", AVX2),
+        ("x86-64-v4", AVX512),
+        ("skylake-avx512", AVX512),
+        ("znver5", AVX512),
+        ("znver4", VectorUnit(512, 32, True, datapath=256)),
+    ],
+)
 def test_vector_unit_of_named_cpus(cpu, unit):
     assert target.vector_unit(cpu) == unit
 
@@ -79,11 +88,20 @@ def write_sysfs(directory, caches):
 def test_caches_read_as_linux_describes_them(tmp_path):
     """This machine's kind (a 2-core Xeon guest): L3 split between the cores that share it,
     the instruction cache ignored."""
-    sysfs = write_sysfs(tmp_path, [(1, "Data", "48K", "0"), (1, "Instruction", "64K", "0"),
-                                   (2, "Unified", "2048K", "0"), (3, "Unified", "491520K", "0-1")])
+    sysfs = write_sysfs(
+        tmp_path,
+        [
+            (1, "Data", "48K", "0"),
+            (1, "Instruction", "64K", "0"),
+            (2, "Unified", "2048K", "0"),
+            (3, "Unified", "491520K", "0-1"),
+        ],
+    )
     assert target.caches_from_sysfs(sysfs) == target.Caches(48 * 1024, 2 * 1024**2, 240 * 1024**2)
-    zen3 = write_sysfs(tmp_path / "zen3", [(1, "Data", "32K", "0,8"), (2, "Unified", "512K", "0,8"),
-                                          (3, "Unified", "32768K", "0-7,8-15")])
+    zen3 = write_sysfs(
+        tmp_path / "zen3",
+        [(1, "Data", "32K", "0,8"), (2, "Unified", "512K", "0,8"), (3, "Unified", "32768K", "0-7,8-15")],
+    )
     assert target.caches_from_sysfs(zen3) == target.Caches(16 * 1024, 256 * 1024, 2 * 1024**2)
 
 
@@ -91,8 +109,9 @@ def test_caches_that_cannot_be_read_are_typical(tmp_path):
     assert target.caches_from_sysfs(tmp_path / "missing") is None
     no_l3 = write_sysfs(tmp_path / "no_l3", [(1, "Data", "32K", "0"), (2, "Unified", "1024K", "0")])
     assert target.caches_from_sysfs(no_l3) is None
-    garbled = write_sysfs(tmp_path / "garbled", [(1, "Data", "lots", "0"), (2, "Unified", "1M", "0"),
-                                                 (3, "Unified", "8M", "0-3")])
+    garbled = write_sysfs(
+        tmp_path / "garbled", [(1, "Data", "lots", "0"), (2, "Unified", "1M", "0"), (3, "Unified", "8M", "0-3")]
+    )
     assert target.caches_from_sysfs(garbled) is None
     assert target.target("x86-64-v3").caches == target.TYPICAL_CACHES
 
@@ -121,11 +140,15 @@ def test_tile_matmul_takes_the_cache_blocks_from_its_options():
     def steps(options: str) -> set[int]:
         module = parse_program("def f(a: tensor[?x?], b: tensor[?x?]) = a @ b\n", "f.mg", with_main=False).module
         from mg_xdsl.pipeline import stages as pipeline
+
         ctx = pipeline.context()
         for name in ("convert-mg-to-linalg", f"tile-matmul{{{options}}}"):
             make_pass(name).apply(ctx, module)
-        return {c.value.value.data for c in module.walk() if c.name == "arith.constant"
-                and hasattr(c.value, "value") and isinstance(c.value.value.data, int)}
+        return {
+            c.value.value.data
+            for c in module.walk()
+            if c.name == "arith.constant" and hasattr(c.value, "value") and isinstance(c.value.value.data, int)
+        }
 
     typical = steps("vector-bits=512 vector-registers=32")
     small = steps("vector-bits=512 vector-registers=32 l1-cache=16384 l2-cache=131072 l3-cache=524288")
@@ -138,9 +161,12 @@ def runnable_cpus() -> list[str]:
     """The x86-64 levels this host can run (each needs the features of the one before)."""
     features = llvm.get_host_cpu_features() if X86 else {}
     host()  # initialises LLVM's native target
-    levels = [("x86-64", ()), ("x86-64-v2", ("sse4.2", "popcnt")),
-              ("x86-64-v3", ("avx2", "fma", "bmi2")),
-              ("x86-64-v4", ("avx512f", "avx512bw", "avx512dq", "avx512vl"))]
+    levels = [
+        ("x86-64", ()),
+        ("x86-64-v2", ("sse4.2", "popcnt")),
+        ("x86-64-v3", ("avx2", "fma", "bmi2")),
+        ("x86-64-v4", ("avx512f", "avx512bw", "avx512dq", "avx512vl")),
+    ]
     out = []
     for cpu, needs in levels:
         if not all(features.get(f) for f in needs):
@@ -167,10 +193,12 @@ def test_every_runnable_target_agrees_with_numpy(cpu):
     for m, k, n in [(1, 1, 1), (7, 5, 3), (13, 300, 17), (130, 257, 70), (9, 64, 1030)]:
         a, b = rng.standard_normal((m, k)), rng.standard_normal((k, n))
         np.testing.assert_allclose(lib.mm(a, b), np.maximum(a @ b - 1, 0), rtol=1e-10, atol=1e-10)
-        np.testing.assert_allclose(lib.rows(a), a.sum(1, keepdims=True) + a.max(1, keepdims=True),
-                                   rtol=1e-10, atol=1e-10)
-        np.testing.assert_allclose(lib.cols(a), a.sum(0, keepdims=True) - a.max(0, keepdims=True),
-                                   rtol=1e-10, atol=1e-10)
+        np.testing.assert_allclose(
+            lib.rows(a), a.sum(1, keepdims=True) + a.max(1, keepdims=True), rtol=1e-10, atol=1e-10
+        )
+        np.testing.assert_allclose(
+            lib.cols(a), a.sum(0, keepdims=True) - a.max(0, keepdims=True), rtol=1e-10, atol=1e-10
+        )
 
 
 def test_unknown_cpu_is_refused():
@@ -185,8 +213,7 @@ def test_maxima_order_zeros_and_propagate_nan_exactly(cpu):
     recomputed exactly, so +0 wins over -0 as IEEE's maximum says, wherever it stands."""
     if cpu is not None and cpu not in runnable_cpus():
         pytest.skip(f"this host cannot run {cpu} code")
-    lib = mg_xdsl.compile("def rows(a: tensor[?x?]) = row_max(a)\ndef cols(a: tensor[?x?]) = col_max(a)",
-                          cpu=cpu)
+    lib = mg_xdsl.compile("def rows(a: tensor[?x?]) = row_max(a)\ndef cols(a: tensor[?x?]) = col_max(a)", cpu=cpu)
     a = np.full((600, 70), -0.0)
     a[0, 50] = a[1, 0] = a[2, 69] = 0.0  # rows 0-2 hold one +0 each, in the vector part or not
     a[3, 5] = -1.0  # row 3: -0 is the maximum
@@ -202,7 +229,9 @@ def test_maxima_order_zeros_and_propagate_nan_exactly(cpu):
 
 def test_streaming_starts_at_the_l3_share_and_never_below_16_mib():
     assert target.streaming_min_bytes(target.TYPICAL_CACHES) == 16 * target.MiB
-    assert target.streaming_min_bytes(target.Caches(48 * target.KiB, 2 * target.MiB, 64 * target.MiB)) == 64 * target.MiB
+    assert (
+        target.streaming_min_bytes(target.Caches(48 * target.KiB, 2 * target.MiB, 64 * target.MiB)) == 64 * target.MiB
+    )
 
 
 def test_fresh_pages_start_where_the_run_time_allocates_them():

@@ -113,8 +113,13 @@ LOG_CAPACITY = 1024
 
 
 class Ctx(ctypes.Structure):
-    _fields_ = [("counts", ctypes.c_void_p), ("base", ctypes.c_int64),
-                ("log", ctypes.c_void_p), ("cap", ctypes.c_int64), ("len", ctypes.c_int64)]
+    _fields_ = [
+        ("counts", ctypes.c_void_p),
+        ("base", ctypes.c_int64),
+        ("log", ctypes.c_void_p),
+        ("cap", ctypes.c_int64),
+        ("len", ctypes.c_int64),
+    ]
 
 
 def with_threads_ir(ir: str) -> llvm.ModuleRef:
@@ -152,8 +157,8 @@ class Program:
         loop = self.parallel_nested if nested else self.parallel_visit
         loop(ctypes.addressof(ctx), lo, hi, min_chunk)
         assert ctx.len <= LOG_CAPACITY
-        chunks = sorted(tuple(int(x) for x in row) for row in log[:ctx.len])
-        return counts[:max(hi - lo, 0)], chunks
+        chunks = sorted(tuple(int(x) for x in row) for row in log[: ctx.len])
+        return counts[: max(hi - lo, 0)], chunks
 
 
 @pytest.fixture(scope="module")
@@ -167,6 +172,7 @@ def program():
 def threads(monkeypatch):
     def set_threads(t):
         monkeypatch.setenv("MG_NUM_THREADS", str(t))
+
     return set_threads
 
 
@@ -203,10 +209,24 @@ def check_run(program, lo, hi, min_chunk, t):
 def test_every_index_exactly_once(program, threads):
     for t in (1, 2, 3, 4, 7):
         threads(t)
-        for lo, hi, min_chunk in [(0, 0, 1), (5, 5, 1), (7, 3, 1), (0, 1, 1), (0, 2, 1),
-                                  (0, 3, 1), (-10, 10, 1), (100, 1101, 1), (-50, 47, 3),
-                                  (3, 20, 0), (3, 20, -5), (0, 1000, 100), (0, 1000, 333),
-                                  (0, 1000, 1001), (17, 10_017, 7), (0, 12_345, 1)]:
+        for lo, hi, min_chunk in [
+            (0, 0, 1),
+            (5, 5, 1),
+            (7, 3, 1),
+            (0, 1, 1),
+            (0, 2, 1),
+            (0, 3, 1),
+            (-10, 10, 1),
+            (100, 1101, 1),
+            (-50, 47, 3),
+            (3, 20, 0),
+            (3, 20, -5),
+            (0, 1000, 100),
+            (0, 1000, 333),
+            (0, 1000, 1001),
+            (17, 10_017, 7),
+            (0, 12_345, 1),
+        ]:
             check_run(program, lo, hi, min_chunk, t)
 
 
@@ -216,7 +236,7 @@ def test_huge_ranges_are_cut_without_overflow(program, threads):
     log = np.zeros((LOG_CAPACITY, 3), np.int64)
     ctx = Ctx(None, 0, log.ctypes.data, LOG_CAPACITY, 0)
     program.parallel_log(ctypes.addressof(ctx), lo, hi, 1 << 62)
-    chunks = sorted((int(a), int(b)) for a, b, _ in log[:ctx.len])
+    chunks = sorted((int(a), int(b)) for a, b, _ in log[: ctx.len])
     third = ((1 << 64) - 1) // 3
     assert chunks == [(lo, lo + third), (lo + third, lo + 2 * third), (lo + 2 * third, hi)]
 
@@ -462,8 +482,12 @@ def executable(tmp_path_factory):
         objects.append(str(path))
     (tmp / "main.c").write_text(MAIN_C)
     exe = tmp / "prog"
-    subprocess.run([cc, "-O2", "-pthread", str(tmp / "main.c"), *objects, "-o", str(exe)],
-                   check=True, capture_output=True, text=True)
+    subprocess.run(
+        [cc, "-O2", "-pthread", str(tmp / "main.c"), *objects, "-o", str(exe)],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
     return exe
 
 
@@ -474,8 +498,9 @@ def expected_output(threads: int) -> str:
 
 def test_executable_from_two_objects(executable):
     for t in (1, 2, 3):
-        p = subprocess.run([str(executable)], env={**os.environ, "MG_NUM_THREADS": str(t)},
-                           capture_output=True, text=True, timeout=60)
+        p = subprocess.run(
+            [str(executable)], env={**os.environ, "MG_NUM_THREADS": str(t)}, capture_output=True, text=True, timeout=60
+        )
         assert p.returncode == 0, p.stderr
         assert p.stdout == expected_output(t)
 
@@ -484,9 +509,13 @@ def test_executable_has_no_data_races(executable):
     valgrind = shutil.which("valgrind")
     if not valgrind:
         pytest.skip("valgrind is not installed")
-    p = subprocess.run([valgrind, "--tool=helgrind", "--error-exitcode=1", str(executable)],
-                       env={**os.environ, "MG_NUM_THREADS": "2"},
-                       capture_output=True, text=True, timeout=300)
+    p = subprocess.run(
+        [valgrind, "--tool=helgrind", "--error-exitcode=1", str(executable)],
+        env={**os.environ, "MG_NUM_THREADS": "2"},
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert p.returncode == 0, p.stderr[-4000:]
     assert p.stdout == expected_output(2)
     assert "ERROR SUMMARY: 0 errors" in p.stderr

@@ -60,12 +60,23 @@ def expected_outputs() -> list[np.ndarray]:
     a = np.array([[1, 2, 3], [4, -5, 6]], np.int32)
     b = np.array([[2, 2, 2], [-3, 3, 4]], np.int32)
     c = np.array([0.1, 2, 1e10], np.float32)
-    return [a + b, divide(a, b), -a * np.int32(2), divide(np.full_like(b, 7), b), np.maximum(a, 0),
-            a.sum(axis=1, keepdims=True), a.max(axis=0, keepdims=True),
-            (a - np.int32(10)).max(axis=1, keepdims=True), a @ b.T,
-            a.astype(np.float32) / np.float32(3), np.trunc(a * 1.7).astype(np.int64),
-            a.astype(np.int64) ** 2 - 1, np.array(-3), c * c,
-            np.array([2**31 - 1, -2**31, 2, -2], np.int32)]
+    return [
+        a + b,
+        divide(a, b),
+        -a * np.int32(2),
+        divide(np.full_like(b, 7), b),
+        np.maximum(a, 0),
+        a.sum(axis=1, keepdims=True),
+        a.max(axis=0, keepdims=True),
+        (a - np.int32(10)).max(axis=1, keepdims=True),
+        a @ b.T,
+        a.astype(np.float32) / np.float32(3),
+        np.trunc(a * 1.7).astype(np.int64),
+        a.astype(np.int64) ** 2 - 1,
+        np.array(-3),
+        c * c,
+        np.array([2**31 - 1, -(2**31), 2, -2], np.int32),
+    ]
 
 
 @pytest.mark.parametrize("flags", [[], ["--reference"], ["--gpu-emulated"]], ids=["optimised", "reference", "gpu"])
@@ -78,16 +89,19 @@ def test_mgc_run_computes_each_element_type_as_numpy_does(flags):
     six_digits = np.vectorize(lambda x: float("%g" % x))  # as printMemref prints a number
     for g, w in zip(got, want):
         assert g.shape == w.shape
-        np.testing.assert_array_equal(g, np.asarray(w, dtype=float) if w.dtype.kind == "i"
-                                      else six_digits(np.asarray(w, dtype=float)))
+        np.testing.assert_array_equal(
+            g, np.asarray(w, dtype=float) if w.dtype.kind == "i" else six_digits(np.asarray(w, dtype=float))
+        )
     # Integers print as integers, f32 as C++ prints a float.
     text = out.stdout.decode()
     assert "[[3,   4,   5], \n [1,   -2,   10]]" in text
     assert "[0.01,  4,  1e+20]" in text
 
 
-@pytest.mark.skipif(__import__("shutil").which("mlir-opt-22") is None,
-                    reason="mlir-opt-22 is not installed (apt-get install mlir-22-tools; CI installs it)")
+@pytest.mark.skipif(
+    __import__("shutil").which("mlir-opt-22") is None,
+    reason="mlir-opt-22 is not installed (apt-get install mlir-22-tools; CI installs it)",
+)
 def test_upstream_accepts_every_stage_and_prints_the_same():
     from test_upstream import upstream_agrees
 
@@ -108,13 +122,21 @@ def test_an_integer_division_by_zero_stops_the_program(flags):
 
 
 def test_integer_overflow_wraps_and_float_to_integer_saturates():
-    out = mgc("run", "-", input=b"let m: tensor[2xi32] = [-2147483648, 2147483647]\n"
-                                 b"print m / -1\nprint m + 1\nprint -m\n"
-                                 b"print cast([1e300, -1e300, 0, -0.9] / [1, 1, 0, 1], i64)\n")  # (0 / 0: NaN)
+    out = mgc(
+        "run",
+        "-",
+        input=b"let m: tensor[2xi32] = [-2147483648, 2147483647]\n"
+        b"print m / -1\nprint m + 1\nprint -m\n"
+        b"print cast([1e300, -1e300, 0, -0.9] / [1, 1, 0, 1], i64)\n",
+    )  # (0 / 0: NaN)
     assert out.returncode == 0, out.stderr
     data = re.findall(r"data = \n(.*)\n", out.stdout.decode())
-    assert data == ["[-2147483648,  -2147483647]", "[-2147483647,  -2147483648]",
-                    "[-2147483648,  -2147483647]", "[9223372036854775807,  -9223372036854775808,  0,  0]"]
+    assert data == [
+        "[-2147483648,  -2147483647]",
+        "[-2147483647,  -2147483648]",
+        "[-2147483648,  -2147483647]",
+        "[9223372036854775807,  -9223372036854775808,  0,  0]",
+    ]
 
 
 EXACT_INTEGERS = """let b: tensor[2xi64] = [9223372036854775000, 3]
@@ -139,45 +161,90 @@ def test_integer_literals_and_numbers_are_exact_in_every_integer_type(flags):
     out = mgc("run", *flags, "-", input=EXACT_INTEGERS.encode())
     assert out.returncode == 0, out.stderr
     data = re.findall(r"data = \n(.*)\n", out.stdout.decode())
-    assert data == ["[9223372036854775001,  4]", "[9007199254740993]",
-                    "[9223372036854775807,  -9223372036854775808]", "[9007199254740992]",
-                    "[9007199254740995]", "[9007199254740995,  9007199254740995]", "[2147483647,  -2147483648]"]
+    assert data == [
+        "[9223372036854775001,  4]",
+        "[9007199254740993]",
+        "[9223372036854775807,  -9223372036854775808]",
+        "[9007199254740992]",
+        "[9007199254740995]",
+        "[9007199254740995,  9007199254740995]",
+        "[2147483647,  -2147483648]",
+    ]
 
 
 def test_an_integer_out_of_range_is_named_exactly():
-    assert ("the number 9223372036854775808 is out of the range of i64"
-            in compile_error("let d: tensor[1xi64] = [9223372036854775808]"))
+    assert "the number 9223372036854775808 is out of the range of i64" in compile_error(
+        "let d: tensor[1xi64] = [9223372036854775808]"
+    )
 
 
-@pytest.mark.parametrize("source, message", [
-    ("let a: tensor[2xf32] = [1, 2]\nprint a + [1, 2]",
-     "cannot add a tensor[2xf32] and a tensor[2xf64]: their element types f32 and f64 differ (convert one with cast)"),
-    ("def f(a: tensor[2x2xi32], b: tensor[2x2xi64]) = a @ b",
-     "cannot matrix-multiply a tensor[2x2xi32] and a tensor[2x2xi64]: their element types i32 and i64 differ"),
-    ("def f(a: tensor[2xi32]) = a * 2.5",
-     "cannot multiply a tensor[2xi32] and the number 2.5: the number 2.5 is not an integer, and a "
-     "tensor[2xi32] holds i32 integers"),
-    ("def f(a: tensor[2xi32]) = a + 3e9",
-     "the number 3e+09 is out of the range of i32 (-2147483648 to 2147483647)"),
-    ("let a: tensor[2xi32] = [1, 2.5]", "a is declared tensor[2xi32], but in its value the number 2.5 is not an integer"),
-    ("let a: tensor[2xi32] = [1, 2, 3]", "a is declared tensor[2xi32], but its value is a tensor[3xf64]"),
-    ("def f(a: tensor[2xi32]) -> tensor[2xi64] = a", "the result of f is declared tensor[2xi64], but its value is a tensor[2xi32]"),
-    ("def f(a: tensor[2xi32]) = a\nprint f([1, 2])", "argument 1 of f (a) must be a tensor[2xi32], got a tensor[2xf64] (convert it with cast)"),
-    # Where the element types differ, both are written, f64 (the default) too.
-    ("def f(a: tensor[3]) -> tensor[3xf32] = a * 2",
-     "error: the result of f is declared tensor[3xf32], but its value is a tensor[3xf64]\n"),
-    ("def f(a: tensor[2x2xf32]) -> tensor[2x2] = a",
-     "error: the result of f is declared tensor[2x2xf64], but its value is a tensor[2x2xf32]\n"),
-    ("def f(a: tensor[2x2xf32]) = a\nprint f([[1, 2], [3, 4]])",
-     "argument 1 of f (a) must be a tensor[2x2xf32], got a tensor[2x2xf64] (convert it with cast)"),
-    ("def f(a: tensor[2x2]) -> tensor[2] = a", "the result of f is declared tensor[2], but its value is a 2x2 matrix"),
-    ("def f(a: tensor[i32]) = a\nprint f(1.5)", "argument 1 of f (a) is tensor[i32], but the number 1.5 is not an integer"),
-    ("def f(a: tensor[2xf16]) = a", "unknown element type 'f16' in tensor[2xf16]: the element types are f64, f32, bf16, i32, i64, i1"),
-    ("print cast([1, 2], f8)", "the second argument of cast must be an element type: f64, f32, bf16, i32, i64, i1"),
-    ("print cast([1, 2])", "cast takes 2 arguments (a tensor and an element type), got 1"),
-    ("print cast(2, i32)", "cast needs a tensor, got the number 2"),
-    ("def f(a: tensor[2x2xi32]) = row_mean(a)", "row_mean needs a float tensor, got a tensor[2x2xi32] (cast it to f64)"),
-])
+@pytest.mark.parametrize(
+    "source, message",
+    [
+        (
+            "let a: tensor[2xf32] = [1, 2]\nprint a + [1, 2]",
+            "cannot add a tensor[2xf32] and a tensor[2xf64]: their element types f32 and f64 differ (convert one with cast)",
+        ),
+        (
+            "def f(a: tensor[2x2xi32], b: tensor[2x2xi64]) = a @ b",
+            "cannot matrix-multiply a tensor[2x2xi32] and a tensor[2x2xi64]: their element types i32 and i64 differ",
+        ),
+        (
+            "def f(a: tensor[2xi32]) = a * 2.5",
+            "cannot multiply a tensor[2xi32] and the number 2.5: the number 2.5 is not an integer, and a "
+            "tensor[2xi32] holds i32 integers",
+        ),
+        (
+            "def f(a: tensor[2xi32]) = a + 3e9",
+            "the number 3e+09 is out of the range of i32 (-2147483648 to 2147483647)",
+        ),
+        (
+            "let a: tensor[2xi32] = [1, 2.5]",
+            "a is declared tensor[2xi32], but in its value the number 2.5 is not an integer",
+        ),
+        ("let a: tensor[2xi32] = [1, 2, 3]", "a is declared tensor[2xi32], but its value is a tensor[3xf64]"),
+        (
+            "def f(a: tensor[2xi32]) -> tensor[2xi64] = a",
+            "the result of f is declared tensor[2xi64], but its value is a tensor[2xi32]",
+        ),
+        (
+            "def f(a: tensor[2xi32]) = a\nprint f([1, 2])",
+            "argument 1 of f (a) must be a tensor[2xi32], got a tensor[2xf64] (convert it with cast)",
+        ),
+        # Where the element types differ, both are written, f64 (the default) too.
+        (
+            "def f(a: tensor[3]) -> tensor[3xf32] = a * 2",
+            "error: the result of f is declared tensor[3xf32], but its value is a tensor[3xf64]\n",
+        ),
+        (
+            "def f(a: tensor[2x2xf32]) -> tensor[2x2] = a",
+            "error: the result of f is declared tensor[2x2xf64], but its value is a tensor[2x2xf32]\n",
+        ),
+        (
+            "def f(a: tensor[2x2xf32]) = a\nprint f([[1, 2], [3, 4]])",
+            "argument 1 of f (a) must be a tensor[2x2xf32], got a tensor[2x2xf64] (convert it with cast)",
+        ),
+        (
+            "def f(a: tensor[2x2]) -> tensor[2] = a",
+            "the result of f is declared tensor[2], but its value is a 2x2 matrix",
+        ),
+        (
+            "def f(a: tensor[i32]) = a\nprint f(1.5)",
+            "argument 1 of f (a) is tensor[i32], but the number 1.5 is not an integer",
+        ),
+        (
+            "def f(a: tensor[2xf16]) = a",
+            "unknown element type 'f16' in tensor[2xf16]: the element types are f64, f32, bf16, i32, i64, i1",
+        ),
+        ("print cast([1, 2], f8)", "the second argument of cast must be an element type: f64, f32, bf16, i32, i64, i1"),
+        ("print cast([1, 2])", "cast takes 2 arguments (a tensor and an element type), got 1"),
+        ("print cast(2, i32)", "cast needs a tensor, got the number 2"),
+        (
+            "def f(a: tensor[2x2xi32]) = row_mean(a)",
+            "row_mean needs a float tensor, got a tensor[2x2xi32] (cast it to f64)",
+        ),
+    ],
+)
 def test_element_type_errors_say_what_is_wrong(source, message):
     assert message in compile_error(source)
 
@@ -194,10 +261,12 @@ def test_the_cpp_interface_declares_other_element_types(tmp_path):
 
 
 def test_the_api_takes_and_returns_each_dtype():
-    lib = mg_xdsl.compile("def f(a: tensor[?x3xi32], b: tensor[?x3xi32]) -> tensor[?x3xi32] = a / b\n"
-                          "def g(x: tensor[?xf32]) = x * 2 + 1\n"
-                          "def h(x: tensor[i64]) = x - 1\n"
-                          "def k(a: tensor[2xi64]) = cast(a, f64) / 2\n")
+    lib = mg_xdsl.compile(
+        "def f(a: tensor[?x3xi32], b: tensor[?x3xi32]) -> tensor[?x3xi32] = a / b\n"
+        "def g(x: tensor[?xf32]) = x * 2 + 1\n"
+        "def h(x: tensor[i64]) = x - 1\n"
+        "def k(a: tensor[2xi64]) = cast(a, f64) / 2\n"
+    )
     a = np.array([[7, -7, 5], [0, 9, -9]], np.int32)
     b = np.array([[2, 2, -2], [5, 4, 4]], np.int32)
     got = lib.f(a, b)
@@ -208,14 +277,20 @@ def test_the_api_takes_and_returns_each_dtype():
     assert lib.h(5) == 4 and lib.h(5).dtype == np.int64
     assert lib.k(np.array([3, 5], np.int8)).tolist() == [1.5, 2.5]  # int8 -> i64: safe
     assert repr(lib.f) == "<mg function f(a: ?x3xi32, b: ?x3xi32) -> ?x3xi32>"
-    with pytest.raises(TypeError, match=r"g: argument 1 \(x\) is tensor\[\?xf32\], an array of float32: "
-                                        r"float64 values do not convert to it without loss"):
+    with pytest.raises(
+        TypeError,
+        match=r"g: argument 1 \(x\) is tensor\[\?xf32\], an array of float32: "
+        r"float64 values do not convert to it without loss",
+    ):
         lib.g(np.ones(2))
     # Integers are checked value by value: NumPy's default int64 serves i32 where each fits.
     np.testing.assert_array_equal(lib.f(np.array([[7, -7, 2**31 - 1]]), b[:1]), [[3, -3, -(2**30) + 1]])
-    with pytest.raises(TypeError, match=r"^f: argument 1 \(a\) is tensor\[\?x3xi32\], an array of int32: the int64 "
-                                        r"value 2147483648 at \[0, 2\] is outside int32's range \(-2147483648 to "
-                                        r"2147483647\)"):
+    with pytest.raises(
+        TypeError,
+        match=r"^f: argument 1 \(a\) is tensor\[\?x3xi32\], an array of int32: the int64 "
+        r"value 2147483648 at \[0, 2\] is outside int32's range \(-2147483648 to "
+        r"2147483647\)",
+    ):
         lib.f(np.array([[7, -7, 2**31]]), b[:1])
     with pytest.raises(TypeError, match=r"float64 values do not convert"):
         lib.f([[1.5, 2, 3]], [[1, 1, 1]])
@@ -226,8 +301,14 @@ def test_the_api_takes_and_returns_each_dtype():
 # -- random programs ------------------------------------------------------------------------
 
 NUMBERS = {"f": [0.5, 2.0, -3.0, 1.25], "i": [2, -3, 7, 1], "b": [0.5, 2.0, -3.0, 1.25]}
-COMPARE = {"<": np.less, "<=": np.less_equal, ">": np.greater, ">=": np.greater_equal, "==": np.equal,
-           "!=": np.not_equal}
+COMPARE = {
+    "<": np.less,
+    "<=": np.less_equal,
+    ">": np.greater,
+    ">=": np.greater_equal,
+    "==": np.equal,
+    "!=": np.not_equal,
+}
 
 
 @st.composite
@@ -268,8 +349,10 @@ def typed_expression(draw, element: str, params: list, depth: int, number_ok: bo
         # (two numbers would give f64, as NumPy's where does: one is a tensor; a tensor's
         # source names a parameter, a number's none)
         b_src, bf = draw(typed_expression(element, params, depth + 1, number_ok="p" in a_src))
-        return (f"where({ls} {cmp} {rs}, {a_src}, {b_src})",
-                lambda env: np.where(COMPARE[cmp](lf(env), rf(env)), af(env), bf(env)).astype(DTYPES[element]))
+        return (
+            f"where({ls} {cmp} {rs}, {a_src}, {b_src})",
+            lambda env: np.where(COMPARE[cmp](lf(env), rf(env)), af(env), bf(env)).astype(DTYPES[element]),
+        )
     op = draw(st.sampled_from("+-*/"))
     # (two numbers fold in f64: 2 / -3 is no integer, so an integer division has a tensor)
     ls, lf = draw(typed_expression(element, params, depth + 1, number_ok and (op != "/" or kind == "f")))
@@ -324,7 +407,6 @@ def test_large_integer_results_are_streamed_and_right():
     np.testing.assert_array_equal(lib.f(a, b), np.maximum(a - b * np.int32(3), 0))
 
 
-
 # -- comparisons, i1 and where ---------------------------------------------------------------
 
 BOOLEANS = """
@@ -353,9 +435,20 @@ def boolean_outputs() -> list[np.ndarray]:
     i = np.array([[1, 2, 3], [4, 5, 6]], np.int32)
     with np.errstate(all="ignore"):
         x = a / np.array([0, 1, 0])
-    return [a > 0, np.where(a > 0, a, 0), np.where(a < [1, 0, 2], 10, a * 2), m, m == [True, True, False],
-            np.where(m, [1, 2, 3], [4, 5, 6]), m + 1.0, a != 0, i >= 3, 4 > i, np.where(x != x, 0, x),
-            np.array(True)]
+    return [
+        a > 0,
+        np.where(a > 0, a, 0),
+        np.where(a < [1, 0, 2], 10, a * 2),
+        m,
+        m == [True, True, False],
+        np.where(m, [1, 2, 3], [4, 5, 6]),
+        m + 1.0,
+        a != 0,
+        i >= 3,
+        4 > i,
+        np.where(x != x, 0, x),
+        np.array(True),
+    ]
 
 
 @pytest.mark.parametrize("flags", [[], ["--reference"], ["--gpu-emulated"]], ids=["optimised", "reference", "gpu"])
@@ -396,28 +489,38 @@ def test_where_combines_its_values_before_the_mask(flags):
     assert "mg.select: operand shapes differ at runtime in dimension 0\n" in out.stderr.decode()
 
 
-@pytest.mark.skipif(__import__("shutil").which("mlir-opt-22") is None,
-                    reason="mlir-opt-22 is not installed (apt-get install mlir-22-tools; CI installs it)")
+@pytest.mark.skipif(
+    __import__("shutil").which("mlir-opt-22") is None,
+    reason="mlir-opt-22 is not installed (apt-get install mlir-22-tools; CI installs it)",
+)
 def test_upstream_accepts_every_stage_of_comparisons_and_prints_the_same():
     from test_upstream import upstream_agrees
 
     upstream_agrees(BOOLEANS)
 
 
-@pytest.mark.parametrize("source, message", [
-    ("print [1, 2] < [2, 3] < [4, 5]", "comparisons do not chain"),
-    ("print 1 < 2", "1 < 2 compares two numbers: write its value, true or false"),
-    ("print [true, false] + [true, true]", "cannot add a tensor[2xi1]: i1 tensors (true/false) have no arithmetic"),
-    ("print -[true]", "cannot negate a tensor[1xi1]"),
-    ("print relu([true])", "relu of a tensor[1xi1]: i1 tensors (true/false) have no arithmetic"),
-    ("print where([1, 0], 1, 2)", "the mask of where must be a tensor of i1 (a comparison), got a tensor[2]"),
-    ("print where([true], 1)", "where takes 3 arguments"),
-    ("let i: tensor[2xi32] = [1, 2]\nprint where([true, false], i, [1.5, 2])",
-     "cannot select from a tensor[2xi32] and a tensor[2xf64]: their element types i32 and f64 differ"),
-    ("print [true, 1]", "a literal's elements are all numbers or all true/false, not both"),
-    ("let true = [1]", "cannot bind 'true': it names a function or keyword"),
-    ("let m: tensor[2xi1] = [1, 2]", "m is declared tensor[2xi1], but in its value the number 2 is out of the range of i1 (0 to 1)"),
-])
+@pytest.mark.parametrize(
+    "source, message",
+    [
+        ("print [1, 2] < [2, 3] < [4, 5]", "comparisons do not chain"),
+        ("print 1 < 2", "1 < 2 compares two numbers: write its value, true or false"),
+        ("print [true, false] + [true, true]", "cannot add a tensor[2xi1]: i1 tensors (true/false) have no arithmetic"),
+        ("print -[true]", "cannot negate a tensor[1xi1]"),
+        ("print relu([true])", "relu of a tensor[1xi1]: i1 tensors (true/false) have no arithmetic"),
+        ("print where([1, 0], 1, 2)", "the mask of where must be a tensor of i1 (a comparison), got a tensor[2]"),
+        ("print where([true], 1)", "where takes 3 arguments"),
+        (
+            "let i: tensor[2xi32] = [1, 2]\nprint where([true, false], i, [1.5, 2])",
+            "cannot select from a tensor[2xi32] and a tensor[2xf64]: their element types i32 and f64 differ",
+        ),
+        ("print [true, 1]", "a literal's elements are all numbers or all true/false, not both"),
+        ("let true = [1]", "cannot bind 'true': it names a function or keyword"),
+        (
+            "let m: tensor[2xi1] = [1, 2]",
+            "m is declared tensor[2xi1], but in its value the number 2 is out of the range of i1 (0 to 1)",
+        ),
+    ],
+)
 def test_comparison_errors_say_what_is_wrong(source, message):
     assert message in compile_error(source)
 
@@ -428,7 +531,6 @@ def test_the_api_takes_and_returns_bool_arrays():
     assert got.dtype == np.bool_ and got.tolist() == [False, False, True]
     with pytest.raises(TypeError, match=r"argument 2 \(m\) is tensor\[\?xi1\], an array of bool: int64 values"):
         lib.f(np.array([1, 2, 3], np.float32), [1, 0, 1])
-
 
 
 # -- bf16 ---------------------------------------------------------------------------------------
@@ -453,9 +555,16 @@ def test_bf16_computes_in_f32_and_rounds_each_result_as_ml_dtypes_does():
     a = np.array([[0.1, 1, 3], [-2.5, 1e10, 0.3333]], np.float32).astype(bf)
     wide = a.astype(np.float32)
     with np.errstate(over="ignore"):
-        want = [a, a + a * bf(3), (wide @ wide.T).astype(bf), wide.sum(axis=1).astype(bf),
-                wide.mean(axis=1, keepdims=True).astype(bf), np.exp(wide).astype(bf) - bf(1),
-                np.array([1.5, -2.5, 3e9], np.float32).astype(bf), np.array([[0, 1, 3], [-2, 2**31 - 1, 0]])]
+        want = [
+            a,
+            a + a * bf(3),
+            (wide @ wide.T).astype(bf),
+            wide.sum(axis=1).astype(bf),
+            wide.mean(axis=1, keepdims=True).astype(bf),
+            np.exp(wide).astype(bf) - bf(1),
+            np.array([1.5, -2.5, 3e9], np.float32).astype(bf),
+            np.array([[0, 1, 3], [-2, 2**31 - 1, 0]]),
+        ]
     for flags in ([], ["--reference"]):
         out = mgc("run", *flags, "-", input=BF16.encode())
         assert out.returncode == 0, out.stderr
@@ -464,7 +573,9 @@ def test_bf16_computes_in_f32_and_rounds_each_result_as_ml_dtypes_does():
         six_digits = np.vectorize(lambda x: float("%g" % x))
         for g, w in zip(got, want):
             assert g.shape == w.shape
-            np.testing.assert_array_equal(g, w.astype(np.float64) if w.dtype.kind == "i" else six_digits(w.astype(np.float64)))
+            np.testing.assert_array_equal(
+                g, w.astype(np.float64) if w.dtype.kind == "i" else six_digits(w.astype(np.float64))
+            )
 
 
 def test_the_api_takes_and_returns_bfloat16_arrays():
@@ -472,13 +583,20 @@ def test_the_api_takes_and_returns_bfloat16_arrays():
     x = np.array([0.1, 1, 2], ml_dtypes.bfloat16)
     got = lib.f(x)
     assert got.dtype == ml_dtypes.bfloat16
-    np.testing.assert_array_equal(got.astype(np.float32), (x * ml_dtypes.bfloat16(3) + ml_dtypes.bfloat16(0.1)).astype(np.float32))
+    np.testing.assert_array_equal(
+        got.astype(np.float32), (x * ml_dtypes.bfloat16(3) + ml_dtypes.bfloat16(0.1)).astype(np.float32)
+    )
     np.testing.assert_array_equal(lib.f([0.1, 1, 2]).astype(np.float32), got.astype(np.float32))  # (a list rounds)
     m = np.array([[0.1, 1], [2, 3]], ml_dtypes.bfloat16)
-    np.testing.assert_array_equal(lib.g(m).astype(np.float32),
-                                  (m.astype(np.float32) @ m.astype(np.float32)).astype(ml_dtypes.bfloat16).astype(np.float32))
-    with pytest.raises(TypeError, match=r"float32 values do not convert to it without loss \(convert them with "
-                                        r"\.astype\(ml_dtypes\.bfloat16\)"):
+    np.testing.assert_array_equal(
+        lib.g(m).astype(np.float32),
+        (m.astype(np.float32) @ m.astype(np.float32)).astype(ml_dtypes.bfloat16).astype(np.float32),
+    )
+    with pytest.raises(
+        TypeError,
+        match=r"float32 values do not convert to it without loss \(convert them with "
+        r"\.astype\(ml_dtypes\.bfloat16\)",
+    ):
         lib.f(np.ones(2, np.float32))
 
 

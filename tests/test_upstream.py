@@ -17,7 +17,8 @@ from mg_xdsl.pipeline import stages as pipeline
 
 MLIR_OPT = shutil.which("mlir-opt-22")
 pytestmark = pytest.mark.skipif(
-    MLIR_OPT is None, reason="mlir-opt-22 is not installed (apt-get install mlir-22-tools; CI installs it)")
+    MLIR_OPT is None, reason="mlir-opt-22 is not installed (apt-get install mlir-22-tools; CI installs it)"
+)
 
 PROGRAMS = sorted(p.relative_to(EXAMPLES) for p in EXAMPLES.rglob("*.mg") if p.parent == EXAMPLES)
 

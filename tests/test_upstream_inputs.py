@@ -23,9 +23,7 @@ from mg_xdsl.conversions.to_llvm.type_conversion import byte_size
 from mg_xdsl.pipeline.registry import get_pass
 
 MLIR_OPT = shutil.which("mlir-opt-22")
-needs_mlir_opt = pytest.mark.skipif(
-    MLIR_OPT is None, reason="mlir-opt-22 is not installed (CI installs it)"
-)
+needs_mlir_opt = pytest.mark.skipif(MLIR_OPT is None, reason="mlir-opt-22 is not installed (CI installs it)")
 
 # (name, passes, input, the dialect that must be gone afterwards)
 CONVERTS = [
@@ -156,8 +154,7 @@ DECLINED = [
           %c = arith.addf %a, %a : vector<4xf8E4M3FN>
           return
         }""",
-        "convert-arith-to-llvm: arith.addf on vector<4xf8E4M3FN> is not supported:"
-        " LLVM has no f8E4M3FN type",
+        "convert-arith-to-llvm: arith.addf on vector<4xf8E4M3FN> is not supported: LLVM has no f8E4M3FN type",
     ),
     (
         "a branch carrying a float type LLVM lacks",
@@ -219,9 +216,7 @@ DECLINED = [
 
 
 def mg_opt(passes: str, source: str) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [tool("mg-opt"), "-p", passes], input=source, capture_output=True, text=True
-    )
+    return subprocess.run([tool("mg-opt"), "-p", passes], input=source, capture_output=True, text=True)
 
 
 def ops_left(text: str, dialects: str) -> set[str]:
@@ -247,12 +242,8 @@ def test_declined_with_one_clear_line(name, passes, source, message):
     assert p.returncode == 1
 
 
-
-
 @pytest.mark.parametrize("name,passes,source,message", DECLINED, ids=[c[0] for c in DECLINED])
-def test_declined_through_the_python_api_leaves_the_module_unchanged(
-    ctx, name, passes, source, message
-):
+def test_declined_through_the_python_api_leaves_the_module_unchanged(ctx, name, passes, source, message):
     module = Parser(ctx, source).parse_module()
     before = str(module)
     with pytest.raises(PassFailedException) as failure:
@@ -262,11 +253,26 @@ def test_declined_through_the_python_api_leaves_the_module_unchanged(
 
 
 LLVM_TYPES = {
-    "i1": "i1", "i8": "i8", "i24": "i24", "i48": "i48", "i64": "i64", "i96": "i96",
-    "i128": "i128", "i200": "i200", "index": "i64", "f16": "half", "bf16": "bfloat",
-    "f32": "float", "f64": "double", "f80": "x86_fp80", "f128": "fp128",
-    "vector<3xf32>": "<3 x float>", "vector<4xi1>": "<4 x i1>", "vector<8xf64>": "<8 x double>",
-    "vector<3xi24>": "<3 x i24>", "vector<5xi8>": "<5 x i8>",
+    "i1": "i1",
+    "i8": "i8",
+    "i24": "i24",
+    "i48": "i48",
+    "i64": "i64",
+    "i96": "i96",
+    "i128": "i128",
+    "i200": "i200",
+    "index": "i64",
+    "f16": "half",
+    "bf16": "bfloat",
+    "f32": "float",
+    "f64": "double",
+    "f80": "x86_fp80",
+    "f128": "fp128",
+    "vector<3xf32>": "<3 x float>",
+    "vector<4xi1>": "<4 x i1>",
+    "vector<8xf64>": "<8 x double>",
+    "vector<3xi24>": "<3 x i24>",
+    "vector<5xi8>": "<5 x i8>",
 }
 
 

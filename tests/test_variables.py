@@ -76,18 +76,23 @@ def test_an_update_allocates_nothing_in_either_pipeline(tmp_path):
         assert main.count("memref.alloc") == 1, (pipeline, main)
 
 
-@pytest.mark.parametrize("source, message", [
-    ("let w = [1, 2]\nw += 1", "cannot assign to w: it is bound by let, which never changes "
-                                "(declare it with var w = ... to update it)"),
-    ("w += 1", "unknown name 'w': declare it with var w = ... first"),
-    ("var w = [1, 2]\nw += [[1, 2], [3, 4]]", "w += ... would change the type of w from tensor[2] to tensor[2x2]"),
-    ("var w = [1, 2]\nw += cast([1, 2], f32)", "cannot add a tensor[2xf64] and a tensor[2xf32]"),
-    ("var k: tensor[2xi32] = [1, 2]\nk *= 2.5", "the number 2.5 is not an integer"),
-    ("var n = 3\nn += [1, 2]", "n += ... would change the type of n from a number to tensor[2]"),
-    ("var w = [1, 2]\nw += ", "expected an expression, found the end of the line"),
-    ("var = 3", "expected 'var NAME = EXPR' or 'var NAME: TYPE = EXPR'"),
-    ("def f(x: tensor[2]) = x\nf += 1", "unknown name 'f'"),
-])
+@pytest.mark.parametrize(
+    "source, message",
+    [
+        (
+            "let w = [1, 2]\nw += 1",
+            "cannot assign to w: it is bound by let, which never changes (declare it with var w = ... to update it)",
+        ),
+        ("w += 1", "unknown name 'w': declare it with var w = ... first"),
+        ("var w = [1, 2]\nw += [[1, 2], [3, 4]]", "w += ... would change the type of w from tensor[2] to tensor[2x2]"),
+        ("var w = [1, 2]\nw += cast([1, 2], f32)", "cannot add a tensor[2xf64] and a tensor[2xf32]"),
+        ("var k: tensor[2xi32] = [1, 2]\nk *= 2.5", "the number 2.5 is not an integer"),
+        ("var n = 3\nn += [1, 2]", "n += ... would change the type of n from a number to tensor[2]"),
+        ("var w = [1, 2]\nw += ", "expected an expression, found the end of the line"),
+        ("var = 3", "expected 'var NAME = EXPR' or 'var NAME: TYPE = EXPR'"),
+        ("def f(x: tensor[2]) = x\nf += 1", "unknown name 'f'"),
+    ],
+)
 def test_errors_say_what_is_wrong(source, message):
     assert message in compile_error(source)
 
@@ -118,7 +123,7 @@ def updates(draw):
             steps.append(("number", op, x))
         elif kind == "param":
             rank = draw(st.integers(0, len(shape)))
-            pshape = tuple(1 if draw(st.booleans()) else d for d in shape[len(shape) - rank:])
+            pshape = tuple(1 if draw(st.booleans()) else d for d in shape[len(shape) - rank :])
             lines.append(f"w {op} p{i}")
             steps.append(("param", op, (f"p{i}", pshape)))
         elif kind == "self":  # reads w while it is written: each element its own
@@ -172,8 +177,9 @@ def fmt(a: np.ndarray) -> str:
 
 def test_updates_agree_at_any_thread_count():
     """An update large enough to be split across threads, through the Python API."""
-    source = ("var w = iota([700, 300], axis=1, dtype=i64)\nw *= 3\nw -= iota([700, 300], axis=0, dtype=i64)\n"
-              "print sum(w)\n")
+    source = (
+        "var w = iota([700, 300], axis=1, dtype=i64)\nw *= 3\nw -= iota([700, 300], axis=0, dtype=i64)\nprint sum(w)\n"
+    )
     results = [mgc("run", "-", input=source.encode(), env={"MG_NUM_THREADS": t}) for t in ("1", "2")]
     assert all(r.returncode == 0 for r in results)
     i, j = np.meshgrid(np.arange(700), np.arange(300), indexing="ij")
@@ -186,12 +192,25 @@ def test_updates_agree_at_any_thread_count():
 # Right-hand sides a let may be bound to, and their values for x = [1, 2, 3]; `var v = a`
 # then `v += 10` must leave `a` as it was.
 X = np.array([1.0, 2.0, 3.0])
-COMPUTED = {"x * 2": X * 2, "x + 1": X + 1, "relu(x - 2)": np.maximum(X - 2, 0),
-            "slice(concat(0, [x, x]), 0, 1, 4)": np.array([2.0, 3, 1]), "transpose(x)": X,
-            "reshape(x, [3])": X, "sum(x) + x": X.sum() + X, "concat(0, [x])": X, "broadcast_to(x, [3])": X,
-            "cast(cast(x, f32), f64)": X, "where(x > 1, x, 0)": np.array([0.0, 2, 3]), "cumsum(x)": np.cumsum(X),
-            "zeros([3])": np.zeros(3), "x": X, "index(x, cast([2, 1, 0], i64))": X[::-1],
-            "reshape([[1], [2], [3]] @ [[1]], [3])": X, "f(x)": X}
+COMPUTED = {
+    "x * 2": X * 2,
+    "x + 1": X + 1,
+    "relu(x - 2)": np.maximum(X - 2, 0),
+    "slice(concat(0, [x, x]), 0, 1, 4)": np.array([2.0, 3, 1]),
+    "transpose(x)": X,
+    "reshape(x, [3])": X,
+    "sum(x) + x": X.sum() + X,
+    "concat(0, [x])": X,
+    "broadcast_to(x, [3])": X,
+    "cast(cast(x, f32), f64)": X,
+    "where(x > 1, x, 0)": np.array([0.0, 2, 3]),
+    "cumsum(x)": np.cumsum(X),
+    "zeros([3])": np.zeros(3),
+    "x": X,
+    "index(x, cast([2, 1, 0], i64))": X[::-1],
+    "reshape([[1], [2], [3]] @ [[1]], [3])": X,
+    "f(x)": X,
+}
 
 
 @pytest.mark.parametrize("optimise", [True, False], ids=["optimised", "reference"])
@@ -222,7 +241,7 @@ def test_the_issue_example_of_a_var_made_from_a_computed_let():
 # comes after the update). Once the fused loop moved the first op past the update.
 X1 = np.array([[-0.5, -1, 0], [-3, -3, 3.5], [-0.5, -0.5, 1], [2, 1.5, 1.5]])
 BEFORE_AN_UPDATE = {
-    "pow(x, 3) <= [[1.5, 1, -0.5]]": (X1 ** 3 <= [[1.5, 1, -0.5]]).astype(np.int32),
+    "pow(x, 3) <= [[1.5, 1, -0.5]]": (X1**3 <= [[1.5, 1, -0.5]]).astype(np.int32),
     "-x * 2 + 1": -X1 * 2 + 1,
     "cast(relu(x) * x, i32)": (np.maximum(X1, 0) * X1).astype(np.int32),
 }
@@ -231,7 +250,7 @@ BEFORE_AN_UPDATE = {
 @pytest.mark.parametrize("optimise", [True, False], ids=["optimised", "reference"])
 @pytest.mark.parametrize("rhs", BEFORE_AN_UPDATE)
 def test_a_value_computed_before_an_update_keeps_the_old_values(rhs, optimise):
-    source = (f"var x = {X1.tolist()}\nlet a = {rhs}\nx -= x\nprint x\nprint a\n")
+    source = f"var x = {X1.tolist()}\nlet a = {rhs}\nx -= x\nprint x\nprint a\n"
     out, err, status = run_forked(source, optimise=optimise)
     assert status == 0, err
     x, a = printed_arrays(out)

@@ -60,8 +60,9 @@ def views(draw):
     return f"def f(x: tensor[{sizes}xf64]) = {expr}\n", x, value
 
 
-@settings(max_examples=60, deadline=None,
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture]
+)
 @given(case=views())
 def test_slices_transposes_and_reshapes_read_through_in_place_agree_with_numpy(case, monkeypatch):
     source, x, want = case
@@ -79,8 +80,10 @@ def test_slices_transposes_and_reshapes_read_through_in_place_agree_with_numpy(c
 
 @pytest.mark.parametrize("perm", [(3, 1, 0, 2), (0, 2, 3, 1), (2, 3, 0, 1), (3, 2, 1, 0)])
 def test_transposes_of_rank_4_are_views_and_agree_with_numpy(perm):
-    source = (f"def f(x: tensor[2x3x4x5xf64]) = transpose(x, {list(perm)}) + 1\n"
-              f"def g(x: tensor[2x3x4x5xf64]) = sum(transpose(slice(x, 2, 1, 4), {list(perm)}), axes=[1])\n")
+    source = (
+        f"def f(x: tensor[2x3x4x5xf64]) = transpose(x, {list(perm)}) + 1\n"
+        f"def g(x: tensor[2x3x4x5xf64]) = sum(transpose(slice(x, 2, 1, 4), {list(perm)}), axes=[1])\n"
+    )
     x = np.random.default_rng(0).normal(size=(2, 3, 4, 5))
     lib = mg_xdsl.compile(source)
     np.testing.assert_array_equal(lib.f(x), np.transpose(x, perm) + 1)
@@ -93,9 +96,11 @@ def test_a_transpose_of_question_mark_sizes_is_a_view_with_strides_computed_when
     """A ``?``-sized parameter is contiguous: its transpose is a ``reinterpret_cast`` whose
     strides are products of its run-time sizes (an ``arith.muli``), read by what follows,
     and upstream MLIR lowers it to the same numbers."""
-    source = ("def f(x: tensor[?x3x?]) = transpose(x, [2, 0, 1]) * 2 + 1\n"
-              "def g(x: tensor[?x?]) = transpose(x, [1, 0]) @ x\n"
-              "def h(x: tensor[?x?x?x?]) = sum(transpose(x, [3, 1, 0, 2]), axes=[0, 3])\n")
+    source = (
+        "def f(x: tensor[?x3x?]) = transpose(x, [2, 0, 1]) * 2 + 1\n"
+        "def g(x: tensor[?x?]) = transpose(x, [1, 0]) @ x\n"
+        "def h(x: tensor[?x?x?x?]) = sum(transpose(x, [3, 1, 0, 2]), axes=[0, 3])\n"
+    )
     rng = np.random.default_rng(1)
     x3, x2, x4 = rng.normal(size=(4, 3, 5)), rng.normal(size=(6, 2)), rng.normal(size=(2, 3, 4, 5))
     for optimise in (True, False):
@@ -106,8 +111,10 @@ def test_a_transpose_of_question_mark_sizes_is_a_view_with_strides_computed_when
     linalg = _stage(source, "linalg")
     assert "linalg.transpose" not in linalg and linalg.count("memref.reinterpret_cast") == 3
     assert "strides: [1, %" in linalg  # (the last axis first: its stride 1, the others' computed)
-    upstream_agrees("def f(x: tensor[?x3x?]) = transpose(x, [2, 0, 1]) * 2 + 1\n"
-                    "print f([[[1, 2], [3, 4], [5, 6]], [[7, 8], [9, 10], [11, 12]]])\n")
+    upstream_agrees(
+        "def f(x: tensor[?x3x?]) = transpose(x, [2, 0, 1]) * 2 + 1\n"
+        "print f([[[1, 2], [3, 4], [5, 6]], [[7, 8], [9, 10], [11, 12]]])\n"
+    )
 
 
 def _stage(source: str, stage: str, optimise: bool = True) -> str:
@@ -120,13 +127,20 @@ def test_large_views_feed_the_kernels_contiguous_copies(monkeypatch):
     """A transposed view read by the matrix-product kernel (which wants rows of unit stride)
     and a view read by the vector reduction kernels are copied first; a slice read by a large elementwise op is read
     in place, a reshape's view streamed as one row."""
-    source = ("def mm(a: tensor[96x80xf64], b: tensor[96x64xf64]) = transpose(a, [1, 0]) @ slice(b, 1, 8, 40)\n"
-              "def rows(a: tensor[300x200xf64]) = sum(transpose(a, [1, 0]), axes=[1])\n"
-              "def cols(a: tensor[300x200xf64]) = sum(slice(a, 1, 10, 190), axes=[0])\n"
-              "def big(a: tensor[1200x1200xf64]) = slice(a, 0, 100, 1100) * 3 + transpose(slice(a, 1, 100, 1100), [1, 0])\n"
-              "def streamed(a: tensor[2000x1500xf64]) = reshape(a, [1500, 2000]) * 3 + 1\n")
+    source = (
+        "def mm(a: tensor[96x80xf64], b: tensor[96x64xf64]) = transpose(a, [1, 0]) @ slice(b, 1, 8, 40)\n"
+        "def rows(a: tensor[300x200xf64]) = sum(transpose(a, [1, 0]), axes=[1])\n"
+        "def cols(a: tensor[300x200xf64]) = sum(slice(a, 1, 10, 190), axes=[0])\n"
+        "def big(a: tensor[1200x1200xf64]) = slice(a, 0, 100, 1100) * 3 + transpose(slice(a, 1, 100, 1100), [1, 0])\n"
+        "def streamed(a: tensor[2000x1500xf64]) = reshape(a, [1500, 2000]) * 3 + 1\n"
+    )
     rng = np.random.default_rng(1)
-    a, b, c, d = rng.normal(size=(96, 80)), rng.normal(size=(96, 64)), rng.normal(size=(300, 200)), rng.normal(size=(1200, 1200))
+    a, b, c, d = (
+        rng.normal(size=(96, 80)),
+        rng.normal(size=(96, 64)),
+        rng.normal(size=(300, 200)),
+        rng.normal(size=(1200, 1200)),
+    )
     e = rng.normal(size=(2000, 1500))
     lib = mg_xdsl.compile(source)
     for threads in ("1", "2"):
@@ -145,10 +159,12 @@ def test_slices_feed_the_matrix_product_kernel_without_a_copy(monkeypatch):
     """The kernel takes rows of unit stride at any offset and distance apart: a slice goes to
     it as it is (a transposed slice is transposed into a buffer first), in products of
     static and ``?`` sizes and in batches."""
-    source = ("def mm(a: tensor[96x80xf64], b: tensor[96x64xf64]) = slice(a, 1, 8, 72) @ slice(b, 0, 8, 72)\n"
-              "def bm(a: tensor[3x40x50xf32], b: tensor[50x30xf32]) = slice(a, 1, 2, 38) @ slice(b, 1, 0, 20)\n"
-              "def dm(a: tensor[?x?xf32], b: tensor[?x?xf32]) = slice(a, 1, 3, 259) @ slice(b, 0, 5, 261)\n"
-              "def tm(a: tensor[80x96xf64], b: tensor[96x64xf64]) = transpose(slice(a, 0, 8, 72), [1, 0]) @ slice(b, 0, 8, 72)\n")
+    source = (
+        "def mm(a: tensor[96x80xf64], b: tensor[96x64xf64]) = slice(a, 1, 8, 72) @ slice(b, 0, 8, 72)\n"
+        "def bm(a: tensor[3x40x50xf32], b: tensor[50x30xf32]) = slice(a, 1, 2, 38) @ slice(b, 1, 0, 20)\n"
+        "def dm(a: tensor[?x?xf32], b: tensor[?x?xf32]) = slice(a, 1, 3, 259) @ slice(b, 0, 5, 261)\n"
+        "def tm(a: tensor[80x96xf64], b: tensor[96x64xf64]) = transpose(slice(a, 0, 8, 72), [1, 0]) @ slice(b, 0, 8, 72)\n"
+    )
     rng = np.random.default_rng(3)
     a, b, t = rng.normal(size=(96, 80)), rng.normal(size=(96, 64)), rng.normal(size=(80, 96))
     a3, b3 = rng.normal(size=(3, 40, 50)).astype(np.float32), rng.normal(size=(50, 30)).astype(np.float32)
@@ -161,8 +177,10 @@ def test_slices_feed_the_matrix_product_kernel_without_a_copy(monkeypatch):
         np.testing.assert_allclose(lib.dm(da, db), da[:, 3:259] @ db[5:261], rtol=1e-3, atol=1e-3)
         np.testing.assert_allclose(lib.tm(t, b), t[8:72].T @ b[8:72], rtol=1e-10, atol=1e-10)
     linalg = _stage(source, "linalg")
-    assert ("linalg.matmul ins(%0, %1 : memref<96x64xf64, strided<[80, 1], offset: 8>>, "
-            "memref<64x64xf64, strided<[64, 1], offset: 512>>)") in linalg
+    assert (
+        "linalg.matmul ins(%0, %1 : memref<96x64xf64, strided<[80, 1], offset: 8>>, "
+        "memref<64x64xf64, strided<[64, 1], offset: 512>>)"
+    ) in linalg
     # One result each, bm's b broadcast to the batch, tm's transposed view copied: no slice copied.
     assert linalg.count("memref.alloc") == 4 + 1 + 1
 
@@ -204,8 +222,13 @@ def test_a_fused_read_of_a_view_comes_before_the_update_of_its_var():
 
 
 @pytest.mark.parametrize("optimise", [True, False], ids=["optimised", "reference"])
-@pytest.mark.parametrize("read, want", [("p + transpose(p, [1, 0])", "[[14,   25], \n [25,   44]]"),
-                                        ("p * slice(p, 1, 0, 1)", "[[49,   70], \n [225,   330]]")])
+@pytest.mark.parametrize(
+    "read, want",
+    [
+        ("p + transpose(p, [1, 0])", "[[14,   25], \n [25,   44]]"),
+        ("p * slice(p, 1, 0, 1)", "[[49,   70], \n [225,   330]]"),
+    ],
+)
 def test_a_dying_buffer_read_through_a_view_is_not_written_over(read, want, optimise):
     """``p`` dies at the product, which reads it through a view too (elements that a result
     written over ``p`` would have overwritten before they are read)."""
@@ -216,7 +239,8 @@ LONG = "let x = [[1, 2, 3], [4, 5, 6], [7, 8, 9], [10, 11, 12]]\n" + "".join(
     f"let a{i} = slice(transpose(x + {i}, [1, 0]), 1, {i % 3}, {i % 3 + 1})\n"
     f"let b{i} = reshape(x * {i}, [2, -1])\n"
     f"print sum(a{i}) + sum(slice(b{i}, 1, 1, 5)) + sum(transpose(b{i}, [1, 0]) @ b{i})\n"
-    for i in range(40))
+    for i in range(40)
+)
 
 
 VIEW = re.compile(r'(%\w+) = (?:memref\.(?:subview|reinterpret_cast|collapse_shape) |"memref\.cast"\()(%\w+)')
@@ -234,8 +258,11 @@ def test_every_buffer_is_freed_once_after_its_views_are_read_and_no_view_is_free
             if source in names:
                 names.add(view)
         freed_at = next(i for i, line in enumerate(lines) if re.search(rf"memref\.dealloc {buffer}\b", line))
-        last = max(i for i, line in enumerate(lines) if "dealloc" not in line
-                   and any(re.search(rf"{n}\b", line) for n in names))
+        last = max(
+            i
+            for i, line in enumerate(lines)
+            if "dealloc" not in line and any(re.search(rf"{n}\b", line) for n in names)
+        )
         assert last < freed_at, buffer
 
 
@@ -269,8 +296,10 @@ def test_the_linalg_stage_reads_through_the_views_as_the_native_code_does():
     from mg_xdsl.language.frontend import compile_source
     from mg_xdsl.pipeline import stages as pipeline
 
-    source = ("let x = [[1, 2, 3, 4], [5, 6, 7, 8], [9, 10, 11, 12]]\n"
-              "print slice(transpose(x, [1, 0]), 0, 1, 3) * 2 + slice(reshape(x, [2, 6]), 1, 0, 1)\n")
+    source = (
+        "let x = [[1, 2, 3, 4], [5, 6, 7, 8], [9, 10, 11, 12]]\n"
+        "print slice(transpose(x, [1, 0]), 0, 1, 3) * 2 + slice(reshape(x, [2, 6]), 1, 0, 1)\n"
+    )
     module = compile_source(source, "prog.mg")
     pipeline.run_stage(module, pipeline.OPTIMISED_STAGES[1], pipeline.context())
     assert "memref.subview" in str(module) and "memref.reinterpret_cast" in str(module)
@@ -278,18 +307,21 @@ def test_the_linalg_stage_reads_through_the_views_as_the_native_code_does():
 
 
 @pytest.mark.parametrize("optimise", [True, False], ids=["optimised", "reference"])
-@pytest.mark.parametrize("dead", [
-    "let g1 = transpose(5 - [[-4.5], [5], [-2], [-1]])\nlet bias = col_sum(g1)",
-    "let k = transpose([[1, 2], [3, 4]] * 2) / 2",
-    "let s = relu(slice(transpose(p), 0, 0, 1))",
-    "let s = where(transpose(p) > 0, transpose(p), 1)",
-    "let s = cast(slice(p, 1, 0, 1), f32)",
-    "let s = cumsum(transpose(p), axis=1)",
-    "let s = transpose(p) @ p",
-    "let s = sum(slice(p, 0, 0, 1), axes=[1], keepdims=true)",
-    "let s = reshape(transpose(p), [6]) + 1",
-    "var u = p * 1\nu += transpose(transpose(p))",
-])
+@pytest.mark.parametrize(
+    "dead",
+    [
+        "let g1 = transpose(5 - [[-4.5], [5], [-2], [-1]])\nlet bias = col_sum(g1)",
+        "let k = transpose([[1, 2], [3, 4]] * 2) / 2",
+        "let s = relu(slice(transpose(p), 0, 0, 1))",
+        "let s = where(transpose(p) > 0, transpose(p), 1)",
+        "let s = cast(slice(p, 1, 0, 1), f32)",
+        "let s = cumsum(transpose(p), axis=1)",
+        "let s = transpose(p) @ p",
+        "let s = sum(slice(p, 0, 0, 1), axes=[1], keepdims=true)",
+        "let s = reshape(transpose(p), [6]) + 1",
+        "var u = p * 1\nu += transpose(transpose(p))",
+    ],
+)
 def test_a_view_whose_reader_is_dead(dead, optimise):
     """A view (or a view of a view) read only by an op whose result nothing reads: the op
     and the view go, and the program runs (once an internal compiler error)."""

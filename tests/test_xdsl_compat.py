@@ -122,8 +122,8 @@ def test_translation_keeps_the_fast_math_flags_of_intrinsic_calls():
 
     calls = [line.strip() for line in translate_with_xdsl(parsed_call_module()).splitlines() if "call " in line]
     assert len(calls) == 2
-    assert "= call nsz <4 x double> @\"llvm.maximum.v4f64\"" in calls[0]
-    assert "= call <4 x double> @\"llvm.maximum.v4f64\"" in calls[1]
+    assert '= call nsz <4 x double> @"llvm.maximum.v4f64"' in calls[0]
+    assert '= call <4 x double> @"llvm.maximum.v4f64"' in calls[1]
 
 
 def test_still_needed_xdsl_refuses_fast_math_flags_on_intrinsic_calls(monkeypatch):
@@ -134,7 +134,6 @@ def test_still_needed_xdsl_refuses_fast_math_flags_on_intrinsic_calls(monkeypatc
         monkeypatch.setattr(convert_op, "_convert_call_intrinsic", original)
     with pytest.raises(NotImplementedError, match="Fast-math flags not supported"):
         convert.convert_module(parsed_call_module(), fallback_target_triple=None)
-
 
 
 def _fields(op) -> dict:
@@ -158,11 +157,15 @@ def test_create_op_makes_what_operation_create_makes():
         (llvm.ConstantOp, lambda v, f, t, o: dict(properties={"value": IntegerAttr(3, i64)}, result_types=[i64])),
         # llvm.add's overflowFlags and arith.addi's overflowFlags are defaults, filled in
         (llvm.AddOp, lambda v, f, t, o: dict(operands=[v, v], result_types=[i64])),
-        (arith.AddiOp, lambda v, f, t, o: dict(operands=[v, v], result_types=[i64],
-                                               attributes={"tag": UnitAttr()})),
-        (cf.ConditionalBranchOp, lambda v, f, t, o: dict(
-            operands=[f, v], successors=[t, o],
-            properties={"operandSegmentSizes": DenseArrayBase.from_list(i32, [1, 1, 0])})),
+        (arith.AddiOp, lambda v, f, t, o: dict(operands=[v, v], result_types=[i64], attributes={"tag": UnitAttr()})),
+        (
+            cf.ConditionalBranchOp,
+            lambda v, f, t, o: dict(
+                operands=[f, v],
+                successors=[t, o],
+                properties={"operandSegmentSizes": DenseArrayBase.from_list(i32, [1, 1, 0])},
+            ),
+        ),
         (scf.ForOp, lambda v, f, t, o: dict(operands=[v, v, v], regions=[Region(Block())])),
     ]
     for cls, arguments in cases:
@@ -180,8 +183,9 @@ def test_create_op_makes_what_operation_create_makes():
         assert [v.type for v in created.operands] == [v.type for v in lean.operands]
         assert [len(list(s.uses)) for s in created.successors] == [len(list(s.uses)) for s in lean.successors]
     # Defaults are filled in (arith.addi's overflow flags), as IRDLOperation.__post_init__ does.
-    assert "overflowFlags" in xdsl_compat.create_op(arith.AddiOp, operands=[value, value],
-                                                    result_types=[i64]).properties
+    assert (
+        "overflowFlags" in xdsl_compat.create_op(arith.AddiOp, operands=[value, value], result_types=[i64]).properties
+    )
 
 
 def test_create_op_inserts_into_an_implicit_builder():
@@ -191,25 +195,27 @@ def test_create_op_inserts_into_an_implicit_builder():
 
     block = Block()
     with ImplicitBuilder(block):
-        op = xdsl_compat.create_op(llvm.ConstantOp, properties={"value": IntegerAttr(3, i64)},
-                                   result_types=[i64])
+        op = xdsl_compat.create_op(llvm.ConstantOp, properties={"value": IntegerAttr(3, i64)}, result_types=[i64])
     assert list(block.ops) == [op]
 
 
 # --- Assembly formats read on first use (mg_xdsl/support/xdsl_lazy_formats.py) -----------------
+
 
 def test_import_mg_xdsl_defers_the_formats_of_the_dialects_imported_after_it():
     """In a fresh interpreter, as ``mgc`` starts: ``import mg_xdsl`` first, then xDSL."""
     import subprocess
     import sys
 
-    code = ("import mg_xdsl\n"
-            "from xdsl.dialects import arith, llvm, memref\n"
-            "for op in (arith.AddfOp, llvm.BrOp, memref.LoadOp):\n"
-            "    assert getattr(op.print, 'lazy_format', False), op\n"
-            "    assert getattr(op.parse, 'lazy_format', False), op\n"
-            "import xdsl.irdl.operations as ops\n"
-            "assert ops.get_accessors_from_op_def.defers_formats\n")
+    code = (
+        "import mg_xdsl\n"
+        "from xdsl.dialects import arith, llvm, memref\n"
+        "for op in (arith.AddfOp, llvm.BrOp, memref.LoadOp):\n"
+        "    assert getattr(op.print, 'lazy_format', False), op\n"
+        "    assert getattr(op.parse, 'lazy_format', False), op\n"
+        "import xdsl.irdl.operations as ops\n"
+        "assert ops.get_accessors_from_op_def.defers_formats\n"
+    )
     subprocess.run([sys.executable, "-c", code], check=True)
 
 
@@ -227,8 +233,12 @@ def test_deferred_formats_give_xdsls_accessors_and_text(monkeypatch):
 
     defer_formats(ops)  # done already by import mg_xdsl; twice does no harm
     lazy = ops.get_accessors_from_op_def
-    classes = [op for d in (arith.Arith, cf.Cf, llvm.LLVM, memref.MemRef, scf.Scf, vector.Vector) for op in d.operations
-               if op.get_irdl_definition().assembly_format is not None]
+    classes = [
+        op
+        for d in (arith.Arith, cf.Cf, llvm.LLVM, memref.MemRef, scf.Scf, vector.Vector)
+        for op in d.operations
+        if op.get_irdl_definition().assembly_format is not None
+    ]
     assert len(classes) > 50
     for op in classes:
         deferred, eager = lazy(op.get_irdl_definition(), None), lazy.eager(op.get_irdl_definition(), None)

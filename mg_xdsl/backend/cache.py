@@ -186,7 +186,7 @@ def unpack_program(payload: bytes) -> tuple[bytes, list[str]]:
     end = WARNINGS_LENGTH.size + length
     if end > len(payload):
         raise ValueError("the warnings run past the end")
-    warnings = json.loads(bytes(payload[WARNINGS_LENGTH.size:end]))
+    warnings = json.loads(bytes(payload[WARNINGS_LENGTH.size : end]))
     if not isinstance(warnings, list) or not all(isinstance(w, str) for w in warnings):
         raise ValueError("the warnings are not a list of lines")
     return bytes(payload[end:]), warnings
@@ -220,7 +220,7 @@ class ObjectCache:
             os.utime(path)  # the least recently used entries are the first pruned
         except OSError:
             pass
-        return blob[HEADER.size:], f"hit ({path})"
+        return blob[HEADER.size :], f"hit ({path})"
 
     @staticmethod
     def _check(blob: bytes, key: bytes) -> str | None:
@@ -232,7 +232,7 @@ class ObjectCache:
             return "of another format"
         if stored_key != key:
             return "for another key"
-        payload = memoryview(blob)[HEADER.size:]
+        payload = memoryview(blob)[HEADER.size :]
         if len(payload) != length:
             return "truncated" if len(payload) < length else "too long"
         if hashlib.sha256(payload).digest() != digest:

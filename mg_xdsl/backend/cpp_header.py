@@ -237,14 +237,17 @@ inline {result} {name}({params}) {{
 }}
 """
 
-CPP_KEYWORDS = set("""alignas alignof and and_eq asm auto bitand bitor bool break case catch char
+CPP_KEYWORDS = set(
+    """alignas alignof and and_eq asm auto bitand bitor bool break case catch char
 char8_t char16_t char32_t class compl concept const consteval constexpr constinit const_cast
 continue co_await co_return co_yield decltype default delete do double dynamic_cast else enum
 explicit export extern false float for friend goto if inline int long mutable namespace new
 noexcept not not_eq nullptr operator or or_eq private protected public register
 reinterpret_cast requires return short signed sizeof static static_assert static_cast struct
 switch template this thread_local throw true try typedef typeid typename union unsigned using
-virtual void volatile wchar_t while xor xor_eq Matrix Tensor bf16 detail mg std""".split())
+virtual void volatile wchar_t while xor xor_eq Matrix Tensor bf16 detail mg std""".split()
+)
+
 
 def cpp_name(name: str) -> str:
     """A Mountain Goat name as a C++ identifier (a trailing _ where it is a C++ keyword)."""
@@ -286,8 +289,11 @@ def _view(t: TensorType, p: str) -> str:
 
 def function(name: str, sig: Signature) -> str:
     names = [cpp_name(p) for p in sig.names]
-    signature = (f"{name}(" + ", ".join(f"{p}: {type_text(t)}" for p, t in zip(sig.names, sig.types))
-                 + f") -> {type_text(sig.result_type)}")
+    signature = (
+        f"{name}("
+        + ", ".join(f"{p}: {type_text(t)}" for p, t in zip(sig.names, sig.types))
+        + f") -> {type_text(sig.result_type)}"
+    )
     return FUNCTION.format(
         symbol=name,
         name=cpp_name(name),
@@ -296,8 +302,10 @@ def function(name: str, sig: Signature) -> str:
         c_params=", ".join(f"{descriptor_type(t)} *" for t in [sig.result_type, *sig.types]),
         signature=signature,
         params=", ".join(f"const {cpp_type(t)} &{p}" for p, t in zip(names, sig.types)),
-        checks="".join(_check(t, c, f"{name}: argument {i} ({p})")
-                       for i, (c, p, t) in enumerate(zip(names, sig.names, sig.types), start=1)),
+        checks="".join(
+            _check(t, c, f"{name}: argument {i} ({p})")
+            for i, (c, p, t) in enumerate(zip(names, sig.names, sig.types), start=1)
+        ),
         views="".join(_view(t, p) for p, t in zip(names, sig.types)),
         args="".join(f", &{p}__" for p in names),
     )

@@ -35,10 +35,13 @@ def _register_module() -> str:
     """LLVM IR defining, for every special register, a global and a function reading it."""
     lines = []
     for reg, axis in itertools.product(_REGISTERS, _AXES):
-        lines += [f"@mgemu_{reg}_{axis}_value = global i32 0",
-                  f"define i32 @mgemu_{reg}_{axis}() {{",
-                  f"  %v = load i32, ptr @mgemu_{reg}_{axis}_value",
-                  "  ret i32 %v", "}"]
+        lines += [
+            f"@mgemu_{reg}_{axis}_value = global i32 0",
+            f"define i32 @mgemu_{reg}_{axis}() {{",
+            f"  %v = load i32, ptr @mgemu_{reg}_{axis}_value",
+            "  ret i32 %v",
+            "}",
+        ]
     return "\n".join(lines) + "\n"
 
 
@@ -46,9 +49,15 @@ def _register_module() -> str:
 # of the same function, with its number of operands: the emulator's own table, so that a
 # kernel calling the wrong libdevice function computes the wrong values here too.
 LIBDEVICE_AS_INTRINSICS = {
-    "__nv_exp": ("llvm.exp", 1), "__nv_log": ("llvm.log", 1), "__nv_sin": ("llvm.sin", 1),
-    "__nv_cos": ("llvm.cos", 1), "__nv_tanh": ("llvm.tanh", 1), "__nv_acos": ("llvm.acos", 1),
-    "__nv_asin": ("llvm.asin", 1), "__nv_atan2": ("llvm.atan2", 2), "__nv_pow": ("llvm.pow", 2),
+    "__nv_exp": ("llvm.exp", 1),
+    "__nv_log": ("llvm.log", 1),
+    "__nv_sin": ("llvm.sin", 1),
+    "__nv_cos": ("llvm.cos", 1),
+    "__nv_tanh": ("llvm.tanh", 1),
+    "__nv_acos": ("llvm.acos", 1),
+    "__nv_asin": ("llvm.asin", 1),
+    "__nv_atan2": ("llvm.atan2", 2),
+    "__nv_pow": ("llvm.pow", 2),
 }
 
 
@@ -60,8 +69,12 @@ def _libdevice_module(kernels: str) -> str:
         for name, t, suffix in ((base, "double", "f64"), (base + "f", "float", "f32")):
             if f"@{name}(" in kernels:
                 params = ", ".join(f"{t} %x{i}" for i in range(arity))
-                lines += [f"define {t} @{name}({params}) {{",
-                          f"  %r = call {t} @{intrinsic}.{suffix}({params})", f"  ret {t} %r", "}"]
+                lines += [
+                    f"define {t} @{name}({params}) {{",
+                    f"  %r = call {t} @{intrinsic}.{suffix}({params})",
+                    f"  ret {t} %r",
+                    "}",
+                ]
     return "\n".join(lines) + "\n"
 
 
@@ -72,8 +85,7 @@ def cpu_kernel_ir(gpu_modules: builtin.ModuleOp) -> str:
     text = kernel_ir(gpu_modules)
     text = _SREG.sub(lambda m: f"@mgemu_{m[1]}_{m[2]}", text)
     text = text.replace("define ptx_kernel ", "define ")
-    return "\n".join(line for line in text.splitlines()
-                     if not line.startswith(("target triple", "target datalayout")))
+    return "\n".join(line for line in text.splitlines() if not line.startswith(("target triple", "target datalayout")))
 
 
 class EmulatedDevice:
@@ -96,9 +108,10 @@ class EmulatedDevice:
         engine = llvm.create_mcjit_compiler(jit.optimise(module), jit.target_machine())
         engine.finalize_object()
         self._engines.append(engine)  # the kernels' code lives as long as the engine
-        self._registers = {(reg, axis): ctypes.c_int32.from_address(
-            engine.get_global_value_address(f"mgemu_{reg}_{axis}_value"))
-            for reg, axis in itertools.product(_REGISTERS, _AXES)}
+        self._registers = {
+            (reg, axis): ctypes.c_int32.from_address(engine.get_global_value_address(f"mgemu_{reg}_{axis}_value"))
+            for reg, axis in itertools.product(_REGISTERS, _AXES)
+        }
         return {n: engine.get_function_address(n) for n in names}
 
     def alloc(self, nbytes: int) -> int:

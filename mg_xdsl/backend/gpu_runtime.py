@@ -107,8 +107,7 @@ class Launcher:
         self.functions = device.load(gpu_modules, [k.name for k in kernel_list])
         self._callbacks = {}
         for k in kernel_list:
-            proto = ctypes.CFUNCTYPE(ctypes.c_int32, *[ctypes.c_int64] * 6,
-                                     *[s for p in k.params for s in p.slots])
+            proto = ctypes.CFUNCTYPE(ctypes.c_int32, *[ctypes.c_int64] * 6, *[s for p in k.params for s in p.slots])
             self._callbacks[k.symbol] = proto(self._callback(k))
 
     def symbols(self) -> dict[str, int]:
@@ -139,19 +138,25 @@ class Launcher:
         i = 6
         for p in kernel.params:
             n = len(p.slots)
-            fields = slots[i:i + n]
+            fields = slots[i : i + n]
             i += n
             if p.rank is None:
                 args.append((p.scalar, fields[0]))
                 continue
             aligned, offset = fields[1] or 0, fields[2]
-            sizes, strides = fields[3:3 + p.rank], fields[3 + p.rank:]
+            sizes, strides = fields[3 : 3 + p.rank], fields[3 + p.rank :]
             nbytes = _extent(sizes, strides, offset) * p.element_size
             entry = buffers.setdefault(aligned, [0, False])
             entry[0], entry[1] = max(entry[0], nbytes), entry[1] or p.written
             refs.append((len(args), aligned))
-            args.extend([(ctypes.c_void_p, 0), (ctypes.c_void_p, 0), (ctypes.c_int64, offset),
-                         *[(ctypes.c_int64, v) for v in (*sizes, *strides)]])
+            args.extend(
+                [
+                    (ctypes.c_void_p, 0),
+                    (ctypes.c_void_p, 0),
+                    (ctypes.c_int64, offset),
+                    *[(ctypes.c_int64, v) for v in (*sizes, *strides)],
+                ]
+            )
         with dev.context():
             self._run(kernel, grid, block, args, refs, buffers)
 
@@ -218,10 +223,14 @@ class CudaDevice:
         # launches may be another one (see ``context``).
         self.ctx = self._check("cuDevicePrimaryCtxRetain", driver.cuDevicePrimaryCtxRetain(self.dev))
         attr = driver.CUdevice_attribute
-        major = self._check("cuDeviceGetAttribute", driver.cuDeviceGetAttribute(
-            attr.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, self.dev))
-        minor = self._check("cuDeviceGetAttribute", driver.cuDeviceGetAttribute(
-            attr.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, self.dev))
+        major = self._check(
+            "cuDeviceGetAttribute",
+            driver.cuDeviceGetAttribute(attr.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, self.dev),
+        )
+        minor = self._check(
+            "cuDeviceGetAttribute",
+            driver.cuDeviceGetAttribute(attr.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, self.dev),
+        )
         self.arch = ptx_arch(major, minor)
         self._modules = []
 
@@ -253,9 +262,10 @@ class CudaDevice:
         with self.context():
             module = self._check("cuModuleLoadData", self.cu.cuModuleLoadData(text.encode() + b"\0"))
             self._modules.append(module)
-            return {n: self._check(f"cuModuleGetFunction({n})",
-                                   self.cu.cuModuleGetFunction(module, n.encode()))
-                    for n in names}
+            return {
+                n: self._check(f"cuModuleGetFunction({n})", self.cu.cuModuleGetFunction(module, n.encode()))
+                for n in names
+            }
 
     # The rest run inside ``context()`` (``Launcher.launch`` enters it around each launch).
 
@@ -275,8 +285,9 @@ class CudaDevice:
         # cuLaunchKernel takes an array of pointers, one to each argument's value.
         values = [ctype(v) for ctype, v in args]
         pointers = (ctypes.c_void_p * max(len(values), 1))(*[ctypes.addressof(v) for v in values])
-        self._check("cuLaunchKernel", self.cu.cuLaunchKernel(
-            function, *grid, *block, 0, 0, ctypes.addressof(pointers), 0))
+        self._check(
+            "cuLaunchKernel", self.cu.cuLaunchKernel(function, *grid, *block, 0, 0, ctypes.addressof(pointers), 0)
+        )
         self._check("cuCtxSynchronize", self.cu.cuCtxSynchronize())
 
 
@@ -327,10 +338,12 @@ def driver_too_old() -> str | None:
         return None
     cuda_text = f"CUDA {cuda // 1000}.{cuda % 1000 // 10}"
     which = f"version {own}, {cuda_text}" if own else cuda_text
-    advice = f"install 'cuda-python<{major}' or update the driver" if major > min(_DRIVER_FOR_BINDINGS) \
+    advice = (
+        f"install 'cuda-python<{major}' or update the driver"
+        if major > min(_DRIVER_FOR_BINDINGS)
         else "update the driver"
-    return (f"the NVIDIA driver ({which}) is too old for cuda-python {major} "
-            f"(needs {needs} or newer); {advice}")
+    )
+    return f"the NVIDIA driver ({which}) is too old for cuda-python {major} (needs {needs} or newer); {advice}"
 
 
 # The architectures llvmlite's NVPTX back end knows up to; newer GPUs JIT-compile its PTX.
@@ -343,8 +356,10 @@ def ptx_arch(major: int, minor: int) -> str:
 
     arch = "sm_{}{}".format(*min((major, minor), _NEWEST_ARCH))
     if arch not in GPU_ARCHS:
-        raise GpuError(f"this GPU (compute capability {major}.{minor}) is older than the oldest "
-                       f"architecture PTX is made for ({GPU_ARCHS[0]})")
+        raise GpuError(
+            f"this GPU (compute capability {major}.{minor}) is older than the oldest "
+            f"architecture PTX is made for ({GPU_ARCHS[0]})"
+        )
     return arch
 
 
@@ -380,4 +395,3 @@ def cuda_available() -> tuple[bool, str]:
         return True, "ok"
     except GpuError as e:
         return False, str(e)
-

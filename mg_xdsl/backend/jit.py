@@ -37,8 +37,9 @@ def _initialise_llvm() -> None:
         llvm.add_symbol(name, address)
 
 
-def target_machine(cpu: str | None = None, opt: int = 3, reloc: str = "default",
-                   codemodel: str = "jitdefault") -> llvm.TargetMachine:
+def target_machine(
+    cpu: str | None = None, opt: int = 3, reloc: str = "default", codemodel: str = "jitdefault"
+) -> llvm.TargetMachine:
     """A target machine for this host, or for ``cpu`` (an LLVM CPU name: its features only,
     for code that runs on every CPU of that kind), generating code at ``-O<opt>`` (for the
     JIT, unless ``reloc`` and ``codemodel`` say otherwise). A fresh one each time: an MCJIT
@@ -111,8 +112,7 @@ def link(ir: str, *extra: str, thread_pool: bool = True) -> llvm.ModuleRef:
     return mod
 
 
-def optimise(ir: str | llvm.ModuleRef, level: int = 2,
-             tm: llvm.TargetMachine | None = None) -> llvm.ModuleRef:
+def optimise(ir: str | llvm.ModuleRef, level: int = 2, tm: llvm.TargetMachine | None = None) -> llvm.ModuleRef:
     """Parse, verify and optimise LLVM IR with LLVM's standard ``O<level>`` pipeline, tuned
     for ``tm`` (default: this host)."""
     tm = tm or target_machine()
@@ -156,7 +156,7 @@ def undefined_symbols(obj: bytes) -> list[str]:
     for at in range(24, len(symtab), 24):  # (ELF64 symbols of 24 bytes; the first is null)
         name, _info, _other, section_index = struct.unpack_from("<IBBH", symtab, at)
         if section_index == 0 and name:  # SHN_UNDEF
-            names.append(strtab[name:strtab.index(b"\0", name)].decode())
+            names.append(strtab[name : strtab.index(b"\0", name)].decode())
     return names
 
 
@@ -170,8 +170,9 @@ def load_object(obj: bytes, tm: llvm.TargetMachine) -> llvm.ExecutionEngine:
     missing = [name for name in undefined_symbols(obj) if not llvm.address_of_symbol(name)]
     if missing:
         engine.close()
-        raise UnresolvedSymbols(f"the compiled code calls {', '.join(sorted(set(missing)))}, "
-                                "which the run-time library does not provide")
+        raise UnresolvedSymbols(
+            f"the compiled code calls {', '.join(sorted(set(missing)))}, which the run-time library does not provide"
+        )
     engine.add_object_file(llvm.ObjectFileRef.from_data(obj))
     engine.finalize_object()
     return engine
@@ -199,9 +200,15 @@ class Engine(_Loaded):
     library (the GPU launch callbacks); ``owner`` is kept alive with the engine (whoever
     owns those callbacks)."""
 
-    def __init__(self, ir: str, level: int = 2, extra: tuple[str, ...] = (),
-                 symbols: dict[str, int] | None = None, owner: object = None,
-                 cpu: str | None = None):
+    def __init__(
+        self,
+        ir: str,
+        level: int = 2,
+        extra: tuple[str, ...] = (),
+        symbols: dict[str, int] | None = None,
+        owner: object = None,
+        cpu: str | None = None,
+    ):
         self.owner = owner
         for name, address in (symbols or {}).items():
             # Process-wide, but read only when an engine is finalised, just below.

@@ -110,6 +110,7 @@ def _spell_type(t: Attribute) -> str:
 
 # --- constants -----------------------------------------------------------------------
 
+
 def _float_text(value: float, t: Attribute) -> str:
     # LLVM reads a float or double constant exactly from the bits of the double that holds
     # its value; a float is widened first.
@@ -166,11 +167,11 @@ def constant_text(value: Attribute, t: Attribute) -> str:
 
 
 def _string_text(data: str) -> str:
-    return 'c"' + "".join(
-        chr(b) if 32 <= b < 127 and b not in (34, 92) else f"\\{b:02X}" for b in data.encode()) + '"'
+    return 'c"' + "".join(chr(b) if 32 <= b < 127 and b not in (34, 92) else f"\\{b:02X}" for b in data.encode()) + '"'
 
 
 # --- flags -----------------------------------------------------------------------------
+
 
 def _fast_math(op: Operation) -> str:
     flags = op.properties.get("fastmathFlags")
@@ -199,33 +200,66 @@ def _unit(op: Operation, name: str, word: str) -> str:
 # --- instructions ----------------------------------------------------------------------
 
 _BINARY = {
-    llvm.AddOp: ("add", _overflow), llvm.SubOp: ("sub", _overflow),
-    llvm.MulOp: ("mul", _overflow), llvm.ShlOp: ("shl", _overflow),
+    llvm.AddOp: ("add", _overflow),
+    llvm.SubOp: ("sub", _overflow),
+    llvm.MulOp: ("mul", _overflow),
+    llvm.ShlOp: ("shl", _overflow),
     llvm.SDivOp: ("sdiv", lambda op: _unit(op, "isExact", "exact")),
     llvm.UDivOp: ("udiv", lambda op: _unit(op, "isExact", "exact")),
     llvm.LShrOp: ("lshr", lambda op: _unit(op, "isExact", "exact")),
     llvm.AShrOp: ("ashr", lambda op: _unit(op, "isExact", "exact")),
     llvm.OrOp: ("or", lambda op: _unit(op, "isDisjoint", "disjoint")),
-    llvm.SRemOp: ("srem", None), llvm.URemOp: ("urem", None),
-    llvm.AndOp: ("and", None), llvm.XOrOp: ("xor", None),
-    llvm.FAddOp: ("fadd", _fast_math), llvm.FSubOp: ("fsub", _fast_math),
-    llvm.FMulOp: ("fmul", _fast_math), llvm.FDivOp: ("fdiv", _fast_math),
+    llvm.SRemOp: ("srem", None),
+    llvm.URemOp: ("urem", None),
+    llvm.AndOp: ("and", None),
+    llvm.XOrOp: ("xor", None),
+    llvm.FAddOp: ("fadd", _fast_math),
+    llvm.FSubOp: ("fsub", _fast_math),
+    llvm.FMulOp: ("fmul", _fast_math),
+    llvm.FDivOp: ("fdiv", _fast_math),
     llvm.FRemOp: ("frem", _fast_math),
 }
 
 _CASTS = {
-    llvm.TruncOp: "trunc", llvm.ZExtOp: "zext", llvm.SExtOp: "sext",
-    llvm.PtrToIntOp: "ptrtoint", llvm.IntToPtrOp: "inttoptr", llvm.BitcastOp: "bitcast",
-    llvm.FPExtOp: "fpext", llvm.FPTruncOp: "fptrunc", llvm.SIToFPOp: "sitofp",
+    llvm.TruncOp: "trunc",
+    llvm.ZExtOp: "zext",
+    llvm.SExtOp: "sext",
+    llvm.PtrToIntOp: "ptrtoint",
+    llvm.IntToPtrOp: "inttoptr",
+    llvm.BitcastOp: "bitcast",
+    llvm.FPExtOp: "fpext",
+    llvm.FPTruncOp: "fptrunc",
+    llvm.SIToFPOp: "sitofp",
 }
 
 # Properties that every op of a kind carries and that change nothing here (their default),
 # and those that the printer writes; anything else on an op is something it would drop.
-_IGNORED = frozenset({"CConv", "TailCallKind", "op_bundle_sizes", "operandSegmentSizes",
-                      "ordering", "noWrapFlags", "elem_type", "rawConstantIndices",
-                      "callee", "intrin", "position", "predicate", "value", "mask",
-                      "fastmathFlags", "overflowFlags", "isExact", "isDisjoint",
-                      "alignment", "inbounds", "global_name", "nontemporal"})
+_IGNORED = frozenset(
+    {
+        "CConv",
+        "TailCallKind",
+        "op_bundle_sizes",
+        "operandSegmentSizes",
+        "ordering",
+        "noWrapFlags",
+        "elem_type",
+        "rawConstantIndices",
+        "callee",
+        "intrin",
+        "position",
+        "predicate",
+        "value",
+        "mask",
+        "fastmathFlags",
+        "overflowFlags",
+        "isExact",
+        "isDisjoint",
+        "alignment",
+        "inbounds",
+        "global_name",
+        "nontemporal",
+    }
+)
 
 
 class _FunctionPrinter:
@@ -276,8 +310,10 @@ class _FunctionPrinter:
                 else:
                     for result in op.results:
                         self.define(result)
-        out.append(f"define {type_text(func.function_type.output)} {global_name(func.sym_name.data)}"
-                   f"({', '.join(params)}){self.module.function_attributes(func)} {{")
+        out.append(
+            f"define {type_text(func.function_type.output)} {global_name(func.sym_name.data)}"
+            f"({', '.join(params)}){self.module.function_attributes(func)} {{"
+        )
         for block in body:
             if block is not body.first:
                 out.append("")
@@ -307,8 +343,12 @@ class _FunctionPrinter:
         """``, !llvm.loop !N`` for a branch back to a loop's start that carries the loop's
         hints; ``Unsupported`` for any other property or attribute."""
         annotation = op.attributes.get(LOOP_ANNOTATION)
-        if (extra or op.attributes.keys() != {LOOP_ANNOTATION} or not isinstance(op, (llvm.BrOp, llvm.CondBrOp))
-                or not isinstance(annotation, LoopAnnotationAttr)):
+        if (
+            extra
+            or op.attributes.keys() != {LOOP_ANNOTATION}
+            or not isinstance(op, (llvm.BrOp, llvm.CondBrOp))
+            or not isinstance(annotation, LoopAnnotationAttr)
+        ):
             raise Unsupported(f"{op.name} with {sorted(extra | op.attributes.keys())}")
         node = self.module.loop_node(annotation)
         return f", !llvm.loop {node}" if node else ""
@@ -322,7 +362,7 @@ class _FunctionPrinter:
             start = 1 if isinstance(op, llvm.CondBrOp) else 0
             for successor in op.successors:
                 count = len(successor.args)
-                self.incoming.setdefault(successor, []).append((list(operands[start:start + count]), label))
+                self.incoming.setdefault(successor, []).append((list(operands[start : start + count]), label))
                 start += count
 
 
@@ -333,8 +373,9 @@ def _result(p: _FunctionPrinter, op: Operation) -> str:
 def _binary(p: _FunctionPrinter, op: Operation) -> str:
     opcode, flags = _BINARY[type(op)]  # type: ignore[index]
     lhs, rhs = op.operands
-    return (f"{_result(p, op)} = {opcode} {flags(op) if flags else ''}"
-            f"{type_text(lhs.type)} {p.value(lhs)}, {p.value(rhs)}")
+    return (
+        f"{_result(p, op)} = {opcode} {flags(op) if flags else ''}{type_text(lhs.type)} {p.value(lhs)}, {p.value(rhs)}"
+    )
 
 
 def _cast(p: _FunctionPrinter, op: Operation) -> str:
@@ -346,7 +387,9 @@ def _cast(p: _FunctionPrinter, op: Operation) -> str:
 
 def _compare(p: _FunctionPrinter, op: Operation) -> str:
     """``icmp``/``fcmp``: the predicate's name from its number (``_false`` is ``false``)."""
-    opcode, flags = ("icmp", llvm.ICmpPredicateFlag) if isinstance(op, llvm.ICmpOp) else ("fcmp", llvm.FCmpPredicateFlag)
+    opcode, flags = (
+        ("icmp", llvm.ICmpPredicateFlag) if isinstance(op, llvm.ICmpOp) else ("fcmp", llvm.FCmpPredicateFlag)
+    )
     predicate = flags.from_int(op.properties["predicate"].value.data).value.lstrip("_")  # type: ignore[attr-defined]
     lhs, rhs = op.operands
     return f"{_result(p, op)} = {opcode} {_fast_math(op)}{predicate} {p.typed(lhs)}, {p.value(rhs)}"
@@ -357,8 +400,9 @@ def _position_text(position: Attribute) -> str:
     return "".join(f", {i}" for i in position.iter_values())  # type: ignore[attr-defined]
 
 
-def _typed_operands(opcode: str, flags: Callable[[Operation], str] | None = None,
-                    position: bool = False) -> Callable[[_FunctionPrinter, Operation], str]:
+def _typed_operands(
+    opcode: str, flags: Callable[[Operation], str] | None = None, position: bool = False
+) -> Callable[[_FunctionPrinter, Operation], str]:
     """The printer of an instruction written as its opcode, flags and typed operands
     (``select``, ``fneg``, ``insertelement``), and for ``extractvalue``/``insertvalue`` the
     field's position after them."""
@@ -399,14 +443,18 @@ def _alloca(p: _FunctionPrinter, op: Operation) -> str:
 def _gep(p: _FunctionPrinter, op: Operation) -> str:
     ptr, *dynamic = op.operands
     dynamic_indices = iter(dynamic)
-    indices = [p.typed(next(dynamic_indices)) if index == llvm.GEP_USE_SSA_VAL else f"i32 {index}"
-               for index in op.properties["rawConstantIndices"].iter_values()]  # type: ignore[attr-defined]
+    indices = [
+        p.typed(next(dynamic_indices)) if index == llvm.GEP_USE_SSA_VAL else f"i32 {index}"
+        for index in op.properties["rawConstantIndices"].iter_values()
+    ]  # type: ignore[attr-defined]
     flags = op.properties["noWrapFlags"].value.data  # type: ignore[attr-defined]
     if flags:
         raise Unsupported("llvm.getelementptr with no-wrap flags")
     inbounds = "inbounds " if "inbounds" in op.properties else ""
-    return (f"{_result(p, op)} = getelementptr {inbounds}{type_text(op.properties['elem_type'])}, "
-            f"{p.typed(ptr)}, {', '.join(indices)}")
+    return (
+        f"{_result(p, op)} = getelementptr {inbounds}{type_text(op.properties['elem_type'])}, "
+        f"{p.typed(ptr)}, {', '.join(indices)}"
+    )
 
 
 def _shufflevector(p: _FunctionPrinter, op: Operation) -> str:
@@ -466,14 +514,24 @@ def _return(p: _FunctionPrinter, op: Operation) -> str:
 _PRINTERS: dict[type[Operation], Callable[[_FunctionPrinter, Operation], str]] = {
     **{kind: _binary for kind in _BINARY},
     **{kind: _cast for kind in _CASTS},
-    llvm.ICmpOp: _compare, llvm.FCmpOp: _compare,
-    llvm.SelectOp: _typed_operands("select", _fast_math), llvm.FNegOp: _typed_operands("fneg", _fast_math),
-    llvm.LoadOp: _load, llvm.StoreOp: _store, llvm.AllocaOp: _alloca, llvm.GEPOp: _gep,
+    llvm.ICmpOp: _compare,
+    llvm.FCmpOp: _compare,
+    llvm.SelectOp: _typed_operands("select", _fast_math),
+    llvm.FNegOp: _typed_operands("fneg", _fast_math),
+    llvm.LoadOp: _load,
+    llvm.StoreOp: _store,
+    llvm.AllocaOp: _alloca,
+    llvm.GEPOp: _gep,
     llvm.ExtractValueOp: _typed_operands("extractvalue", position=True),
     llvm.InsertValueOp: _typed_operands("insertvalue", position=True),
-    llvm.InsertElementOp: _typed_operands("insertelement"), llvm.ShuffleVectorOp: _shufflevector,
-    llvm.CallOp: _call, llvm.CallIntrinsicOp: _call_intrinsic, llvm.FMAOp: _fma,
-    llvm.BrOp: _br, llvm.CondBrOp: _cond_br, llvm.ReturnOp: _return,
+    llvm.InsertElementOp: _typed_operands("insertelement"),
+    llvm.ShuffleVectorOp: _shufflevector,
+    llvm.CallOp: _call,
+    llvm.CallIntrinsicOp: _call_intrinsic,
+    llvm.FMAOp: _fma,
+    llvm.BrOp: _br,
+    llvm.CondBrOp: _cond_br,
+    llvm.ReturnOp: _return,
     llvm.UnreachableOp: lambda p, op: "unreachable",
 }
 
@@ -537,8 +595,7 @@ class _ModulePrinter:
 
     @staticmethod
     def check_function(func: llvm.FuncOp) -> None:
-        known = {"sym_name", "function_type", "CConv", "linkage", "sym_visibility", "visibility_",
-                 "passthrough"}
+        known = {"sym_name", "function_type", "CConv", "linkage", "sym_visibility", "visibility_", "passthrough"}
         extra = func.properties.keys() - known
         unnamed = func.properties.get("unnamed_addr")
         if unnamed is not None and not unnamed.value.data:  # type: ignore[attr-defined]
@@ -551,8 +608,15 @@ class _ModulePrinter:
 
     @staticmethod
     def global_text(op: llvm.GlobalOp) -> str:
-        extra = op.properties.keys() - {"global_type", "constant", "sym_name", "linkage",
-                                        "addr_space", "value", "visibility_"}
+        extra = op.properties.keys() - {
+            "global_type",
+            "constant",
+            "sym_name",
+            "linkage",
+            "addr_space",
+            "value",
+            "visibility_",
+        }
         if extra or op.addr_space.value.data or op.body.blocks:
             raise Unsupported(f"llvm.mlir.global with {sorted(extra)} or an initialiser region")
         kind = "constant" if op.constant is not None else "global"
@@ -590,9 +654,21 @@ def _print_module(module: ModuleOp, triple: str) -> str:
                 definitions.append("")
             else:
                 params = ", ".join(type_text(t) for t in op.function_type.inputs.data)
-                declarations.append(f"declare {type_text(op.function_type.output)} "
-                                    f"{global_name(op.sym_name.data)}({params}){printer.function_attributes(op)}")
+                declarations.append(
+                    f"declare {type_text(op.function_type.output)} "
+                    f"{global_name(op.sym_name.data)}({params}){printer.function_attributes(op)}"
+                )
         else:
             raise Unsupported(f"top-level op {op.name}")
-    return "\n".join([f'target triple = "{triple}"', "", *globals_, *declarations,
-                      *printer.declared.values(), "", *definitions, *printer.metadata])
+    return "\n".join(
+        [
+            f'target triple = "{triple}"',
+            "",
+            *globals_,
+            *declarations,
+            *printer.declared.values(),
+            "",
+            *definitions,
+            *printer.metadata,
+        ]
+    )

@@ -50,16 +50,14 @@ def c_compiler() -> list[str]:
     if not cc:
         found = shutil.which("cc") or shutil.which("gcc") or shutil.which("clang")
         if not found:
-            raise LinkError("no C compiler found to link with (install gcc, or set CC to a C "
-                            "compiler, e.g. CC=gcc)")
+            raise LinkError("no C compiler found to link with (install gcc, or set CC to a C compiler, e.g. CC=gcc)")
         return [found]
     try:
         cmd = shlex.split(cc)
     except ValueError as e:
         raise LinkError(f"cannot read CC={cc!r}: {e}") from None
     if not cmd or shutil.which(cmd[0]) is None:
-        raise LinkError(f"C compiler {cmd[0] if cmd else cc!r} not found "
-                        "(set CC to a C compiler, e.g. CC=gcc)")
+        raise LinkError(f"C compiler {cmd[0] if cmd else cc!r} not found (set CC to a C compiler, e.g. CC=gcc)")
     return cmd
 
 
@@ -71,7 +69,8 @@ def link_executable(obj: bytes, out: str) -> None:
         try:
             p = subprocess.run(cmd, capture_output=True, text=True)
         except OSError as e:  # found on PATH, but cannot be run (not executable, wrong format)
-            raise LinkError(f"cannot run the C compiler {cmd[0]!r}: {e.strerror or e} "
-                            "(set CC to a C compiler, e.g. CC=gcc)") from None
+            raise LinkError(
+                f"cannot run the C compiler {cmd[0]!r}: {e.strerror or e} (set CC to a C compiler, e.g. CC=gcc)"
+            ) from None
         if p.returncode != 0:
             raise LinkError(f"linking failed: {' '.join(cmd)}\n{p.stderr.strip()}")

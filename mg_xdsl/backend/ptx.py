@@ -30,10 +30,34 @@ DATA_LAYOUT = "e-p:64:64:64-i64:64-i128:128-v16:16-v32:32-n16:32:64"
 # for that name anyway, so the name is checked here first. (ptxas from CUDA 13 assembles
 # sm_75 and newer, and knows sm_101 as sm_110.)
 GPU_ARCHS = (
-    "sm_50", "sm_52", "sm_53", "sm_60", "sm_61", "sm_62", "sm_70", "sm_72", "sm_75",
-    "sm_80", "sm_86", "sm_87", "sm_88", "sm_89", "sm_90", "sm_90a",
-    "sm_100", "sm_100a", "sm_101", "sm_101a", "sm_103", "sm_103a", "sm_110", "sm_110a",
-    "sm_120", "sm_120a", "sm_121", "sm_121a",
+    "sm_50",
+    "sm_52",
+    "sm_53",
+    "sm_60",
+    "sm_61",
+    "sm_62",
+    "sm_70",
+    "sm_72",
+    "sm_75",
+    "sm_80",
+    "sm_86",
+    "sm_87",
+    "sm_88",
+    "sm_89",
+    "sm_90",
+    "sm_90a",
+    "sm_100",
+    "sm_100a",
+    "sm_101",
+    "sm_101a",
+    "sm_103",
+    "sm_103a",
+    "sm_110",
+    "sm_110a",
+    "sm_120",
+    "sm_120a",
+    "sm_121",
+    "sm_121a",
 )
 
 
@@ -70,8 +94,7 @@ def kernel_ir(module: builtin.ModuleOp | gpu.ModuleOp | str) -> str:
 
     if isinstance(module, str):
         module = _parse(module)
-    gmods = [module] if isinstance(module, gpu.ModuleOp) else [
-        o for o in module.walk() if isinstance(o, gpu.ModuleOp)]
+    gmods = [module] if isinstance(module, gpu.ModuleOp) else [o for o in module.walk() if isinstance(o, gpu.ModuleOp)]
     funcs, declared = [], set()
     for f in (f for g in gmods for f in g.body.block.ops if isinstance(f, llvm_d.FuncOp)):
         if not f.body.blocks:  # a declaration (of a libdevice function): once for all modules
@@ -87,8 +110,9 @@ def kernel_ir(module: builtin.ModuleOp | gpu.ModuleOp | str) -> str:
     try:  # the project's printer (it knows bf16, which xDSL's translation does not)
         text = print_module(holder, TRIPLE)
         for name in kernels:
-            text = re.sub(rf"^define ([^@]*)@{re.escape(name)}\(", rf"define ptx_kernel \1@{name}(", text,
-                          count=1, flags=re.M)
+            text = re.sub(
+                rf"^define ([^@]*)@{re.escape(name)}\(", rf"define ptx_kernel \1@{name}(", text, count=1, flags=re.M
+            )
         return f'target datalayout = "{DATA_LAYOUT}"\n' + text
     except Unsupported:
         pass
@@ -150,8 +174,7 @@ def check_kernels(module: builtin.ModuleOp) -> None:
 
 def kernel_modules(module: builtin.ModuleOp) -> builtin.ModuleOp:
     """A module holding copies of the ``gpu.module`` ops of ``module`` (the device code)."""
-    return builtin.ModuleOp(Region(Block(
-        [g.clone() for g in module.body.block.ops if isinstance(g, gpu.ModuleOp)])))
+    return builtin.ModuleOp(Region(Block([g.clone() for g in module.body.block.ops if isinstance(g, gpu.ModuleOp)])))
 
 
 def gpu_module(source: str, path: str = "<input>") -> builtin.ModuleOp:
@@ -223,7 +246,8 @@ def link_libdevice(mod) -> None:
     if path is None:
         raise LibdeviceMissing(
             f"the kernels call {', '.join(called)} of CUDA's libdevice, which is not installed "
-            "(pip install nvidia-cuda-nvcc, or set CUDA_HOME to a CUDA toolkit)")
+            "(pip install nvidia-cuda-nvcc, or set CUDA_HOME to a CUDA toolkit)"
+        )
     with open(path, "rb") as f:
         library = llvm.parse_bitcode(f.read())
     library.triple, library.data_layout = TRIPLE, DATA_LAYOUT

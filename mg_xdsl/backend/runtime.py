@@ -40,9 +40,7 @@ def format_element(x: float | int) -> str:
     return "%g" % x
 
 
-def format_data(
-    data: Sequence[float], offset: int, sizes: Sequence[int], strides: Sequence[int]
-) -> str:
+def format_data(data: Sequence[float], offset: int, sizes: Sequence[int], strides: Sequence[int]) -> str:
     """The nested-bracket body of a memref, as upstream's ``MemRefDataPrinter``: elements of
     the innermost dimension are separated by a comma and ``rank + 1`` spaces, a row that is
     not the last ends with ``", "`` and a newline, and the next row is indented by its depth."""
@@ -90,13 +88,12 @@ def read_descriptor(rank: int, descriptor: int) -> tuple[int, int, list[int], li
     sizes[rank], strides[rank]}``; returns (aligned address, offset, sizes, strides)."""
     words = (ctypes.c_int64 * (3 + 2 * rank)).from_address(descriptor)
     aligned, offset = words[1], words[2]
-    return aligned, offset, list(words[3:3 + rank]), list(words[3 + rank:3 + 2 * rank])
+    return aligned, offset, list(words[3 : 3 + rank]), list(words[3 + rank : 3 + 2 * rank])
 
 
 # The printers' names (symbols of every compiled program, which a def may not take), each
 # with the ctypes type that reads its elements.
-PRINTED: dict[str, type] = {e.printer: getattr(ctypes, e.ctype)
-                            for e in ELEMENT_TYPES if e.printer is not None}
+PRINTED: dict[str, type] = {e.printer: getattr(ctypes, e.ctype) for e in ELEMENT_TYPES if e.printer is not None}
 PRINTERS = tuple(PRINTED)
 
 
@@ -143,8 +140,11 @@ def _printer(printer: str):
         try:
             print_memref(printer, rank, descriptor or 0)
         except Exception as e:
-            os.write(2, f"mgc: internal error: {printer} was given a memref it cannot read "
-                        f"(rank {rank}: {type(e).__name__}: {e})\n".encode())
+            os.write(
+                2,
+                f"mgc: internal error: {printer} was given a memref it cannot read "
+                f"(rank {rank}: {type(e).__name__}: {e})\n".encode(),
+            )
             os.abort()
 
     return PRINT_MEMREF(print_or_abort)

@@ -64,17 +64,21 @@ def _string(name: str, text: str) -> str:
 
 
 # The reports' formats (``%ld`` is an i64 on the LP64 systems this targets).
-_FORMATS = "".join((
-    _string("mgrt_fmt_plain", "%s"),
-    _string("mgrt_fmt_at", "%s\n  at %s:%ld"),
-    _string("mgrt_fmt_sizes", "%s\n  sizes %ld and %ld"),
-    _string("mgrt_fmt_at_sizes", "%s\n  at %s:%ld: sizes %ld and %ld"),
-    _string("mgrt_fmt_path", "\n  at %s:%ld"),
-    _string("mgrt_fmt_memory", "mg: out of memory allocating %lu bytes"),
-    _string("mgrt_newline", "\n"),
-))
+_FORMATS = "".join(
+    (
+        _string("mgrt_fmt_plain", "%s"),
+        _string("mgrt_fmt_at", "%s\n  at %s:%ld"),
+        _string("mgrt_fmt_sizes", "%s\n  sizes %ld and %ld"),
+        _string("mgrt_fmt_at_sizes", "%s\n  at %s:%ld: sizes %ld and %ld"),
+        _string("mgrt_fmt_path", "\n  at %s:%ld"),
+        _string("mgrt_fmt_memory", "mg: out of memory allocating %lu bytes"),
+        _string("mgrt_newline", "\n"),
+    )
+)
 
-RUNTIME_IR = _FORMATS + r"""
+RUNTIME_IR = (
+    _FORMATS
+    + r"""
 ; jump: the guard's jmp_buf; kind: 1 a run-time check failed, 2 out of memory;
 ; message, path, line, size_a, size_b: what mgrt_check_failed was given;
 ; bytes: the allocation that failed; text: the report, NUL-terminated, without a final newline.
@@ -318,6 +322,7 @@ entry:
   ret bfloat %result
 }
 """
+)
 
 # glibc's jmp_buf is 200 bytes on x86-64 and 312 on aarch64; 512 leaves room.
 _GUARD = r"""
@@ -359,8 +364,13 @@ def _descriptor(i: int, rank: int) -> str:
     for d in reversed(range(rank - 1)):
         strides[d] = f"%t{i}_{d}"
         code.append(f"  {strides[d]} = mul i64 {strides[d + 1]}, %s{i}_{d + 1}\n")
-    words = [f"ptr %p{i}", f"ptr %p{i}", "i64 0", *(f"i64 %s{i}_{d}" for d in range(rank)),
-             *(f"i64 {t}" for t in strides)]
+    words = [
+        f"ptr %p{i}",
+        f"ptr %p{i}",
+        "i64 0",
+        *(f"i64 %s{i}_{d}" for d in range(rank)),
+        *(f"i64 {t}" for t in strides),
+    ]
     code += [_WORD.format(i=i, k=k, value=value) for k, value in enumerate(words)]
     return "".join(code)
 
@@ -373,8 +383,9 @@ def guarded_wrapper(name: str, ranks: Sequence[int]) -> str:
     or an allocation); ``record`` (``%mgrt.failure``) then says how. Passing the data and the
     sizes, not a descriptor built in Python, halves what a call costs the Python API."""
     return _GUARD.format(
-        name=name, params=", ".join(["ptr"] * (len(ranks) + 1)),
-        matrices="".join(f", ptr %p{i}" + "".join(f", i64 %s{i}_{d}" for d in range(r))
-                         for i, r in enumerate(ranks)),
+        name=name,
+        params=", ".join(["ptr"] * (len(ranks) + 1)),
+        matrices="".join(f", ptr %p{i}" + "".join(f", i64 %s{i}_{d}" for d in range(r)) for i, r in enumerate(ranks)),
         descriptors="".join(_descriptor(i, r) for i, r in enumerate(ranks)),
-        args=", ".join(["ptr %result"] + [f"ptr %d{i}" for i in range(len(ranks))]))
+        args=", ".join(["ptr %result"] + [f"ptr %d{i}" for i in range(len(ranks))]),
+    )

@@ -164,8 +164,11 @@ class LinalgToAffineLoops(MgLowering):
                     env.update(zip(inner.results, inner.clone(value_mapper=env).results))
 
         ordered = [sizes[d] for d in order]
-        nest(ordered, body, [iterators[d] and enough_work(ordered[t:], self.min_parallel_work)
-                             for t, d in enumerate(order)])
+        nest(
+            ordered,
+            body,
+            [iterators[d] and enough_work(ordered[t:], self.min_parallel_work) for t, d in enumerate(order)],
+        )
 
 
 @dataclass(frozen=True)
@@ -177,5 +180,4 @@ class ConvertLinalgToAffineLoopsPass(ModulePass):
     min_parallel_work: int = -1
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        PatternRewriteWalker(LinalgToAffineLoops(self.min_parallel_work),
-                             apply_recursively=False).rewrite_module(op)
+        PatternRewriteWalker(LinalgToAffineLoops(self.min_parallel_work), apply_recursively=False).rewrite_module(op)

@@ -125,9 +125,14 @@ class Sizes(dict[SSAValue, list[int | SSAValue]]):
         return out
 
 
-def generic(inputs: Sequence[SSAValue], input_maps: Sequence[AffineMap], out: SSAValue,
-            out_map: AffineMap, parallel: Sequence[bool],
-            body: Callable[[Sequence[SSAValue]], SSAValue]) -> linalg.GenericOp:
+def generic(
+    inputs: Sequence[SSAValue],
+    input_maps: Sequence[AffineMap],
+    out: SSAValue,
+    out_map: AffineMap,
+    parallel: Sequence[bool],
+    body: Callable[[Sequence[SSAValue]], SSAValue],
+) -> linalg.GenericOp:
     """A ``linalg.generic`` writing ``out``, its loops ``parallel`` or not (reduction);
     ``body(args)`` builds the element to store from one element of each input and (last)
     the output's current element."""
@@ -139,9 +144,11 @@ def generic(inputs: Sequence[SSAValue], input_maps: Sequence[AffineMap], out: SS
 
 def scalar_body(op: mg.ScalarComputation) -> Callable[[Sequence[SSAValue]], SSAValue]:
     """The body of an elementwise op: its constants, then its scalar computation."""
+
     def body(args: Sequence[SSAValue]) -> SSAValue:
         constants = [element_constant(c, args[0].type) for c in op.scalar_constants()]  # type: ignore[arg-type]
         return op.compute(args[:-1], constants)
+
     return body
 
 
@@ -152,8 +159,9 @@ class ToLinalg(MgLowering):
     sizes: Sizes
     views: "Views"
 
-    def elementwise(self, op: mg.ScalarComputation, inputs: Sequence[SSAValue],
-                    sizes: Sequence[int | SSAValue]) -> SSAValue:
+    def elementwise(
+        self, op: mg.ScalarComputation, inputs: Sequence[SSAValue], sizes: Sequence[int | SSAValue]
+    ) -> SSAValue:
         in_place = mg.IN_PLACE in op.attributes  # type: ignore[attr-defined]
         out = op.operands[0] if in_place else self.sizes.alloc(op.result.type, sizes)  # type: ignore[attr-defined]
         identity = AffineMap.identity(len(sizes))
@@ -185,8 +193,9 @@ class ReshapeToLinalg(ToLinalg):
         mapping, sizes = reshape_sizes(op, self.sizes.of(op.input))
         out = self.sizes.alloc(op.result.type, sizes)
         rank = len(sizes)
-        read = AffineMap(rank, 0, tuple(AffineExpr.constant(0) if t is None else AffineExpr.dimension(t)
-                                        for t in mapping))
+        read = AffineMap(
+            rank, 0, tuple(AffineExpr.constant(0) if t is None else AffineExpr.dimension(t) for t in mapping)
+        )
         generic([op.input], [read], out, AffineMap.identity(rank), [True] * rank, lambda args: args[0])
         return out
 
@@ -220,9 +229,14 @@ def broadcast_map(in_shape: Sequence[int | None], out_shape: Sequence[int | None
     """Reads of an input broadcast to ``out_shape``: index 0 where it repeats (a size 1
     that grows); lower ranks are aligned on the right."""
     lead = len(out_shape) - len(in_shape)
-    return AffineMap(len(out_shape), 0, tuple(
-        AffineExpr.constant(0) if r else AffineExpr.dimension(lead + d)
-        for d, r in enumerate(shapes.repeated_dims(in_shape, out_shape))))
+    return AffineMap(
+        len(out_shape),
+        0,
+        tuple(
+            AffineExpr.constant(0) if r else AffineExpr.dimension(lead + d)
+            for d, r in enumerate(shapes.repeated_dims(in_shape, out_shape))
+        ),
+    )
 
 
 class BroadcastToLinalg(ToLinalg):
@@ -232,8 +246,14 @@ class BroadcastToLinalg(ToLinalg):
         in_shape, out_shape = shape_of(op.input.type), shape_of(op.result.type)
         out = self.sizes.alloc(op.result.type, broadcast_sizes(op, self.sizes.of))
         rank = len(out_shape)
-        generic([op.input], [broadcast_map(in_shape, out_shape)], out, AffineMap.identity(rank),
-                [True] * rank, lambda args: args[0])
+        generic(
+            [op.input],
+            [broadcast_map(in_shape, out_shape)],
+            out,
+            AffineMap.identity(rank),
+            [True] * rank,
+            lambda args: args[0],
+        )
         return out
 
 
@@ -250,10 +270,17 @@ class ReduceToLinalg(ToLinalg):
         out = self.sizes.alloc(op.result.type, [1 if d == axis else s for d, s in enumerate(in_sizes)])
         fill(reduction.identity, out)
         rank = len(in_sizes)
-        out_map = AffineMap(rank, 0, tuple(AffineExpr.constant(0) if d == axis else AffineExpr.dimension(d)
-                                           for d in range(rank)))
-        generic([op.input], [AffineMap.identity(rank)], out, out_map, [d != axis for d in range(rank)],
-                lambda args: reduction.combine(args[1], args[0]).results[0])  # (running value, element)
+        out_map = AffineMap(
+            rank, 0, tuple(AffineExpr.constant(0) if d == axis else AffineExpr.dimension(d) for d in range(rank))
+        )
+        generic(
+            [op.input],
+            [AffineMap.identity(rank)],
+            out,
+            out_map,
+            [d != axis for d in range(rank)],
+            lambda args: reduction.combine(args[1], args[0]).results[0],
+        )  # (running value, element)
         return out
 
 
@@ -276,8 +303,14 @@ class MatmulToLinalg(ToLinalg):
         batch = [AffineExpr.dimension(d) for d in range(rank - 2)]
         i, k, j = (AffineExpr.dimension(d) for d in range(rank - 2, rank + 1))
         maps = [AffineMap(rank + 1, 0, (*batch, i, k)), AffineMap(rank + 1, 0, (*batch, k, j))]
-        generic([op.lhs, op.rhs], maps, out, AffineMap(rank + 1, 0, (*batch, i, j)), [True] * (rank - 1) + [False, True],
-                lambda args: mg.binary_arith("add", args[2], mg.binary_arith("mul", args[0], args[1])))
+        generic(
+            [op.lhs, op.rhs],
+            maps,
+            out,
+            AffineMap(rank + 1, 0, (*batch, i, j)),
+            [True] * (rank - 1) + [False, True],
+            lambda args: mg.binary_arith("add", args[2], mg.binary_arith("mul", args[0], args[1])),
+        )
         return out
 
 
@@ -319,8 +352,11 @@ class Views:
     @staticmethod
     def of(module: ModuleOp) -> "Views":
         updated = {v for op in module.walk() if mg.IN_PLACE in op.attributes for v in (op.operands[0], *op.results)}
-        copied = {op for op in module.walk() if isinstance(op, VIEW_MAKERS)
-                  and any(v in updated for v in (op.results[0], *_read_buffers(op)))}
+        copied = {
+            op
+            for op in module.walk()
+            if isinstance(op, VIEW_MAKERS) and any(v in updated for v in (op.results[0], *_read_buffers(op)))
+        }
         return Views(copied)
 
     def make(self, op: Operation, view: Callable[[], SSAValue | None]) -> SSAValue | None:
@@ -381,8 +417,7 @@ def reads_through_layout(use: Use) -> bool:
 
 def unit_rows(t: Attribute) -> bool:
     """Whether a memref of type ``t`` has its last dimension's elements next to each other."""
-    return (isinstance(t, MemRefType) and isinstance(t.layout, StridedLayoutAttr)
-            and t.layout.get_strides()[-1] == 1)
+    return isinstance(t, MemRefType) and isinstance(t.layout, StridedLayoutAttr) and t.layout.get_strides()[-1] == 1
 
 
 def contiguous_copy(view: SSAValue, before: Operation) -> SSAValue:
@@ -435,6 +470,7 @@ class ConvertMgToLinalgPass(ModulePass):
             PrintLowering(op),
         ]
         PatternRewriteWalker(GreedyRewritePatternApplier(patterns), apply_recursively=False).rewrite_module(op)
-        PatternRewriteWalker(GreedyRewritePatternApplier([FuncSignatureLowering(), CallLowering()]),
-                             apply_recursively=False).rewrite_module(op)
+        PatternRewriteWalker(
+            GreedyRewritePatternApplier([FuncSignatureLowering(), CallLowering()]), apply_recursively=False
+        ).rewrite_module(op)
         views.copy_at_boundaries()

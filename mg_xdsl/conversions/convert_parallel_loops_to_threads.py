@@ -97,8 +97,9 @@ class TripCount:
         """The count as a value at ``b``'s insertion point; constant bounds made there."""
         if self.static is not None:
             return index(b, self.static)
-        lb, ub, step = (index(b, c) if (c := constant_value(v)) is not None else v
-                        for v in (self.lb, self.ub, self.step))
+        lb, ub, step = (
+            index(b, c) if (c := constant_value(v)) is not None else v for v in (self.lb, self.ub, self.step)
+        )
         span = ub if constant_value(self.lb) == 0 else b.insert(arith.SubiOp(ub, lb)).result
         if constant_value(self.step) == 1:
             return span
@@ -164,9 +165,12 @@ def call_runtime(par: scf.ParallelOp, name: str, passed: list[SSAValue], min_chu
     """Replace the loop by packing ``passed`` into a stack struct and calling the thread pool."""
     b = Builder(InsertPoint.before(par))
     if passed:
-        fields = [v if convert_type(v.type) == v.type else
-                  b.insert(UnrealizedConversionCastOp.get([v], [convert_type(v.type)])).results[0]
-                  for v in passed]
+        fields = [
+            v
+            if convert_type(v.type) == v.type
+            else b.insert(UnrealizedConversionCastOp.get([v], [convert_type(v.type)])).results[0]
+            for v in passed
+        ]
         struct = build_struct(b, llvm.LLVMStructType.from_type_list([f.type for f in fields]), fields)
         one = b.insert(llvm.ConstantOp(IntegerAttr(1, i64), i64)).result
         ctx = alloca(b, struct.type, one)
@@ -227,8 +231,11 @@ class ConvertParallelLoopsToThreadsPass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         for f in [o for o in op.body.block.ops if isinstance(o, func.FuncOp) and o.body.blocks]:
-            outermost = [p for p in f.walk() if isinstance(p, scf.ParallelOp)
-                         and not any(isinstance(a, scf.ParallelOp) for a in _ancestors(p))]
+            outermost = [
+                p
+                for p in f.walk()
+                if isinstance(p, scf.ParallelOp) and not any(isinstance(a, scf.ParallelOp) for a in _ancestors(p))
+            ]
             for p in reversed([p for p in f.walk() if isinstance(p, scf.ParallelOp) and p not in outermost]):
                 to_for(p)
             for k, par in enumerate(outermost):

@@ -84,8 +84,9 @@ class ForLowering(RewritePattern):
         rewriter.insert(cf_br(condition_block, [op.lb, *op.iter_args]), InsertPoint.at_end(init_block))
         comparison = arith_cmpi("slt", iv, op.ub)
         rewriter.insert(comparison, InsertPoint.at_end(condition_block))
-        rewriter.insert(cf_cond_br(comparison.results[0], first_body_block, (), end_block, ()),
-                        InsertPoint.at_end(condition_block))
+        rewriter.insert(
+            cf_cond_br(comparison.results[0], first_body_block, (), end_block, ()), InsertPoint.at_end(condition_block)
+        )
         # The loop's results: the carried values when the condition fails.
         rewriter.replace(op, [], condition_block.args[1:])
 

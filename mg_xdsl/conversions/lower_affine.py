@@ -78,9 +78,7 @@ def expression_ops(
     raise ValueError(f"Unexpected affine expr: {expr}")
 
 
-def apply_map(
-    map: AffineMap, operands: Sequence[SSAValue]
-) -> tuple[list[Operation], list[SSAValue]]:
+def apply_map(map: AffineMap, operands: Sequence[SSAValue]) -> tuple[list[Operation], list[SSAValue]]:
     """The arith ops computing each result of ``map`` on ``operands`` (dims, then symbols)."""
     dims, symbols = operands[: map.num_dims], operands[map.num_dims :]
     ops: list[Operation] = []
@@ -166,8 +164,14 @@ class LowerAffinePass(ModulePass):
         rewrite_each(
             [inner for inner in op.walk() if inner.name.startswith("affine.")],
             GreedyRewritePatternApplier(
-                [LowerAffineFor(), LowerAffineParallel(), LowerAffineLoad(), LowerAffineStore(),
-                 LowerAffineApply(), LowerAffineYield()],
+                [
+                    LowerAffineFor(),
+                    LowerAffineParallel(),
+                    LowerAffineLoad(),
+                    LowerAffineStore(),
+                    LowerAffineApply(),
+                    LowerAffineYield(),
+                ],
                 dce_enabled=False,  # a conversion keeps dead code, as upstream's does
             ),
         )

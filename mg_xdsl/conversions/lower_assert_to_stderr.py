@@ -81,8 +81,12 @@ def compared(condition: SSAValue, predicate: int) -> tuple[SSAValue, SSAValue] |
     comparison: sizes whose equality it is (``EQ``), or a position and the size it must be
     below (``ULT``)."""
     cmp = condition.owner
-    if (isinstance(cmp, arith.CmpiOp) and cmp.predicate.value.data == predicate
-            and isinstance(cmp.lhs.type, IndexType) and isinstance(cmp.rhs.type, IndexType)):
+    if (
+        isinstance(cmp, arith.CmpiOp)
+        and cmp.predicate.value.data == predicate
+        and isinstance(cmp.lhs.type, IndexType)
+        and isinstance(cmp.rhs.type, IndexType)
+    ):
         return cmp.lhs, cmp.rhs
     return None
 
@@ -114,6 +118,7 @@ class AssertLowering(RewritePattern):
 
     def report(self, b: Builder, op: cf.AssertOp) -> None:
         """The call of ``mgrt_check_failed`` that reports ``op``'s failure, built by ``b``."""
+
         def i64_constant(value: int) -> SSAValue:
             return b.insert(arith.ConstantOp.from_int_and_width(value, i64)).result
 
@@ -167,6 +172,4 @@ class LowerAssertToStderrPass(ModulePass):
         pattern = AssertLowering(op)
         PatternRewriteWalker(pattern, apply_recursively=False).rewrite_module(op)
         for callee in sorted(pattern.called):
-            op.body.block.add_op(
-                func.FuncOp(callee, (CHECK_FAILED_INPUTS, ()), Region(), visibility="private")
-            )
+            op.body.block.add_op(func.FuncOp(callee, (CHECK_FAILED_INPUTS, ()), Region(), visibility="private"))

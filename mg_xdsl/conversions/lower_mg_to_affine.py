@@ -127,8 +127,7 @@ class MgLowering(RewritePattern):
 # ---------------------------------------------------------------------------------------
 
 
-def check_same_shape(lhs_sizes: Sequence[int | SSAValue], rhs_sizes: Sequence[int | SSAValue],
-                     op_name: str) -> None:
+def check_same_shape(lhs_sizes: Sequence[int | SSAValue], rhs_sizes: Sequence[int | SSAValue], op_name: str) -> None:
     """The run-time checks that an elementwise op's operands have the same sizes."""
     for d, (a, b) in enumerate(zip(lhs_sizes, rhs_sizes)):
         check_same_size(a, b, mg.operands_differ(op_name, d))
@@ -159,7 +158,9 @@ class ElementwiseLowering(MgLowering):
         return out
 
 
-def reshape_sizes(op: mg.ReshapeOp, in_sizes: Sequence[int | SSAValue]) -> tuple[list[int | None], list[int | SSAValue]]:
+def reshape_sizes(
+    op: mg.ReshapeOp, in_sizes: Sequence[int | SSAValue]
+) -> tuple[list[int | None], list[int | SSAValue]]:
     """Where each dimension of the input is in the result (``shapes.unit_dims_map``), and the
     result's sizes: the input's, 1 in each added dimension."""
     mapping = shapes.unit_dims_map(shape_of(op.input.type), shape_of(op.result.type))
@@ -281,8 +282,9 @@ class LinearScanLowering(MgLowering):
         return out
 
 
-def checked_position(op: mg.IndexingOp, positions: SSAValue, at: Sequence[SSAValue], size: int | SSAValue,
-                     what: str, of: str) -> SSAValue:
+def checked_position(
+    op: mg.IndexingOp, positions: SSAValue, at: Sequence[SSAValue], size: int | SSAValue, what: str, of: str
+) -> SSAValue:
     """The position held in ``positions`` at ``at`` (an id or an index), as an ``index``,
     after the run-time check that it is one of ``size``: one unsigned compare, so a negative
     one fails too. The message (``mg.index: id 7 is out of range for 5 rows (0 to 4)``) is a
@@ -324,8 +326,10 @@ class IndexLowering(MgLowering):
 
         def row(ivs: list[SSAValue]) -> None:
             r = checked_position(op, op.ids, ivs, table_sizes[0], "id", "rows")
-            nest(table_sizes[1:], lambda rest: store(op_builders.memref_load(op.table, [r, *rest]).res,
-                                                     out, [*ivs, *rest]))
+            nest(
+                table_sizes[1:],
+                lambda rest: store(op_builders.memref_load(op.table, [r, *rest]).res, out, [*ivs, *rest]),
+            )
 
         nest(id_sizes, row)
         return out
@@ -342,8 +346,9 @@ class IndexAddLowering(MgLowering):
     def build(self, op: mg.IndexAddOp) -> SSAValue:
         base_sizes, id_sizes, value_sizes = (extents(v, shape_of(v.type)) for v in (op.base, op.ids, op.values))
         for d, (a, b) in enumerate(zip(value_sizes, [*id_sizes, *base_sizes[1:]])):
-            check_same_size(a, b, f"mg.index_add: values differ at runtime in dimension {d} from the ids' "
-                            "shape then a row's")
+            check_same_size(
+                a, b, f"mg.index_add: values differ at runtime in dimension {d} from the ids' shape then a row's"
+            )
         out = copied(op.base, base_sizes, op.result.type)
 
         def row(ivs: list[SSAValue]) -> None:
@@ -354,8 +359,9 @@ class IndexAddLowering(MgLowering):
         return out
 
 
-def along_axis_checks(op: mg.GatherOp | mg.ScatterAddOp, x_sizes: Sequence[int | SSAValue],
-                      idx_sizes: Sequence[int | SSAValue]) -> None:
+def along_axis_checks(
+    op: mg.GatherOp | mg.ScatterAddOp, x_sizes: Sequence[int | SSAValue], idx_sizes: Sequence[int | SSAValue]
+) -> None:
     """The run-time checks that the indices' sizes off the axis are ``x``'s."""
     axis = op.axis.value.data
     for d, (a, b) in enumerate(zip(x_sizes, idx_sizes)):
@@ -458,7 +464,9 @@ class ElementwiseUnaryLowering(MgLowering):
         return out
 
 
-def broadcast_sizes(op: mg.BroadcastOp, sizes_of: Callable[[SSAValue], Sequence[int | SSAValue]]) -> list[int | SSAValue]:
+def broadcast_sizes(
+    op: mg.BroadcastOp, sizes_of: Callable[[SSAValue], Sequence[int | SSAValue]]
+) -> list[int | SSAValue]:
     """The sizes of a broadcast's result: static where its type says, else (a ``?``, which
     is never broadcast) the input's size of that dimension, or for a dimension added in
     front the size of the ``like`` operand that gives it (``mg.size_source``).
@@ -527,8 +535,11 @@ class ReduceLowering(MgLowering):
 def matmul_sizes(lhs: Sequence[int | SSAValue], rhs: Sequence[int | SSAValue]) -> list[int | SSAValue]:
     """The result's sizes ``batch + [M, N]`` of a product of operands of these sizes, after
     the run-time checks that the inner sizes, and the batch sizes, agree."""
-    check_same_size(lhs[-1], rhs[-2], "mg.matmul: inner dimensions differ at runtime "
-                    "(columns of the left operand, rows of the right)")
+    check_same_size(
+        lhs[-1],
+        rhs[-2],
+        "mg.matmul: inner dimensions differ at runtime (columns of the left operand, rows of the right)",
+    )
     for d, (a, b) in enumerate(zip(lhs[:-2], rhs[:-2])):
         check_same_size(a, b, mg.batch_differs(d))
     batch = [b if isinstance(a, SSAValue) else a for a, b in zip(lhs[:-2], rhs[:-2])]
@@ -594,11 +605,14 @@ class ConcatLowering(MgLowering):
         total: int | SSAValue = 0
         for sizes in all_sizes:
             total = add_sizes(total, sizes[axis])
-        result = [r if r is not None else (total if d == axis else all_sizes[0][d])
-                  for d, r in enumerate(shape_of(op.result.type))]
+        result = [
+            r if r is not None else (total if d == axis else all_sizes[0][d])
+            for d, r in enumerate(shape_of(op.result.type))
+        ]
         out = alloc(op.result.type, result)
         offset: int | SSAValue = 0
         for v, sizes in zip(op.inputs, all_sizes):
+
             def body(ivs: list[SSAValue], v: SSAValue = v, offset: int | SSAValue = offset) -> None:
                 at = list(ivs)
                 at[axis] = arith.AddiOp(ivs[axis], as_index(offset)).result
@@ -731,9 +745,7 @@ class FuncSignatureLowering(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: func.FuncOp, rewriter: PatternRewriter) -> None:
         t = op.function_type
-        new_type = FunctionType.from_lists(
-            [to_memref(x) for x in t.inputs], [to_memref(x) for x in t.outputs]
-        )
+        new_type = FunctionType.from_lists([to_memref(x) for x in t.inputs], [to_memref(x) for x in t.outputs])
         if new_type == t:
             return
         op.function_type = new_type
@@ -785,9 +797,7 @@ class LowerMgToAffinePass(ModulePass):
             ExtractLowering(),
             PrintLowering(op),
         ]
-        PatternRewriteWalker(
-            GreedyRewritePatternApplier(patterns), apply_recursively=False
-        ).rewrite_module(op)
+        PatternRewriteWalker(GreedyRewritePatternApplier(patterns), apply_recursively=False).rewrite_module(op)
         PatternRewriteWalker(
             GreedyRewritePatternApplier([FuncSignatureLowering(), CallLowering()]),
             apply_recursively=False,

@@ -83,8 +83,8 @@ def broadcast_shapes(lhs: Sequence[Dim], rhs: Sequence[Dim], verb: str = "combin
     else cannot be combined.
     """
     rank = max(len(lhs), len(rhs))
-    out: list[Dim] = list(lhs[:rank - len(rhs)] or rhs[:rank - len(lhs)])  # (added in front of the other)
-    for a, b in zip(lhs[len(lhs) - min(len(lhs), len(rhs)):], rhs[len(rhs) - min(len(lhs), len(rhs)):]):
+    out: list[Dim] = list(lhs[: rank - len(rhs)] or rhs[: rank - len(lhs)])  # (added in front of the other)
+    for a, b in zip(lhs[len(lhs) - min(len(lhs), len(rhs)) :], rhs[len(rhs) - min(len(lhs), len(rhs)) :]):
         if a is None or b is None or a == b:
             out.append(b if a is None else a)
         elif a == 1:
@@ -157,11 +157,15 @@ def unit_dims_map(shape: Sequence[Dim], target: Sequence[Dim]) -> list[int | Non
         elif d == 1:
             mapping.append(None)
         else:
-            raise ShapeError(f"cannot reshape {fmt_shape(shape)} to {fmt_shape(target)}: only dimensions of "
-                             "size 1 may be dropped or added")
+            raise ShapeError(
+                f"cannot reshape {fmt_shape(shape)} to {fmt_shape(target)}: only dimensions of "
+                "size 1 may be dropped or added"
+            )
     if any(size != 1 for size in target[t:]):
-        raise ShapeError(f"cannot reshape {fmt_shape(shape)} to {fmt_shape(target)}: only dimensions of "
-                         "size 1 may be dropped or added")
+        raise ShapeError(
+            f"cannot reshape {fmt_shape(shape)} to {fmt_shape(target)}: only dimensions of "
+            "size 1 may be dropped or added"
+        )
     return mapping
 
 
@@ -193,8 +197,10 @@ def matmul_shape(lhs: Sequence[Dim], rhs: Sequence[Dim]) -> Shape:
         )
     batch = lhs[:-2]
     if len(lhs) != len(rhs) or not shapes_compatible(batch, rhs[:-2]):
-        raise ShapeError(f"cannot matrix-multiply shapes {fmt_shape(lhs)} and {fmt_shape(rhs)}: "
-                         "the batch (leading) dimensions differ")
+        raise ShapeError(
+            f"cannot matrix-multiply shapes {fmt_shape(lhs)} and {fmt_shape(rhs)}: "
+            "the batch (leading) dimensions differ"
+        )
     merged = tuple(b if a is None else a for a, b in zip(batch, rhs[:-2]))
     return (*merged, lhs[-2], rhs[-1])
 
@@ -234,12 +240,14 @@ def reshape_shape(shape: Sequence[Dim], written: Sequence[int], what: str | None
         raise ShapeError(f"a shape for reshape is positive sizes and at most one -1, got {list(written)}")
     known = math.prod(d for d in written if d != -1)
     if -1 in written and count % known:
-        raise ShapeError(f"cannot reshape {what} ({elements(count)}) to {list(written)}: {count} is not a "
-                         f"multiple of {known}")
+        raise ShapeError(
+            f"cannot reshape {what} ({elements(count)}) to {list(written)}: {count} is not a multiple of {known}"
+        )
     target = [count // known if d == -1 else d for d in written]
     if math.prod(target) != count:
-        raise ShapeError(f"cannot reshape {what} ({elements(count)}) to {list(written)} "
-                         f"({elements(math.prod(target))})")
+        raise ShapeError(
+            f"cannot reshape {what} ({elements(count)}) to {list(written)} ({elements(math.prod(target))})"
+        )
     return tuple(target)
 
 
@@ -252,8 +260,9 @@ def slice_shape(shape: Sequence[Dim], axis: int, start: int, stop: int) -> Shape
     (a ``?`` size is checked when the program runs)."""
     size = shape[axis]
     if not 0 <= start < stop or (size is not None and stop > size):
-        raise ShapeError(f"a slice of axis {axis} needs 0 <= start < stop <= {fmt_dim(size)}, got start {start} "
-                         f"and stop {stop}")
+        raise ShapeError(
+            f"a slice of axis {axis} needs 0 <= start < stop <= {fmt_dim(size)}, got start {start} and stop {stop}"
+        )
     return tuple(stop - start if d == axis else s for d, s in enumerate(shape))
 
 
@@ -270,7 +279,9 @@ def along_axis_shape(x: Sequence[Dim], idx: Sequence[Dim], axis: int, verb: str)
     ``scatter_add`` adds: ``idx``'s. ``idx`` has ``x``'s rank and, off ``axis``, its sizes
     (NumPy would broadcast them; here a ``?`` is checked when the program runs)."""
     check_axis(len(x), axis)
-    if len(idx) != len(x) or not shapes_compatible(x[:axis] + x[axis + 1:], idx[:axis] + idx[axis + 1:]):
-        raise ShapeError(f"cannot {verb} along axis {axis} of {fmt_shape(x)} with indices {fmt_shape(idx)}: "
-                         f"the indices must have rank {len(x)} and the sizes of {fmt_shape(x)} off the axis")
+    if len(idx) != len(x) or not shapes_compatible(x[:axis] + x[axis + 1 :], idx[:axis] + idx[axis + 1 :]):
+        raise ShapeError(
+            f"cannot {verb} along axis {axis} of {fmt_shape(x)} with indices {fmt_shape(idx)}: "
+            f"the indices must have rank {len(x)} and the sizes of {fmt_shape(x)} off the axis"
+        )
     return tuple(idx)

@@ -279,8 +279,7 @@ FRESH_PAGES_BYTES = 32 * MiB
 CACHE_LINE = 64
 
 
-def worth_streaming(result_bytes: int, inputs: int, min_bytes: int,
-                    max_result_bytes: int = FRESH_PAGES_BYTES) -> bool:
+def worth_streaming(result_bytes: int, inputs: int, min_bytes: int, max_result_bytes: int = FRESH_PAGES_BYTES) -> bool:
     """Whether an elementwise loop that reads ``inputs`` arrays of its result's size and
     writes a result of ``result_bytes`` streams ``min_bytes`` or more in all, into a result
     smaller than ``max_result_bytes`` (one of fresh pages)."""
@@ -295,6 +294,7 @@ def streaming_min_bytes(caches: Caches) -> int:
 
 # ----------------------------------------------------------------------------- the CPU
 
+
 @cache
 def host() -> tuple[str, str, str]:
     """This host as LLVM sees it: target triple, CPU name and CPU features; the code is
@@ -303,8 +303,7 @@ def host() -> tuple[str, str, str]:
 
     llvm.initialize_native_target()
     llvm.initialize_native_asmprinter()
-    return (llvm.get_default_triple(), llvm.get_host_cpu_name(),
-            llvm.get_host_cpu_features().flatten())
+    return (llvm.get_default_triple(), llvm.get_host_cpu_name(), llvm.get_host_cpu_features().flatten())
 
 
 def known_cpu(cpu: str) -> bool:
@@ -331,8 +330,7 @@ def check_cpu(cpu: str) -> None:
     """Refuse (``ValueError``) a CPU name that LLVM does not know, as ``--cpu`` and the
     Python API's ``cpu=`` do."""
     if not known_cpu(cpu):
-        raise ValueError(f"LLVM does not know the CPU {cpu!r} (e.g. x86-64, x86-64-v3, "
-                         "skylake-avx512, znver4)")
+        raise ValueError(f"LLVM does not know the CPU {cpu!r} (e.g. x86-64, x86-64-v3, skylake-avx512, znver4)")
 
 
 _PROBE = """
@@ -374,7 +372,8 @@ def vector_unit(cpu: str | None = None) -> VectorUnit:
     triple, host_cpu, host_features = host()
     name = cpu or host_cpu
     machine = llvm.Target.from_triple(triple).create_target_machine(
-        cpu=name, features="" if cpu else host_features, opt=2)
+        cpu=name, features="" if cpu else host_features, opt=2
+    )
     unit = unit_from_assembly(machine.emit_assembly(llvm.parse_assembly(_PROBE)))
     datapath = HALF_DATAPATH.get(name, 0)
     return replace(unit, datapath=datapath) if 0 < datapath < unit.bits else unit
@@ -398,8 +397,9 @@ def target(cpu: str | None = None) -> Target:
     return Target(vector_unit(cpu), TYPICAL_CACHES if cpu else host_caches(), nontemporal=x86)
 
 
-def pass_options(t: Target, fma: bool = False, caches: bool = False, datapath: bool = False,
-                 streaming: bool = False) -> str:
+def pass_options(
+    t: Target, fma: bool = False, caches: bool = False, datapath: bool = False, streaming: bool = False
+) -> str:
     """The pass options that describe ``t``: its vector unit, and its fused multiply-add,
     cache sizes, (where narrower than its registers) datapath and streaming stores where
     asked."""

@@ -54,7 +54,8 @@ class LoopAnnotationAttr(ParametrizedAttribute):
 
         def hint() -> None:
             name = parser.parse_keyword_in(
-                HINTS, " in #llvm.loop_annotation (mg-xdsl knows only `vectorize` and `unroll`)")
+                HINTS, " in #llvm.loop_annotation (mg-xdsl knows only `vectorize` and `unroll`)"
+            )
             parser.parse_punctuation("=")
             parser.parse_punctuation("<")
             parser.parse_keyword("disable")

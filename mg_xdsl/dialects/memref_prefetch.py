@@ -30,24 +30,27 @@ class PrefetchOp(IRDLOperation):
     localityHint = prop_def(IntegerAttr[IntegerType])
     isDataCache = prop_def(BoolAttr)
 
-    def __init__(self, memref: SSAValue, indices: list[SSAValue], write: bool = False,
-                 locality: int = 3, data: bool = True):
+    def __init__(
+        self, memref: SSAValue, indices: list[SSAValue], write: bool = False, locality: int = 3, data: bool = True
+    ):
         super().__init__(
             operands=[memref, indices],
-            properties={"isWrite": BoolAttr.from_bool(write),
-                        "localityHint": IntegerAttr(locality, i32),
-                        "isDataCache": BoolAttr.from_bool(data)})
+            properties={
+                "isWrite": BoolAttr.from_bool(write),
+                "localityHint": IntegerAttr(locality, i32),
+                "isDataCache": BoolAttr.from_bool(data),
+            },
+        )
 
     def verify_(self) -> None:
         t = self.memref.type
         assert isinstance(t, MemRefType)
         if len(self.indices) != t.get_num_dims():
             raise VerifyException(
-                f"memref.prefetch needs one index per dimension of {t} ({t.get_num_dims()}), "
-                f"not {len(self.indices)}")
+                f"memref.prefetch needs one index per dimension of {t} ({t.get_num_dims()}), not {len(self.indices)}"
+            )
         if not 0 <= self.localityHint.value.data <= 3:
-            raise VerifyException(
-                f"memref.prefetch's locality must be 0 to 3, not {self.localityHint.value.data}")
+            raise VerifyException(f"memref.prefetch's locality must be 0 to 3, not {self.localityHint.value.data}")
 
     def print(self, printer: Printer) -> None:
         printer.print_string(" ")
@@ -64,8 +67,7 @@ class PrefetchOp(IRDLOperation):
     @classmethod
     def parse(cls, parser: Parser) -> "PrefetchOp":
         memref = parser.parse_unresolved_operand()
-        indices = parser.parse_comma_separated_list(parser.Delimiter.SQUARE,
-                                                    parser.parse_unresolved_operand)
+        indices = parser.parse_comma_separated_list(parser.Delimiter.SQUARE, parser.parse_unresolved_operand)
         parser.parse_punctuation(",")
         write = parser.parse_optional_keyword("write") is not None
         if not write:
@@ -81,6 +83,5 @@ class PrefetchOp(IRDLOperation):
             parser.parse_keyword("instr")
         parser.parse_punctuation(":")
         t = parser.parse_type()
-        resolved = [parser.resolve_operand(memref, t),
-                    *(parser.resolve_operand(i, IndexType()) for i in indices)]
+        resolved = [parser.resolve_operand(memref, t), *(parser.resolve_operand(i, IndexType()) for i in indices)]
         return cls(resolved[0], resolved[1:], write, locality, data)

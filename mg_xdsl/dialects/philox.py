@@ -50,8 +50,12 @@ def philox(counter: list[SSAValue], key: list[SSAValue]) -> list[SSAValue]:
     for r in range(ROUNDS):
         hi0, lo0 = _mulhilo(MULTIPLIERS[0], c[0])
         hi1, lo1 = _mulhilo(MULTIPLIERS[1], c[2])
-        c = [arith.XOrIOp(arith.XOrIOp(hi1, c[1]).result, k[0]).result, lo1,
-             arith.XOrIOp(arith.XOrIOp(hi0, c[3]).result, k[1]).result, lo0]
+        c = [
+            arith.XOrIOp(arith.XOrIOp(hi1, c[1]).result, k[0]).result,
+            lo1,
+            arith.XOrIOp(arith.XOrIOp(hi0, c[3]).result, k[1]).result,
+            lo0,
+        ]
         if r < ROUNDS - 1:
             k = [arith.AddiOp(k[i], _int(WEYL[i], i32)).result for i in range(2)]
     return c
@@ -72,18 +76,18 @@ def uniform(w: list[SSAValue], t: Attribute) -> SSAValue:
     ``i64`` conversion calls compiler-rt's ``__floatundidf``, which the JIT's process lacks.)"""
     if isinstance(t, Float32Type):
         bits = arith.ShRUIOp(w[0], _int(8, i32)).result
-        return arith.MulfOp(arith.SIToFPOp(bits, t).result, _float(2.0 ** -24, t)).result
+        return arith.MulfOp(arith.SIToFPOp(bits, t).result, _float(2.0**-24, t)).result
     high = arith.ShLIOp(arith.ExtUIOp(w[0], i64).result, _int(21, i64)).result
     low = arith.ShRUIOp(arith.ExtUIOp(w[1], i64).result, _int(11, i64)).result
     bits = arith.OrIOp(high, low).result
-    return arith.MulfOp(arith.SIToFPOp(bits, t).result, _float(2.0 ** -53, t)).result
+    return arith.MulfOp(arith.SIToFPOp(bits, t).result, _float(2.0**-53, t)).result
 
 
 def normal(w: list[SSAValue], t: Attribute) -> SSAValue:
     """A standard normal number of float type ``t`` from the words ``w`` (Box-Muller)."""
     half = 1 if isinstance(t, Float32Type) else 2
     u1 = arith.SubfOp(_float(1.0, t), uniform(w[:half], t)).result  # (in (0, 1]: log is finite)
-    u2 = uniform(w[half:2 * half], t)
+    u2 = uniform(w[half : 2 * half], t)
     radius = math.SqrtOp(arith.MulfOp(_float(-2.0, t), math.LogOp(u1).result).result).result
     angle = arith.MulfOp(_float(6.283185307179586, t), u2).result
     return arith.MulfOp(radius, math.CosOp(angle).result).result

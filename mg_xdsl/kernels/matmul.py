@@ -205,16 +205,19 @@ class Tiling:
 
     # ----------------------------------------------------------------------------- kernel
 
-    def micro_kernel(self, b: Builder, ap: SSAValue, ip: SSAValue, bp: SSAValue, jp: SSAValue,
-                     kc: SSAValue) -> list[SSAValue]:
+    def micro_kernel(
+        self, b: Builder, ap: SSAValue, ip: SSAValue, bp: SSAValue, jp: SSAValue, kc: SSAValue
+    ) -> list[SSAValue]:
         """The MR x NR sums over ``k < kc`` of ``Ap[ip, k, r] * Bp[jp, k, c]``, as MR rows of
         NR/L vectors (row-major)."""
         MR, NR, LANES = self.blocks.mr, self.blocks.nr, self.blocks.lanes
         zeros = b.insert(vector.BroadcastOp(self.zero(b), self.vtype)).vector
 
         def step(b: Builder, kk: SSAValue, acc: list[SSAValue]) -> list[SSAValue]:
-            columns = [b.insert(vector.LoadOp(bp, [jp, kk, index(b, q * LANES)], self.vtype)).result
-                       for q in range(NR // LANES)]
+            columns = [
+                b.insert(vector.LoadOp(bp, [jp, kk, index(b, q * LANES)], self.vtype)).result
+                for q in range(NR // LANES)
+            ]
             out = []
             for r in range(MR):
                 a = b.insert(memref.LoadOp.get(ap, [ip, kk, index(b, r)])).res
@@ -246,8 +249,7 @@ class Tiling:
             for col in cols:
                 b.insert(PrefetchOp(self.operands.c, [row, col], write=True, locality=3))
 
-    def accumulate(self, b: Builder, sums: list[SSAValue], row0: SSAValue, col0: SSAValue,
-                   tile: SSAValue) -> None:
+    def accumulate(self, b: Builder, sums: list[SSAValue], row0: SSAValue, col0: SSAValue, tile: SSAValue) -> None:
         """``C[row0 + r, col0 + c] += sums[r][c]``: straight into C for a whole block; at the
         bottom and right edges through ``tile`` (MR x NR), for the part inside C."""
         c_buf = self.operands.c
@@ -300,8 +302,9 @@ class Tiling:
             def depth_block(b: Builder, pc: SSAValue, _) -> list:
                 kc = minimum(b, index(b, KC), sub(b, self.k, pc))
                 self.pack_b(b, bp, jc, nc, pc, kc)
-                parallel_loop(b, ceil_div(b, self.m, MC), lambda b, blk: self.row_block(b, blk, bp, jc, nc, pc, kc),
-                              min_chunk=1)
+                parallel_loop(
+                    b, ceil_div(b, self.m, MC), lambda b, blk: self.row_block(b, blk, bp, jc, nc, pc, kc), min_chunk=1
+                )
                 return []
 
             for_loop(b, index(b, 0), self.k, KC, depth_block)
@@ -310,8 +313,9 @@ class Tiling:
         for_loop(b, index(b, 0), self.n, NC, column_block)
         b.insert(memref.DeallocOp.get(bp))
 
-    def row_block(self, b: Builder, blk: SSAValue, bp: SSAValue, jc: SSAValue, nc: SSAValue,
-                  pc: SSAValue, kc: SSAValue) -> None:
+    def row_block(
+        self, b: Builder, blk: SSAValue, bp: SSAValue, jc: SSAValue, nc: SSAValue, pc: SSAValue, kc: SSAValue
+    ) -> None:
         MR, NR, KC, MC = self.blocks.mr, self.blocks.nr, self.blocks.kc, self.blocks.mc
         ic = mul(b, blk, index(b, MC))
         mc = minimum(b, index(b, MC), sub(b, self.m, ic))
@@ -341,11 +345,11 @@ def matmul_kernel(module: ModuleOp, element: Attribute, unit: VectorUnit, caches
     """``@mg_matmul_<element>(A, B, C)``: ``C += A @ B`` on ``memref<?x?x<element>, strided<[?, 1],
     offset: ?>>`` (whole matrices, or matrices of a batch), the tiled code for ``unit`` and
     ``caches``; made on first use."""
+
     def body(b: Builder, args) -> None:
         a, b_, c = args
         zero, one = index(b, 0), index(b, 1)
-        m, k, n = (b.insert(memref.DimOp(v, d)).result
-                   for v, d in ((a, zero), (a, one), (b_, one)))
+        m, k, n = (b.insert(memref.DimOp(v, d)).result for v, d in ((a, zero), (a, one), (b_, one)))
         blocks = matmul_blocks(unit, element.bitwidth, caches)  # type: ignore[attr-defined]
         Tiling(MatmulOperands(a, b_, c), m, n, k, blocks).emit(b)
 

@@ -66,15 +66,25 @@ ROWS_AT_ONCE = 4  # rows folded into the partial row per pass over it
 # The combining op -> its vector.reduction kind, its neutral start value, its kernel's name
 # (the last two from the mg dialect's REDUCTIONS).
 VECTOR_KIND = {arith.AddfOp: "add", arith.MaximumfOp: "maximumf"}
-COMBINE = {r.combine: (VECTOR_KIND[r.combine], r.identity, kind) for kind, r in mg.REDUCTIONS.items()
-           if r.combine in VECTOR_KIND}  # (products and minima: the loops convert-linalg-to-affine-loops writes)
+COMBINE = {
+    r.combine: (VECTOR_KIND[r.combine], r.identity, kind)
+    for kind, r in mg.REDUCTIONS.items()
+    if r.combine in VECTOR_KIND
+}  # (products and minima: the loops convert-linalg-to-affine-loops writes)
 
 
-def reduction_kernel(module: ModuleOp, combine: type[Operation], axis: int, element: Attribute,
-                     vectors: ReductionVectors, row_block: int = ROW_BLOCK,
-                     rows_at_once: int = ROWS_AT_ONCE) -> func.FuncOp:
+def reduction_kernel(
+    module: ModuleOp,
+    combine: type[Operation],
+    axis: int,
+    element: Attribute,
+    vectors: ReductionVectors,
+    row_block: int = ROW_BLOCK,
+    rows_at_once: int = ROWS_AT_ONCE,
+) -> func.FuncOp:
     """``@mg_row_<kind>_<element>(A, OUT)`` (``axis`` 1) or ``@mg_column_<kind>_<element>``
     (``axis`` 0), for ``vectors``; made on first use."""
+
     def body(b: Builder, args) -> None:
         a, result = args
         rows, cols = (b.insert(memref.DimOp(a, index(b, d))).result for d in (0, 1))
@@ -87,8 +97,15 @@ def reduction_kernel(module: ModuleOp, combine: type[Operation], axis: int, elem
     return kernel_function(module, name, element, ["a", "out"], body)
 
 
-def row_reduction(b: Builder, combine: type[Operation], a: SSAValue, result: SSAValue, rows: SSAValue,
-                  cols: SSAValue, vectors: ReductionVectors) -> None:
+def row_reduction(
+    b: Builder,
+    combine: type[Operation],
+    a: SSAValue,
+    result: SSAValue,
+    rows: SSAValue,
+    cols: SSAValue,
+    vectors: ReductionVectors,
+) -> None:
     """Every row of ``a`` (``rows`` x ``cols``) folded by ``combine`` into its cell of
     ``result`` (``rows`` x 1), rows in parallel (see the module's docstring)."""
     kind, neutral, _ = COMBINE[combine]
@@ -104,7 +121,9 @@ def row_reduction(b: Builder, combine: type[Operation], a: SSAValue, result: SSA
     def row(b: Builder, i: SSAValue) -> None:
         zero = index(b, 0)
         start = b.insert(memref.LoadOp.get(result, [i, zero])).res
-        splat = b.insert(vector.BroadcastOp(b.insert(arith.ConstantOp(FloatAttr(neutral, element))).result, vtype)).vector
+        splat = b.insert(
+            vector.BroadcastOp(b.insert(arith.ConstantOp(FloatAttr(neutral, element))).result, vtype)
+        ).vector
 
         def chunk(b: Builder, j: SSAValue, accs: list[SSAValue]) -> list[SSAValue]:
             out = []
@@ -130,10 +149,16 @@ def row_reduction(b: Builder, combine: type[Operation], a: SSAValue, result: SSA
         # a chain of L dependent additions, which per row costs as much as a tenth of a
         # 1000-element row's loads. The sum is reassociated already (the accumulators). A
         # maximum's lanes have no order to keep.
-        reduced = b.insert(vector.ReductionOp.create(
-            operands=[acc, start], result_types=[element],
-            properties={"kind": CombiningKindAttr(CombiningKindFlag(kind)),
-                        "fastmath": NO_FLAGS if combine is arith.MaximumfOp else REASSOC})).results[0]
+        reduced = b.insert(
+            vector.ReductionOp.create(
+                operands=[acc, start],
+                result_types=[element],
+                properties={
+                    "kind": CombiningKindAttr(CombiningKindFlag(kind)),
+                    "fastmath": NO_FLAGS if combine is arith.MaximumfOp else REASSOC,
+                },
+            )
+        ).results[0]
 
         def one(b: Builder, j: SSAValue, acc: list[SSAValue]) -> list[SSAValue]:
             x = b.insert(memref.LoadOp.get(a, [i, j])).res
@@ -141,15 +166,16 @@ def row_reduction(b: Builder, combine: type[Operation], a: SSAValue, result: SSA
 
         # A sum's last elements are fewer than L: short. A maximum's may be up to S - 1 (31),
         # which LLVM's vector copy of the loop does in a fifth less time (4000 x 1021).
-        (total,) = for_loop(b, lanes_end, cols, index(b, 1), one, [reduced],
-                            short=combine is not arith.MaximumfOp)
+        (total,) = for_loop(b, lanes_end, cols, index(b, 1), one, [reduced], short=combine is not arith.MaximumfOp)
         if combine is arith.MaximumfOp:
             # Of a zero maximum the sign may be wrong (see combine_vectors): then the exact
             # one, element by element.
-            is_zero = b.insert(arith.CmpfOp(total, b.insert(arith.ConstantOp(FloatAttr(0.0, element))).result,
-                                            "oeq")).result
-            total = if_else_value(b, is_zero, lambda b: for_loop(b, zero, cols, index(b, 1), one, [start])[0],
-                                  lambda b: total)
+            is_zero = b.insert(
+                arith.CmpfOp(total, b.insert(arith.ConstantOp(FloatAttr(0.0, element))).result, "oeq")
+            ).result
+            total = if_else_value(
+                b, is_zero, lambda b: for_loop(b, zero, cols, index(b, 1), one, [start])[0], lambda b: total
+            )
         b.insert(memref.StoreOp.get(total, result, [i, zero]))
 
     # A row's work is counted in vector steps (see vector_end), each `width` elements.
@@ -172,8 +198,17 @@ def combine_vectors(b: Builder, combine: type[Operation], x: SSAValue, y: SSAVal
     return b.insert(combine(x, y)).results[0]
 
 
-def fold_rows(b: Builder, combine, dst: SSAValue, dst_row: SSAValue, src: SSAValue,
-              src_rows: list[SSAValue], cols: SSAValue, lanes: int, exact: bool = False) -> None:
+def fold_rows(
+    b: Builder,
+    combine,
+    dst: SSAValue,
+    dst_row: SSAValue,
+    src: SSAValue,
+    src_rows: list[SSAValue],
+    cols: SSAValue,
+    lanes: int,
+    exact: bool = False,
+) -> None:
     """``dst[dst_row, j] = combine(...combine(dst[dst_row, j], src[r0, j])..., src[rn, j])``
     for every ``j < cols``, the rows ``src_rows`` in order: ``lanes`` at a time, then the
     rest one by one. Folding several rows per pass loads and stores ``dst`` once for all.
@@ -201,9 +236,17 @@ def fold_rows(b: Builder, combine, dst: SSAValue, dst_row: SSAValue, src: SSAVal
     for_loop(b, vector_end, cols, index(b, 1), one, short=True)
 
 
-def column_reduction(b: Builder, combine: type[Operation], a: SSAValue, result: SSAValue, rows: SSAValue,
-                     cols: SSAValue, vectors: ReductionVectors, row_block: int = ROW_BLOCK,
-                     rows_at_once: int = ROWS_AT_ONCE) -> None:
+def column_reduction(
+    b: Builder,
+    combine: type[Operation],
+    a: SSAValue,
+    result: SSAValue,
+    rows: SSAValue,
+    cols: SSAValue,
+    vectors: ReductionVectors,
+    row_block: int = ROW_BLOCK,
+    rows_at_once: int = ROWS_AT_ONCE,
+) -> None:
     """Every column of ``a`` (``rows`` x ``cols``) folded by ``combine`` into its cell of
     ``result`` (1 x ``cols``): blocks of ``row_block`` rows in parallel, each into a partial row,
     then the partial rows in order (see the module's docstring)."""
@@ -212,8 +255,7 @@ def column_reduction(b: Builder, combine: type[Operation], a: SSAValue, result: 
     blocks = ceil_div(b, rows, row_block)
     shape = [constant_value(blocks), constant_value(cols)]
     partial_type = MemRefType(element, [DYNAMIC_INDEX if d is None else d for d in shape])
-    partial = b.insert(memref.AllocOp([v for v, d in zip((blocks, cols), shape) if d is None], [],
-                                      partial_type)).memref
+    partial = b.insert(memref.AllocOp([v for v, d in zip((blocks, cols), shape) if d is None], [], partial_type)).memref
 
     def block(b: Builder, k: SSAValue) -> None:
         first = mul(b, k, index(b, row_block))
@@ -225,8 +267,9 @@ def column_reduction(b: Builder, combine: type[Operation], a: SSAValue, result: 
             return []
 
         def rows_at(b: Builder, i: SSAValue, _: list[SSAValue]) -> list[SSAValue]:
-            fold_rows(b, combine, partial, k, a, [add(b, i, index(b, r)) for r in range(rows_at_once)], cols,
-                      vectors.lanes)
+            fold_rows(
+                b, combine, partial, k, a, [add(b, i, index(b, r)) for r in range(rows_at_once)], cols, vectors.lanes
+            )
             return []
 
         def row(b: Builder, i: SSAValue, _: list[SSAValue]) -> list[SSAValue]:
@@ -252,8 +295,16 @@ def column_reduction(b: Builder, combine: type[Operation], a: SSAValue, result: 
     for_loop(b, index(b, 0), blocks, index(b, 1), total)
 
 
-def exact_zero_maxima(b: Builder, dst: SSAValue, dst_row: SSAValue, src: SSAValue,
-                      first: SSAValue, end: SSAValue, cols: SSAValue, start: SSAValue) -> None:
+def exact_zero_maxima(
+    b: Builder,
+    dst: SSAValue,
+    dst_row: SSAValue,
+    src: SSAValue,
+    first: SSAValue,
+    end: SSAValue,
+    cols: SSAValue,
+    start: SSAValue,
+) -> None:
     """Where ``dst[dst_row, j]`` (the maximum of rows ``first`` to ``end`` of column ``j``,
     folded by ``combine_vectors``) is zero, whose sign may be wrong, the exact maximum
     instead, row by row from ``start``."""

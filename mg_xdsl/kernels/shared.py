@@ -17,9 +17,14 @@ def strided_matrix(element: Attribute) -> MemRefType:
     return MemRefType(element, [DYNAMIC_INDEX, DYNAMIC_INDEX], StridedLayoutAttr([None, 1], None))
 
 
-def kernel_function(module: ModuleOp, name: str, element: Attribute, arg_names: Sequence[str],
-                    body: Callable[[Builder, Sequence[BlockArgument]], None],
-                    arg_type: MemRefType | None = None) -> func.FuncOp:
+def kernel_function(
+    module: ModuleOp,
+    name: str,
+    element: Attribute,
+    arg_names: Sequence[str],
+    body: Callable[[Builder, Sequence[BlockArgument]], None],
+    arg_type: MemRefType | None = None,
+) -> func.FuncOp:
     """The function ``@name`` of ``module``; if there is none yet, one made of what ``body``
     builds on its arguments, one ``arg_type`` (by default ``memref<?x?x<element>>``) for each
     of ``arg_names``, added at the end. Only the module's own ops are looked at, not their
@@ -43,6 +48,8 @@ def call_kernel(b: Builder, f: func.FuncOp, operands: Sequence[SSAValue]) -> Non
     """``func.call @f(operands)``, each operand cast to the parameter's type (a static
     ``memref<4096x1xf64>`` to ``memref<?x?xf64>``) where it differs."""
     params = f.function_type.inputs.data
-    cast = [v if v.type == t else b.insert(memref.CastOp.get(v, t)).dest  # type: ignore[arg-type]
-            for v, t in zip(operands, params)]
+    cast = [
+        v if v.type == t else b.insert(memref.CastOp.get(v, t)).dest  # type: ignore[arg-type]
+        for v, t in zip(operands, params)
+    ]
     b.insert(func.CallOp(f.sym_name.data, cast, []))

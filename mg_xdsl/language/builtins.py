@@ -61,8 +61,11 @@ _RECORDS = (
     Builtin("transpose", "transpose", op=mg.TransposeOp),  # (with a permutation, a shape op)
     Builtin("cast", "cast", op=mg.ConvertOp),
     Builtin("where", "where"),
-    *(Builtin(f"{side}_{kind}", "chapter", axis=1 if side == "row" else 0, kind=kind)
-      for side in ("row", "col") for kind in ("sum", "max", "mean")),
+    *(
+        Builtin(f"{side}_{kind}", "chapter", axis=1 if side == "row" else 0, kind=kind)
+        for side in ("row", "col")
+        for kind in ("sum", "max", "mean")
+    ),
     Builtin("abs", "math_unary", fold=abs, op=mg.AbsOp),
     Builtin("sqrt", "math_unary", fold=math.sqrt, op=mg.SqrtOp),
     Builtin("rsqrt", "math_unary", fold=rsqrt, op=mg.RsqrtOp),

@@ -171,7 +171,7 @@ def fold(op: str, a: int | float, b: int | float) -> int | float:
     in ``f64`` (``7 / 2`` is 3.5), with IEEE results for division by zero."""
     if isinstance(a, int) and isinstance(b, int) and op in "+-*":
         exact = a + b if op == "+" else a - b if op == "-" else a * b
-        if exact and abs(exact) < 2 ** 64:
+        if exact and abs(exact) < 2**64:
             return exact
         a, b = float(a), float(b)  # (f64's zero has a sign: 0 * -5 is -0)
     if op == "+":
@@ -279,7 +279,7 @@ class Checker:
         if not 0 < span.line <= len(self.source):
             return "?"
         text = self.source[span.line - 1]
-        return text[span.column - 1:].rstrip() + " ..." if span.end is None else text[span.column - 1:span.end - 1]
+        return text[span.column - 1 :].rstrip() + " ..." if span.end is None else text[span.column - 1 : span.end - 1]
 
     def no_booleans(self, tok: Token, what: str, *types: Type) -> None:
         """Each tensor of ``types`` has numbers: ``i1`` has no arithmetic (``what`` names the
@@ -325,8 +325,12 @@ class Checker:
         if name not in self.main.env:
             raise self.error(s.head, "E-NAME-001", f"unknown name {name!r}: declare it with var {name} = ... first")
         if name not in self.variables:
-            raise self.error(s.head, "E-BIND-001", f"cannot assign to {name}: it is bound by let, which never changes "
-                                                   f"(declare it with var {name} = ... to update it)")
+            raise self.error(
+                s.head,
+                "E-BIND-001",
+                f"cannot assign to {name}: it is bound by let, which never changes "
+                f"(declare it with var {name} = ... to update it)",
+            )
         value = self.expr(s.value, self.main)
         if s.op.text == "=":
             self.main.env[name] = value
@@ -337,11 +341,15 @@ class Checker:
         self.operands[op] = [((s.head, s.head), before), (extent(s.value), value)]
         after = self.binary(op, before, value)
         if isinstance(before, TensorType) and after != before or is_number(before) and not is_number(after):
-            raise self.error(op, "E-BIND-002", f"{name} {s.op.text} ... would change the type of {name} from "
-                                              f"{type_text(before) if isinstance(before, TensorType) else 'a number'} to "
-                                              f"{type_text(after) if isinstance(after, TensorType) else 'a number'}: an update "
-                                              f"writes into {name}'s buffer (rebind it with {name} = {name} "
-                                              f"{s.op.text[0]} ... instead)")
+            raise self.error(
+                op,
+                "E-BIND-002",
+                f"{name} {s.op.text} ... would change the type of {name} from "
+                f"{type_text(before) if isinstance(before, TensorType) else 'a number'} to "
+                f"{type_text(after) if isinstance(after, TensorType) else 'a number'}: an update "
+                f"writes into {name}'s buffer (rebind it with {name} = {name} "
+                f"{s.op.text[0]} ... instead)",
+            )
         self.main.env[name] = after
 
     def define(self, d: Def) -> None:
@@ -425,11 +433,16 @@ class Checker:
         if isinstance(e, Index):
             return self.index(e, scope)
         if isinstance(e, ExprList) and not e.items:
-            raise self.error(e, "E-SYN-003", "the empty list [] is not a tensor (no dimension has size 0); it is a "
-                                             "list where one is expected: axes=[] (no axes), reshape(x, []) (rank 0)")
+            raise self.error(
+                e,
+                "E-SYN-003",
+                "the empty list [] is not a tensor (no dimension has size 0); it is a "
+                "list where one is expected: axes=[] (no axes), reshape(x, []) (rank 0)",
+            )
         if isinstance(e, ExprList):
-            raise self.error(e, "E-SYN-002", "a list of expressions is concat's (concat(axis, [a, b])); a literal "
-                                             "holds numbers only")
+            raise self.error(
+                e, "E-SYN-002", "a list of expressions is concat's (concat(axis, [a, b])); a literal holds numbers only"
+            )
         assert isinstance(e, Call)
         return self.call(e, scope)
 
@@ -441,17 +454,27 @@ class Checker:
         if not isinstance(t, TensorType):
             raise self.error(e, "E-DIM-003", f"cannot index {describe(t)}: only a tensor has elements")
         if len(e.indices) != len(t.shape):
-            raise self.error(e, "E-DIM-001", f"{describe(t)} has {len(t.shape)} ax{'i' if len(t.shape) == 1 else 'e'}s: "
-                                             f"give one index for each, got {len(e.indices)}")
+            raise self.error(
+                e,
+                "E-DIM-001",
+                f"{describe(t)} has {len(t.shape)} ax{'i' if len(t.shape) == 1 else 'e'}s: "
+                f"give one index for each, got {len(e.indices)}",
+            )
         indices = []
         for axis, (written, size) in enumerate(zip(e.indices, t.shape)):
             value = self.expr(written, scope)
             if not is_number(value) or not is_whole(value):  # type: ignore[arg-type]
-                raise self.error(written, "E-ARG-003", f"the index for axis {axis} must be an integer known when compiling, "
-                                                 f"got {describe(value)}")
+                raise self.error(
+                    written,
+                    "E-ARG-003",
+                    f"the index for axis {axis} must be an integer known when compiling, got {describe(value)}",
+                )
             if size is not None and not -size <= value < size:
-                raise self.error(written, "E-ARG-004", f"index {value:g} is out of range for axis {axis} of size {size} "
-                                                 f"(-{size} to {size - 1})")
+                raise self.error(
+                    written,
+                    "E-ARG-004",
+                    f"index {value:g} is out of range for axis {axis} of size {size} (-{size} to {size - 1})",
+                )
             indices.append(int(value))
         self.options[e] = {"indices": indices}
         return TensorType((), t.element)
@@ -462,8 +485,11 @@ class Checker:
         if tok.text in BUILTINS or tok.text in self.functions:
             raise self.error(tok, "E-NAME-004", f"{tok.text!r} is a function: call it as {tok.text}(...)")
         if scope is not self.main and tok.text in self.main.env:
-            raise self.error(tok, "E-NAME-001", f"unknown name {tok.text!r}: a def sees only its parameters "
-                                                f"({tok.text} is defined at the top level)")
+            raise self.error(
+                tok,
+                "E-NAME-001",
+                f"unknown name {tok.text!r}: a def sees only its parameters ({tok.text} is defined at the top level)",
+            )
         raise self.error(tok, "E-NAME-001", f"unknown name {tok.text!r}{did_you_mean(tok.text, list(scope.env))}")
 
     # -- operators ----------------------------------------------------------------------
@@ -483,8 +509,11 @@ class Checker:
             tensor, number = (right, left) if is_number(left) else (left, right)
             assert isinstance(tensor, TensorType)
             if (problem := number_of_type(number, tensor)) is not None:
-                raise self.error(tok, "E-DIM-002", f"cannot {verb} {describe(tensor)} and the number "
-                                                   f"{number_text(number)}: {problem}")
+                raise self.error(
+                    tok,
+                    "E-DIM-002",
+                    f"cannot {verb} {describe(tensor)} and the number {number_text(number)}: {problem}",
+                )
             return tensor  # an mg.scalar
         self.same_element_type(tok, verb, left, right)
         return TensorType(self.broadcast(tok, verb, left, right), left.element)
@@ -507,21 +536,31 @@ class Checker:
         self.spans[e.op] = extent(e)
         self.operands[e.op] = [(extent(e.left), left), (extent(e.right), right)]
         if is_number(left) and is_number(right):
-            raise self.error(e.op, "E-DIM-003", f"{left:g} {e.op.text} {right:g} compares two numbers: "
-                                                "write its value, true or false")
+            raise self.error(
+                e.op,
+                "E-DIM-003",
+                f"{left:g} {e.op.text} {right:g} compares two numbers: write its value, true or false",
+            )
         return TensorType(self.elementwise(e.op, "compare", left, right).shape, element_types.I1)
 
     def same_element_type(self, tok: Token, verb: str, left: TensorType, right: TensorType) -> None:
         if left.element != right.element:
-            raise self.error(tok, "E-DIM-002", f"cannot {verb} {describe_beside(left, right)} and "
-                                               f"{describe_beside(right, left)}: their element "
-                                               f"types {element_types.NAME_OF[left.element]} and "
-                                               f"{element_types.NAME_OF[right.element]} differ (convert one with cast)")
+            raise self.error(
+                tok,
+                "E-DIM-002",
+                f"cannot {verb} {describe_beside(left, right)} and "
+                f"{describe_beside(right, left)}: their element "
+                f"types {element_types.NAME_OF[left.element]} and "
+                f"{element_types.NAME_OF[right.element]} differ (convert one with cast)",
+            )
 
     def matmul(self, tok: Token, left: Type, right: Type) -> TensorType:
         if not isinstance(left, TensorType) or not isinstance(right, TensorType):
-            raise self.error(tok, "E-DIM-003", f"@ needs two matrices, got {describe(left)} and {describe(right)} "
-                                               "(use * to scale by a number)")
+            raise self.error(
+                tok,
+                "E-DIM-003",
+                f"@ needs two matrices, got {describe(left)} and {describe(right)} (use * to scale by a number)",
+            )
         self.same_element_type(tok, "matrix-multiply", left, right)
         self.no_booleans(tok, "cannot matrix-multiply", left)
         try:
@@ -538,8 +577,11 @@ class Checker:
         try:
             shapes.check_size(shape)
         except ShapeError as e:
-            raise self.error(tok, "E-LIMIT-001", f"cannot {verb} shapes {fmt_shape(left.shape)} and "
-                                                 f"{fmt_shape(right.shape)}: the result {e}") from None
+            raise self.error(
+                tok,
+                "E-LIMIT-001",
+                f"cannot {verb} shapes {fmt_shape(left.shape)} and {fmt_shape(right.shape)}: the result {e}",
+            ) from None
 
     # -- calls --------------------------------------------------------------------------
 
@@ -559,8 +601,11 @@ class Checker:
         if sig is None:
             raise self.error(name, *self.unknown_function(name.text, scope))
         if len(args) != len(sig.params):
-            raise self.error(name, "E-ARG-001", f"{name.text} takes {len(sig.params)} argument"
-                                                f"{'' if len(sig.params) == 1 else 's'}, got {len(args)}")
+            raise self.error(
+                name,
+                "E-ARG-001",
+                f"{name.text} takes {len(sig.params)} argument{'' if len(sig.params) == 1 else 's'}, got {len(args)}",
+            )
         for i, (arg, pname, ptype) in enumerate(zip(args, sig.names, sig.types), start=1):
             where = f"argument {i} of {name.text} ({pname})"
             if not isinstance(arg, TensorType):
@@ -570,11 +615,17 @@ class Checker:
                     continue
                 raise self.error(name, "E-DIM-003", f"{where} must be {describe(ptype)}, got {describe(arg)}")
             if not shapes.shapes_compatible(arg.shape, ptype.shape):
-                raise self.error(name, "E-DIM-001", f"{where} must be {fmt_shape(ptype.shape)}, got {fmt_shape(arg.shape)}")
+                raise self.error(
+                    name, "E-DIM-001", f"{where} must be {fmt_shape(ptype.shape)}, got {fmt_shape(arg.shape)}"
+                )
             if arg.element != ptype.element:
-                raise self.error(name, "E-DIM-002", f"{where} must be {describe_beside(ptype, arg)}, got "
-                                                    f"{describe_beside(arg, ptype)} "
-                                                    "(convert it with cast)")
+                raise self.error(
+                    name,
+                    "E-DIM-002",
+                    f"{where} must be {describe_beside(ptype, arg)}, got "
+                    f"{describe_beside(arg, ptype)} "
+                    "(convert it with cast)",
+                )
         return sig.result_type
 
     def arguments(self, c: Call, scope: Scope) -> list[Type]:
@@ -583,11 +634,16 @@ class Checker:
     def cast(self, c: Call, scope: Scope, _: Builtin) -> TensorType:
         """``cast(x, f32)``: ``x`` with each element converted to the named element type."""
         if len(c.args) != 2:
-            raise self.error(c.tok, "E-ARG-001", f"cast takes 2 arguments (a tensor and an element type), got {len(c.args)}")
+            raise self.error(
+                c.tok, "E-ARG-001", f"cast takes 2 arguments (a tensor and an element type), got {len(c.args)}"
+            )
         value, target = c.args
         if not isinstance(target, Name) or target.tok.text not in element_types.NAMES:
-            raise self.error(c.tok, "E-DIM-002", "the second argument of cast must be an element type: "
-                                                 f"{', '.join(element_types.NAMES)}")
+            raise self.error(
+                c.tok,
+                "E-DIM-002",
+                f"the second argument of cast must be an element type: {', '.join(element_types.NAMES)}",
+            )
         t = self.expr(value, scope)
         if not isinstance(t, TensorType):
             raise self.error(c.tok, "E-DIM-003", f"cast needs a tensor, got {describe(t)}")
@@ -606,12 +662,17 @@ class Checker:
         type (or numbers of it); the three shapes broadcast."""
         name, args = c.tok, self.arguments(c, scope)
         if len(args) != 3:
-            raise self.error(name, "E-ARG-001", f"where takes 3 arguments (a mask, then the values where it is true and "
-                                                f"where it is false), got {len(args)}")
+            raise self.error(
+                name,
+                "E-ARG-001",
+                f"where takes 3 arguments (a mask, then the values where it is true and "
+                f"where it is false), got {len(args)}",
+            )
         mask, a, b = args
         if not isinstance(mask, TensorType) or not element_types.is_bool(mask.element):
-            raise self.error(name, "E-DIM-002",
-                             f"the mask of where must be a tensor of i1 (a comparison), got {describe(mask)}")
+            raise self.error(
+                name, "E-DIM-002", f"the mask of where must be a tensor of i1 (a comparison), got {describe(mask)}"
+            )
         if is_number(a) and is_number(b):
             values = TensorType(())  # two numbers: f64, in the mask's shape
         else:
@@ -622,8 +683,11 @@ class Checker:
 
     def arity(self, name: Token, args: list, count: int, what: str) -> None:
         if len(args) != count:
-            raise self.error(name, "E-ARG-001", f"{name.text} takes {count} argument{'s' if count > 1 else ''} "
-                                                f"({what}), got {len(args)}")
+            raise self.error(
+                name,
+                "E-ARG-001",
+                f"{name.text} takes {count} argument{'s' if count > 1 else ''} ({what}), got {len(args)}",
+            )
 
     def math_unary(self, c: Call, scope: Scope, builtin: Builtin) -> Type:
         """``exp(x)`` and the other float functions, ``abs(x)`` of every numeric type; of a
@@ -658,11 +722,22 @@ class Checker:
             self.integer_lists.add(e)
             return []
         t = self.expr(e, scope)
-        values = ([t] if is_number(t) else e.values if isinstance(e, Literal) and len(e.shape) == 1
-                  else self.constants.get(e) if isinstance(e, Call) and e.tok.text == "shape" else None)
+        values = (
+            [t]
+            if is_number(t)
+            else e.values
+            if isinstance(e, Literal) and len(e.shape) == 1
+            else self.constants.get(e)
+            if isinstance(e, Call) and e.tok.text == "shape"
+            else None
+        )
         if values is None or any(not is_whole(v) for v in values):
-            raise self.error(e, "E-ARG-003", f"{what} must be a list of integers like [0, 1], got "
-                                             f"{describe(t) if not isinstance(e, Literal) else 'a literal of ' + type_text(t)}")
+            raise self.error(
+                e,
+                "E-ARG-003",
+                f"{what} must be a list of integers like [0, 1], got "
+                f"{describe(t) if not isinstance(e, Literal) else 'a literal of ' + type_text(t)}",
+            )
         if not is_number(t):
             self.integer_lists.add(e)
         return [int(v) for v in values]
@@ -688,8 +763,12 @@ class Checker:
         normalised = []
         for axis in written:
             if not -rank <= axis < rank:
-                raise self.error(name, "E-ARG-004", f"{name.text}: axis {axis} is out of range for a tensor of rank {rank}"
-                                                    + (f" (axes are -{rank} to {rank - 1})" if rank else ""))
+                raise self.error(
+                    name,
+                    "E-ARG-004",
+                    f"{name.text}: axis {axis} is out of range for a tensor of rank {rank}"
+                    + (f" (axes are -{rank} to {rank - 1})" if rank else ""),
+                )
             if axis % rank in normalised:
                 raise self.error(name, "E-ARG-004", f"{name.text}: axis {axis} is given twice")
             normalised.append(axis % rank)
@@ -729,8 +808,11 @@ class Checker:
             if any(arg.shape[a] is None for a in axes):
                 raise self.error(name, "E-DIM-001", "mean needs static sizes along the averaged axes, not '?'")
         self.options[c] = {"axes": axes, "keepdims": keepdims}
-        shape = tuple(1 if d in axes else s for d, s in enumerate(arg.shape)) if keepdims else \
-            tuple(s for d, s in enumerate(arg.shape) if d not in axes)
+        shape = (
+            tuple(1 if d in axes else s for d, s in enumerate(arg.shape))
+            if keepdims
+            else tuple(s for d, s in enumerate(arg.shape) if d not in axes)
+        )
         return TensorType(shape, arg.element)
 
     def creation(self, c: Call, scope: Scope, _: Builtin | None = None) -> TensorType:
@@ -760,9 +842,13 @@ class Checker:
         t = TensorType(tuple(dims), element)
         if name.text == "iota":
             if element not in element_types.INTEGERS:
-                raise self.error(name, "E-DIM-002", f"iota makes integers: dtype must be "
-                                                    f"{element_types.one_of(element_types.INTEGERS)}, got "
-                                                    f"{element_types.NAME_OF[element]}")
+                raise self.error(
+                    name,
+                    "E-DIM-002",
+                    f"iota makes integers: dtype must be "
+                    f"{element_types.one_of(element_types.INTEGERS)}, got "
+                    f"{element_types.NAME_OF[element]}",
+                )
             self.options[c] = {"axis": self.keyword_axis(c, scope, len(dims))}
             return t
         value = {"zeros": 0.0, "ones": 1.0}.get(name.text)
@@ -792,8 +878,10 @@ class Checker:
         rank = len(t.shape)
         try:
             if name.text == "slice":
-                axis, start, stop = (self.static_ints(a, scope, f"the {what} of slice") for a, what in
-                                     zip(c.args[1:], ("axis", "start", "stop")))
+                axis, start, stop = (
+                    self.static_ints(a, scope, f"the {what} of slice")
+                    for a, what in zip(c.args[1:], ("axis", "start", "stop"))
+                )
                 if not len(axis) == len(start) == len(stop) == 1:
                     raise self.error(name, "E-ARG-003", "slice takes one integer each for its axis, start and stop")
                 axis = self.axes(name, rank, axis)
@@ -803,8 +891,12 @@ class Checker:
             if name.text == "transpose":
                 axes = [a % rank if -rank <= a < rank else a for a in written]
                 if sorted(axes) != list(range(rank)):
-                    raise self.error(name, "E-ARG-004", f"transpose needs a permutation of the axes 0 to {rank - 1} "
-                                                        f"(negative ones count from the end), got {written}")
+                    raise self.error(
+                        name,
+                        "E-ARG-004",
+                        f"transpose needs a permutation of the axes 0 to {rank - 1} "
+                        f"(negative ones count from the end), got {written}",
+                    )
                 self.options[c] = {"permutation": axes}
                 return TensorType(shapes.transpose_shape(t.shape, axes), t.element)
             if name.text == "reshape":
@@ -812,10 +904,18 @@ class Checker:
             if any(d <= 0 for d in written):
                 raise self.error(name, "E-ARG-004", f"the shape of broadcast_to must be positive sizes, got {written}")
             shape = shapes.broadcast_shapes(t.shape, written, "broadcast")
-            if len(written) < rank or shape != tuple(written) or None in t.shape[len(t.shape) - len(written):] and \
-                    shapes.never_broadcast(t.shape, written):
-                raise self.error(name, "E-DIM-001", f"cannot broadcast {describe(t)} to {fmt_shape(written)}: each size must "
-                                                    "stay or grow from 1, and a '?' never grows")
+            if (
+                len(written) < rank
+                or shape != tuple(written)
+                or None in t.shape[len(t.shape) - len(written) :]
+                and shapes.never_broadcast(t.shape, written)
+            ):
+                raise self.error(
+                    name,
+                    "E-DIM-001",
+                    f"cannot broadcast {describe(t)} to {fmt_shape(written)}: each size must "
+                    "stay or grow from 1, and a '?' never grows",
+                )
             return TensorType(tuple(written), t.element)
         except ShapeError as e:
             raise self.error(name, "E-DIM-001", str(e)) from None
@@ -833,20 +933,29 @@ class Checker:
         items = [self.expr(e, scope) for e in listed.items]
         for i, t in enumerate(items, start=1):
             if not isinstance(t, TensorType) or not t.shape:
-                raise self.error(name, "E-DIM-001", f"concat joins tensors of rank 1 or more: item {i} is {describe(t)}")
+                raise self.error(
+                    name, "E-DIM-001", f"concat joins tensors of rank 1 or more: item {i} is {describe(t)}"
+                )
         first = items[0]
         for i, t in enumerate(items[1:], start=2):
             self.same_element_type(name, "concatenate", first, t)  # type: ignore[arg-type]
             if len(t.shape) != len(first.shape):  # type: ignore[union-attr]
-                raise self.error(name, "E-DIM-001", f"concat joins tensors of one rank: item 1 is {describe(first)}, "
-                                                    f"item {i} {describe(t)}")
+                raise self.error(
+                    name,
+                    "E-DIM-001",
+                    f"concat joins tensors of one rank: item 1 is {describe(first)}, item {i} {describe(t)}",
+                )
         axis = self.one_axis(name, axis_expr, scope, len(first.shape), f"the axis of {name.text}")  # type: ignore[union-attr]
         shape = list(first.shape)  # type: ignore[union-attr]
         for i, t in enumerate(items[1:], start=2):
             for d, (x, y) in enumerate(zip(shape, t.shape)):  # type: ignore[union-attr]
                 if d != axis and not shapes.dims_compatible(x, y):
-                    raise self.error(name, "E-DIM-001", f"concat along axis {axis} needs the other sizes equal: item 1 is "
-                                                        f"{fmt_shape(first.shape)}, item {i} {fmt_shape(t.shape)}")  # type: ignore[union-attr]
+                    raise self.error(
+                        name,
+                        "E-DIM-001",
+                        f"concat along axis {axis} needs the other sizes equal: item 1 is "
+                        f"{fmt_shape(first.shape)}, item {i} {fmt_shape(t.shape)}",
+                    )  # type: ignore[union-attr]
                 if d != axis and x is None:
                     shape[d] = y
         sizes = [t.shape[axis] for t in items]  # type: ignore[union-attr]
@@ -877,8 +986,10 @@ class Checker:
         rank = len(t.shape)
         if rank == 0:
             raise self.error(name, "E-DIM-001", f"{name.text} needs a tensor of rank 1 or more, got {describe(t)}")
-        self.options[c] = {"axis": self.keyword_axis(c, scope, rank),
-                           "reverse": self.keyword_bool(c, "reverse", scope, False)}
+        self.options[c] = {
+            "axis": self.keyword_axis(c, scope, rank),
+            "reverse": self.keyword_bool(c, "reverse", scope, False),
+        }
         return t
 
     def indexing(self, c: Call, scope: Scope, builtin: Builtin) -> TensorType:
@@ -895,11 +1006,15 @@ class Checker:
         x, ids, *values = args
         positions = "indices" if along_axis else "ids"
         if not isinstance(x, TensorType):
-            raise self.error(name, "E-DIM-003",
-                             f"{name.text} needs a tensor to {'add to' if adds else 'read'}, got {describe(x)}")
+            raise self.error(
+                name, "E-DIM-003", f"{name.text} needs a tensor to {'add to' if adds else 'read'}, got {describe(x)}"
+            )
         if not isinstance(ids, TensorType) or ids.element not in element_types.INDICES:
-            raise self.error(name, "E-DIM-002", f"the {positions} of {name.text} must be a tensor of i32 or i64, "
-                                                f"got {describe(ids)} (cast it to i64)")
+            raise self.error(
+                name,
+                "E-DIM-002",
+                f"the {positions} of {name.text} must be a tensor of i32 or i64, got {describe(ids)} (cast it to i64)",
+            )
         try:
             if along_axis:
                 axis = self.keyword_axis(c, scope, len(x.shape), default=-1)
@@ -918,8 +1033,12 @@ class Checker:
         self.no_booleans(name, f"{name.text} of", x)
         if not shapes.shapes_compatible(shape, v.shape):
             which = "the indices' shape" if along_axis else "the ids' shape, then a row's"
-            raise self.error(name, "E-DIM-001", f"the values of {name.text} must be a "
-                                                f"{type_text(TensorType(shape, v.element))} ({which}), got {describe(v)}")
+            raise self.error(
+                name,
+                "E-DIM-001",
+                f"the values of {name.text} must be a "
+                f"{type_text(TensorType(shape, v.element))} ({which}), got {describe(v)}",
+            )
         return x
 
     def random(self, c: Call, scope: Scope, builtin: Builtin) -> TensorType:
@@ -938,23 +1057,33 @@ class Checker:
                 continue
             value = self.expr(e, scope)
             if not is_number(value) or math.isnan(value) or math.isinf(value):
-                raise self.error(tok, "E-ARG-003", f"{key} of {name.text} must be a finite number known when compiling, "
-                                                   f"got {describe(value)}")
+                raise self.error(
+                    tok,
+                    "E-ARG-003",
+                    f"{key} of {name.text} must be a finite number known when compiling, got {describe(value)}",
+                )
             options[key] = value
         seed = options["seed"]
-        if not (is_whole(seed) and 0 <= seed < 2 ** 63):
-            raise self.error(name, "E-ARG-004",
-                             f"the seed of {name.text} must be an integer from 0 to 2^63 - 1, got {number_text(seed)}")
+        if not (is_whole(seed) and 0 <= seed < 2**63):
+            raise self.error(
+                name,
+                "E-ARG-004",
+                f"the seed of {name.text} must be an integer from 0 to 2^63 - 1, got {number_text(seed)}",
+            )
         if options.get("std", 0.0) < 0:
             raise self.error(name, "E-ARG-004", f"the std of normal must not be negative, got {options['std']:g}")
         if name.text == "uniform" and options["low"] > options["high"]:
-            raise self.error(name, "E-ARG-004", f"uniform needs low <= high, got low {options['low']:g} and high "
-                                                f"{options['high']:g}")
+            raise self.error(
+                name, "E-ARG-004", f"uniform needs low <= high, got low {options['low']:g} and high {options['high']:g}"
+            )
         element = self.keyword_dtype(c, "f64")
         if not element_types.is_float(element):
             floats = element_types.one_of(t for t in element_types.NAMES.values() if element_types.is_float(t))
-            raise self.error(name, "E-DIM-002", f"{name.text} makes floats: dtype must be {floats}, got "
-                                                f"{element_types.NAME_OF[element]}")
+            raise self.error(
+                name,
+                "E-DIM-002",
+                f"{name.text} makes floats: dtype must be {floats}, got {element_types.NAME_OF[element]}",
+            )
         self.options[c] = options
         return TensorType(tuple(dims), element)
 
@@ -976,13 +1105,20 @@ class Checker:
         if name.text == "dim":
             sizes = (t.shape[self.one_axis(name, c.args[1], scope, len(t.shape), f"the axis of {name.text}")],)
         if None in sizes:
-            raise self.error(name, "E-DIM-001", f"{name.text} of {describe(t)} is not known when compiling: a '?' size is "
-                                                "known only when the program runs")
+            raise self.error(
+                name,
+                "E-DIM-001",
+                f"{name.text} of {describe(t)} is not known when compiling: a '?' size is "
+                "known only when the program runs",
+            )
         if name.text != "shape":
             return math.prod(sizes)  # type: ignore[arg-type]
         if not sizes:
-            raise self.error(name, "E-DIM-001", "shape of a rank-0 tensor is the empty list, which is not a tensor: "
-                                                "write [] where a list is expected")
+            raise self.error(
+                name,
+                "E-DIM-001",
+                "shape of a rank-0 tensor is the empty list, which is not a tensor: write [] where a list is expected",
+            )
         shape_type = TensorType((len(sizes),), element_types.NAMES["i64"])
         self.constants[c] = list(sizes)  # type: ignore[arg-type]
         return shape_type

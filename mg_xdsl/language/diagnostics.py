@@ -52,8 +52,15 @@ class MgError(Exception):
     text of the line, filled in with ``.path`` once the error leaves the front end.
     """
 
-    def __init__(self, at: "Span | int", message: str, path: str = "<input>", *, code: str,
-                 notes: tuple[str, ...] | list[str] = ()):
+    def __init__(
+        self,
+        at: "Span | int",
+        message: str,
+        path: str = "<input>",
+        *,
+        code: str,
+        notes: tuple[str, ...] | list[str] = (),
+    ):
         super().__init__(message)
         self.span = at if isinstance(at, Span) else None
         self.line = at.line if isinstance(at, Span) else at
@@ -77,7 +84,7 @@ class MgError(Exception):
         head = self.headline()
         if color:
             place = f"{self.path}:{self.line}: "
-            head = f"{bold}{place}{red}error:{reset}{bold}{head[len(place) + 6:]}{reset}"
+            head = f"{bold}{place}{red}error:{reset}{bold}{head[len(place) + 6 :]}{reset}"
         width = len(str(self.line))
         gutter = " " * (width + 1)
         where = f"{self.path}:{self.line}" + (f":{self.column}" if self.column else "")

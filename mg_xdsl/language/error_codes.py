@@ -29,114 +29,132 @@ CODES: dict[str, ErrorCode] = {
         "A program is UTF-8 text of names, numbers, brackets and the operators + - * / @ "
         "and comparisons; anything else (a $, a ;, a byte that is not UTF-8) stops the "
         "compiler at the first one. A # starts a comment, which may hold anything.",
-        "let a = [1, 2]\nprint a $ 3\n"),
+        "let a = [1, 2]\nprint a $ 3\n",
+    ),
     "E-SYN-002": ErrorCode(
         "a token where it does not belong",
         "The parser expected something else at the caret: the end of an expression, a "
         "closing bracket, an operand after an operator. A statement is let, var, print, def "
         "or an assignment to a var, one per line (a bracket left open continues the line).",
-        "let a = [1, 2]\nprint a +\n"),
+        "let a = [1, 2]\nprint a +\n",
+    ),
     "E-SYN-003": ErrorCode(
         "a malformed literal",
         "A literal is nested lists of numbers (or of true/false), every list of a level as "
         "long and as deep as the others, none empty: [[1, 2], [3, 4]] is a 2x2 tensor. A list "
         "holding names or calls is a list of tensors, which only concat takes; the empty list "
         "[] is no tensor, but a list of no axes or the shape of rank 0 (axes=[], reshape(x, [])).",
-        "print [[1, 2], [3]]\n"),
+        "print [[1, 2], [3]]\n",
+    ),
     "E-SYN-004": ErrorCode(
         "a malformed tensor type",
         "A type is tensor[D1xD2x...xT]: each D a positive integer or ? (known when the "
         f"program runs), T one of {ELEMENT_TYPE_NAMES} ({DEFAULT.name} where none is written); "
         "tensor[] and tensor[i32] are rank 0.",
-        "def f(x: tensor[2xf16]) = x\n"),
+        "def f(x: tensor[2xf16]) = x\n",
+    ),
     "E-LIMIT-001": ErrorCode(
         "beyond the compiler's limits",
         "A dimension is at most 2^40 and a tensor's bytes must be addressable with 63 bits; "
         "parentheses and calls nest at most 100 deep, a literal holds at most 100000 "
         "numbers, and a number must fit in f64.",
-        "def f(x: tensor[2000000000000x1]) = x\n"),
+        "def f(x: tensor[2000000000000x1]) = x\n",
+    ),
     "E-NAME-001": ErrorCode(
         "an unknown name",
         "The name is not a parameter of the def, not bound by let or var above this line, "
         "and not a function. A def sees only its parameters, not the top level's names. The "
         "message suggests the names closest to what was written.",
-        "let total = [1, 2]\nprint totl + 1\n"),
+        "let total = [1, 2]\nprint totl + 1\n",
+    ),
     "E-NAME-002": ErrorCode(
         "a name defined twice",
-        "A def's name and its parameters' names are each defined once; to compute a new "
-        "value, use another name.",
-        "def f(x: tensor[2], x: tensor[2]) = x\n"),
+        "A def's name and its parameters' names are each defined once; to compute a new value, use another name.",
+        "def f(x: tensor[2], x: tensor[2]) = x\n",
+    ),
     "E-NAME-003": ErrorCode(
         "a reserved or built-in name",
         "Built-in functions (relu, sum, ...), keywords, and the symbols the compiled program "
         "links against (main, malloc, the printMemref functions) cannot be redefined or "
         "bound.",
-        "def relu(x: tensor[2]) = x\n"),
+        "def relu(x: tensor[2]) = x\n",
+    ),
     "E-NAME-004": ErrorCode(
         "a name used as what it is not",
         "A function is called, not used as a value (f(x), not f); a tensor is not called; a "
         "def cannot call itself (there is no recursion).",
-        "def f(x: tensor[2]) = x\nprint f + 1\n"),
+        "def f(x: tensor[2]) = x\nprint f + 1\n",
+    ),
     "E-ARG-001": ErrorCode(
         "the wrong number of arguments",
         "Each function takes a fixed number of positional arguments, and the message says "
         "what they are; options come as keywords after them (sum(x, axes=[0])).",
-        "print relu([1, 2], [3, 4])\n"),
+        "print relu([1, 2], [3, 4])\n",
+    ),
     "E-ARG-002": ErrorCode(
         "a keyword argument that is not one",
         "Each builtin takes the keyword arguments the message lists, each once and after "
         "the positional ones; a def takes none.",
-        "print sum([1, 2], axis=[0])\n"),
+        "print sum([1, 2], axis=[0])\n",
+    ),
     "E-ARG-003": ErrorCode(
         "an argument that must be known when compiling",
         "Axes, shapes, indices, keepdims and the numbers of normal and uniform decide the "
         "shape of the result or the code, so they are numbers or lists of integers written "
         "in the program (or folded from them, or from shape(x)), not tensors computed when "
         "it runs.",
-        "let a = [[1, 2]]\nprint sum(a, axes=a)\n"),
+        "let a = [[1, 2]]\nprint sum(a, axes=a)\n",
+    ),
     "E-ARG-004": ErrorCode(
         "an argument out of its range",
         "An axis is from -rank to rank - 1 (negative ones count from the end) and given "
         "once; an index is within its axis; sizes are positive; a transpose names each axis "
         "once; a seed is from 0 to 2^63 - 1; normal's std is not negative and uniform's low "
         "is not above its high.",
-        "print sum([[1, 2]], axes=[2])\n"),
+        "print sum([[1, 2]], axes=[2])\n",
+    ),
     "E-BIND-001": ErrorCode(
         "an assignment to a let binding",
         "A let binding never changes; declare the name with var to update it in place "
         "(w += g) or rebind it (w = EXPR).",
-        "let w = [1, 2]\nw += [1, 1]\n"),
+        "let w = [1, 2]\nw += [1, 1]\n",
+    ),
     "E-BIND-002": ErrorCode(
         "an update that would change a var's type",
         "w += g writes into the buffer w owns, so w + g must have w's shape and element "
         "type: g may broadcast to w, not w to g. Rebind it (w = w + g) to get a new tensor.",
-        "var w = [1, 2]\nw += [[1, 1], [2, 2]]\n"),
+        "var w = [1, 2]\nw += [[1, 1], [2, 2]]\n",
+    ),
     "E-BIND-003": ErrorCode(
         "a value that does not have its declared type",
         "let a: TYPE = ... and def f(...) -> TYPE = ... state the type the value must have; "
         "only a literal or a number converts to it (let a: tensor[2xi32] = [1, 2]). Use "
         "cast to convert a tensor.",
-        "let a: tensor[3] = [1, 2]\n"),
+        "let a: tensor[3] = [1, 2]\n",
+    ),
     "E-DIM-001": ErrorCode(
         "shapes do not fit",
         "The operands' shapes cannot combine: an elementwise operator broadcasts as NumPy "
         "does (sizes equal, or one of them 1, aligned from the right; a ? never grows), @ "
         "needs the inner sizes equal, an argument must have the parameter's shape. The note "
         "names the operands as written, with their shapes and element types.",
-        "def f(x: tensor[2x16], weight: tensor[32x8]) = x @ weight\n"),
+        "def f(x: tensor[2x16], weight: tensor[32x8]) = x @ weight\n",
+    ),
     "E-DIM-002": ErrorCode(
         "element types differ, or a name is not an element type",
         "Two tensors of different element types never combine: cast one (cast(x, f32)). A "
         "number takes the tensor's type, so an integer tensor takes only integers in its "
         "range; i1 (true/false) has no arithmetic; float functions need floats; dtype= and "
         f"cast take {ELEMENT_TYPE_NAMES}.",
-        "def f(x: tensor[3xf32], y: tensor[3]) = x + y\n"),
+        "def f(x: tensor[3xf32], y: tensor[3]) = x + y\n",
+    ),
     "E-DIM-003": ErrorCode(
         "a tensor was expected",
         "The operation works on tensors, and got a number known when compiling (which has "
         "no shape): @, a def's body, element access, the reductions and shape operations. "
         "full(shape(x), 2.0) or a literal makes a tensor of a number.",
-        "print 2 @ [[1, 2]]\n"),
+        "print 2 @ [[1, 2]]\n",
+    ),
 }
 
 

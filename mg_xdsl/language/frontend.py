@@ -38,8 +38,10 @@ from mg_xdsl.language.syntax_tree import Def
 __all__ = ["MgError", "MgWarning", "Signature", "Program", "parse_program", "compile_source"]
 
 # Said of a library's program (mgc lib, the Python API), which keeps only the defs.
-LEFT_OUT = ("a library holds only the program's defs: this top-level statement and any after it are "
-            "left out (mgc run runs them)")
+LEFT_OUT = (
+    "a library holds only the program's defs: this top-level statement and any after it are "
+    "left out (mgc run runs them)"
+)
 
 
 class Program:
@@ -85,8 +87,9 @@ def decode(source: bytes | str, path: str) -> str:
             source = source.decode("utf-8")
         except UnicodeDecodeError as e:
             line = len(split_lines(source[: e.start].decode("utf-8")))
-            raise MgError(line, f"the file is not UTF-8 text (byte 0x{source[e.start]:02x})", path,
-                          code="E-SYN-001") from None
+            raise MgError(
+                line, f"the file is not UTF-8 text (byte 0x{source[e.start]:02x})", path, code="E-SYN-001"
+            ) from None
     return source.removeprefix("\ufeff")
 
 

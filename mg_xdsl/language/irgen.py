@@ -56,11 +56,28 @@ from mg_xdsl.language.syntax_tree import (
 
 # Each operator, and each builtin that combines two tensors, by the name that mg.scalar gives
 # it; the mg op of two tensors for each (a comparison's is mg.compare).
-OPERATORS = {"+": "add", "-": "sub", "*": "mul", "/": "div",
-             "<": "lt", "<=": "le", ">": "gt", ">=": "ge", "==": "eq", "!=": "ne"}
+OPERATORS = {
+    "+": "add",
+    "-": "sub",
+    "*": "mul",
+    "/": "div",
+    "<": "lt",
+    "<=": "le",
+    ">": "gt",
+    ">=": "ge",
+    "==": "eq",
+    "!=": "ne",
+}
 ELEMENTWISE_OPS: dict[str, type[mg.ElementwiseBinaryOp]] = {
-    "add": mg.AddOp, "sub": mg.SubOp, "mul": mg.MulOp, "div": mg.DivOp,
-    "max": mg.MaxOp, "min": mg.MinOp, "pow": mg.PowOp, "atan2": mg.Atan2Op}
+    "add": mg.AddOp,
+    "sub": mg.SubOp,
+    "mul": mg.MulOp,
+    "div": mg.DivOp,
+    "max": mg.MaxOp,
+    "min": mg.MinOp,
+    "pow": mg.PowOp,
+    "atan2": mg.Atan2Op,
+}
 
 Value = SSAValue | int | float  # a matrix's SSA value, or a compile-time number
 
@@ -139,9 +156,12 @@ class IRGen:
         (``var v = a`` copies ``a``'s value, computed or not). A constant is a global, and a
         cast or a call may give back its operand's buffer: they are copied too."""
         owner = value.owner if isinstance(value, SSAValue) else None
-        fresh = (isinstance(owner, Operation) and owner.name.startswith("mg.")
-                 and not isinstance(owner, mg.CastOp | mg.ConstantOp)
-                 and value not in self.named)
+        fresh = (
+            isinstance(owner, Operation)
+            and owner.name.startswith("mg.")
+            and not isinstance(owner, mg.CastOp | mg.ConstantOp)
+            and value not in self.named
+        )
         if is_number(value) or fresh:
             return value
         return self.emit(self.main, mg.ConvertOp(value, value.type.element_type), tok)  # type: ignore[union-attr]
@@ -176,8 +196,10 @@ class IRGen:
         body = self.expr(d.body, fn)
         self.emit(fn, func.ReturnOp(body), d.name)
         sig = self.checker.functions[d.name.text]
-        fn_type = FunctionType.from_lists([mg.tensor_type(t.shape, t.element) for t in sig.types],
-                                          [mg.tensor_type(sig.result, sig.result_type.element)])
+        fn_type = FunctionType.from_lists(
+            [mg.tensor_type(t.shape, t.element) for t in sig.types],
+            [mg.tensor_type(sig.result, sig.result_type.element)],
+        )
         op = func.FuncOp(d.name.text, fn_type, Region(fn.block))
         # Callable from C, C++ and Python through a `_mlir_ciface_` wrapper.
         op.attributes["llvm.emit_c_interface"] = UnitAttr()
@@ -246,8 +268,9 @@ class IRGen:
             return self.emit(fn, mg.CompareOp(lhs, rhs, op), tok)
         return self.emit(fn, ELEMENTWISE_OPS[op](lhs, rhs), tok)  # of type tensor<t.shape>
 
-    def grow(self, fn: Function, v: SSAValue, target: Shape, tok: Token, others: list[SSAValue],
-             check: Callable[[int], str]) -> SSAValue:
+    def grow(
+        self, fn: Function, v: SSAValue, target: Shape, tok: Token, others: list[SSAValue], check: Callable[[int], str]
+    ) -> SSAValue:
         """Broadcast ``v`` to ``target`` with an explicit ``mg.broadcast`` where needed. A
         ``?`` of ``v`` where ``target`` has a static size is never broadcast: an ``mg.cast``
         claims that size first (checked at run time, ``check(d)`` the message for dimension
@@ -263,8 +286,9 @@ class IRGen:
         like = [o for o in others if isinstance(o, SSAValue)] if None in target[:lead] else []
         return self.emit(fn, mg.BroadcastOp(v, mg.tensor_type(target, element), like), tok)
 
-    def claim_sizes(self, fn: Function, v: SSAValue, shape: Shape, rank: int, tok: Token,
-                    check: Callable[[int], str]) -> SSAValue:
+    def claim_sizes(
+        self, fn: Function, v: SSAValue, shape: Shape, rank: int, tok: Token, check: Callable[[int], str]
+    ) -> SSAValue:
         """``v`` with the static sizes of ``shape`` (aligned on the right) claimed for its
         ``?``s; ``check(d)`` the message for dimension ``d`` of a result of rank ``rank``."""
         have = mg.shape_of(v.type)
@@ -279,10 +303,15 @@ class IRGen:
         or a ``?`` for a static size); ``message(d)`` is what the run-time check of a claimed
         dimension ``d`` says when the size differs."""
         shape = mg.shape_of(v.type)
-        messages = [message(d) if want is not None and have is None else ""
-                    for d, (have, want) in enumerate(zip(shape, claimed))]
-        cast = mg.CastOp(v, mg.tensor_type(claimed, v.type.element_type),  # type: ignore[attr-defined]
-                         messages if any(messages) else None)
+        messages = [
+            message(d) if want is not None and have is None else ""
+            for d, (have, want) in enumerate(zip(shape, claimed))
+        ]
+        cast = mg.CastOp(
+            v,
+            mg.tensor_type(claimed, v.type.element_type),  # type: ignore[attr-defined]
+            messages if any(messages) else None,
+        )
         return self.emit(fn, cast, tok)
 
     def constant(self, fn: Function, t: TensorType, values: list[int | float], tok: Token) -> SSAValue:
@@ -303,8 +332,9 @@ class IRGen:
         converted = [self.emit(fn, mg.ConvertOp(v, wide), tok) for v in operands]
         return self.emit(fn, mg.ConvertOp(build(*converted), element), tok)
 
-    def reduction(self, fn: Function, tok: Token, kind: str, x: SSAValue, axes: list[int], keepdims: bool,
-                  t: TensorType) -> SSAValue:
+    def reduction(
+        self, fn: Function, tok: Token, kind: str, x: SSAValue, axes: list[int], keepdims: bool, t: TensorType
+    ) -> SSAValue:
         """``kind`` (sum, prod, max, min, mean) along ``axes``: one ``mg.reduce`` per axis, the
         last axis first (each keeps its axis, of size 1); a mean divides by the number of
         elements folded; without ``keepdims``, ``mg.reshape`` drops the axes. (``bf16``: all
@@ -314,8 +344,9 @@ class IRGen:
             return x
         return self.accumulating(fn, tok, [x], lambda x: self.reduce_axes(fn, tok, kind, x, axes, keepdims, t))
 
-    def reduce_axes(self, fn: Function, tok: Token, kind: str, x: SSAValue, axes: list[int], keepdims: bool,
-                    t: TensorType) -> SSAValue:
+    def reduce_axes(
+        self, fn: Function, tok: Token, kind: str, x: SSAValue, axes: list[int], keepdims: bool, t: TensorType
+    ) -> SSAValue:
         mean, kind = kind == "mean", "sum" if kind == "mean" else kind
         count = 1
         # The innermost axis first: its loop then reads contiguous elements, and the later
@@ -343,6 +374,7 @@ class IRGen:
             return self.emit(fn, mg.ReshapeOp(x, mg.tensor_type(t.shape, t.element)), name)  # type: ignore[arg-type]
         if name.text == "slice":
             return self.emit(fn, mg.SliceOp(x, options["axis"], options["start"], options["stop"]), name)  # type: ignore[arg-type]
+
         def differs(d: int) -> str:
             return f"mg.broadcast: dimension {d} differs at runtime from the shape broadcast to"
 
@@ -357,12 +389,27 @@ class IRGen:
         if tok.text == "cumsum":
             args = [self.emit(fn, mg.FullLikeOp(args[0], 1.0, t.element), tok), args[0]]  # type: ignore[arg-type]
         check = operands_differ(mg.LinearScanOp)
-        grown = [self.grow(fn, v, t.shape, tok, [o for o in args if o is not v], check) if isinstance(v, SSAValue)
-                 else v for v in args]
-        a, b = (self.emit(fn, mg.FullLikeOp(next(o for o in grown if isinstance(o, SSAValue)), v, t.element), tok)
-                if is_number(v) else v for v in grown)
-        return self.emit(fn, mg.LinearScanOp(a, b, options["axis"], options["reverse"],  # type: ignore[arg-type]
-                                             mg.tensor_type(t.shape, t.element)), tok)
+        grown = [
+            self.grow(fn, v, t.shape, tok, [o for o in args if o is not v], check) if isinstance(v, SSAValue) else v
+            for v in args
+        ]
+        a, b = (
+            self.emit(fn, mg.FullLikeOp(next(o for o in grown if isinstance(o, SSAValue)), v, t.element), tok)
+            if is_number(v)
+            else v
+            for v in grown
+        )
+        return self.emit(
+            fn,
+            mg.LinearScanOp(
+                a,
+                b,
+                options["axis"],
+                options["reverse"],  # type: ignore[arg-type]
+                mg.tensor_type(t.shape, t.element),
+            ),
+            tok,
+        )
 
     def random(self, fn: Function, tok: Token, options: dict, t: TensorType) -> SSAValue:
         """``mg.random``; a spread of zero (``std=0.0``, ``low == high``) is the constant
@@ -388,11 +435,15 @@ class IRGen:
         if len(tensors) == 2:
             values = shapes.broadcast_shapes(*(mg.shape_of(v.type) for v in tensors))
             args = [args[0], *(self.claim_sizes(fn, v, values, len(t.shape), tok, check) for v in tensors)]
-        grown = [self.grow(fn, a, t.shape, tok, [o for o in args if o is not a], check) if isinstance(a, SSAValue)
-                 else a for a in args]
+        grown = [
+            self.grow(fn, a, t.shape, tok, [o for o in args if o is not a], check) if isinstance(a, SSAValue) else a
+            for a in args
+        ]
         mask = grown[0]
-        values = [self.emit(fn, mg.FullLikeOp(mask, v, t.element), tok) if is_number(v) else v  # type: ignore[arg-type]
-                  for v in grown[1:]]
+        values = [
+            self.emit(fn, mg.FullLikeOp(mask, v, t.element), tok) if is_number(v) else v  # type: ignore[arg-type]
+            for v in grown[1:]
+        ]
         return self.emit(fn, mg.SelectOp(mask, *values), tok)  # type: ignore[arg-type]
 
     # -- calls: a builtin's is built by its family's method (its record names the family) --
@@ -474,7 +525,12 @@ class IRGen:
                 # is expected is checked when the program runs (the argument named as the
                 # checker's errors name it).
                 wanted = f"argument {i} of {name.text} ({pname}) must be {type_text(ptype)}"
-                arg = self.claim(fn, arg, ptype.shape, name,  # type: ignore[arg-type]
-                                 lambda d: f"{wanted}: its size in dimension {d} differs at runtime")
+                arg = self.claim(
+                    fn,
+                    arg,
+                    ptype.shape,
+                    name,  # type: ignore[arg-type]
+                    lambda d: f"{wanted}: its size in dimension {d} differs at runtime",
+                )
             values.append(arg)  # type: ignore[arg-type]
         return self.emit(fn, func.CallOp(name.text, values, [mg.tensor_type(t.shape, t.element)]), name)

@@ -76,7 +76,7 @@ def shorten(text: str, limit: int = 60) -> str:
     """``text``, or its two ends if it is longer than ``limit``: for runaway input in messages."""
     if len(text) <= limit:
         return text
-    return f"{text[: limit // 2]}...{text[-(limit // 2):]} ({len(text)} characters)"
+    return f"{text[: limit // 2]}...{text[-(limit // 2) :]} ({len(text)} characters)"
 
 
 def found(tok: Token) -> str:
@@ -129,8 +129,9 @@ class Parser:
         self.depth += 1
         if self.depth > MAX_NESTING:
             raise self.error(
-                f"expression is nested too deeply (more than {MAX_NESTING} levels of "
-                "parentheses and calls)", tok, code="E-LIMIT-001"
+                f"expression is nested too deeply (more than {MAX_NESTING} levels of parentheses and calls)",
+                tok,
+                code="E-LIMIT-001",
             )
 
     # -- statements ---------------------------------------------------------------------
@@ -141,8 +142,10 @@ class Parser:
             return self.define()
         if head.kind == "name" and head.text in ("let", "var"):
             if not (self.peek(1).kind == "name" and self.peek(2).text in ("=", ":")):
-                raise self.error(f"expected '{head.text} NAME = EXPR' or '{head.text} NAME: TYPE = EXPR'",
-                                 between(head, self.tokens[-2]))
+                raise self.error(
+                    f"expected '{head.text} NAME = EXPR' or '{head.text} NAME: TYPE = EXPR'",
+                    between(head, self.tokens[-2]),
+                )
             self.pos = 2
             declared = None
             if self.next().text == ":":
@@ -208,8 +211,10 @@ class Parser:
         op = self.next()
         right = self.sum()
         if self.at_comparison():
-            raise self.error(f"comparisons do not chain: write a {op.text} b and b {self.peek().text} c "
-                             f"as two comparisons (a {op.text} b is a tensor of i1)")
+            raise self.error(
+                f"comparisons do not chain: write a {op.text} b and b {self.peek().text} c "
+                f"as two comparisons (a {op.text} b is a tensor of i1)"
+            )
         return self.spanned(Compare(left.tok, left, op, right), left.start_token)
 
     def at_comparison(self) -> bool:
@@ -296,8 +301,9 @@ class Parser:
                     raise self.error(f"keyword argument {key.text} is given twice", key, "E-ARG-002")
                 keywords[key.text] = (key, self.expr())
             elif keywords:
-                raise self.error(f"a positional argument cannot follow the keyword argument "
-                                 f"{list(keywords)[-1]}", code="E-ARG-002")
+                raise self.error(
+                    f"a positional argument cannot follow the keyword argument {list(keywords)[-1]}", code="E-ARG-002"
+                )
             else:
                 args.append(self.expr())
             if self.peek().text != ",":
@@ -319,7 +325,7 @@ class Parser:
         ``true``/``false``, or a parenthesis, directly in it (not in a list inside it: a
         literal with a name in a row is a literal that is wrong); else a literal of numbers."""
         depth = 0
-        for tok in self.tokens[self.pos:]:
+        for tok in self.tokens[self.pos :]:
             depth += tok.text == "["
             depth -= tok.text == "]"
             if depth == 0 or tok.kind == "end":
@@ -339,8 +345,11 @@ class Parser:
         self.booleans = 0
         shape = self.nested_list(values, start, 0)
         if 0 < self.booleans < len(values):
-            raise self.error("a literal's elements are all numbers or all true/false, not both",
-                             between(start, self.tokens[self.pos - 1]), "E-SYN-003")
+            raise self.error(
+                "a literal's elements are all numbers or all true/false, not both",
+                between(start, self.tokens[self.pos - 1]),
+                "E-SYN-003",
+            )
         return Literal(start, shape, values, boolean=self.booleans > 0)
 
     def nested_list(self, values: list[int | float], start: Token, depth: int) -> Shape:
@@ -349,8 +358,11 @@ class Parser:
         if depth >= MAX_NESTING:
             raise self.error(f"literal nested too deeply (more than {MAX_NESTING} levels)", opening, "E-LIMIT-001")
         if self.peek().text == "]":
-            raise self.error("a literal's lists cannot be empty: a tensor has no dimension of size 0",
-                             between(opening, self.peek()), "E-SYN-003")
+            raise self.error(
+                "a literal's lists cannot be empty: a tensor has no dimension of size 0",
+                between(opening, self.peek()),
+                "E-SYN-003",
+            )
         if self.peek().text != "[":  # a list of numbers
             length = 0
             while True:
@@ -358,8 +370,8 @@ class Parser:
                 length += 1
                 if len(values) > MAX_LITERAL_ELEMENTS:
                     raise self.error(
-                        f"matrix literal is too large (more than {MAX_LITERAL_ELEMENTS} elements)", start,
-                        "E-LIMIT-001")
+                        f"matrix literal is too large (more than {MAX_LITERAL_ELEMENTS} elements)", start, "E-LIMIT-001"
+                    )
                 if self.peek().text == ",":
                     self.next()
                     continue
@@ -376,17 +388,23 @@ class Parser:
                     raise self.error(
                         f"rows of a matrix literal must have equal length: row 1 has "
                         f"{inner[0]} elements, row {count} has {shape[0]}",
-                        between(row_start, self.tokens[self.pos - 1]), "E-SYN-003")
+                        between(row_start, self.tokens[self.pos - 1]),
+                        "E-SYN-003",
+                    )
                 raise self.error(
                     f"the lists of a literal must have equal shapes: list 1 is "
                     f"{shapes.fmt_shape(inner) or 'a number'} and list {count} "
-                    f"{shapes.fmt_shape(shape)}", between(row_start, self.tokens[self.pos - 1]), "E-SYN-003")
+                    f"{shapes.fmt_shape(shape)}",
+                    between(row_start, self.tokens[self.pos - 1]),
+                    "E-SYN-003",
+                )
             inner = shape
             if self.peek().text == ",":
                 self.next()
                 if self.peek().text != "[":
-                    raise self.error(f"expected '[' after ',' in a nested literal, found {found(self.peek())}",
-                                     code="E-SYN-003")
+                    raise self.error(
+                        f"expected '[' after ',' in a nested literal, found {found(self.peek())}", code="E-SYN-003"
+                    )
                 continue
             self.expect("]", "',' or ']' after a row of the matrix literal")
             return (count, *inner)
@@ -425,8 +443,12 @@ class Parser:
         if parts and parts[-1] in element_types.NAMES:
             element = element_types.NAMES[parts.pop()]
         elif parts and parts[-1][:1].isalpha():
-            raise self.error(f"unknown element type {shorten(parts[-1])!r} in tensor[{shorten(text)}]: "
-                             f"the element types are {', '.join(element_types.NAMES)}", written, "E-SYN-004")
+            raise self.error(
+                f"unknown element type {shorten(parts[-1])!r} in tensor[{shorten(text)}]: "
+                f"the element types are {', '.join(element_types.NAMES)}",
+                written,
+                "E-SYN-004",
+            )
         dims: list[int | None] = []
         for p in parts:
             digits = p.lstrip("0")
@@ -434,14 +456,17 @@ class Parser:
                 dims.append(None)
             elif not (p.isascii() and p.isdigit()) or not digits:
                 raise self.error(
-                    f"a dimension is a positive integer or '?', got {shorten(p)!r} in "
-                    f"tensor[{shorten(text)}]", written, "E-SYN-004"
+                    f"a dimension is a positive integer or '?', got {shorten(p)!r} in tensor[{shorten(text)}]",
+                    written,
+                    "E-SYN-004",
                 )
             # Compared as text first: int() refuses strings of more than 4300 digits.
             elif len(digits) > len(str(MAX_DIMENSION)) or int(digits) > MAX_DIMENSION:
                 raise self.error(
                     f"dimension {shorten(p)} in tensor[{shorten(text)}] is too large: a "
-                    f"dimension is at most 2^40 = {MAX_DIMENSION}", written, "E-LIMIT-001"
+                    f"dimension is at most 2^40 = {MAX_DIMENSION}",
+                    written,
+                    "E-LIMIT-001",
                 )
             else:
                 dims.append(int(digits))

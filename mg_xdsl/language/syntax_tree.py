@@ -6,7 +6,6 @@ A run of operators of one precedence is one ``Chain`` node and a run of minus si
 ``Negate`` node, so that a chain of any length is walked in loops, in constant stack depth.
 """
 
-
 from dataclasses import dataclass, field
 
 from xdsl.ir import Attribute
@@ -174,4 +173,3 @@ class Def:
 
 
 Statement = Let | Assign | Print | Def
-

@@ -39,7 +39,10 @@ _PROJECT_PASSES: dict[str, tuple[str, str]] = {
     "reconcile-unrealized-casts": ("conversions.to_llvm.reconcile_unrealized_casts", "ReconcileUnrealizedCastsPass"),
     "affine-parallelize": ("transforms.affine.affine_parallelize", "AffineParallelizePass"),
     "affine-loop-normalize": ("transforms.affine.affine_loop_normalize", "AffineLoopNormalizePass"),
-    "convert-parallel-loops-to-threads": ("conversions.convert_parallel_loops_to_threads", "ConvertParallelLoopsToThreadsPass"),
+    "convert-parallel-loops-to-threads": (
+        "conversions.convert_parallel_loops_to_threads",
+        "ConvertParallelLoopsToThreadsPass",
+    ),
     "convert-parallel-loops-to-gpu": ("conversions.gpu.convert_parallel_loops_to_gpu", "ConvertParallelLoopsToGpuPass"),
     "gpu-kernel-outlining": ("conversions.gpu.gpu_kernel_outlining", "GpuKernelOutliningPass"),
     "convert-gpu-to-nvvm": ("conversions.gpu.convert_gpu_to_nvvm", "ConvertGpuToNVVMPass"),
@@ -62,10 +65,7 @@ def _loader(module: str, cls: str) -> Callable[[], type[ModulePass]]:
 
 def project_passes() -> dict[str, Callable[[], type[ModulePass]]]:
     """The passes this project defines, name -> lazy class loader."""
-    return {
-        name: _loader(f"mg_xdsl.{mod}", cls)
-        for name, (mod, cls) in _PROJECT_PASSES.items()
-    }
+    return {name: _loader(f"mg_xdsl.{mod}", cls) for name, (mod, cls) in _PROJECT_PASSES.items()}
 
 
 def all_passes() -> dict[str, Callable[[], type[ModulePass]]]:

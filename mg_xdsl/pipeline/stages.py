@@ -70,8 +70,12 @@ class Stage:
 
 REFERENCE_STAGES: tuple[Stage, ...] = (
     Stage("mg", (), (), "the mg dialect, as the front end produces it"),
-    Stage("affine", ("lower-mg-to-affine", "buffer-deallocation"), ("mg",),
-          "affine loop nests on memrefs, each buffer freed after its last use"),
+    Stage(
+        "affine",
+        ("lower-mg-to-affine", "buffer-deallocation"),
+        ("mg",),
+        "affine loop nests on memrefs, each buffer freed after its last use",
+    ),
     # affine-loop-normalize: a loop of one iteration (a ?x1 result's columns) is its body,
     # a fifth of a typical program's loops fewer for every later pass.
     # cse: lower-affine makes the constants of each loop's bounds afresh, 70% of the ops it
@@ -80,11 +84,24 @@ REFERENCE_STAGES: tuple[Stage, ...] = (
     # function's size.)
     # optnone-small-functions: LLVM would spend longer optimising a function of a few
     # thousand loop iterations than the function runs.
-    Stage("scf", ("affine-loop-normalize{promote-single-iter=true}", "lower-affine", "cse",
-                  "outline-loop-nests", "optnone-small-functions"),
-          ("mg", "affine"), "scf.for loops"),
-    Stage("cf", ("convert-scf-to-cf", "lower-assert-to-stderr"), ("mg", "affine", "scf", "cf.assert"),
-          "blocks and branches; run-time checks call mgrt_check_failed"),
+    Stage(
+        "scf",
+        (
+            "affine-loop-normalize{promote-single-iter=true}",
+            "lower-affine",
+            "cse",
+            "outline-loop-nests",
+            "optnone-small-functions",
+        ),
+        ("mg", "affine"),
+        "scf.for loops",
+    ),
+    Stage(
+        "cf",
+        ("convert-scf-to-cf", "lower-assert-to-stderr"),
+        ("mg", "affine", "scf", "cf.assert"),
+        "blocks and branches; run-time checks call mgrt_check_failed",
+    ),
     Stage(
         "llvm",
         (
@@ -99,6 +116,8 @@ REFERENCE_STAGES: tuple[Stage, ...] = (
         "the LLVM dialect",
     ),
 )
+
+
 def _with(stage: Stage, *passes: str) -> Stage:
     return Stage(stage.name, passes, stage.gone, stage.description)
 
@@ -106,26 +125,38 @@ def _with(stage: Stage, *passes: str) -> Stage:
 _MG, _AFFINE, _SCF, _CF, _LLVM = REFERENCE_STAGES
 OPTIMISED_STAGES: tuple[Stage, ...] = (
     _MG,
-    Stage("linalg",
-          ("convert-mg-to-linalg",
-           "linalg-fuse-elementwise-ops",  # one generic, and no buffer, per tree of elementwise ops
-           "reuse-dying-buffers"),  # an elementwise result written over an input that dies there
-          ("mg",), "linalg ops on memrefs: what each op computes, as maps and iterator types"),
-    Stage("affine",
-          ("vectorize-reductions",  # row sums with vector accumulators, column sums by rows
-           "tile-matmul",  # packed, cache-tiled, register-blocked matrix products
-           "stream-large-results",  # large results written past the caches
-           # loop nests; the parallel loops of those with enough work for threads
-           f"convert-linalg-to-affine-loops{{min-parallel-work={MIN_WORK}}}",
-           "buffer-deallocation"),
-          ("mg", "linalg"), _AFFINE.description),
-    _with(_SCF,
-          "affine-loop-normalize{promote-single-iter=true}",
-          "lower-affine",
-          "cse",
-          "convert-parallel-loops-to-threads",  # large parallel loops split across cores
-          "outline-loop-nests",
-          "optnone-small-functions"),
+    Stage(
+        "linalg",
+        (
+            "convert-mg-to-linalg",
+            "linalg-fuse-elementwise-ops",  # one generic, and no buffer, per tree of elementwise ops
+            "reuse-dying-buffers",
+        ),  # an elementwise result written over an input that dies there
+        ("mg",),
+        "linalg ops on memrefs: what each op computes, as maps and iterator types",
+    ),
+    Stage(
+        "affine",
+        (
+            "vectorize-reductions",  # row sums with vector accumulators, column sums by rows
+            "tile-matmul",  # packed, cache-tiled, register-blocked matrix products
+            "stream-large-results",  # large results written past the caches
+            # loop nests; the parallel loops of those with enough work for threads
+            f"convert-linalg-to-affine-loops{{min-parallel-work={MIN_WORK}}}",
+            "buffer-deallocation",
+        ),
+        ("mg", "linalg"),
+        _AFFINE.description,
+    ),
+    _with(
+        _SCF,
+        "affine-loop-normalize{promote-single-iter=true}",
+        "lower-affine",
+        "cse",
+        "convert-parallel-loops-to-threads",  # large parallel loops split across cores
+        "outline-loop-nests",
+        "optnone-small-functions",
+    ),
     _CF,
     _LLVM,
 )
@@ -140,12 +171,21 @@ STAGE_NAMES = tuple(s.name for s in OPTIMISED_STAGES)
 # pipeline's ``cf`` and ``llvm`` stages.
 GPU_STAGES: tuple[Stage, ...] = (
     _MG,
-    Stage("gpu",
-          ("lower-mg-to-affine", "buffer-deallocation",
-           "affine-parallelize",  # every parallel loop, however small, is a kernel
-           "lower-affine", "convert-parallel-loops-to-gpu", "gpu-kernel-outlining", "dce",
-           "convert-gpu-to-nvvm"),
-          ("mg", "affine", "scf.parallel"), "kernels in the LLVM dialect"),
+    Stage(
+        "gpu",
+        (
+            "lower-mg-to-affine",
+            "buffer-deallocation",
+            "affine-parallelize",  # every parallel loop, however small, is a kernel
+            "lower-affine",
+            "convert-parallel-loops-to-gpu",
+            "gpu-kernel-outlining",
+            "dce",
+            "convert-gpu-to-nvvm",
+        ),
+        ("mg", "affine", "scf.parallel"),
+        "kernels in the LLVM dialect",
+    ),
     Stage("host", ("gpu-to-runtime-calls",), ("gpu",), "kernel launches as calls"),
     _CF,
     _LLVM,
@@ -187,8 +227,7 @@ def context() -> Context:
     from mg_xdsl.dialects.mg import Mg
 
     ctx = Context()
-    for d in (builtin.Builtin, func.Func, arith.Arith, memref.MemRef, affine.Affine,
-              scf.Scf, cf.Cf, llvm.LLVM, Mg):
+    for d in (builtin.Builtin, func.Func, arith.Arith, memref.MemRef, affine.Affine, scf.Scf, cf.Cf, llvm.LLVM, Mg):
         ctx.load_dialect(d)
     # linalg (11 ms to import) is loaded when a text names one of its ops; the passes that
     # make linalg ops import it themselves.
@@ -219,13 +258,18 @@ def stages_to(to: str, optimise: bool = False) -> tuple[Stage, ...]:
     stages = OPTIMISED_STAGES if optimise else REFERENCE_STAGES
     names = [s.name for s in stages]
     if to not in names:
-        raise ValueError(f"the reference pipeline has no {to!r} stage: it lowers the mg dialect "
-                         "straight to affine loops (leave out --reference to see it)")
-    return stages[1:names.index(to) + 1]
+        raise ValueError(
+            f"the reference pipeline has no {to!r} stage: it lowers the mg dialect "
+            "straight to affine loops (leave out --reference to see it)"
+        )
+    return stages[1 : names.index(to) + 1]
 
 
-TARGETED_PASSES = {"vectorize-reductions": {"datapath": True}, "tile-matmul": {"fma": True, "caches": True},
-                   "stream-large-results": {"datapath": True, "streaming": True}}
+TARGETED_PASSES = {
+    "vectorize-reductions": {"datapath": True},
+    "tile-matmul": {"fma": True, "caches": True},
+    "stream-large-results": {"datapath": True, "streaming": True},
+}
 """The passes whose code depends on the CPU (their options describe its vector unit), and
 what else of it they take: its datapath, its fused multiply-add, its cache sizes, its
 streaming stores."""
@@ -244,8 +288,13 @@ def for_target(name: str, t: Target | None = None) -> str:
 
 
 def run_stage(
-    module: ModuleOp, stage: Stage, ctx: Context, timer: Timer | None = None,
-    verify_each_pass: bool = False, verify_result: bool = True, target: Target | None = None,
+    module: ModuleOp,
+    stage: Stage,
+    ctx: Context,
+    timer: Timer | None = None,
+    verify_each_pass: bool = False,
+    verify_result: bool = True,
+    target: Target | None = None,
 ) -> None:
     """Run one stage's passes in place, verify the result (unless not ``verify_result``),
     then check what must be gone. (``mg-opt`` verifies after every single pass; so does this
@@ -269,8 +318,12 @@ def run_stage(
 
 
 def lower(
-    module: ModuleOp, to: str = "llvm", ctx: Context | None = None, timer: Timer | None = None,
-    optimise: bool = False, target: Target | None = None,
+    module: ModuleOp,
+    to: str = "llvm",
+    ctx: Context | None = None,
+    timer: Timer | None = None,
+    optimise: bool = False,
+    target: Target | None = None,
 ) -> ModuleOp:
     """Lower an mg-dialect module in place to stage ``to``; returns ``module``."""
     ctx = ctx or context()
@@ -315,15 +368,20 @@ class PipelinePass(ModulePass):
             except ValueError as e:
                 raise PassFailedException(f"{self.name}: {e}") from None
             target = target_of(self.cpu)
-        for stage in self.stages[1:names.index(to) + 1]:
+        for stage in self.stages[1 : names.index(to) + 1]:
             run_stage(op, stage, ctx, target=target)
 
 
 def pipeline_passes() -> dict[str, type[PipelinePass]]:
     """A pass class for each of ``PIPELINES``, by name."""
-    return {name: type(name.title().replace("-", ""), (PipelinePass,),
-                       {"name": name, "stages": stages, "__doc__": f"``{name}``: {what}."})
-            for name, (stages, what) in PIPELINES.items()}
+    return {
+        name: type(
+            name.title().replace("-", ""),
+            (PipelinePass,),
+            {"name": name, "stages": stages, "__doc__": f"``{name}``: {what}."},
+        )
+        for name, (stages, what) in PIPELINES.items()
+    }
 
 
 def pass_pipeline(optimise: bool = True, target: Target | None = None) -> str:

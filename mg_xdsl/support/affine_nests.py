@@ -31,8 +31,14 @@ def upper_bound(loop: affine.ForOp) -> int | SSAValue | None:
     bound: a number, or the run-time size of a ``()[s0] -> (s0)`` map; ``None`` for any
     other loop."""
     lower, upper = loop.lowerBoundMap.data, loop.upperBoundMap.data
-    if (lower.num_dims or lower.num_symbols or lower.results[0].value != 0  # type: ignore[attr-defined]
-            or loop.step.value.data != 1 or upper.num_dims or len(upper.results) != 1):
+    if (
+        lower.num_dims
+        or lower.num_symbols
+        or lower.results[0].value != 0  # type: ignore[attr-defined]
+        or loop.step.value.data != 1
+        or upper.num_dims
+        or len(upper.results) != 1
+    ):
         return None
     if upper.num_symbols == 0:
         return upper.results[0].value  # type: ignore[attr-defined]

@@ -70,8 +70,7 @@ def index_constant(value: int) -> SSAValue:
 def extents(like: SSAValue, shape: Sequence[int | None]) -> list[int | SSAValue]:
     """Loop extents for ``shape``: the number where it is static, else the run-time size of
     that dimension of ``like`` (a memref of the same rank)."""
-    return [d if d is not None else memref.DimOp(like, index_constant(i)).result
-            for i, d in enumerate(shape)]
+    return [d if d is not None else memref.DimOp(like, index_constant(i)).result for i, d in enumerate(shape)]
 
 
 def as_index(size: int | SSAValue) -> SSAValue:
@@ -102,7 +101,8 @@ def alloc(result_type: Attribute, sizes: Sequence[int | SSAValue]) -> SSAValue:
 
 
 def nest(
-    sizes: Sequence[int | SSAValue], body: Callable[[list[SSAValue]], None],
+    sizes: Sequence[int | SSAValue],
+    body: Callable[[list[SSAValue]], None],
     parallel: Sequence[bool] = (),
 ) -> None:
     """A perfect nest of loops, one per entry of ``sizes`` (outermost first), whose innermost
@@ -147,11 +147,9 @@ def to_memref(t: Attribute) -> Attribute:
     return memref_type_of(t) if isinstance(t, TensorType) else t
 
 
-
 def is_identity_layout(layout: Attribute) -> bool:
     return isinstance(layout, NoneAttr) or (
-        isinstance(layout, AffineMapAttr)
-        and layout.data == layout.data.identity(layout.data.num_dims)
+        isinstance(layout, AffineMapAttr) and layout.data == layout.data.identity(layout.data.num_dims)
     )
 
 
@@ -162,10 +160,7 @@ def static_strides_and_offset(t: MemRefType) -> tuple[list[int | None], int | No
     right is.
     """
     if isinstance(t.layout, StridedLayoutAttr):
-        strides = [
-            None if s is None or s == DYNAMIC_INDEX else s
-            for s in t.layout.get_strides()
-        ]
+        strides = [None if s is None or s == DYNAMIC_INDEX else s for s in t.layout.get_strides()]
         offset = t.layout.get_offset()
         return strides, None if offset is None or offset == DYNAMIC_INDEX else offset
     # An identity affine map is the default layout spelled out. Other layouts are declined

@@ -55,8 +55,15 @@ def split_captures(captured: Sequence[SSAValue]) -> tuple[list[SSAValue], list[S
     return constants, [v for v in captured if not isinstance(v.owner, arith.ConstantOp)]
 
 
-def for_loop(b: Builder, lb: SSAValue, ub: SSAValue, step: SSAValue | int,
-             body: LoopBody, inits: Sequence[SSAValue] = (), short: bool = False) -> list[SSAValue]:
+def for_loop(
+    b: Builder,
+    lb: SSAValue,
+    ub: SSAValue,
+    step: SSAValue | int,
+    body: LoopBody,
+    inits: Sequence[SSAValue] = (),
+    short: bool = False,
+) -> list[SSAValue]:
     """``scf.for %iv = lb to ub step step iter_args(inits)``; ``body(builder, iv, args)``
     builds the body and returns the values to yield. Returns the loop's results.
 
@@ -77,8 +84,13 @@ def for_loop(b: Builder, lb: SSAValue, ub: SSAValue, step: SSAValue | int,
     return list(b.insert(loop).results)
 
 
-def parallel_loop(b: Builder, ub: SSAValue, body: Callable[[Builder, SSAValue], None],
-                  min_chunk: int | None = None, work_scale: int | None = None) -> scf.ParallelOp:
+def parallel_loop(
+    b: Builder,
+    ub: SSAValue,
+    body: Callable[[Builder, SSAValue], None],
+    min_chunk: int | None = None,
+    work_scale: int | None = None,
+) -> scf.ParallelOp:
     """``scf.parallel %k = 0 to ub``, its body built by ``body(builder, k)``. ``min_chunk``
     tells ``convert-parallel-loops-to-threads`` how many iterations are worth a thread,
     where one iteration is known to be much work; ``work_scale``, how many elements' work
@@ -100,8 +112,7 @@ MIN_CHUNK_ATTR = "mg.min_chunk"
 WORK_SCALE_ATTR = "mg.work_scale"
 
 
-def if_else(b: Builder, cond: SSAValue, then: Callable[[Builder], None],
-            otherwise: Callable[[Builder], None]) -> None:
+def if_else(b: Builder, cond: SSAValue, then: Callable[[Builder], None], otherwise: Callable[[Builder], None]) -> None:
     """``scf.if cond { then } else { otherwise }``, each side built by a function."""
     regions = []
     for side in (then, otherwise):
@@ -113,8 +124,9 @@ def if_else(b: Builder, cond: SSAValue, then: Callable[[Builder], None],
     b.insert(scf.IfOp(cond, [], regions[0], regions[1]))
 
 
-def if_else_value(b: Builder, cond: SSAValue, then: Callable[[Builder], SSAValue],
-                  otherwise: Callable[[Builder], SSAValue]) -> SSAValue:
+def if_else_value(
+    b: Builder, cond: SSAValue, then: Callable[[Builder], SSAValue], otherwise: Callable[[Builder], SSAValue]
+) -> SSAValue:
     """``scf.if cond -> T { yield then } else { yield otherwise }``: the value of the side
     taken, each side built by a function that returns what it yields."""
     regions, types = [], []

@@ -80,8 +80,12 @@ def _position(position: tuple[int, ...]) -> DenseArrayBase:
 
 @cache
 def _gep_properties(element: Attribute) -> dict[str, Attribute]:
-    return {"rawConstantIndices": DenseArrayBase.from_list(i32, [llvm.GEP_USE_SSA_VAL]),
-            "elem_type": element, "noWrapFlags": integer_attr(0, i32), "inbounds": UnitAttr()}
+    return {
+        "rawConstantIndices": DenseArrayBase.from_list(i32, [llvm.GEP_USE_SSA_VAL]),
+        "elem_type": element,
+        "noWrapFlags": integer_attr(0, i32),
+        "inbounds": UnitAttr(),
+    }
 
 
 def _i1_like(t: Attribute) -> Attribute:
@@ -91,6 +95,7 @@ def _i1_like(t: Attribute) -> Attribute:
 
 # --- LLVM dialect ---------------------------------------------------------------------
 
+
 def llvm_constant(value: int, type: Attribute) -> llvm.ConstantOp:
     """``llvm.mlir.constant`` of an integer."""
     return create_op(llvm.ConstantOp, properties={"value": integer_attr(value, type)}, result_types=[type])
@@ -98,40 +103,52 @@ def llvm_constant(value: int, type: Attribute) -> llvm.ConstantOp:
 
 def llvm_gep(ptr: SSAValue, index: SSAValue, element: Attribute) -> llvm.GEPOp:
     """``llvm.getelementptr inbounds ptr[index]`` over elements of type ``element``."""
-    return create_op(llvm.GEPOp, operands=[ptr, index], result_types=[llvm.LLVMPointerType()],
-                     properties=_gep_properties(element))
+    return create_op(
+        llvm.GEPOp, operands=[ptr, index], result_types=[llvm.LLVMPointerType()], properties=_gep_properties(element)
+    )
 
 
 def llvm_extractvalue(container: SSAValue, position: Sequence[int], type: Attribute) -> llvm.ExtractValueOp:
-    return create_op(llvm.ExtractValueOp, operands=[container], result_types=[type],
-                     properties={"position": _position(tuple(position))})
+    return create_op(
+        llvm.ExtractValueOp,
+        operands=[container],
+        result_types=[type],
+        properties={"position": _position(tuple(position))},
+    )
 
 
 def llvm_insertvalue(container: SSAValue, value: SSAValue, position: Sequence[int]) -> llvm.InsertValueOp:
-    return create_op(llvm.InsertValueOp, operands=[container, value], result_types=[container.type],
-                     properties={"position": _position(tuple(position))})
+    return create_op(
+        llvm.InsertValueOp,
+        operands=[container, value],
+        result_types=[container.type],
+        properties={"position": _position(tuple(position))},
+    )
 
 
-def llvm_binary(kind: type[Operation], lhs: SSAValue, rhs: SSAValue,
-                overflow: IntegerAttr = _NO_OVERFLOW) -> Operation:
+def llvm_binary(kind: type[Operation], lhs: SSAValue, rhs: SSAValue, overflow: IntegerAttr = _NO_OVERFLOW) -> Operation:
     """``llvm.add``, ``llvm.mul``, ... (an op with overflow flags gets ``overflow``)."""
     properties = {"overflowFlags": overflow} if issubclass(kind, llvm.ArithmeticBinOpOverflow) else {}
     return create_op(kind, operands=[lhs, rhs], result_types=[lhs.type], properties=properties)
 
 
-def llvm_float_binary(kind: type[Operation], lhs: SSAValue, rhs: SSAValue,
-                      fast_math: llvm.FastMathAttr = _NO_FAST_MATH) -> Operation:
+def llvm_float_binary(
+    kind: type[Operation], lhs: SSAValue, rhs: SSAValue, fast_math: llvm.FastMathAttr = _NO_FAST_MATH
+) -> Operation:
     """``llvm.fadd``, ``llvm.fmul``, ..."""
-    return create_op(kind, operands=[lhs, rhs], result_types=[lhs.type],
-                     properties={"fastmathFlags": fast_math})
+    return create_op(kind, operands=[lhs, rhs], result_types=[lhs.type], properties={"fastmathFlags": fast_math})
 
 
 def llvm_icmp(predicate: str | int, lhs: SSAValue, rhs: SSAValue) -> llvm.ICmpOp:
     """``llvm.icmp``; the predicate by name (``"slt"``) or by number (arith numbers them
     alike)."""
     number = predicate if isinstance(predicate, int) else llvm.ICmpPredicateFlag(predicate).to_int()
-    return create_op(llvm.ICmpOp, operands=[lhs, rhs], result_types=[_i1_like(lhs.type)],
-                     properties={"predicate": integer_attr(number, i64)})
+    return create_op(
+        llvm.ICmpOp,
+        operands=[lhs, rhs],
+        result_types=[_i1_like(lhs.type)],
+        properties={"predicate": integer_attr(number, i64)},
+    )
 
 
 def llvm_load(ptr: SSAValue, type: Attribute, alignment: int | None = None) -> llvm.LoadOp:
@@ -148,29 +165,48 @@ def llvm_store(value: SSAValue, ptr: SSAValue, alignment: int | None = None) -> 
     return create_op(llvm.StoreOp, operands=[value, ptr], properties=properties)
 
 
-def llvm_call(callee: str | SymbolRefAttr, args: Sequence[SSAValue],
-              result: Attribute | None = None) -> llvm.CallOp:
+def llvm_call(callee: str | SymbolRefAttr, args: Sequence[SSAValue], result: Attribute | None = None) -> llvm.CallOp:
     """A direct C call of ``callee``; ``result`` None for a ``void`` one."""
     # All spelled out, defaults too: the generic form prints properties in this order, the
     # constructor's.
-    return create_op(llvm.CallOp, operands=list(args), result_types=[] if result is None else [result],
-                     properties={"callee": _symbol(callee) if isinstance(callee, str) else callee,
-                                 "fastmathFlags": _NO_FAST_MATH, "CConv": _C_CALL, "op_bundle_sizes": _NO_BUNDLES,
-                                 "operandSegmentSizes": segments(len(args), 0), "TailCallKind": _NO_TAIL_CALL})
+    return create_op(
+        llvm.CallOp,
+        operands=list(args),
+        result_types=[] if result is None else [result],
+        properties={
+            "callee": _symbol(callee) if isinstance(callee, str) else callee,
+            "fastmathFlags": _NO_FAST_MATH,
+            "CConv": _C_CALL,
+            "op_bundle_sizes": _NO_BUNDLES,
+            "operandSegmentSizes": segments(len(args), 0),
+            "TailCallKind": _NO_TAIL_CALL,
+        },
+    )
 
 
-def _conditional_branch(kind: type[Operation], cond: SSAValue, then: Block, then_args: Sequence[SSAValue],
-                        otherwise: Block, otherwise_args: Sequence[SSAValue]) -> Operation:
-    return create_op(kind, operands=[cond, *then_args, *otherwise_args], successors=[then, otherwise],
-                     properties={"operandSegmentSizes": segments(1, len(then_args), len(otherwise_args))})
+def _conditional_branch(
+    kind: type[Operation],
+    cond: SSAValue,
+    then: Block,
+    then_args: Sequence[SSAValue],
+    otherwise: Block,
+    otherwise_args: Sequence[SSAValue],
+) -> Operation:
+    return create_op(
+        kind,
+        operands=[cond, *then_args, *otherwise_args],
+        successors=[then, otherwise],
+        properties={"operandSegmentSizes": segments(1, len(then_args), len(otherwise_args))},
+    )
 
 
 def llvm_br(successor: Block, args: Sequence[SSAValue]) -> llvm.BrOp:
     return create_op(llvm.BrOp, operands=list(args), successors=[successor])
 
 
-def llvm_cond_br(cond: SSAValue, then: Block, then_args: Sequence[SSAValue],
-                 otherwise: Block, otherwise_args: Sequence[SSAValue]) -> llvm.CondBrOp:
+def llvm_cond_br(
+    cond: SSAValue, then: Block, then_args: Sequence[SSAValue], otherwise: Block, otherwise_args: Sequence[SSAValue]
+) -> llvm.CondBrOp:
     return _conditional_branch(llvm.CondBrOp, cond, then, then_args, otherwise, otherwise_args)  # type: ignore[return-value]
 
 
@@ -196,12 +232,25 @@ def _identity_map(rank: int) -> AffineMapAttr:
     return AffineMapAttr(AffineMap.identity(rank))
 
 
-def affine_for(lower: AffineMapAttr, upper: AffineMapAttr, lower_operands: Sequence[SSAValue],
-               upper_operands: Sequence[SSAValue], body: Region) -> affine.ForOp:
+def affine_for(
+    lower: AffineMapAttr,
+    upper: AffineMapAttr,
+    lower_operands: Sequence[SSAValue],
+    upper_operands: Sequence[SSAValue],
+    body: Region,
+) -> affine.ForOp:
     """``affine.for`` of step 1, without carried values (``affine.ForOp.from_region``)."""
-    return create_op(affine.ForOp, operands=[*lower_operands, *upper_operands], regions=[body],
-                     properties={"lowerBoundMap": lower, "upperBoundMap": upper, "step": _STEP_ONE,
-                                 "operandSegmentSizes": segments(len(lower_operands), len(upper_operands), 0)})
+    return create_op(
+        affine.ForOp,
+        operands=[*lower_operands, *upper_operands],
+        regions=[body],
+        properties={
+            "lowerBoundMap": lower,
+            "upperBoundMap": upper,
+            "step": _STEP_ONE,
+            "operandSegmentSizes": segments(len(lower_operands), len(upper_operands), 0),
+        },
+    )
 
 
 _ONE_GROUP = DenseIntElementsAttr.from_list(TensorType(i32, [1]), [1])
@@ -213,14 +262,29 @@ def _steps(step: int) -> ArrayAttr:
     return ArrayAttr([integer_attr(step, i64)])
 
 
-def affine_parallel(lower: AffineMapAttr, upper: AffineMapAttr, lower_operands: Sequence[SSAValue],
-                    upper_operands: Sequence[SSAValue], body: Region, step: int = 1) -> affine.ParallelOp:
+def affine_parallel(
+    lower: AffineMapAttr,
+    upper: AffineMapAttr,
+    lower_operands: Sequence[SSAValue],
+    upper_operands: Sequence[SSAValue],
+    body: Region,
+    step: int = 1,
+) -> affine.ParallelOp:
     """A one-dimensional ``affine.parallel`` without reductions: ``affine.for``'s bounds,
     step and body, its iterations independent."""
-    return create_op(affine.ParallelOp, operands=[*lower_operands, *upper_operands], regions=[body],
-                     properties={"reductions": _NO_REDUCTIONS, "lowerBoundsMap": lower,
-                                 "lowerBoundsGroups": _ONE_GROUP, "upperBoundsMap": upper,
-                                 "upperBoundsGroups": _ONE_GROUP, "steps": _steps(step)})
+    return create_op(
+        affine.ParallelOp,
+        operands=[*lower_operands, *upper_operands],
+        regions=[body],
+        properties={
+            "reductions": _NO_REDUCTIONS,
+            "lowerBoundsMap": lower,
+            "lowerBoundsGroups": _ONE_GROUP,
+            "upperBoundsMap": upper,
+            "upperBoundsGroups": _ONE_GROUP,
+            "steps": _steps(step),
+        },
+    )
 
 
 def affine_yield() -> affine.YieldOp:
@@ -229,13 +293,16 @@ def affine_yield() -> affine.YieldOp:
 
 def affine_load(ref: SSAValue, indices: Sequence[SSAValue]) -> affine.LoadOp:
     """``affine.load`` at ``indices`` as they are (the identity map)."""
-    return create_op(affine.LoadOp, operands=[ref, *indices], result_types=[ref.type.get_element_type()],  # type: ignore[attr-defined]
-                     properties={"map": _identity_map(len(indices))})
+    return create_op(
+        affine.LoadOp,
+        operands=[ref, *indices],
+        result_types=[ref.type.get_element_type()],  # type: ignore[attr-defined]
+        properties={"map": _identity_map(len(indices))},
+    )
 
 
 def affine_store(value: SSAValue, ref: SSAValue, indices: Sequence[SSAValue]) -> affine.StoreOp:
-    return create_op(affine.StoreOp, operands=[value, ref, *indices],
-                     properties={"map": _identity_map(len(indices))})
+    return create_op(affine.StoreOp, operands=[value, ref, *indices], properties={"map": _identity_map(len(indices))})
 
 
 def arith_constant(value: Attribute, type: Attribute) -> arith.ConstantOp:
@@ -253,23 +320,26 @@ def arith_binary(kind: type[Operation], lhs: SSAValue, rhs: SSAValue) -> Operati
 
 
 def arith_cmpi(predicate: str, lhs: SSAValue, rhs: SSAValue) -> arith.CmpiOp:
-    return create_op(arith.CmpiOp, operands=[lhs, rhs], result_types=[_i1_like(lhs.type)],
-                     properties={"predicate": integer_attr(arith.CMPI_COMPARISON_OPERATIONS.index(predicate), i64)})
+    return create_op(
+        arith.CmpiOp,
+        operands=[lhs, rhs],
+        result_types=[_i1_like(lhs.type)],
+        properties={"predicate": integer_attr(arith.CMPI_COMPARISON_OPERATIONS.index(predicate), i64)},
+    )
 
 
 def cf_br(successor: Block, args: Sequence[SSAValue]) -> cf.BranchOp:
     return create_op(cf.BranchOp, operands=list(args), successors=[successor])
 
 
-def cf_cond_br(cond: SSAValue, then: Block, then_args: Sequence[SSAValue],
-               otherwise: Block, otherwise_args: Sequence[SSAValue]) -> cf.ConditionalBranchOp:
+def cf_cond_br(
+    cond: SSAValue, then: Block, then_args: Sequence[SSAValue], otherwise: Block, otherwise_args: Sequence[SSAValue]
+) -> cf.ConditionalBranchOp:
     return _conditional_branch(cf.ConditionalBranchOp, cond, then, then_args, otherwise, otherwise_args)  # type: ignore[return-value]
 
 
-def scf_for(lb: SSAValue, ub: SSAValue, step: SSAValue, inits: Sequence[SSAValue],
-            body: Region) -> scf.ForOp:
-    return create_op(scf.ForOp, operands=[lb, ub, step, *inits], result_types=[v.type for v in inits],
-                     regions=[body])
+def scf_for(lb: SSAValue, ub: SSAValue, step: SSAValue, inits: Sequence[SSAValue], body: Region) -> scf.ForOp:
+    return create_op(scf.ForOp, operands=[lb, ub, step, *inits], result_types=[v.type for v in inits], regions=[body])
 
 
 def scf_yield(values: Sequence[SSAValue]) -> scf.YieldOp:
@@ -278,8 +348,12 @@ def scf_yield(values: Sequence[SSAValue]) -> scf.YieldOp:
 
 def memref_alloc(dynamic_sizes: Sequence[SSAValue], type: Attribute) -> memref.AllocOp:
     """``memref.alloc`` of ``type`` (no symbols, no alignment)."""
-    return create_op(memref.AllocOp, operands=list(dynamic_sizes), result_types=[type],
-                     properties={"operandSegmentSizes": segments(len(dynamic_sizes), 0)})
+    return create_op(
+        memref.AllocOp,
+        operands=list(dynamic_sizes),
+        result_types=[type],
+        properties={"operandSegmentSizes": segments(len(dynamic_sizes), 0)},
+    )
 
 
 def memref_dealloc(ref: SSAValue) -> memref.DeallocOp:
@@ -310,15 +384,26 @@ def iterator_types(parallel: tuple[bool, ...]) -> ArrayAttr[IteratorTypeAttr]:
     return ArrayAttr([IteratorTypeAttr.parallel() if p else IteratorTypeAttr.reduction() for p in parallel])
 
 
-def linalg_generic(inputs: Sequence[SSAValue], outputs: Sequence[SSAValue], body: Region,
-                   maps: Sequence[AffineMap], iterators: ArrayAttr[IteratorTypeAttr]) -> linalg.GenericOp:
+def linalg_generic(
+    inputs: Sequence[SSAValue],
+    outputs: Sequence[SSAValue],
+    body: Region,
+    maps: Sequence[AffineMap],
+    iterators: ArrayAttr[IteratorTypeAttr],
+) -> linalg.GenericOp:
     """``linalg.generic`` on memrefs (no results, no doc, no library call)."""
     from xdsl.dialects.linalg import ops as linalg
 
-    return create_op(linalg.GenericOp, operands=[*inputs, *outputs], regions=[body],
-                     properties={"indexing_maps": ArrayAttr([affine_map_attr(m) for m in maps]),
-                                 "iterator_types": iterators,
-                                 "operandSegmentSizes": segments(len(inputs), len(outputs))})
+    return create_op(
+        linalg.GenericOp,
+        operands=[*inputs, *outputs],
+        regions=[body],
+        properties={
+            "indexing_maps": ArrayAttr([affine_map_attr(m) for m in maps]),
+            "iterator_types": iterators,
+            "operandSegmentSizes": segments(len(inputs), len(outputs)),
+        },
+    )
 
 
 def linalg_yield(values: Sequence[SSAValue]) -> linalg.YieldOp:

@@ -86,8 +86,7 @@ _walking_lookup = SymbolTable.lookup_symbol
 
 
 def _lookup_symbol(op: Operation, name: str | StringAttr | SymbolRefAttr) -> Operation | None:
-    tables: dict[int, tuple[Operation, dict[StringAttr, Operation]]] | None = getattr(
-        _verifying, "symbols", None)
+    tables: dict[int, tuple[Operation, dict[StringAttr, Operation]]] | None = getattr(_verifying, "symbols", None)
     ref = SymbolRefAttr(name) if isinstance(name, str | StringAttr) else name
     if tables is None or ref.nested_references.data:
         return _walking_lookup(op, name)
@@ -234,7 +233,10 @@ def _defaults(cls: type[Operation]) -> tuple[tuple[tuple[str, Attribute], ...], 
         return (), ()
     definition = cls.get_irdl_definition()
     return tuple(
-        tuple((name, d.default_value) for name, d in defs.items()
-              if not isinstance(d, OptionalDef) and d.default_value is not None)
+        tuple(
+            (name, d.default_value)
+            for name, d in defs.items()
+            if not isinstance(d, OptionalDef) and d.default_value is not None
+        )
         for defs in (definition.properties, definition.attributes)
     )

@@ -69,7 +69,8 @@ def _format_methods(op_def: Any, text: str, operations: ModuleType) -> dict[str,
                 program.append(FormatProgram.from_str(text, op_def))
             except ParseError as e:
                 raise operations.PyRDLOpDefinitionError(
-                    "Error during the parsing of the assembly format: ", e.args) from e
+                    "Error during the parsing of the assembly format: ", e.args
+                ) from e
         return program[0]
 
     def parse(cls: Any, parser: Any) -> Any:

@@ -94,10 +94,15 @@ def _parser_factory():
 
 class MgOptMain(xDSLOptMain):
     def __init__(self, args=None):
-        super().__init__(description=textwrap.fill(
-            "mg-opt: the modular optimizer driver of mg-xdsl (the Mountain Goat compiler): "
-            "xDSL's xdsl-opt with the mg dialect, a front end for .mg programs and this project's "
-            "passes (listed at the end, before xDSL's).", width=79), args=args)
+        super().__init__(
+            description=textwrap.fill(
+                "mg-opt: the modular optimizer driver of mg-xdsl (the Mountain Goat compiler): "
+                "xDSL's xdsl-opt with the mg dialect, a front end for .mg programs and this project's "
+                "passes (listed at the end, before xDSL's).",
+                width=79,
+            ),
+            args=args,
+        )
 
     # --- what mg-opt knows --------------------------------------------------------------
     def register_all_dialects(self):
@@ -153,13 +158,19 @@ class MgOptMain(xDSLOptMain):
         super().register_all_arguments(arg_parser)
         arg_parser.prog = "mg-opt"
         arg_parser.formatter_class = argparse.RawDescriptionHelpFormatter
-        arg_parser.add_argument("-w", "--no-warnings", action="store_true",
-                                help="do not print the Mountain Goat front end's warnings (.mg input)")
+        arg_parser.add_argument(
+            "-w",
+            "--no-warnings",
+            action="store_true",
+            help="do not print the Mountain Goat front end's warnings (.mg input)",
+        )
         for action in arg_parser._actions:
             if action.dest == "passes":
-                action.help = ("a pass pipeline: pass names separated by commas, options in braces, "
-                               "e.g. lower-mg-to-affine,lower-affine; the passes are listed below, and "
-                               "`mgc pipeline` prints the one mgc runs")
+                action.help = (
+                    "a pass pipeline: pass names separated by commas, options in braces, "
+                    "e.g. lower-mg-to-affine,lower-affine; the passes are listed below, and "
+                    "`mgc pipeline` prints the one mgc runs"
+                )
             elif action.dest == "input_file":
                 action.help = "the input: a .mlir file or a .mg program (none or -: MLIR from standard input)"
             elif "--version" in action.option_strings:
@@ -175,21 +186,33 @@ class MgOptMain(xDSLOptMain):
 
     def passes_help(self) -> str:
         ours = project_passes()
-        lines = [f"  {name:<34} {textwrap.shorten(_summary(factory()), 52, placeholder=' ...')}"
-                 for name, factory in ours.items()]
-        theirs = textwrap.fill(", ".join(self.xdsl_pass_names), width=88,
-                               initial_indent="  ", subsequent_indent="  ", break_on_hyphens=False)
+        lines = [
+            f"  {name:<34} {textwrap.shorten(_summary(factory()), 52, placeholder=' ...')}"
+            for name, factory in ours.items()
+        ]
+        theirs = textwrap.fill(
+            ", ".join(self.xdsl_pass_names),
+            width=88,
+            initial_indent="  ",
+            subsequent_indent="  ",
+            break_on_hyphens=False,
+        )
         from mg_xdsl.pipeline.stages import PIPELINES
 
-        pipelines = [f"  {name:<34} {textwrap.shorten(what, 52, placeholder=' ...')}"
-                     for name, (_, what) in PIPELINES.items()]
-        return ("this project's passes (mg_xdsl/conversions, mg_xdsl/transforms):\n" + "\n".join(lines)
-                + "\n\nxDSL's passes:\n" + theirs
-                + "\n\nwhole pipelines (mg_xdsl/pipeline/stages.py), as one pass; options to=STAGE, cpu=NAME:\n"
-                + "\n".join(pipelines)
-                + "\n\nmgc's whole pipeline, pass by pass: mg-opt prog.mg -p "
-                '"$(mgc pipeline)" -t llvm   (mgc pipeline --reference: the reference pipeline)\n'
-                "MGC_DEBUG=1 shows the Python traceback of an internal error.\n")
+        pipelines = [
+            f"  {name:<34} {textwrap.shorten(what, 52, placeholder=' ...')}" for name, (_, what) in PIPELINES.items()
+        ]
+        return (
+            "this project's passes (mg_xdsl/conversions, mg_xdsl/transforms):\n"
+            + "\n".join(lines)
+            + "\n\nxDSL's passes:\n"
+            + theirs
+            + "\n\nwhole pipelines (mg_xdsl/pipeline/stages.py), as one pass; options to=STAGE, cpu=NAME:\n"
+            + "\n".join(pipelines)
+            + "\n\nmgc's whole pipeline, pass by pass: mg-opt prog.mg -p "
+            '"$(mgc pipeline)" -t llvm   (mgc pipeline --reference: the reference pipeline)\n'
+            "MGC_DEBUG=1 shows the Python traceback of an internal error.\n"
+        )
 
     def setup_pipeline(self):
         """xdsl-opt's, with the usage errors it raises as exceptions reported as such."""
@@ -198,13 +221,18 @@ class MgOptMain(xDSLOptMain):
         try:
             specs = tuple(parse_pipeline(self.args.passes))
         except ArgSpecParseError as e:  # a BaseException in xDSL
-            raise MgOptError(f"cannot parse the pass pipeline -p '{self.args.passes}':\n"
-                             + str(e).split("\n", 1)[-1].rstrip(), status=2) from None
+            raise MgOptError(
+                f"cannot parse the pass pipeline -p '{self.args.passes}':\n" + str(e).split("\n", 1)[-1].rstrip(),
+                status=2,
+            ) from None
         for spec in specs:
             if spec.name not in self.available_passes:
                 near = difflib.get_close_matches(spec.name, self.available_passes, n=3, cutoff=0.6)
-                hint = (f"did you mean {', '.join(near[:-1]) + ' or ' if len(near) > 1 else ''}{near[-1]}?" if near
-                        else "mg-opt --help lists the passes")
+                hint = (
+                    f"did you mean {', '.join(near[:-1]) + ' or ' if len(near) > 1 else ''}{near[-1]}?"
+                    if near
+                    else "mg-opt --help lists the passes"
+                )
                 raise MgOptError(f"unknown pass '{spec.name}' ({hint})", status=2)
         try:
             super().setup_pipeline()
@@ -235,8 +263,10 @@ class MgOptMain(xDSLOptMain):
             raise MgOptError(f"cannot read {path}: {e.strerror}") from None
         if not self.args.frontend and extension not in self.available_frontends:
             stream.close()
-            raise MgOptError(f"cannot tell the language of {path} from its extension: name it "
-                             f".mlir or .mg, or give -f FRONTEND ({', '.join(self.available_frontends)})")
+            raise MgOptError(
+                f"cannot tell the language of {path} from its extension: name it "
+                f".mlir or .mg, or give -f FRONTEND ({', '.join(self.available_frontends)})"
+            )
         return stream, extension
 
     def get_input_name(self):
@@ -250,8 +280,9 @@ class MgOptMain(xDSLOptMain):
                 return translate(prog) + "\n"
             return super().output_resulting_program(prog)
         except NotImplementedError as e:  # xDSL's LLVM translation meets a non-LLVM op
-            raise MgOptError(f"-t {self.args.target}: {e} (lower to the LLVM dialect first, e.g. "
-                             '-p "$(mgc pipeline)")') from None
+            raise MgOptError(
+                f'-t {self.args.target}: {e} (lower to the LLVM dialect first, e.g. -p "$(mgc pipeline)")'
+            ) from None
 
 
 def render_parse_error(e: ParseError) -> str:

@@ -60,17 +60,24 @@ def version_text(tool: str) -> str:
 
     ours = getattr(mg_xdsl, "__version__", None) or installed("mg-xdsl")
     llvm_version = ".".join(map(str, llvm.llvm_version_info))
-    return (f"{tool} (mg-xdsl, the Mountain Goat compiler) {ours}\n"
-            f"xDSL {installed('xdsl')}\n"
-            f"LLVM {llvm_version} (llvmlite {llvmlite.__version__})")
+    return (
+        f"{tool} (mg-xdsl, the Mountain Goat compiler) {ours}\n"
+        f"xDSL {installed('xdsl')}\n"
+        f"LLVM {llvm_version} (llvmlite {llvmlite.__version__})"
+    )
 
 
 class VersionAction(argparse.Action):
     """``--version``, whose text is made only when asked for: it imports llvmlite, which a
     cached ``mgc run`` would otherwise pay for before it needs to."""
 
-    def __init__(self, option_strings, dest=argparse.SUPPRESS, default=argparse.SUPPRESS,
-                 help="print the versions of mg-xdsl, xDSL and LLVM, and exit"):
+    def __init__(
+        self,
+        option_strings,
+        dest=argparse.SUPPRESS,
+        default=argparse.SUPPRESS,
+        help="print the versions of mg-xdsl, xDSL and LLVM, and exit",
+    ):
         super().__init__(option_strings, dest, nargs=0, default=default, help=help)
 
     def __call__(self, parser, namespace, values, option_string=None):
@@ -96,9 +103,16 @@ def pipeline_help() -> str:
 
     def listing(stages) -> str:
         return "\n".join(
-            textwrap.fill(", ".join(s.passes), width=88, initial_indent=f"    {s.name:<7} ",
-                          subsequent_indent=" " * 12, break_on_hyphens=False)
-            for s in stages if s.passes)
+            textwrap.fill(
+                ", ".join(s.passes),
+                width=88,
+                initial_indent=f"    {s.name:<7} ",
+                subsequent_indent=" " * 12,
+                break_on_hyphens=False,
+            )
+            for s in stages
+            if s.passes
+        )
 
     return f"""pipeline (after the front end; `mgc pipeline [--reference]` prints it for mg-opt -p):
   by default, the optimised pipeline:
@@ -174,85 +188,140 @@ def parser() -> argparse.ArgumentParser:
     sub.required = True
 
     def command(name: str, help: str) -> argparse.ArgumentParser:
-        c = sub.add_parser(name, help=help, description=help, command=name,
-                           formatter_class=argparse.RawDescriptionHelpFormatter)
+        c = sub.add_parser(
+            name, help=help, description=help, command=name, formatter_class=argparse.RawDescriptionHelpFormatter
+        )
         c.add_argument("file", help="the .mg program (- reads it from standard input)")
-        c.add_argument("-w", "--no-warnings", action="store_true",
-                       help="do not print the compiler's warnings (on stderr)")
-        c.add_argument("--verify-each", action="store_true",
-                       help="verify the IR after every stage (slower; says which stage made "
-                       "invalid IR). Without it only IR that is printed is verified: LLVM "
-                       "verifies what is compiled")
+        c.add_argument(
+            "-w", "--no-warnings", action="store_true", help="do not print the compiler's warnings (on stderr)"
+        )
+        c.add_argument(
+            "--verify-each",
+            action="store_true",
+            help="verify the IR after every stage (slower; says which stage made "
+            "invalid IR). Without it only IR that is printed is verified: LLVM "
+            "verifies what is compiled",
+        )
         if name != "ptx":
-            c.add_argument("--reference", action="store_true",
-                           help="lower with the reference pipeline: one loop nest per op, no "
-                           "fusion, tiling, vectors or threads (the optimised one is the default)")
+            c.add_argument(
+                "--reference",
+                action="store_true",
+                help="lower with the reference pipeline: one loop nest per op, no "
+                "fusion, tiling, vectors or threads (the optimised one is the default)",
+            )
         return c
 
     run = command("run", "compile the program to native code in memory and run it")
-    backend_help = ("who lowers the affine-level IR to LLVM: this project's passes (xdsl, the "
-                    "default) or upstream MLIR's mlir-opt-22 (mlir)")
+    backend_help = (
+        "who lowers the affine-level IR to LLVM: this project's passes (xdsl, the "
+        "default) or upstream MLIR's mlir-opt-22 (mlir)"
+    )
     run.add_argument("--backend", choices=("xdsl", "mlir"), default="xdsl", help=backend_help)
-    run.add_argument("--opt", type=int, default=2, choices=range(4), metavar="N",
-                     help="LLVM optimisation level 0-3 (default 2)")
+    run.add_argument(
+        "--opt", type=int, default=2, choices=range(4), metavar="N", help="LLVM optimisation level 0-3 (default 2)"
+    )
     gpu = run.add_mutually_exclusive_group()
-    gpu.add_argument("--gpu", dest="gpu", action="store_const", const="cuda",
-                     help="run every parallel loop nest as a kernel on the NVIDIA GPU (through "
-                     "cuda-python's driver API; pip install 'mg-xdsl[gpu]')")
-    gpu.add_argument("--gpu-emulated", dest="gpu", action="store_const", const="emulated",
-                     help="the same kernels and launches, but the kernels run on the CPU one "
-                     "thread at a time: tests the GPU path on a machine without a GPU")
-    run.add_argument("--time", action="store_true",
-                     help="report on stderr how long each step took, and whether the compiled "
-                     "code came from the cache")
-    run.add_argument("--no-cache", action="store_true",
-                     help="compile the program even if it is in the cache of compiled programs, "
-                     "and do not store it there (as MGC_NO_CACHE=1)")
+    gpu.add_argument(
+        "--gpu",
+        dest="gpu",
+        action="store_const",
+        const="cuda",
+        help="run every parallel loop nest as a kernel on the NVIDIA GPU (through "
+        "cuda-python's driver API; pip install 'mg-xdsl[gpu]')",
+    )
+    gpu.add_argument(
+        "--gpu-emulated",
+        dest="gpu",
+        action="store_const",
+        const="emulated",
+        help="the same kernels and launches, but the kernels run on the CPU one "
+        "thread at a time: tests the GPU path on a machine without a GPU",
+    )
+    run.add_argument(
+        "--time",
+        action="store_true",
+        help="report on stderr how long each step took, and whether the compiled code came from the cache",
+    )
+    run.add_argument(
+        "--no-cache",
+        action="store_true",
+        help="compile the program even if it is in the cache of compiled programs, "
+        "and do not store it there (as MGC_NO_CACHE=1)",
+    )
     build = command("build", "compile the program to a native executable")
-    build.add_argument("-o", dest="output", metavar="EXE",
-                       help="the executable to write (default: the program's name without .mg)")
+    build.add_argument(
+        "-o", dest="output", metavar="EXE", help="the executable to write (default: the program's name without .mg)"
+    )
     build.add_argument("--backend", choices=("xdsl", "mlir"), default="xdsl", help=backend_help)
-    build.add_argument("--opt", type=int, default=2, choices=range(4), metavar="N",
-                       help="LLVM optimisation level 0-3 (default 2)")
-    cpu_help = ("the CPU to compile for, as LLVM names it (default: this machine's own): its "
-                "instruction sets, and kernels shaped for its vector registers; e.g. x86-64-v3 "
-                "for any AVX2 machine, and for valgrind, which cannot run AVX-512 code")
+    build.add_argument(
+        "--opt", type=int, default=2, choices=range(4), metavar="N", help="LLVM optimisation level 0-3 (default 2)"
+    )
+    cpu_help = (
+        "the CPU to compile for, as LLVM names it (default: this machine's own): its "
+        "instruction sets, and kernels shaped for its vector registers; e.g. x86-64-v3 "
+        "for any AVX2 machine, and for valgrind, which cannot run AVX-512 code"
+    )
     build.add_argument("--cpu", metavar="NAME", help=cpu_help)
     lib = command("lib", "compile the program's defs to DIR/NAME.o and a C++ header DIR/NAME.h")
-    lib.add_argument("-o", dest="output", metavar="DIR", default=".",
-                     help="the directory to write into (default: the current one)")
+    lib.add_argument(
+        "-o", dest="output", metavar="DIR", default=".", help="the directory to write into (default: the current one)"
+    )
     lib.add_argument("--backend", choices=("xdsl", "mlir"), default="xdsl", help=backend_help)
-    lib.add_argument("--opt", type=int, default=2, choices=range(4), metavar="N",
-                     help="LLVM optimisation level 0-3 (default 2)")
+    lib.add_argument(
+        "--opt", type=int, default=2, choices=range(4), metavar="N", help="LLVM optimisation level 0-3 (default 2)"
+    )
     lib.add_argument("--cpu", metavar="NAME", help=cpu_help)
     ptx = command("ptx", "print PTX for the program's kernels (one per parallel loop nest)")
-    ptx.add_argument("--gpu-arch", default="sm_80", metavar="SM",
-                     help="the NVIDIA architecture to compile for (default sm_80; e.g. sm_90)")
-    ptx.add_argument("--check", action="store_true",
-                     help="also assemble the PTX with ptxas and report the result on stderr")
+    ptx.add_argument(
+        "--gpu-arch",
+        default="sm_80",
+        metavar="SM",
+        help="the NVIDIA architecture to compile for (default sm_80; e.g. sm_90)",
+    )
+    ptx.add_argument(
+        "--check", action="store_true", help="also assemble the PTX with ptxas and report the result on stderr"
+    )
     mlir = command("mlir", "print the program's MLIR after a stage (default: the mg dialect)")
-    mlir.add_argument("--stage", choices=StageNames(), default="mg", metavar="STAGE",
-                      help="print the IR after this stage: %(choices)s (default mg)")
-    mlir.add_argument("--generic", action="store_true",
-                      help="print ops in MLIR's generic form")
-    mlir.add_argument("--debuginfo", action="store_true",
-                      help="print source locations (loc(...)) on the ops")
+    mlir.add_argument(
+        "--stage",
+        choices=StageNames(),
+        default="mg",
+        metavar="STAGE",
+        help="print the IR after this stage: %(choices)s (default mg)",
+    )
+    mlir.add_argument("--generic", action="store_true", help="print ops in MLIR's generic form")
+    mlir.add_argument("--debuginfo", action="store_true", help="print source locations (loc(...)) on the ops")
     llvm = command("llvm", "print the program's LLVM IR")
     llvm.add_argument("--backend", choices=("xdsl", "mlir"), default="xdsl", help=backend_help)
-    llvm.add_argument("--opt", type=int, default=0, choices=range(4), metavar="N",
-                      help="optimise at -ON before printing (default 0: as translated)")
+    llvm.add_argument(
+        "--opt",
+        type=int,
+        default=0,
+        choices=range(4),
+        metavar="N",
+        help="optimise at -ON before printing (default 0: as translated)",
+    )
     help = "print the passes mgc runs, as one argument for mg-opt -p"
-    passes = sub.add_parser("pipeline", help=help, command="pipeline",
-                            description=help + ': mg-opt prog.mg -p "$(mgc pipeline)" -t llvm',
-                            formatter_class=argparse.RawDescriptionHelpFormatter)
-    passes.add_argument("--reference", action="store_true",
-                        help="the reference pipeline instead of the optimised one (the default)")
-    passes.add_argument("--cpu", metavar="NAME",
-                        help="the pipeline for that CPU (as LLVM names it) instead of this "
-                        "machine's: the options of the passes that shape kernels for it")
+    passes = sub.add_parser(
+        "pipeline",
+        help=help,
+        command="pipeline",
+        description=help + ': mg-opt prog.mg -p "$(mgc pipeline)" -t llvm',
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    passes.add_argument(
+        "--reference", action="store_true", help="the reference pipeline instead of the optimised one (the default)"
+    )
+    passes.add_argument(
+        "--cpu",
+        metavar="NAME",
+        help="the pipeline for that CPU (as LLVM names it) instead of this "
+        "machine's: the options of the passes that shape kernels for it",
+    )
     help = "say what an error code means, with an example (without a code: list the codes)"
-    explain = sub.add_parser("explain", help=help, description=help, command="explain",
-                             formatter_class=argparse.RawDescriptionHelpFormatter)
+    explain = sub.add_parser(
+        "explain", help=help, description=help, command="explain", formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     explain.add_argument("code", nargs="?", help="a code from an error message, e.g. E-DIM-001")
     return p
 
@@ -307,10 +376,16 @@ def compilation(args: argparse.Namespace, source: bytes):
     from mg_xdsl.driver import Compilation, verify_each_requested
 
     cpu = checked_cpu(args)
-    return Compilation(source, source_name(args), lib=args.command == "lib", cpu=cpu,
-                       backend=getattr(args, "backend", "xdsl"), gpu=getattr(args, "gpu", None),
-                       optimise=not getattr(args, "reference", False),
-                       verify_each=args.verify_each or verify_each_requested())
+    return Compilation(
+        source,
+        source_name(args),
+        lib=args.command == "lib",
+        cpu=cpu,
+        backend=getattr(args, "backend", "xdsl"),
+        gpu=getattr(args, "gpu", None),
+        optimise=not getattr(args, "reference", False),
+        verify_each=args.verify_each or verify_each_requested(),
+    )
 
 
 def usage_error(message: str) -> int:
@@ -346,14 +421,16 @@ def execute(args: argparse.Namespace) -> int:
         print(pass_pipeline(optimise=not args.reference, target=target(cpu) if cpu else None))
         return 0
     if args.file == STDIN and args.command == "build" and not args.output:
-        return usage_error("give -o EXE: a program read from standard input has no name to "
-                           "name the executable after")
+        return usage_error("give -o EXE: a program read from standard input has no name to name the executable after")
     if args.file == STDIN and args.command == "lib":
-        return usage_error("mgc lib names its files after the program (NAME.o, NAME.h): give "
-                           "it a file, not standard input")
+        return usage_error(
+            "mgc lib names its files after the program (NAME.o, NAME.h): give it a file, not standard input"
+        )
     if args.command == "mlir" and args.stage == "linalg" and args.reference:
-        return usage_error("--stage linalg: the reference pipeline (--reference) has no linalg "
-                           "stage; it lowers the mg dialect straight to affine loops")
+        return usage_error(
+            "--stage linalg: the reference pipeline (--reference) has no linalg "
+            "stage; it lowers the mg dialect straight to affine loops"
+        )
     if args.command == "run":
         return run(args)
     if args.command == "ptx":
@@ -402,8 +479,10 @@ def ptx(args: argparse.Namespace) -> int:
     print(text, end="")
     if args.check:
         ok, message = ptxas_check(text, args.gpu_arch)
-        print(f"mgc: ptxas -arch={args.gpu_arch}: {'ok' if ok else 'FAILED'}"
-              + (f"\n{message}" if message else ""), file=sys.stderr)
+        print(
+            f"mgc: ptxas -arch={args.gpu_arch}: {'ok' if ok else 'FAILED'}" + (f"\n{message}" if message else ""),
+            file=sys.stderr,
+        )
         return 0 if ok else 1
     return 0
 
@@ -424,8 +503,12 @@ def why_not_cached(args: argparse.Namespace) -> str | None:
 def code_options(args: argparse.Namespace) -> dict[str, object]:
     """The options of ``mgc run`` that change the compiled code, for the cache key."""
     # The path as given: a failed run-time check's report names it ("  at PATH:LINE: ...").
-    options: dict[str, object] = {"opt": args.opt, "optimise": not args.reference,
-                                  "backend": args.backend, "path": args.file}
+    options: dict[str, object] = {
+        "opt": args.opt,
+        "optimise": not args.reference,
+        "backend": args.backend,
+        "path": args.file,
+    }
     if args.backend == "mlir":
         import shutil
 
@@ -501,8 +584,7 @@ def run_on_gpu(args: argparse.Namespace) -> int:
     import time
 
     if args.backend != "xdsl":
-        print("mgc: error: --gpu lowers with this project's passes; drop --backend mlir",
-              file=sys.stderr)
+        print("mgc: error: --gpu lowers with this project's passes; drop --backend mlir", file=sys.stderr)
         return 2
     comp = compilation(args, read_source(args.file))
     engine = comp.engine(args.opt)

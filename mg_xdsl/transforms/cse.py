@@ -71,8 +71,13 @@ def _kind(op: Operation) -> str:
 
 
 def _key(op: Operation) -> Hashable:
-    return (op.name, tuple(op.operands), tuple(r.type for r in op.results),
-            tuple(sorted(op.properties.items())), tuple(sorted(op.attributes.items())))
+    return (
+        op.name,
+        tuple(op.operands),
+        tuple(r.type for r in op.results),
+        tuple(sorted(op.properties.items())),
+        tuple(sorted(op.attributes.items())),
+    )
 
 
 def _replace(op: Operation, earlier: Operation) -> None:

@@ -83,15 +83,18 @@ def save_failure(out: Path, failure: Failure, statements: list, minimised: bool)
     run = run_one(source, PIPELINES[pipeline])
     again = judge(run, expected, statements, abort)
     item = (triage.known_item(again, pipeline, statements) or "new") if minimised else failure.item
-    (folder / "output.txt").write_text(f"exit status {run.status} ({run.phase})\n--- stdout\n{run.stdout}"
-                                       f"--- stderr\n{run.stderr}{run.message}")
+    (folder / "output.txt").write_text(
+        f"exit status {run.status} ({run.phase})\n--- stdout\n{run.stdout}--- stderr\n{run.stderr}{run.message}"
+    )
     (folder / "verdict.txt").write_text(
         f"{again.outcome} ({pipeline} pipeline){' minimised' if minimised else ''}\nkey: {again.key}\n"
-        f"known: {item}\n\n{again.detail}\n")
+        f"known: {item}\n\n{again.detail}\n"
+    )
     (folder / "reproduce.sh").write_text(
         f"# {again.outcome} in the {pipeline} pipeline; expected.txt is what NumPy computes\n"
         f"mgc run{flag} prog.mg\n"
-        f"# the whole generated program: python -m tests.fuzz.campaign --check {program.kind} {program.seed}\n")
+        f"# the whole generated program: python -m tests.fuzz.campaign --check {program.kind} {program.seed}\n"
+    )
     return folder, item
 
 
@@ -114,33 +117,48 @@ def coverage_report(coverage: Counter) -> str:
             origins[(k[1], str(k[2]))] += n
     patterns = Counter({k[1]: n for k, n in coverage.items() if k[0] == "pattern"})
     made = sorted({o for _, o in origins})
-    lines = [table(by_dtype, positions, dtypes, "position \\ dtype"), "",
-             "operations whose results were placed in each position (how many positions of 11):"]
+    lines = [
+        table(by_dtype, positions, dtypes, "position \\ dtype"),
+        "",
+        "operations whose results were placed in each position (how many positions of 11):",
+    ]
     for origin in made:
         placed = sorted(p for p, o in origins if o == origin)
         lines.append(f"  {origin:>14}: {len(placed):2d}  {' '.join(placed)}")
-    lines += ["", f"'?' patterns of def parameters ({len(patterns)} kinds), most common:",
-              "  " + "  ".join(f"{p} {n}" for p, n in patterns.most_common(30))]
+    lines += [
+        "",
+        f"'?' patterns of def parameters ({len(patterns)} kinds), most common:",
+        "  " + "  ".join(f"{p} {n}" for p, n in patterns.most_common(30)),
+    ]
     views = sum(n for k, n in coverage.items() if k[0] == "view of a view")
-    lines.append(f"views of views: {views}; calls with new argument shapes: "
-                 f"{sum(1 for k in coverage if k[0] == 'call shapes')}")
+    lines.append(
+        f"views of views: {views}; calls with new argument shapes: {sum(1 for k in coverage if k[0] == 'call shapes')}"
+    )
     return "\n".join(lines)
 
 
 def run_campaign(args) -> int:
     base = args.seed if args.seed is not None else random.SystemRandom().randrange(1, 10**6)
     kinds = args.kinds.split(",")
-    print(f"seed {base}: python -m tests.fuzz.campaign --programs {args.programs} --seed {base} "
-          f"--kinds {args.kinds} --jobs {args.jobs}", flush=True)
+    print(
+        f"seed {base}: python -m tests.fuzz.campaign --programs {args.programs} --seed {base} "
+        f"--kinds {args.kinds} --jobs {args.jobs}",
+        flush=True,
+    )
     warm_up()
     started = time.monotonic()
     programs = [generate(kinds[i % len(kinds)], program_seed(base, i)) for i in range(args.programs)]
     runs = run_all(programs, args.jobs, args.timeout, started)
     counts, failures = judge_all(programs, runs)
-    report = [f"seed {base}, {args.programs} programs, {len(runs)} runs in {time.monotonic() - started:.0f} s", "",
-              table(counts, [f"{k} {p}" for k in kinds for p in PIPELINES], list(OUTCOMES), "kind, pipeline"), "",
-              items_table(programs, failures, kinds), "",
-              "failures (pipeline, key): programs, by kind; the folder of the first"]
+    report = [
+        f"seed {base}, {args.programs} programs, {len(runs)} runs in {time.monotonic() - started:.0f} s",
+        "",
+        table(counts, [f"{k} {p}" for k in kinds for p in PIPELINES], list(OUTCOMES), "kind, pipeline"),
+        "",
+        items_table(programs, failures, kinds),
+        "",
+        "failures (pipeline, key): programs, by kind; the folder of the first",
+    ]
     report += save_all(failures, args, Path(args.out))
     report += ["", coverage_report(sum((p.coverage for p in programs), start=Counter()))]
     text = "\n".join(report) + "\n"
@@ -183,9 +201,17 @@ def items_table(programs: list, failures: dict, kinds: list[str]) -> str:
         for f in group:
             seeds[(f.item, f.program.kind)].add(f.program.seed)
     per_kind = Counter(p.kind for p in programs)
-    return (table(Counter({key: len(s) for key, s in seeds.items()}), sorted({item for item, _ in seeds}), kinds,
-                  "programs failing with (either pipeline)")
-            + "\n  (of " + ", ".join(f"{per_kind[k]} {k}" for k in kinds) + " programs)")
+    return (
+        table(
+            Counter({key: len(s) for key, s in seeds.items()}),
+            sorted({item for item, _ in seeds}),
+            kinds,
+            "programs failing with (either pipeline)",
+        )
+        + "\n  (of "
+        + ", ".join(f"{per_kind[k]} {k}" for k in kinds)
+        + " programs)"
+    )
 
 
 def save_all(failures: dict, args, out: Path) -> list[str]:
@@ -194,13 +220,18 @@ def save_all(failures: dict, args, out: Path) -> list[str]:
     lines = []
     for (pipeline, key), group in sorted(failures.items(), key=lambda kv: -len(kv[1])):
         by_kind = Counter(f.program.kind for f in group)
-        for n, failure in enumerate(group[:args.keep]):
+        for n, failure in enumerate(group[: args.keep]):
             shrink = n < args.minimise
-            statements = minimise(failure.program.statements, PIPELINES[pipeline], key, args.minimise_seconds) \
-                if shrink else failure.program.statements
+            statements = (
+                minimise(failure.program.statements, PIPELINES[pipeline], key, args.minimise_seconds)
+                if shrink
+                else failure.program.statements
+            )
             folder, item = save_failure(out, failure, statements, shrink)
             if n == 0:
-                lines.append(f"  {len(group):5d}  {pipeline:9}  {key}\n         {dict(by_kind)}  known: {item}  {folder}")
+                lines.append(
+                    f"  {len(group):5d}  {pipeline:9}  {key}\n         {dict(by_kind)}  known: {item}  {folder}"
+                )
     return lines
 
 
@@ -220,8 +251,9 @@ def show(kind: str, seed: int, check: bool) -> int:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m tests.fuzz.campaign", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog="python -m tests.fuzz.campaign", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--programs", type=int, default=1000, help="how many programs (default 1000)")
     parser.add_argument("--seed", type=int, help="the run's seed (default: a new one, printed)")
     parser.add_argument("--kinds", default=",".join(KINDS), help=f"comma-separated, of {', '.join(KINDS)}")

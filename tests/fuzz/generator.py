@@ -57,15 +57,40 @@ KINDS = {
     "long": Kind("long", (30, 100), DTYPES, 1.0, 0.3),
 }
 
-POSITIONS = {"op": 3.0, "print": 2.0, "dead": 1.0, "reduce": 1.5, "view": 1.5, "def": 1.5, "call": 1.0,
-             "var": 1.0, "update": 1.5, "twice": 1.0, "fresh": 1.5}
-FAMILY_WEIGHTS = {"arithmetic": 3.0, "matmul": 1.0, "compare": 1.5, "cast": 1.0, "math": 1.5, "reduction": 1.5,
-                  "view": 2.0, "shape": 1.0, "indexing": 1.0, "scan": 1.0, "creation": 0.3, "query": 0.5}
+POSITIONS = {
+    "op": 3.0,
+    "print": 2.0,
+    "dead": 1.0,
+    "reduce": 1.5,
+    "view": 1.5,
+    "def": 1.5,
+    "call": 1.0,
+    "var": 1.0,
+    "update": 1.5,
+    "twice": 1.0,
+    "fresh": 1.5,
+}
+FAMILY_WEIGHTS = {
+    "arithmetic": 3.0,
+    "matmul": 1.0,
+    "compare": 1.5,
+    "cast": 1.0,
+    "math": 1.5,
+    "reduction": 1.5,
+    "view": 2.0,
+    "shape": 1.0,
+    "indexing": 1.0,
+    "scan": 1.0,
+    "creation": 0.3,
+    "query": 0.5,
+}
 FLOAT_VALUES = [x / 2 for x in range(-6, 9)]
 INT_VALUES = list(range(-5, 7))
 NUMBERS = {"float": [0.5, 1, 1.5, 2, 2.5, 3, -0.5, -1, -2, -3], "int": [1, 2, 3, 5, 7, -1, -2, -3]}
-HUGE = {"i64": [2**63 - 1, -2**63, 9223372036854775000, 2**53 + 1, -(2**62) - 7],
-        "i32": [2**31 - 1, -2**31, 2**30 + 3]}
+HUGE = {
+    "i64": [2**63 - 1, -(2**63), 9223372036854775000, 2**53 + 1, -(2**62) - 7],
+    "i32": [2**31 - 1, -(2**31), 2**30 + 3],
+}
 MAX_ELEMENTS = 48
 MAX_MAGNITUDE = 1e6
 
@@ -159,7 +184,7 @@ class Generator:
         or one where it has none."""
         if not shape:
             return [self.size()] if self.chance(0.2) else []
-        return [1 if self.chance(0.3) else size_of(d) for d in shape[self.rng.randint(0, len(shape)):]]
+        return [1 if self.chance(0.3) else size_of(d) for d in shape[self.rng.randint(0, len(shape)) :]]
 
     def number_value(self, dtype: str):
         if dtype == "i1":
@@ -204,8 +229,9 @@ class Generator:
             return x
         return self.partner_of(x.type, number_ok, nonzero, values, exclude=getattr(x, "name", ""))
 
-    def partner_of(self, t: TType, number_ok: bool = True, nonzero: bool = False, values=None,
-                   exclude: str = "") -> Expr:
+    def partner_of(
+        self, t: TType, number_ok: bool = True, nonzero: bool = False, values=None, exclude: str = ""
+    ) -> Expr:
         if number_ok and t.dtype != "i1" and (self.chance(0.35) or not t.rank):
             return self.number(t.dtype, values)
         names = [v for v in self.names_of(t.dtype, exclude) if broadcasts(v.type, t)]
@@ -213,7 +239,7 @@ class Generator:
             v = self.choice(names)
             return Name(v.name, v.type)
         rank = self.rng.randint(0, t.rank)
-        shape = [size_of(d) if self.chance(0.7) or isinstance(d, Sym) else 1 for d in t.shape[t.rank - rank:]]
+        shape = [size_of(d) if self.chance(0.7) or isinstance(d, Sym) else 1 for d in t.shape[t.rank - rank :]]
         if not shape:
             return self.number(t.dtype, values) if number_ok and t.dtype != "i1" else self.literal([1], t.dtype)
         return self.literal(shape, t.dtype, nonzero=nonzero)
@@ -348,9 +374,11 @@ class Generator:
         if w is None:
             return False
         step = len(self.statements)
-        self.agenda += [(step + self.rng.randint(0, 2), "update", w.name),
-                        (step + self.rng.randint(1, 4), "print", s.name),
-                        (step + self.rng.randint(2, 6), "print", w.name)]
+        self.agenda += [
+            (step + self.rng.randint(0, 2), "update", w.name),
+            (step + self.rng.randint(1, 4), "print", s.name),
+            (step + self.rng.randint(2, 6), "print", w.name),
+        ]
         return True
 
     def place_update(self, s, x):
@@ -398,8 +426,9 @@ class Generator:
         definition, slot = self.choice(fits)
         sizes: dict[str, int] = {}
         bind_sizes(definition.params[slot][1], s.type, sizes)
-        args = [x if i == slot else self.argument(t, sizes, definition.pinned)
-                for i, (_, t) in enumerate(definition.params)]
+        args = [
+            x if i == slot else self.argument(t, sizes, definition.pinned) for i, (_, t) in enumerate(definition.params)
+        ]
         call = Apply(ops.DefCall(definition), tuple(args))
         value = self.bind(call)
         if value is not None:
@@ -434,8 +463,10 @@ class Generator:
     def argument(self, t: TType, sizes: dict[str, int], pinned=frozenset()) -> Expr:
         """An argument for a parameter of type ``t``: its ``?`` sizes those of ``sizes``
         (drawn where not yet bound; a pinned one's is its first call's)."""
-        shape = tuple(sizes.setdefault(d.name, d.size if d.name in pinned else self.size()) if isinstance(d, Sym)
-                      else d for d in t.shape)
+        shape = tuple(
+            sizes.setdefault(d.name, d.size if d.name in pinned else self.size()) if isinstance(d, Sym) else d
+            for d in t.shape
+        )
         if not shape and t.dtype != "i1":
             return self.number(t.dtype)
         names = [v for v in self.names_of(t.dtype) if v.type.sizes() == shape and parameter_fits(v.type, t, pinned)]
@@ -470,8 +501,9 @@ class Generator:
     def parameter_type(self, t: TType, question: float) -> TType:
         """``t`` with some dimensions ``?``: a ``Sym`` named by its size, so that every
         ``?`` of one size is one size at each call."""
-        return t.with_shape(Sym(f"n{size_of(d)}", size_of(d), True) if self.chance(question) else size_of(d)
-                            for d in t.shape)
+        return t.with_shape(
+            Sym(f"n{size_of(d)}", size_of(d), True) if self.chance(question) else size_of(d) for d in t.shape
+        )
 
     # -- the program ------------------------------------------------------------------------
 
@@ -561,9 +593,14 @@ def broadcasts(a: TType, b: TType) -> bool:
 def parameter_fits(arg: TType, param: TType, pinned=frozenset()) -> bool:
     """Whether a value of type ``arg`` may be passed for ``param``: the element type, the
     rank, every static size and every pinned ``?``'s."""
-    return arg.dtype == param.dtype and arg.rank == param.rank and all(
-        size_of(a) == size_of(p) if not isinstance(p, Sym) or p.name in pinned else True
-        for a, p in zip(arg.shape, param.shape))
+    return (
+        arg.dtype == param.dtype
+        and arg.rank == param.rank
+        and all(
+            size_of(a) == size_of(p) if not isinstance(p, Sym) or p.name in pinned else True
+            for a, p in zip(arg.shape, param.shape)
+        )
+    )
 
 
 def bind_sizes(param: TType, arg: TType, sizes: dict[str, int]) -> None:

@@ -153,8 +153,12 @@ class Matmul(Op):
             return Apply(self, (x, Apply(TRANSPOSE, (x,), {"written": flip})))
         left = g.chance(0.7)
         k = x.type.shape[-1] if left else x.type.shape[-2]
-        other = g.operand(TType((*g.batch(x.type.shape[:-2]), k, g.size()) if left else
-                                (*g.batch(x.type.shape[:-2]), g.size(), k), x.type.dtype))
+        other = g.operand(
+            TType(
+                (*g.batch(x.type.shape[:-2]), k, g.size()) if left else (*g.batch(x.type.shape[:-2]), g.size(), k),
+                x.type.dtype,
+            )
+        )
         return Apply(self, (x, other) if left else (other, x))
 
 
@@ -452,7 +456,7 @@ class BroadcastTo(Op):
         tensor_only(t)
         if len(written) < t.rank:
             raise Invalid("broadcast_to a lower rank")
-        for d, w in zip(t.shape, written[len(written) - t.rank:]):
+        for d, w in zip(t.shape, written[len(written) - t.rank :]):
             if isinstance(d, Sym) and w == 1:
                 raise Invalid("a '?' broadcast to 1")
         if ty.broadcast(t.shape, tuple(written)) != tuple(written):
@@ -705,7 +709,9 @@ class Cumsum(Op):
 
     def build(self, g, x):
         axis = g.rng.randrange(x.type.rank)
-        return Apply(self, (x,), {"axis": None if axis == 0 and g.chance(0.5) else maybe_negative(g, axis, x.type.rank)})
+        return Apply(
+            self, (x,), {"axis": None if axis == 0 and g.chance(0.5) else maybe_negative(g, axis, x.type.rank)}
+        )
 
 
 class LinearScan(Op):
@@ -736,8 +742,14 @@ class LinearScan(Op):
         p = g.partner(x, values=g.scan_coefficients)
         a, b = (p, x) if g.chance(0.6) else (x, p)
         axis = g.rng.randrange(x.type.rank)
-        return Apply(self, (a, b), {"axis": maybe_negative(g, axis, x.type.rank) if g.chance(0.7) else None,
-                                    "reverse": g.choice([None, True, False])})
+        return Apply(
+            self,
+            (a, b),
+            {
+                "axis": maybe_negative(g, axis, x.type.rank) if g.chance(0.7) else None,
+                "reverse": g.choice([None, True, False]),
+            },
+        )
 
 
 # -- creation and shape queries ----------------------------------------------------------------
@@ -823,8 +835,13 @@ class Query(Op):
 
     def eval(self, values, env, axis=None):
         shape = values[0].shape
-        return float({"rank": len(shape), "numel": int(np.prod(shape)),
-                      "dim": shape[normal_axis(axis, len(shape))] if axis is not None else 0}[self.name])
+        return float(
+            {
+                "rank": len(shape),
+                "numel": int(np.prod(shape)),
+                "dim": shape[normal_axis(axis, len(shape))] if axis is not None else 0,
+            }[self.name]
+        )
 
     def render(self, args, axis=None):
         return call_text(self.name, [args[0].source()] + ([] if axis is None else [str(axis)]))
@@ -874,8 +891,10 @@ class DefCall(Op):
     def result(self, bound: dict) -> TType:
         """The result's type as the checker sees it: each ``?`` of the body's type a new
         ``?``, of the size this call's arguments give it."""
-        shape = [Sym(f"{self.name}()", *self.size(d, bound)) if isinstance(d, Sym) else d
-                 for d in self.definition.body.type.shape]
+        shape = [
+            Sym(f"{self.name}()", *self.size(d, bound)) if isinstance(d, Sym) else d
+            for d in self.definition.body.type.shape
+        ]
         return TType(tuple(shape), self.definition.body.type.dtype)
 
     def size(self, d, bound: dict) -> tuple[int, bool]:
@@ -905,11 +924,12 @@ FAMILIES = {
     "matmul": [Matmul()],
     "compare": COMPARISONS + [Where()],
     "cast": [Cast()],
-    "math": [Unary(m, True) for m in MATH] + [Unary("relu", False), Unary("abs", False)]
-            + [BinaryFunction(f, False) for f in ("maximum", "minimum")]
-            + [BinaryFunction(f, True) for f in ("pow", "atan2")],
+    "math": [Unary(m, True) for m in MATH]
+    + [Unary("relu", False), Unary("abs", False)]
+    + [BinaryFunction(f, False) for f in ("maximum", "minimum")]
+    + [BinaryFunction(f, True) for f in ("pow", "atan2")],
     "reduction": [Reduction(k) for k in ("sum", "prod", "max", "min", "mean")]
-                 + [RowCol(f"{s}_{k}") for s in ("row", "col") for k in ("sum", "max", "mean")],
+    + [RowCol(f"{s}_{k}") for s in ("row", "col") for k in ("sum", "max", "mean")],
     "view": [TRANSPOSE, Reshape(), Slice()],
     "shape": [BroadcastTo(), Concat(), Element()],
     "indexing": [INDEX, IndexAdd(), Gather(), ScatterAdd()],

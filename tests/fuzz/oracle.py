@@ -69,8 +69,10 @@ def compare(printed: list[Printed], expected: list[Val]) -> tuple[int, str] | No
             return k, f"print {k + 1}: {len(got.numbers)} numbers for {want.v.size} elements"
         for i, (written, v, e) in enumerate(zip(got.numbers, want.v.ravel(), want.e.ravel())):
             if not element_agrees(written, v, e, want.dtype):
-                return k, (f"print {k + 1} ({want.dtype}, sizes {list(want.shape)}): element {i} is {written}, "
-                           f"expected {v} (within {e:g})")
+                return k, (
+                    f"print {k + 1} ({want.dtype}, sizes {list(want.shape)}): element {i} is {written}, "
+                    f"expected {v} (within {e:g})"
+                )
     if len(printed) != len(expected):
         return min(len(printed), len(expected)), f"{len(printed)} prints, expected {len(expected)}"
     return None
@@ -105,8 +107,9 @@ def shares_with_updated_var(statements: list, name: str) -> bool:
     """Whether ``name`` is a ``var`` bound to another name (or a name a ``var`` was bound
     to), and that var was then updated in place: where a var that shares its buffer
     shows."""
-    pairs = {(s.name, s.value.name) for s in statements
-             if isinstance(s, Let) and s.mutable and isinstance(s.value, Name)}
+    pairs = {
+        (s.name, s.value.name) for s in statements if isinstance(s, Let) and s.mutable and isinstance(s.value, Name)
+    }
     vars_ = {w for w, n in pairs if name in (w, n)}
     return any(isinstance(s, Update) and s.op and s.name in vars_ for s in statements)
 
@@ -134,19 +137,30 @@ def judge(run: Run, expected: list[Val], statements: list | None = None, abort: 
     if run.phase == "ice":
         return Verdict("ice", run.message, "ice: " + ice_key(run.message))
     if run.phase == "compile_crash":
-        return Verdict("crash", f"while compiling: {signal_name(run.status)}\n{run.stderr}",
-                       f"crash while compiling: {signal_name(run.status)}")
+        return Verdict(
+            "crash",
+            f"while compiling: {signal_name(run.status)}\n{run.stderr}",
+            f"crash while compiling: {signal_name(run.status)}",
+        )
     if run.status and run.status < 0 and run.status != -signal.SIGABRT:
-        return Verdict("crash", f"{signal_name(run.status)}\nstdout:\n{run.stdout}\nstderr:\n{run.stderr}",
-                       f"crash: {signal_name(run.status)}")
+        return Verdict(
+            "crash",
+            f"{signal_name(run.status)}\nstdout:\n{run.stdout}\nstderr:\n{run.stderr}",
+            f"crash: {signal_name(run.status)}",
+        )
     first = (run.stderr.splitlines() or ["(nothing on stderr)"])[0]
     if run.status and first != abort:
         outcome = "runtime_error" if first.startswith("mg.") else "crash"
         expectation = f"expected: {abort}" if abort else "expected no failed check"
-        return Verdict(outcome, f"exit {run.status} ({expectation})\nstderr:\n{run.stderr}", f"{outcome}: {mask(first)}")
+        return Verdict(
+            outcome, f"exit {run.status} ({expectation})\nstderr:\n{run.stderr}", f"{outcome}: {mask(first)}"
+        )
     if abort and not run.status:
-        return Verdict("wrong_answer", f"the program ended normally; expected it to stop with: {abort}",
-                       "wrong_answer: a failed check did not stop the program")
+        return Verdict(
+            "wrong_answer",
+            f"the program ended normally; expected it to stop with: {abort}",
+            "wrong_answer: a failed check did not stop the program",
+        )
     difference = compare(parse_printed(run.stdout), expected)
     if difference is None and run.stderr.strip() and not abort:
         return Verdict("wrong_answer", "stderr: " + run.stderr.strip(), "wrong_answer: text on stderr")

@@ -38,23 +38,52 @@ def number(x: float, dtype: str) -> Val:
 
 # -- elementwise ------------------------------------------------------------------------------
 
+
 def _relu(x):
     return np.where(np.isnan(x), x, np.maximum(x, 0)) if x.dtype.kind == "f" else np.maximum(x, 0)
 
 
 # name -> (NumPy function, whether it is correctly rounded: IEEE gives both sides the same bits)
 FLOAT_FUNCTIONS = {
-    "+": (np.add, True), "-": (np.subtract, True), "*": (np.multiply, True), "/": (np.divide, True),
-    "neg": (np.negative, True), "relu": (_relu, True), "abs": (np.abs, True), "sqrt": (np.sqrt, True),
-    "maximum": (np.maximum, True), "minimum": (np.minimum, True),
-    "rsqrt": (lambda x: 1 / np.sqrt(x), False), "exp": (np.exp, False), "log": (np.log, False),
-    "sin": (np.sin, False), "cos": (np.cos, False), "tanh": (np.tanh, False), "acos": (np.arccos, False),
-    "asin": (np.arcsin, False), "pow": (np.power, False), "atan2": (np.arctan2, False),
+    "+": (np.add, True),
+    "-": (np.subtract, True),
+    "*": (np.multiply, True),
+    "/": (np.divide, True),
+    "neg": (np.negative, True),
+    "relu": (_relu, True),
+    "abs": (np.abs, True),
+    "sqrt": (np.sqrt, True),
+    "maximum": (np.maximum, True),
+    "minimum": (np.minimum, True),
+    "rsqrt": (lambda x: 1 / np.sqrt(x), False),
+    "exp": (np.exp, False),
+    "log": (np.log, False),
+    "sin": (np.sin, False),
+    "cos": (np.cos, False),
+    "tanh": (np.tanh, False),
+    "acos": (np.arccos, False),
+    "asin": (np.arcsin, False),
+    "pow": (np.power, False),
+    "atan2": (np.arctan2, False),
 }
-INT_FUNCTIONS = {"+": np.add, "-": np.subtract, "*": np.multiply, "neg": np.negative, "abs": np.abs,
-                 "relu": _relu, "maximum": np.maximum, "minimum": np.minimum}
-COMPARISONS = {"<": np.less, "<=": np.less_equal, ">": np.greater, ">=": np.greater_equal,
-               "==": np.equal, "!=": np.not_equal}
+INT_FUNCTIONS = {
+    "+": np.add,
+    "-": np.subtract,
+    "*": np.multiply,
+    "neg": np.negative,
+    "abs": np.abs,
+    "relu": _relu,
+    "maximum": np.maximum,
+    "minimum": np.minimum,
+}
+COMPARISONS = {
+    "<": np.less,
+    "<=": np.less_equal,
+    ">": np.greater,
+    ">=": np.greater_equal,
+    "==": np.equal,
+    "!=": np.not_equal,
+}
 # A function from a library may differ from NumPy's by a few units in the last place.
 LIBRARY_ULPS = {"f64": 4, "f32": 4, "bf16": 1}
 
@@ -137,6 +166,7 @@ def where(mask: Val, a: Val, b: Val) -> Val:
 
 # -- casts -----------------------------------------------------------------------------------
 
+
 def cast(x: Val, to: str) -> Val:
     """``cast(x, to)``: floats round to nearest; float to integer truncates toward zero and
     saturates; to i1 is ``!= 0``; from i1, 0 and 1."""
@@ -157,8 +187,13 @@ def cast(x: Val, to: str) -> Val:
 
 def saturate(value: float, to: str) -> int:
     low, high = INT_RANGE[to]
-    return 0 if np.isnan(value) else int(min(max(np.trunc(value), low), high)) if np.isfinite(value) else \
-        (high if value > 0 else low)
+    return (
+        0
+        if np.isnan(value)
+        else int(min(max(np.trunc(value), low), high))
+        if np.isfinite(value)
+        else (high if value > 0 else low)
+    )
 
 
 def float_to_int(x: Val, to: str) -> Val:
@@ -171,11 +206,19 @@ def float_to_int(x: Val, to: str) -> Val:
 
 def to_float(x: Val, to: str) -> Val:
     """A float or integer tensor converted to a float type, rounding to nearest."""
-    v = x.v.astype(NUMPY[to]) if x.dtype not in INTS else \
-        np.array([float(i) for i in x.v.ravel()], dtype=np.float64).astype(NUMPY[to]).reshape(x.shape)
+    v = (
+        x.v.astype(NUMPY[to])
+        if x.dtype not in INTS
+        else np.array([float(i) for i in x.v.ravel()], dtype=np.float64).astype(NUMPY[to]).reshape(x.shape)
+    )
     if x.dtype in INTS:
-        changed = np.array([int(a) != int(b) for a, b in zip(v.astype(np.float64).ravel().tolist(), x.v.ravel())],
-                           dtype=bool).reshape(x.shape) if x.v.size else np.zeros(x.shape, bool)
+        changed = (
+            np.array(
+                [int(a) != int(b) for a, b in zip(v.astype(np.float64).ravel().tolist(), x.v.ravel())], dtype=bool
+            ).reshape(x.shape)
+            if x.v.size
+            else np.zeros(x.shape, bool)
+        )
     else:
         changed = v.astype(np.float64) != x.wide()
     changed = changed & ~np.isnan(x.wide())
@@ -185,11 +228,12 @@ def to_float(x: Val, to: str) -> Val:
 
 # -- exactness of sums and products in any order -------------------------------------------------
 
+
 def _mantissa(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """For each element: the exponent of its lowest set bit, and its number of significant
     bits (from the highest set bit to the lowest); zeros give (large, 0)."""
     m, e = np.frexp(np.where(np.isfinite(x), np.abs(x), 0.0))
-    whole = (m * 2.0 ** 53).astype(np.int64)
+    whole = (m * 2.0**53).astype(np.int64)
     low = np.where(whole == 0, 0, np.log2(np.where(whole == 0, 1, whole & -whole))).astype(np.int64)
     bits = np.where(whole == 0, 0, 53 - low)
     lsb = np.where(whole == 0, 10**6, e.astype(np.int64) - 53 + low)
@@ -235,13 +279,15 @@ def round_bound(y: np.ndarray, bound: np.ndarray, dtype: str) -> Val:
 
 # -- reductions ------------------------------------------------------------------------------
 
+
 def reduce(kind: str, x: Val, axes: list[int], keepdims: bool) -> Val:
     """``sum prod max min mean`` of ``x`` along ``axes`` (normalised), left to right in
     row-major order over them."""
     rank = x.v.ndim
     kept = [d for d in range(rank) if d not in axes]
-    out_shape = tuple(1 if d in axes else x.shape[d] for d in range(rank)) if keepdims else \
-        tuple(x.shape[d] for d in kept)
+    out_shape = (
+        tuple(1 if d in axes else x.shape[d] for d in range(rank)) if keepdims else tuple(x.shape[d] for d in kept)
+    )
     count = int(np.prod([x.shape[d] for d in axes]))
     terms = x.map(lambda a: np.transpose(a, kept + list(axes)).reshape(*[x.shape[d] for d in kept], count))
     with np.errstate(all="ignore"):
@@ -294,7 +340,7 @@ def matmul(a: Val, b: Val) -> Val:
     with np.errstate(all="ignore"):
         acc = np.zeros((*batch, a.shape[-2], b.shape[-1]), ct)
         for k in range(K):
-            acc = acc + a.v[..., :, k:k + 1].astype(ct) * b.v[..., k:k + 1, :].astype(ct)
+            acc = acc + a.v[..., :, k : k + 1].astype(ct) * b.v[..., k : k + 1, :].astype(ct)
         aw, bw = a.wide()[..., :, :, None], b.wide()[..., None, :, :]  # (..., M, K, N)
         ae, be = a.e[..., :, :, None], b.e[..., None, :, :]
         products = np.moveaxis(aw * bw, -2, -1)  # (..., M, N, K)
@@ -310,13 +356,14 @@ def matmul(a: Val, b: Val) -> Val:
 
 # -- scans -----------------------------------------------------------------------------------
 
+
 def linear_scan(a: Val, b: Val, axis: int, reverse: bool) -> Val:
     """``h[t] = a[t] * h[t-1] + b[t]`` from ``h = 0`` along ``axis``, carried in the compute
     type (bf16 in f32, each output rounded once)."""
     shape = np.broadcast_shapes(a.shape, b.shape)
     a, b = (x.map(lambda v: np.moveaxis(np.broadcast_to(v, shape), axis, 0)) for x in (a, b))
     ct, dtype = COMPUTE[b.dtype], b.dtype
-    h, eh = np.zeros(shape[:axis] + shape[axis + 1:], ct), np.zeros(shape[:axis] + shape[axis + 1:])
+    h, eh = np.zeros(shape[:axis] + shape[axis + 1 :], ct), np.zeros(shape[:axis] + shape[axis + 1 :])
     out, bounds = np.empty(b.shape, NUMPY[dtype]), np.empty(b.shape)
     steps = range(b.shape[0])
     with np.errstate(all="ignore"):
@@ -340,6 +387,7 @@ def cumsum(x: Val, axis: int) -> Val:
 
 
 # -- indexing --------------------------------------------------------------------------------
+
 
 def certain_ids(ids: Val) -> np.ndarray:
     if not ids.certain():
@@ -379,7 +427,9 @@ def add_at(base: Val, places: list[tuple], values: Val) -> Val:
     ct = COMPUTE.get(base.dtype, NUMPY[base.dtype])
     with np.errstate(all="ignore"):
         for place, add, bound in zip(places, flat_v, flat_e):
-            v[place] = np.asarray(np.asarray(v[place]).astype(ct) + np.asarray(add).astype(ct)).astype(NUMPY[base.dtype])
+            v[place] = np.asarray(np.asarray(v[place]).astype(ct) + np.asarray(add).astype(ct)).astype(
+                NUMPY[base.dtype]
+            )
             e[place] = e[place] + bound
     if base.dtype in INTS:
         return Val(v, np.where(e > 0, np.inf, 0.0), base.dtype)
@@ -421,6 +471,7 @@ def scatter_add(base: Val, idx: Val, values: Val, axis: int) -> Val:
 
 # -- shapes ----------------------------------------------------------------------------------
 
+
 def slice_(x: Val, axis: int, start: int, stop: int) -> Val:
     if stop > x.shape[axis]:
         raise Abort(f"mg.slice: stop {stop} is beyond the size of dimension {axis}")
@@ -452,4 +503,3 @@ def iota(shape: list[int], axis: int, dtype: str) -> Val:
 
 def full(shape, value, dtype: str) -> Val:
     return exact(np.full(shape, int(value) if dtype in INTS else value), dtype)
-

@@ -57,8 +57,11 @@ class Expr:
 
     def names(self) -> set[str]:
         """The names it reads and the defs it calls."""
-        return {e.name if isinstance(e, Name) else e.op for e in self.walk()
-                if isinstance(e, Name) or hasattr(getattr(e, "operation", None), "definition")}
+        return {
+            e.name if isinstance(e, Name) else e.op
+            for e in self.walk()
+            if isinstance(e, Name) or hasattr(getattr(e, "operation", None), "definition")
+        }
 
 
 @dataclass(eq=False)

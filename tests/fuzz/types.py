@@ -128,8 +128,8 @@ def broadcast(left: tuple[Dim, ...], right: tuple[Dim, ...]) -> tuple[Dim, ...]:
     right, the lower rank grows along the axes it lacks; a static 1 grows to a static size;
     a ``?`` is never broadcast (it must equal the other size, a 1 included, at run time)."""
     n = min(len(left), len(right))
-    out = list(left[:len(left) - n] or right[:len(right) - n])
-    for a, b in zip(left[len(left) - n:], right[len(right) - n:]):
+    out = list(left[: len(left) - n] or right[: len(right) - n])
+    for a, b in zip(left[len(left) - n :], right[len(right) - n :]):
         if isinstance(a, Sym) or isinstance(b, Sym) or a == b:
             if a != b:
                 check_same_size(a, b)
@@ -174,8 +174,11 @@ def matmul(left: TType, right: TType) -> TType:
 
 
 def reduce(t: TType, axes: list[int], keepdims: bool) -> TType:
-    return t.with_shape(tuple(1 if d in axes else s for d, s in enumerate(t.shape)) if keepdims
-                        else tuple(s for d, s in enumerate(t.shape) if d not in axes))
+    return t.with_shape(
+        tuple(1 if d in axes else s for d, s in enumerate(t.shape))
+        if keepdims
+        else tuple(s for d, s in enumerate(t.shape) if d not in axes)
+    )
 
 
 def slice_(t: TType, axis: int, start: int, stop: int) -> TType:
@@ -215,8 +218,12 @@ def concat(items: list[TType], axis: int) -> TType:
                 raise Invalid("concat sizes differ")
     along = [t.shape[axis] for t in items]
     if any(isinstance(d, Sym) for d in along):
-        shape[axis] = Sym("+".join(dim_text(d) if not isinstance(d, Sym) else d.name for d in along),
-                          sum(size_of(d) for d in along), any(varies(d) for d in along), tuple(along))
+        shape[axis] = Sym(
+            "+".join(dim_text(d) if not isinstance(d, Sym) else d.name for d in along),
+            sum(size_of(d) for d in along),
+            any(varies(d) for d in along),
+            tuple(along),
+        )
     else:
         shape[axis] = sum(along)  # type: ignore[arg-type]
     return first.with_shape(shape)

@@ -27,7 +27,7 @@ COMPUTE = {"f64": np.float64, "f32": np.float32, "bf16": np.float32}
 # Significand bits (the implicit one included) and smallest normal exponent (frexp's).
 PRECISION = {"f64": 53, "f32": 24, "bf16": 8}
 MIN_EXPONENT = {"f64": -1021, "f32": -125, "bf16": -125}
-INT_RANGE = {"i32": (-2**31, 2**31 - 1), "i64": (-2**63, 2**63 - 1), "i1": (0, 1)}
+INT_RANGE = {"i32": (-(2**31), 2**31 - 1), "i64": (-(2**63), 2**63 - 1), "i1": (0, 1)}
 
 
 def is_float(dtype: str) -> bool:
@@ -82,15 +82,18 @@ def exact(values, dtype: str) -> Val:
 def to_dtype(values, dtype: str) -> np.ndarray:
     """``values`` as an array of ``dtype``; Python integers beyond f64's 2^53 stay exact."""
     if dtype in INTS:
-        return np.array(values, dtype=object).astype(NUMPY[dtype]) if np.ndim(values) else \
-            np.array(int(values), dtype=NUMPY[dtype])
+        return (
+            np.array(values, dtype=object).astype(NUMPY[dtype])
+            if np.ndim(values)
+            else np.array(int(values), dtype=NUMPY[dtype])
+        )
     return np.asarray(values, dtype=np.float64).astype(NUMPY[dtype])
 
 
 def wrap(values: np.ndarray, dtype: str) -> np.ndarray:
     """Python (or object) integers wrapped into ``dtype``'s two's complement range."""
     bits = 32 if dtype == "i32" else 64
-    flat = [((int(x) + 2 ** (bits - 1)) % 2 ** bits) - 2 ** (bits - 1) for x in np.ravel(values)]
+    flat = [((int(x) + 2 ** (bits - 1)) % 2**bits) - 2 ** (bits - 1) for x in np.ravel(values)]
     return np.array(flat, dtype=object).astype(NUMPY[dtype]).reshape(np.shape(values))
 
 

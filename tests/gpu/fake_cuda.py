@@ -56,9 +56,16 @@ class Context:
 
 
 # PTX parameter types -> the ctypes the emulated kernels take them as.
-_PARAM_TYPES = {"u64": ctypes.c_int64, "b64": ctypes.c_int64, "s64": ctypes.c_int64,
-                "f64": ctypes.c_double, "u32": ctypes.c_int32, "b32": ctypes.c_int32,
-                "s32": ctypes.c_int32, "f32": ctypes.c_float}
+_PARAM_TYPES = {
+    "u64": ctypes.c_int64,
+    "b64": ctypes.c_int64,
+    "s64": ctypes.c_int64,
+    "f64": ctypes.c_double,
+    "u32": ctypes.c_int32,
+    "b32": ctypes.c_int32,
+    "s32": ctypes.c_int32,
+    "f32": ctypes.c_float,
+}
 _ENTRY = re.compile(r"\.entry (\w+)\(([^)]*)\)")
 _PARAM = re.compile(r"\.param \.(\w+)")
 

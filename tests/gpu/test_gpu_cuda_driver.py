@@ -52,8 +52,13 @@ def test_on_the_fake_driver_results_agree_with_numpy(fake):
     lib = mg_xdsl.api.Library(SOURCE, "fake.mg", "cuda")
     rng = np.random.default_rng(7)
     for name, args in cases(rng):
-        np.testing.assert_allclose(getattr(lib, name)(*args), reference(name, *args), rtol=1e-12,
-                                   atol=1e-12, err_msg=f"{name} at {[a.shape for a in args]}")
+        np.testing.assert_allclose(
+            getattr(lib, name)(*args),
+            reference(name, *args),
+            rtol=1e-12,
+            atol=1e-12,
+            err_msg=f"{name} at {[a.shape for a in args]}",
+        )
     assert fake.memory == {}  # every device buffer freed
     assert fake.cuCtxGetCurrent()[1] is None  # and the context made current only while launching
 
@@ -102,7 +107,8 @@ def test_failed_launch_frees_every_buffer_and_reports_the_launch(fake, capsys):
     err = capsys.readouterr().err
     assert err.splitlines()[:2] == [
         "mgc: error: GPU: kernel f_kernel: cuLaunchKernel failed: unspecified launch failure",
-        "mgc: (also: cuMemFree failed: invalid argument)"]
+        "mgc: (also: cuMemFree failed: invalid argument)",
+    ]
     # Three buffers (a, b, the result): all three frees tried, only the failed one left.
     assert len(fake.freed) == 3 and list(fake.memory) == [fake.freed[0]]
     # The device is still usable.
@@ -114,15 +120,19 @@ def test_failed_free_after_a_good_launch_is_reported(fake, capsys):
     fake.fail_next["cuMemFree"] = CUresult.CUDA_ERROR_INVALID_VALUE
     with pytest.raises(RuntimeCheckFailed):
         lib.f(np.ones((3, 4)), np.ones((3, 4)))
-    assert capsys.readouterr().err.splitlines()[0] == \
-        "mgc: error: GPU: kernel f_kernel: cuMemFree failed: invalid argument"
+    assert (
+        capsys.readouterr().err.splitlines()[0]
+        == "mgc: error: GPU: kernel f_kernel: cuMemFree failed: invalid argument"
+    )
     assert len(fake.freed) == 3 and len(fake.memory) == 1
 
 
 # -- a driver too old for the installed cuda-python ---------------------------------------------
 
-TOO_OLD = ("the NVIDIA driver (version 550.54.15, CUDA 12.4) is too old for cuda-python 13 "
-           "(needs 580 or newer); install 'cuda-python<13' or update the driver")
+TOO_OLD = (
+    "the NVIDIA driver (version 550.54.15, CUDA 12.4) is too old for cuda-python 13 "
+    "(needs 580 or newer); install 'cuda-python<13' or update the driver"
+)
 
 
 @pytest.fixture
@@ -152,14 +162,20 @@ def test_mgc_run_gpu_says_the_driver_is_too_old(old_driver, capsys):
     assert err.splitlines()[0] == f"mgc: error: GPU: {TOO_OLD}"
 
 
-@pytest.mark.parametrize("bindings, driver, expected", [
-    ("13.0.0", (13000, "580.65.06"), None),  # new enough: not the reason
-    ("12.9.10", (12040, "550.54.15"), None),  # cuda-python 12 runs on a 12.x driver
-    ("12.9.10", (11080, None), "the NVIDIA driver (CUDA 11.8) is too old for cuda-python 12 "
-                               "(needs 525 or newer); update the driver"),
-    (None, (12040, "550.54.15"), None),  # no cuda-python
-    ("13.4.4", None, None),  # no driver at all: cuda-python's own message says so
-])
+@pytest.mark.parametrize(
+    "bindings, driver, expected",
+    [
+        ("13.0.0", (13000, "580.65.06"), None),  # new enough: not the reason
+        ("12.9.10", (12040, "550.54.15"), None),  # cuda-python 12 runs on a 12.x driver
+        (
+            "12.9.10",
+            (11080, None),
+            "the NVIDIA driver (CUDA 11.8) is too old for cuda-python 12 (needs 525 or newer); update the driver",
+        ),
+        (None, (12040, "550.54.15"), None),  # no cuda-python
+        ("13.4.4", None, None),  # no driver at all: cuda-python's own message says so
+    ],
+)
 def test_driver_too_old_judgement(monkeypatch, bindings, driver, expected):
     monkeypatch.setattr(gpu_runtime, "bindings_version", lambda: bindings)
     monkeypatch.setattr(gpu_runtime, "installed_driver", lambda: driver)
@@ -171,6 +187,9 @@ def test_a_failure_that_is_not_the_drivers_age_keeps_its_message(monkeypatch):
     driver.init_error = RuntimeError("libcuda.so.1: cannot open shared object file")
     monkeypatch.setattr(gpu_runtime, "bindings_version", lambda: "13.4.4")
     monkeypatch.setattr(gpu_runtime, "installed_driver", lambda: None)
-    with pytest.raises(gpu_runtime.GpuError, match=r"^the NVIDIA driver cannot be loaded: libcuda\.so\.1: "
-                                                   r"cannot open shared object file$"):
+    with pytest.raises(
+        gpu_runtime.GpuError,
+        match=r"^the NVIDIA driver cannot be loaded: libcuda\.so\.1: "
+        r"cannot open shared object file$",
+    ):
         gpu_runtime.CudaDevice(driver)

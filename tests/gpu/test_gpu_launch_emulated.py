@@ -28,8 +28,13 @@ def test_api_agrees_with_numpy():
     lib = mg_xdsl.compile(SOURCE, gpu="emulated")
     rng = np.random.default_rng(4)
     for name, args in cases(rng):
-        np.testing.assert_allclose(getattr(lib, name)(*args), reference(name, *args), rtol=1e-12,
-                                   atol=1e-12, err_msg=f"{name} at {[a.shape for a in args]}")
+        np.testing.assert_allclose(
+            getattr(lib, name)(*args),
+            reference(name, *args),
+            rtol=1e-12,
+            atol=1e-12,
+            err_msg=f"{name} at {[a.shape for a in args]}",
+        )
 
 
 def test_api_runtime_check_then_good_call():

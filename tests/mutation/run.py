@@ -49,16 +49,40 @@ from mutations import MUTATIONS  # noqa: E402
 
 # Fast, decisive tests first: with -x a mutation usually stops within seconds.
 TEST_ORDER = [
-    "tests/test_diagnostic_codes.py", "tests/test_filecheck.py", "tests/test_op_builders.py", "tests/test_llvm_ir.py", "tests/test_xdsl_compat.py",
-    "tests/test_print_runtime.py", "tests/test_element_types.py", "tests/test_ranks.py", "tests/test_typed_programs.py",
-    "tests/test_builtins.py", "tests/test_element_access.py", "tests/test_variables.py", "tests/test_random.py", "tests/test_scans.py", "tests/test_shape_ops.py",
-    "tests/test_views.py", "tests/test_indexing.py",
+    "tests/test_diagnostic_codes.py",
+    "tests/test_filecheck.py",
+    "tests/test_op_builders.py",
+    "tests/test_llvm_ir.py",
+    "tests/test_xdsl_compat.py",
+    "tests/test_print_runtime.py",
+    "tests/test_element_types.py",
+    "tests/test_ranks.py",
+    "tests/test_typed_programs.py",
+    "tests/test_builtins.py",
+    "tests/test_element_access.py",
+    "tests/test_variables.py",
+    "tests/test_random.py",
+    "tests/test_scans.py",
+    "tests/test_shape_ops.py",
+    "tests/test_views.py",
+    "tests/test_indexing.py",
     "tests/test_optimised.py",
     "tests/test_threads_runtime.py",
-    "tests/test_codegen.py", "tests/test_target.py", "tests/test_examples.py", "tests/test_malformed.py",
-    "tests/test_stages.py", "tests/test_api.py", "tests/test_llvm_conversions.py",
-    "tests/test_cli.py", "tests/test_compile_cache.py", "tests/test_cpp.py", "tests/test_build.py", "tests/test_gpu_ptx.py", "tests/gpu",
-    "tests/test_properties.py", "tests/test_random_programs.py",
+    "tests/test_codegen.py",
+    "tests/test_target.py",
+    "tests/test_examples.py",
+    "tests/test_malformed.py",
+    "tests/test_stages.py",
+    "tests/test_api.py",
+    "tests/test_llvm_conversions.py",
+    "tests/test_cli.py",
+    "tests/test_compile_cache.py",
+    "tests/test_cpp.py",
+    "tests/test_build.py",
+    "tests/test_gpu_ptx.py",
+    "tests/gpu",
+    "tests/test_properties.py",
+    "tests/test_random_programs.py",
 ]
 
 
@@ -96,8 +120,11 @@ def classify(returncode: int, stdout: str, stderr: str) -> tuple[str, str]:
     if returncode in PYTEST_ERRORS:
         return "error", f"{PYTEST_ERRORS[returncode]} (exit status {returncode})"
     # A crash: a signal (negative: the process was killed), or a status pytest never gives.
-    how = f"killed by {signal.Signals(-returncode).name}" if returncode < 0 and -returncode in signal.valid_signals() \
+    how = (
+        f"killed by {signal.Signals(-returncode).name}"
+        if returncode < 0 and -returncode in signal.valid_signals()
         else f"exit status {returncode}"
+    )
     fatal = re.search(r"^Fatal Python error: (.*)$", stderr + stdout, re.M)
     # (faulthandler's traceback, most recent call first: the innermost test function)
     test = re.search(r'File "([^"]+)", line (\d+) in (test\w*)', stderr + stdout)
@@ -108,8 +135,14 @@ def classify(returncode: int, stdout: str, stderr: str) -> tuple[str, str]:
 def run_tests(tree: Path, tests: list[str] = TEST_ORDER, pytest_args: list[str] = ()) -> Outcome:
     env = {**os.environ, "PYTHONPATH": str(tree), "MG_PROPERTY_EXAMPLES": "60"}
     start = time.perf_counter()
-    p = subprocess.run([sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", *pytest_args, *tests],
-                       cwd=tree, env=env, capture_output=True, text=True, timeout=3600)
+    p = subprocess.run(
+        [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", *pytest_args, *tests],
+        cwd=tree,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=3600,
+    )
     status, what = classify(p.returncode, p.stdout, p.stderr)
     return Outcome(status, what, time.perf_counter() - start)
 
@@ -127,17 +160,32 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sample", type=int, help="run only every k-th mutation, k chosen to give this many")
     parser.add_argument("--only", type=int, nargs="*", help="mutation numbers to run (1-based)")
-    parser.add_argument("--no-baseline", action="store_true",
-                        help="skip the baseline run (when the caller has just run the suite itself)")
+    parser.add_argument(
+        "--no-baseline",
+        action="store_true",
+        help="skip the baseline run (when the caller has just run the suite itself)",
+    )
     parser.add_argument("--baseline-only", action="store_true", help="run the baseline, no mutation")
-    parser.add_argument("--runs", type=int, default=1, metavar="N",
-                        help="run the baseline N times (with --seed fresh: each with new examples)")
-    parser.add_argument("--seed", metavar="N|fresh",
-                        help="run the hypothesis tests with random examples from seed N, or a fresh seed "
-                             "for each run (default: the suite's fixed, derandomised examples)")
-    parser.add_argument("--tests", nargs="+", metavar="PATH", default=TEST_ORDER,
-                        help="the test files to run, relative to the project (default: the whole suite, "
-                             "fastest first)")
+    parser.add_argument(
+        "--runs",
+        type=int,
+        default=1,
+        metavar="N",
+        help="run the baseline N times (with --seed fresh: each with new examples)",
+    )
+    parser.add_argument(
+        "--seed",
+        metavar="N|fresh",
+        help="run the hypothesis tests with random examples from seed N, or a fresh seed "
+        "for each run (default: the suite's fixed, derandomised examples)",
+    )
+    parser.add_argument(
+        "--tests",
+        nargs="+",
+        metavar="PATH",
+        default=TEST_ORDER,
+        help="the test files to run, relative to the project (default: the whole suite, fastest first)",
+    )
     args = parser.parse_args(argv)
     if args.seed not in (None, "fresh") and not args.seed.isdigit():
         parser.error(f"--seed takes a number or 'fresh', not {args.seed!r}")
@@ -151,8 +199,10 @@ def main(argv: list[str] | None = None) -> int:
     elif args.sample:
         step = max(1, len(chosen) // args.sample)
         chosen = chosen[::step][: args.sample]
-    print("NOTE: this script deliberately runs broken copies of the compiler; FAILED tests under a "
-          "mutation are the expected result. The baseline must pass.")
+    print(
+        "NOTE: this script deliberately runs broken copies of the compiler; FAILED tests under a "
+        "mutation are the expected result. The baseline must pass."
+    )
     with tempfile.TemporaryDirectory() as tmp:
         if not args.no_baseline:
             base = Path(tmp, "baseline")
@@ -161,13 +211,18 @@ def main(argv: list[str] | None = None) -> int:
                 extra, seeded = seed_arguments(args.seed)
                 outcome = run_tests(base, args.tests, extra)
                 count = f" run {run} of {args.runs}" if args.runs > 1 else ""
-                print(f"baseline (unmodified){count}{seeded}: "
-                      f"{'' if outcome.status == 'passed' else outcome.status.upper() + ': '}{outcome.what} "
-                      f"({outcome.seconds:.0f} s)", flush=True)
+                print(
+                    f"baseline (unmodified){count}{seeded}: "
+                    f"{'' if outcome.status == 'passed' else outcome.status.upper() + ': '}{outcome.what} "
+                    f"({outcome.seconds:.0f} s)",
+                    flush=True,
+                )
                 if outcome.status != "passed":
                     if outcome.status == "crashed":
-                        print("The baseline is broken: the test process crashed, which no mutation run can "
-                              "tell from a catch. Fix the crash first.")
+                        print(
+                            "The baseline is broken: the test process crashed, which no mutation run can "
+                            "tell from a catch. Fix the crash first."
+                        )
                     return 2
             if args.baseline_only:
                 return 0

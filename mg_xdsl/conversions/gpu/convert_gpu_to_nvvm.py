@@ -103,9 +103,15 @@ def _trap_failed_checks(kernels: builtin.ModuleOp) -> None:
 
 # The libdevice function of each math op NVPTX has no instruction for ("f" appended on f32).
 LIBDEVICE: dict[type[Operation], str] = {
-    math.ExpOp: "__nv_exp", math.LogOp: "__nv_log", math.SinOp: "__nv_sin", math.CosOp: "__nv_cos",
-    math.TanhOp: "__nv_tanh", math.AcosOp: "__nv_acos", math.AsinOp: "__nv_asin",
-    math.Atan2Op: "__nv_atan2", math.PowFOp: "__nv_pow",
+    math.ExpOp: "__nv_exp",
+    math.LogOp: "__nv_log",
+    math.SinOp: "__nv_sin",
+    math.CosOp: "__nv_cos",
+    math.TanhOp: "__nv_tanh",
+    math.AcosOp: "__nv_acos",
+    math.AsinOp: "__nv_asin",
+    math.Atan2Op: "__nv_atan2",
+    math.PowFOp: "__nv_pow",
 }
 
 

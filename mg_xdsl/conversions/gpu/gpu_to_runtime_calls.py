@@ -44,8 +44,7 @@ def launch_symbol(kernel: SymbolRefAttr) -> str:
     return LAUNCH_PREFIX + "_".join([kernel.root_reference.data, *(r.data for r in kernel.nested_references)])
 
 
-def _declaration(module: builtin.ModuleOp, launch: gpu.LaunchFuncOp,
-                 declared: dict[str, func.FuncOp]) -> func.FuncOp:
+def _declaration(module: builtin.ModuleOp, launch: gpu.LaunchFuncOp, declared: dict[str, func.FuncOp]) -> func.FuncOp:
     name = launch_symbol(launch.kernel)
     if name not in declared:
         inputs = [IndexType()] * 6 + [v.type for v in launch.kernelOperands]
@@ -65,8 +64,14 @@ class GpuToRuntimeCallsPass(ModulePass):
         declared: dict[str, func.FuncOp] = {}
         for launch in [o for o in op.walk() if isinstance(o, gpu.LaunchFuncOp)]:
             decl = _declaration(op, launch, declared)
-            sizes = [launch.gridSizeX, launch.gridSizeY, launch.gridSizeZ,
-                     launch.blockSizeX, launch.blockSizeY, launch.blockSizeZ]
+            sizes = [
+                launch.gridSizeX,
+                launch.gridSizeY,
+                launch.gridSizeZ,
+                launch.blockSizeX,
+                launch.blockSizeY,
+                launch.blockSizeZ,
+            ]
             b = Builder(InsertPoint.before(launch))
             call = b.insert(func.CallOp(decl.sym_name.data, [*sizes, *launch.kernelOperands], [i32]))
             zero = b.insert(arith.ConstantOp.from_int_and_width(0, 32))
@@ -82,6 +87,6 @@ class GpuToRuntimeCallsPass(ModulePass):
 
 def launches(module: builtin.ModuleOp) -> dict[str, func.FuncOp]:
     """The launch declarations this pass made, symbol -> declaration."""
-    return {f.sym_name.data: f for f in module.body.block.ops
-            if isinstance(f, func.FuncOp) and KERNEL_ATTR in f.attributes}
-
+    return {
+        f.sym_name.data: f for f in module.body.block.ops if isinstance(f, func.FuncOp) and KERNEL_ATTR in f.attributes
+    }

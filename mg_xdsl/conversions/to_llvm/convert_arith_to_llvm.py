@@ -69,10 +69,7 @@ from mg_xdsl.support.op_builders import integer_attr, llvm_binary, llvm_float_bi
 
 def _scalar(op: Operation) -> bool:
     """Whether every operand and result is a scalar LLVM type once converted (no vectors)."""
-    return all(
-        isinstance(convert_type(v.type), IntegerType | AnyFloat)
-        for v in (*op.operands, *op.results)
-    )
+    return all(isinstance(convert_type(v.type), IntegerType | AnyFloat) for v in (*op.operands, *op.results))
 
 
 def _operands(rewriter: PatternRewriter, op: Operation) -> list[SSAValue]:
@@ -82,8 +79,8 @@ def _operands(rewriter: PatternRewriter, op: Operation) -> list[SSAValue]:
 def _float_ops(op: Operation) -> bool:
     """Whether every operand and result is a float, or a 1-D vector of floats."""
     return all(
-        isinstance(t, AnyFloat) or (isinstance(t, VectorType) and t.get_num_dims() == 1
-                                    and isinstance(t.get_element_type(), AnyFloat))
+        isinstance(t, AnyFloat)
+        or (isinstance(t, VectorType) and t.get_num_dims() == 1 and isinstance(t.get_element_type(), AnyFloat))
         for t in (v.type for v in (*op.operands, *op.results))
     )
 
@@ -225,9 +222,7 @@ def _rounded_signed_division(rewriter: PatternRewriter, op: Operation, signs: st
     remainder = rewriter.insert(llvm.SRemOp(a, b)).res
     zero, one = constant(rewriter, 0, t), constant(rewriter, 1, t)
     inexact = _icmp(rewriter, "ne", remainder, zero)
-    signs_match = _icmp(
-        rewriter, signs, _icmp(rewriter, "slt", a, zero), _icmp(rewriter, "slt", b, zero)
-    )
+    signs_match = _icmp(rewriter, signs, _icmp(rewriter, "slt", a, zero), _icmp(rewriter, "slt", b, zero))
     fix = rewriter.insert(llvm.AndOp(inexact, signs_match)).res
     stepped = rewriter.insert(step(quotient, one)).res
     result = rewriter.insert(llvm.SelectOp(fix, stepped, quotient)).res
@@ -338,9 +333,7 @@ class SelectLowering(RewritePattern):
         replace_with_llvm(rewriter, op, [result])
 
 
-def _resize_int(
-    rewriter: PatternRewriter, value: SSAValue, to: Attribute, signed: bool
-) -> SSAValue:
+def _resize_int(rewriter: PatternRewriter, value: SSAValue, to: Attribute, signed: bool) -> SSAValue:
     source, target = _width(value.type), _width(to)
     if source == target:
         return value

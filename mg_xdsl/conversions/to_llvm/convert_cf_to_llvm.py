@@ -86,8 +86,7 @@ def convert_branch_targets(branches: Sequence[Operation]) -> tuple[set[Block], l
     for op in branches:
         targets.update(dict.fromkeys(op.successors))
     converted = {block for block in targets if _only_converted_branches_reach(block)}
-    casts = [cast for block in targets if block in converted
-             for cast in convert_block_signature(block)]
+    casts = [cast for block in targets if block in converted for cast in convert_block_signature(block)]
     return converted, casts
 
 

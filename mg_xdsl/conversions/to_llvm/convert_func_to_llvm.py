@@ -61,6 +61,7 @@ from mg_xdsl.support.op_builders import llvm_call
 C_INTERFACE = "llvm.emit_c_interface"
 C_INTERFACE_PREFIX = "_mlir_ciface_"
 
+
 def _result_type(results: Sequence[Attribute]) -> Attribute:
     if not results:
         return llvm.LLVMVoidType()
@@ -83,15 +84,11 @@ def c_interface_type(t: FunctionType) -> tuple[llvm.LLVMFunctionType, bool]:
     return llvm.LLVMFunctionType(inputs, result), False
 
 
-def _unpack_all(
-    b: Builder, values: Sequence[SSAValue], types: Sequence[Attribute]
-) -> list[SSAValue]:
+def _unpack_all(b: Builder, values: Sequence[SSAValue], types: Sequence[Attribute]) -> list[SSAValue]:
     return [f for v, t in zip(values, types) for f in unpack_value(b, v, t)]
 
 
-def _pack_all(
-    b: Builder, fields: Sequence[SSAValue], types: Sequence[Attribute]
-) -> list[SSAValue]:
+def _pack_all(b: Builder, fields: Sequence[SSAValue], types: Sequence[Attribute]) -> list[SSAValue]:
     """Values of ``types`` (converted) rebuilt from their calling-convention fields, in order."""
     values: list[SSAValue] = []
     rest = list(fields)
@@ -102,9 +99,7 @@ def _pack_all(
     return values
 
 
-def _new_function(
-    op: func.FuncOp, name: str, type: llvm.LLVMFunctionType, linkage: str, body: Region
-) -> llvm.FuncOp:
+def _new_function(op: func.FuncOp, name: str, type: llvm.LLVMFunctionType, linkage: str, body: Region) -> llvm.FuncOp:
     # Discardable attributes (llvm.emit_c_interface among them) carry over, as upstream.
     return llvm.FuncOp(
         name,
@@ -116,9 +111,7 @@ def _new_function(
     )
 
 
-def convert_entry_block(
-    region: Region, t: FunctionType, listener: BuilderListener | None = None
-) -> None:
+def convert_entry_block(region: Region, t: FunctionType, listener: BuilderListener | None = None) -> None:
     """Give the entry block the expanded signature, repacking memrefs for the body.
     ``listener`` (a pass's rewriter) is told of the ops this inserts."""
     old = region.blocks[0]
@@ -148,9 +141,7 @@ def _c_wrapper_of_definition(op: func.FuncOp) -> llvm.FuncOp:
     b = Builder(InsertPoint.at_end(block))
     args = list(block.args[1:] if result_by_pointer else block.args)
     values = [
-        b.insert(llvm.LoadOp(arg, convert_type(arg_t))).dereferenced_value
-        if is_memref(arg_t)
-        else arg
+        b.insert(llvm.LoadOp(arg, convert_type(arg_t))).dereferenced_value if is_memref(arg_t) else arg
         for arg, arg_t in zip(args, t.inputs.data)
     ]
     result_type = _result_type(t.outputs.data)
@@ -167,9 +158,7 @@ def _c_wrapper_of_definition(op: func.FuncOp) -> llvm.FuncOp:
         b.insert(llvm.ReturnOp())
     else:
         b.insert(llvm.ReturnOp(call.returned))
-    return _new_function(
-        op, C_INTERFACE_PREFIX + op.sym_name.data, type, "external", Region(block)
-    )
+    return _new_function(op, C_INTERFACE_PREFIX + op.sym_name.data, type, "external", Region(block))
 
 
 def _c_thunk_of_declaration(op: func.FuncOp) -> llvm.FuncOp:
@@ -193,9 +182,7 @@ def _c_thunk_of_declaration(op: func.FuncOp) -> llvm.FuncOp:
         llvm.CallOp(
             C_INTERFACE_PREFIX + op.sym_name.data,
             *c_args,
-            return_type=c_type.output
-            if not isinstance(c_type.output, llvm.LLVMVoidType)
-            else None,
+            return_type=c_type.output if not isinstance(c_type.output, llvm.LLVMVoidType) else None,
         )
     )
     if result_ptr is not None:
@@ -216,14 +203,10 @@ class FuncOpLowering(RewritePattern):
         if op.is_declaration:
             if c_interface:
                 c_type, _ = c_interface_type(t)
-                declaration = _new_function(
-                    op, C_INTERFACE_PREFIX + name, c_type, "external", Region()
-                )
+                declaration = _new_function(op, C_INTERFACE_PREFIX + name, c_type, "external", Region())
                 rewriter.replace(op, [_c_thunk_of_declaration(op), declaration], [])
             else:
-                declaration = _new_function(
-                    op, name, llvm_function_type(t), "external", Region()
-                )
+                declaration = _new_function(op, name, llvm_function_type(t), "external", Region())
                 rewriter.replace(op, [declaration], [])
             return
         body = rewriter.move_region_contents_to_new_regions(op.body)
@@ -241,15 +224,13 @@ class CallOpLowering(RewritePattern):
         args = _unpack_all(rewriter, converted, op.arguments.types)
         result_type = _result_type(op.res.types)
         call = rewriter.insert(
-            llvm_call(op.callee, args, None if isinstance(result_type, llvm.LLVMVoidType) else result_type))
+            llvm_call(op.callee, args, None if isinstance(result_type, llvm.LLVMVoidType) else result_type)
+        )
         if len(op.res) <= 1:
             results = [call.returned] if call.returned is not None else []
         else:
             assert call.returned is not None
-            results = [
-                extract(rewriter, call.returned, [i], convert_type(t))
-                for i, t in enumerate(op.res.types)
-            ]
+            results = [extract(rewriter, call.returned, [i], convert_type(t)) for i, t in enumerate(op.res.types)]
         replace_with_llvm(rewriter, op, results)
 
 

@@ -72,8 +72,9 @@ class AbsILowering(RewritePattern):
         if not isinstance(op, math.AbsIOp) or not isinstance(t := op.result.type, IntegerType):
             return
         poison_at_minimum = constant(rewriter, 0, i1)
-        call = rewriter.insert(llvm.CallIntrinsicOp(f"llvm.abs.i{t.width.data}",
-                                                    [to_llvm(rewriter, op.operand), poison_at_minimum], [t]))
+        call = rewriter.insert(
+            llvm.CallIntrinsicOp(f"llvm.abs.i{t.width.data}", [to_llvm(rewriter, op.operand), poison_at_minimum], [t])
+        )
         replace_with_llvm(rewriter, op, [call.results[0]])
 
 

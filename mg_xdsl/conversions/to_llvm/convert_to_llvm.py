@@ -39,11 +39,14 @@ class ConvertToLLVMPass(ModulePass):
     use_generic_functions: bool = False
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        apply_conversions(op, [
-            VectorConversion(),
-            ArithConversion(),
-            MathConversion(),
-            FuncConversion(),
-            CfConversion(),
-            MemRefConversion(self.use_generic_functions),
-        ])
+        apply_conversions(
+            op,
+            [
+                VectorConversion(),
+                ArithConversion(),
+                MathConversion(),
+                FuncConversion(),
+                CfConversion(),
+                MemRefConversion(self.use_generic_functions),
+            ],
+        )

@@ -113,16 +113,22 @@ class ReductionLowering(RewritePattern):
         element = t.get_element_type()
         suffix = f"v{t.get_shape()[0]}f{element.bitwidth}"
         if kind == "add":
-            acc = op.acc if op.acc is not None else rewriter.insert(
-                llvm.ConstantOp(FloatAttr(-0.0, element), element)).result  # x + -0 = x
-            result = rewriter.insert(intrinsic_call(
-                f"llvm.vector.reduce.fadd.{suffix}", [acc, op.vector], element, op)).results[0]
+            acc = (
+                op.acc
+                if op.acc is not None
+                else rewriter.insert(llvm.ConstantOp(FloatAttr(-0.0, element), element)).result
+            )  # x + -0 = x
+            result = rewriter.insert(
+                intrinsic_call(f"llvm.vector.reduce.fadd.{suffix}", [acc, op.vector], element, op)
+            ).results[0]
         elif kind == "maximumf":
-            result = rewriter.insert(llvm.CallIntrinsicOp(
-                f"llvm.vector.reduce.fmaximum.{suffix}", [op.vector], [element])).results[0]
+            result = rewriter.insert(
+                llvm.CallIntrinsicOp(f"llvm.vector.reduce.fmaximum.{suffix}", [op.vector], [element])
+            ).results[0]
             if op.acc is not None:
-                result = rewriter.insert(llvm.CallIntrinsicOp(
-                    f"llvm.maximum.f{element.bitwidth}", [result, op.acc], [element])).results[0]
+                result = rewriter.insert(
+                    llvm.CallIntrinsicOp(f"llvm.maximum.f{element.bitwidth}", [result, op.acc], [element])
+                ).results[0]
         else:
             raise NotImplementedError(f"vector.reduction <{kind}> is not emitted by this project")
         replace_with_llvm(rewriter, op, [result])
@@ -135,8 +141,14 @@ class VectorConversion(Conversion):
         return op.name.startswith("vector.")
 
     def patterns(self) -> list[RewritePattern]:
-        return [LoadLowering(), StoreLowering(), BroadcastLowering(), InsertLowering(),
-                FMALowering(), ReductionLowering()]
+        return [
+            LoadLowering(),
+            StoreLowering(),
+            BroadcastLowering(),
+            InsertLowering(),
+            FMALowering(),
+            ReductionLowering(),
+        ]
 
 
 class ConvertVectorToLLVMPass(ModulePass):

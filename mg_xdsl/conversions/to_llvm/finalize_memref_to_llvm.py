@@ -154,9 +154,7 @@ def _allocation(
     return sizes, strides, count, const
 
 
-def element_ptr(
-    rewriter: PatternRewriter, t: MemRefType, desc: MemRefDescriptor, indices
-) -> SSAValue:
+def element_ptr(rewriter: PatternRewriter, t: MemRefType, desc: MemRefDescriptor, indices) -> SSAValue:
     """Address of an element: the aligned pointer advanced by offset + sum(index_k * stride_k)."""
     strides, offset = static_strides_and_offset(t)
     const = I64Constants(rewriter)
@@ -217,9 +215,7 @@ class AllocLowering(RewritePattern):
         if align is not None:
             address = rewriter.insert(llvm.PtrToIntOp(allocated)).results[0]
             bumped = _add(rewriter, address, const(align - 1))
-            rounded = rewriter.insert(
-                llvm.AndOp(bumped, const(~(align - 1)))
-            ).res
+            rounded = rewriter.insert(llvm.AndOp(bumped, const(~(align - 1)))).res
             aligned = rewriter.insert(llvm.IntToPtrOp(rounded)).output
         desc = MemRefDescriptor.pack(rewriter, allocated, aligned, const(0), sizes, strides)
         replace_with_llvm(rewriter, op, [desc.value])
@@ -329,9 +325,7 @@ class CastLowering(RewritePattern):
             result = UnrankedDescriptor.pack(rewriter, rank, slot).value
         elif isinstance(target, MemRefType):
             ptr = UnrankedDescriptor(value).ptr(rewriter)
-            result = rewriter.insert(
-                llvm.LoadOp(ptr, convert_type(target))
-            ).dereferenced_value
+            result = rewriter.insert(llvm.LoadOp(ptr, convert_type(target))).dereferenced_value
         else:
             result = value
         replace_with_llvm(rewriter, op, [result])
@@ -354,11 +348,7 @@ class CopyLowering(RewritePattern):
         src_ptr = element_ptr(rewriter, source, src, [])
         dst_ptr = element_ptr(rewriter, target, dst, [])
         volatile = constant(rewriter, 0, i1)
-        rewriter.insert(
-            llvm.CallIntrinsicOp(
-                "llvm.memcpy.p0.p0.i64", [dst_ptr, src_ptr, nbytes, volatile], []
-            )
-        )
+        rewriter.insert(llvm.CallIntrinsicOp("llvm.memcpy.p0.p0.i64", [dst_ptr, src_ptr, nbytes, volatile], []))
         rewriter.erase(op)
 
 
@@ -386,9 +376,7 @@ def _add_index(rewriter: PatternRewriter, const: I64Constants, a: Index, b: Inde
     return _add(rewriter, _as_value(const, a), _as_value(const, b))
 
 
-def _mixed(
-    rewriter: PatternRewriter, static: Sequence[int], dynamic: Sequence[SSAValue]
-) -> list[Index]:
+def _mixed(rewriter: PatternRewriter, static: Sequence[int], dynamic: Sequence[SSAValue]) -> list[Index]:
     """An op's static list with its ``?`` entries taken, in order, from its operands."""
     operands = iter(to_llvm(rewriter, v) for v in dynamic)
     return [next(operands) if s == DYNAMIC_INDEX else s for s in static]
@@ -431,9 +419,7 @@ class SubviewLowering(RewritePattern):
         const = I64Constants(rewriter)
         desc = MemRefDescriptor(to_llvm(rewriter, op.source), rank)
         static_strides, static_offset = static_strides_and_offset(source)
-        strides: list[Index] = [
-            desc.stride(rewriter, k) if s is None else s for k, s in enumerate(static_strides)
-        ]
+        strides: list[Index] = [desc.stride(rewriter, k) if s is None else s for k, s in enumerate(static_strides)]
         offset: Index = desc.offset(rewriter) if static_offset is None else static_offset
         offsets = _mixed(rewriter, op.static_offsets.get_values(), op.offsets)
         sizes = _mixed(rewriter, op.static_sizes.get_values(), op.sizes)
@@ -466,12 +452,17 @@ class ReinterpretCastLowering(RewritePattern):
         assert isinstance(source, MemRefType)
         const = I64Constants(rewriter)
         desc = MemRefDescriptor(to_llvm(rewriter, op.source), source.get_num_dims())
-        offset, = _mixed(rewriter, op.static_offsets.get_values(), op.offsets)
+        (offset,) = _mixed(rewriter, op.static_offsets.get_values(), op.offsets)
         sizes = _mixed(rewriter, op.static_sizes.get_values(), op.sizes)
         strides = _mixed(rewriter, op.static_strides.get_values(), op.strides)
         result = MemRefDescriptor.pack(
-            rewriter, desc.allocated_ptr(rewriter), desc.aligned_ptr(rewriter), _as_value(const, offset),
-            [_as_value(const, x) for x in sizes], [_as_value(const, x) for x in strides])
+            rewriter,
+            desc.allocated_ptr(rewriter),
+            desc.aligned_ptr(rewriter),
+            _as_value(const, offset),
+            [_as_value(const, x) for x in sizes],
+            [_as_value(const, x) for x in strides],
+        )
         replace_with_llvm(rewriter, op, [result.value])
 
 
@@ -489,8 +480,14 @@ class CollapseShapeLowering(RewritePattern):
         count: Index = prod(s for s in shape if s != DYNAMIC_INDEX)
         for k in (k for k, s in enumerate(shape) if s == DYNAMIC_INDEX):
             count = _mul_index(rewriter, const, desc.size(rewriter, k), count)
-        flat = MemRefDescriptor.pack(rewriter, desc.allocated_ptr(rewriter), desc.aligned_ptr(rewriter),
-                                     desc.offset(rewriter), [_as_value(const, count)], [const(1)])
+        flat = MemRefDescriptor.pack(
+            rewriter,
+            desc.allocated_ptr(rewriter),
+            desc.aligned_ptr(rewriter),
+            desc.offset(rewriter),
+            [_as_value(const, count)],
+            [const(1)],
+        )
         replace_with_llvm(rewriter, op, [flat.value])
 
 
@@ -502,8 +499,10 @@ def _check_supported(pass_name: str, op: Operation) -> None:
     check_convertible(pass_name, op)
     if isinstance(op, memref.CollapseShapeOp):
         source, result = op.src.type, op.result.type
-        if isinstance(source, MemRefType) and isinstance(result, MemRefType) and (
-            result.get_num_dims() != 1 or not isinstance(source.layout, NoneAttr)
+        if (
+            isinstance(source, MemRefType)
+            and isinstance(result, MemRefType)
+            and (result.get_num_dims() != 1 or not isinstance(source.layout, NoneAttr))
         ):
             raise PassFailedException(
                 f"{pass_name}: memref.collapse_shape from {source} to {result} is not supported: "
@@ -531,9 +530,7 @@ class GlobalLowering(RewritePattern):
     def match_and_rewrite(self, op: memref.GlobalOp, rewriter: PatternRewriter):
         t = op.type
         elem = element_type(t)
-        global_type = elem if t.get_num_dims() == 0 else llvm.LLVMArrayType(
-            prod(t.get_shape()), elem
-        )
+        global_type = elem if t.get_num_dims() == 0 else llvm.LLVMArrayType(prod(t.get_shape()), elem)
         private = op.sym_visibility.data == "private"
         new = llvm.GlobalOp(
             global_type,

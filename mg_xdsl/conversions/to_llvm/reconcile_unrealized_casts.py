@@ -30,6 +30,9 @@ class ReconcileUnrealizedCastsPass(ModulePass):
     name = "reconcile-unrealized-casts"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        casts = [inner for inner in op.walk() if isinstance(inner, UnrealizedConversionCastOp)
-                 and not _continues_a_chain(inner)]
+        casts = [
+            inner
+            for inner in op.walk()
+            if isinstance(inner, UnrealizedConversionCastOp) and not _continues_a_chain(inner)
+        ]
         rewrite_each(casts, ReconcileUnrealizedCastsPattern(warn_on_failure=True))

@@ -191,9 +191,7 @@ def check_convertible(pass_name: str, op: Operation, extra_types: Sequence[Attri
     """
     for t in (*(v.type for v in (*op.operands, *op.results)), *extra_types):
         if (why := why_not_convertible(t)) is not None:
-            raise PassFailedException(
-                f"{pass_name}: {op.name} on {t} is not supported: {why}"
-            )
+            raise PassFailedException(f"{pass_name}: {op.name} on {t} is not supported: {why}")
 
 
 def is_memref(t: Attribute) -> bool:
@@ -248,11 +246,7 @@ def to_llvm(b: Builder, value: SSAValue) -> SSAValue:
     if target == value.type:
         return value
     owner = value.owner
-    if (
-        isinstance(owner, UnrealizedConversionCastOp)
-        and len(owner.inputs) == 1
-        and owner.inputs[0].type == target
-    ):
+    if isinstance(owner, UnrealizedConversionCastOp) and len(owner.inputs) == 1 and owner.inputs[0].type == target:
         return owner.inputs[0]
     return b.insert(conversion_cast(value, target)).results[0]
 
@@ -264,9 +258,7 @@ def from_llvm(b: Builder, value: SSAValue, original_type: Attribute) -> SSAValue
     return b.insert(conversion_cast(value, original_type)).results[0]
 
 
-def replace_with_llvm(
-    rewriter: PatternRewriter, op: Operation, new_results: Sequence[SSAValue]
-) -> None:
+def replace_with_llvm(rewriter: PatternRewriter, op: Operation, new_results: Sequence[SSAValue]) -> None:
     """Replace ``op`` (whose LLVM ops are already inserted) by values in converted types,
     when the conversion ends (``apply_conversions``)."""
     assert _replacements is not None, "a conversion pattern runs outside apply_conversions"
@@ -320,8 +312,7 @@ def apply_conversions(module: ModuleOp, conversions: Sequence[Conversion]) -> No
     casts = [cast for conversion, its in zip(conversions, each) for cast in conversion.prepare(its)]
     # A cast can only become unused here if it fed one of ``ops`` (whose rewrite looked
     # through it) or was made by this conversion, so only those are looked at.
-    casts += [v.owner for op in ops for v in op.operands
-              if isinstance(v.owner, UnrealizedConversionCastOp)]
+    casts += [v.owner for op in ops for v in op.operands if isinstance(v.owner, UnrealizedConversionCastOp)]
 
     def inserted(op: Operation) -> None:
         if isinstance(op, UnrealizedConversionCastOp):
@@ -381,9 +372,7 @@ def constant_int_value(value: SSAValue) -> int | None:
     owner = value.owner
     while isinstance(owner, UnrealizedConversionCastOp) and len(owner.inputs) == 1:
         owner = owner.inputs[0].owner
-    if isinstance(owner, arith.ConstantOp | llvm.ConstantOp) and isinstance(
-        owner.value, IntegerAttr
-    ):
+    if isinstance(owner, arith.ConstantOp | llvm.ConstantOp) and isinstance(owner.value, IntegerAttr):
         return owner.value.value.data
     return None
 
@@ -429,9 +418,7 @@ def build_struct(b: Builder, type: Attribute, values: Sequence[SSAValue]) -> SSA
     return struct
 
 
-def alloca(
-    b: Builder, elem_type: Attribute, count: SSAValue, alignment: int | None = None
-) -> SSAValue:
+def alloca(b: Builder, elem_type: Attribute, count: SSAValue, alignment: int | None = None) -> SSAValue:
     op = llvm.AllocaOp(count, elem_type)
     # xDSL's constructor always sets an alignment; upstream leaves it to the type's.
     if alignment is None:
@@ -441,9 +428,7 @@ def alloca(
     return b.insert(op).res
 
 
-def ensure_declared(
-    rewriter: PatternRewriter, anchor: Operation, name: str, type: llvm.LLVMFunctionType
-) -> None:
+def ensure_declared(rewriter: PatternRewriter, anchor: Operation, name: str, type: llvm.LLVMFunctionType) -> None:
     """Declare ``llvm.func @name`` at the top of the module around ``anchor`` unless present."""
     module = anchor.get_toplevel_object()
     assert isinstance(module, ModuleOp), "expected the op to be inside a module"
@@ -497,9 +482,7 @@ class MemRefDescriptor:
     def from_fields(b: Builder, fields: Sequence[SSAValue]) -> "MemRefDescriptor":
         """Repack the scalar fields of the calling convention (see ``expanded_types``)."""
         rank = (len(fields) - 3) // 2
-        return MemRefDescriptor.pack(
-            b, fields[0], fields[1], fields[2], fields[3 : 3 + rank], fields[3 + rank :]
-        )
+        return MemRefDescriptor.pack(b, fields[0], fields[1], fields[2], fields[3 : 3 + rank], fields[3 + rank :])
 
     def fields(self, b: Builder) -> list[SSAValue]:
         """The scalar fields, in calling-convention order."""
@@ -559,9 +542,7 @@ def unpack_value(b: Builder, value: SSAValue, original_type: Attribute) -> list[
     return [value]
 
 
-def pack_value(
-    b: Builder, fields: Sequence[SSAValue], original_type: Attribute
-) -> SSAValue:
+def pack_value(b: Builder, fields: Sequence[SSAValue], original_type: Attribute) -> SSAValue:
     """The converted value of ``original_type`` rebuilt from its calling-convention fields."""
     if isinstance(original_type, MemRefType):
         return MemRefDescriptor.from_fields(b, fields).value

@@ -103,8 +103,10 @@ class MgOp(IRDLOperation):
     def check_in_place(self) -> None:
         """An op computed in place (``IN_PLACE``) keeps its first operand's type."""
         if IN_PLACE in self.attributes and self.results[0].type != self.operands[0].type:
-            raise self.fail(f"an op computed in place ({IN_PLACE}) must keep its first operand's type "
-                            f"{self.operands[0].type}, got {self.results[0].type}")
+            raise self.fail(
+                f"an op computed in place ({IN_PLACE}) must keep its first operand's type "
+                f"{self.operands[0].type}, got {self.results[0].type}"
+            )
 
     def fail(self, rule: str) -> VerifyException:
         return VerifyException(f"{self.name}: {rule}")
@@ -112,10 +114,7 @@ class MgOp(IRDLOperation):
     def check_same_element_type(self, *values: SSAValue) -> None:
         types = {tensor_type_of(v).element_type for v in values}
         if len(types) != 1:
-            raise self.fail(
-                "operands and result must have one element type, got "
-                + ", ".join(str(t) for t in types)
-            )
+            raise self.fail("operands and result must have one element type, got " + ", ".join(str(t) for t in types))
 
     def check_number_type(self, number: Attribute, tensor: SSAValue, rule: str) -> None:
         """``number`` (a property) is of ``tensor``'s element type, as ``rule`` says."""

@@ -71,8 +71,11 @@ class FullLikeOp(MgOp):
     assembly_format = "$like attr-dict `:` type($like) `->` type($result)"
 
     def __init__(self, like: SSAValue, value: float, element_type: Attribute):
-        super().__init__(operands=[like], result_types=[tensor_type(shape_of(like.type), element_type)],
-                         properties={"value": element_types.attr(value, element_type)})
+        super().__init__(
+            operands=[like],
+            result_types=[tensor_type(shape_of(like.type), element_type)],
+            properties={"value": element_types.attr(value, element_type)},
+        )
 
     def verify_(self) -> None:
         self.check_same_shapes(self.like, self.result)
@@ -92,8 +95,9 @@ class FullOp(MgOp):
     assembly_format = "attr-dict `:` type($result)"
 
     def __init__(self, result_type: TensorType, value: float):
-        super().__init__(result_types=[result_type],
-                         properties={"value": element_types.attr(value, result_type.element_type)})
+        super().__init__(
+            result_types=[result_type], properties={"value": element_types.attr(value, result_type.element_type)}
+        )
 
     def verify_(self) -> None:
         if None in shape_of(self.result.type):
@@ -123,9 +127,15 @@ class RandomOp(MgOp):
     DISTRIBUTIONS: ClassVar[tuple[str, ...]] = ("uniform", "normal")
 
     def __init__(self, result_type: TensorType, distribution: str, seed: int, a: float, b: float):
-        super().__init__(result_types=[result_type], properties={
-            "distribution": StringAttr(distribution), "seed": IntegerAttr(seed, i64),
-            "a": FloatAttr(a, Float64Type()), "b": FloatAttr(b, Float64Type())})
+        super().__init__(
+            result_types=[result_type],
+            properties={
+                "distribution": StringAttr(distribution),
+                "seed": IntegerAttr(seed, i64),
+                "a": FloatAttr(a, Float64Type()),
+                "b": FloatAttr(b, Float64Type()),
+            },
+        )
 
     def verify_(self) -> None:
         if None in shape_of(self.result.type):

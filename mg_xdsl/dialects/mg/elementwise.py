@@ -58,9 +58,7 @@ class BinaryOp(MgOp, ScalarComputation):
     rhs = operand_def(TensorType)
     result = result_def(TensorType)
     traits = traits_def(Pure())
-    assembly_format = (
-        "$lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs) `->` type($result)"
-    )
+    assembly_format = "$lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs) `->` type($result)"
 
 
 class ElementwiseBinaryOp(BinaryOp):
@@ -74,8 +72,7 @@ class ElementwiseBinaryOp(BinaryOp):
         """The result type, unless given, is the operands' shapes merged (a static size
         where either has one; the front end has already inserted any broadcast)."""
         if result_type is None:
-            result_type = inferred_type(self.name, lhs, shapes.broadcast_shapes, shape_of(lhs.type),
-                                    shape_of(rhs.type))
+            result_type = inferred_type(self.name, lhs, shapes.broadcast_shapes, shape_of(lhs.type), shape_of(rhs.type))
         super().__init__(operands=[lhs, rhs], result_types=[result_type])
 
     def verify_(self) -> None:
@@ -158,8 +155,12 @@ class CompareOp(BinaryOp):
 
     def __init__(self, lhs: SSAValue, rhs: SSAValue, predicate: str):
         shape = shapes.broadcast_shapes(shape_of(lhs.type), shape_of(rhs.type))
-        IRDLOperation.__init__(self, operands=[lhs, rhs], result_types=[tensor_type(shape, i1)],
-                               properties={"predicate": StringAttr(predicate)})
+        IRDLOperation.__init__(
+            self,
+            operands=[lhs, rhs],
+            result_types=[tensor_type(shape, i1)],
+            properties={"predicate": StringAttr(predicate)},
+        )
 
     def verify_(self) -> None:
         if self.predicate.data not in COMPARISONS:
@@ -184,8 +185,9 @@ class SelectOp(MgOp, ScalarComputation):
     rhs = operand_def(TensorType)
     result = result_def(TensorType)
     traits = traits_def(Pure(), LoweredElementTypes(element_types.STORED))
-    assembly_format = ("$mask `,` $lhs `,` $rhs attr-dict `:` type($mask) `,` type($lhs) `,` type($rhs) "
-                       "`->` type($result)")
+    assembly_format = (
+        "$mask `,` $lhs `,` $rhs attr-dict `:` type($mask) `,` type($lhs) `,` type($rhs) `->` type($result)"
+    )
 
     def __init__(self, mask: SSAValue, lhs: SSAValue, rhs: SSAValue):
         """The result's shape is the operands' merged (a static size where any has one)."""
@@ -327,9 +329,17 @@ class MathUnaryOp(ElementwiseUnaryOp):
 
 
 def _math_unary(function: str, op: type[IRDLOperation], doc: str) -> type[MathUnaryOp]:
-    cls = type(f"{function.capitalize()}Op", (MathUnaryOp,),
-               {"name": f"mg.{function}", "MATH": op, "__doc__": doc, "__module__": __name__,
-                "__annotations__": {"MATH": ClassVar[type[IRDLOperation]]}})
+    cls = type(
+        f"{function.capitalize()}Op",
+        (MathUnaryOp,),
+        {
+            "name": f"mg.{function}",
+            "MATH": op,
+            "__doc__": doc,
+            "__module__": __name__,
+            "__annotations__": {"MATH": ClassVar[type[IRDLOperation]]},
+        },
+    )
     return irdl_op_definition(cls)
 
 

@@ -124,8 +124,9 @@ class IndexAddOp(IndexingAddOp):
     values = operand_def(TensorType)
     result = result_def(TensorType)
     traits = traits_def(Pure(), LoweredElementTypes(element_types.STORED))
-    assembly_format = ("$base `,` $ids `,` $values attr-dict `:` type($base) `,` type($ids) `,` type($values) "
-                       "`->` type($result)")
+    assembly_format = (
+        "$base `,` $ids `,` $values attr-dict `:` type($base) `,` type($ids) `,` type($values) `->` type($result)"
+    )
 
     def __init__(self, base: SSAValue, ids: SSAValue, values: SSAValue):
         super().__init__(operands=[base, ids, values], result_types=[base.type])
@@ -134,8 +135,10 @@ class IndexAddOp(IndexingAddOp):
         return self.ids, "the ids"
 
     def values_shape(self) -> tuple[Shape, str]:
-        return (self.rule(shapes.index_shape, shape_of(self.base.type), shape_of(self.ids.type)),
-                "values (the ids' shape, then a row's)")
+        return (
+            self.rule(shapes.index_shape, shape_of(self.base.type), shape_of(self.ids.type)),
+            "values (the ids' shape, then a row's)",
+        )
 
 
 @irdl_op_definition
@@ -155,14 +158,18 @@ class GatherOp(IndexingOp):
     assembly_format = "$x `,` $idx attr-dict `:` type($x) `,` type($idx) `->` type($result)"
 
     def __init__(self, x: SSAValue, idx: SSAValue, axis: int):
-        super().__init__(operands=[x, idx], properties={"axis": IntegerAttr(axis, i64)},
-                         result_types=[tensor_type(shape_of(idx.type), tensor_type_of(x).element_type)])
+        super().__init__(
+            operands=[x, idx],
+            properties={"axis": IntegerAttr(axis, i64)},
+            result_types=[tensor_type(shape_of(idx.type), tensor_type_of(x).element_type)],
+        )
 
     def verify_(self) -> None:
         self.check_same_element_type(self.x, self.result)
         self.check_ids(self.idx, "the indices")
-        want = self.rule(shapes.along_axis_shape, shape_of(self.x.type), shape_of(self.idx.type),
-                         self.axis.value.data, "gather")
+        want = self.rule(
+            shapes.along_axis_shape, shape_of(self.x.type), shape_of(self.idx.type), self.axis.value.data, "gather"
+        )
         self.check_shape(self.result, want, "the result (the indices' shape)")
 
 
@@ -182,19 +189,29 @@ class ScatterAddOp(IndexingAddOp):
     axis = prop_def(IntegerAttr[IntegerType])
     traits = traits_def(Pure(), LoweredElementTypes(element_types.STORED))
     irdl_options = (ParsePropInAttrDict(),)
-    assembly_format = ("$base `,` $idx `,` $values attr-dict `:` type($base) `,` type($idx) `,` type($values) "
-                       "`->` type($result)")
+    assembly_format = (
+        "$base `,` $idx `,` $values attr-dict `:` type($base) `,` type($idx) `,` type($values) `->` type($result)"
+    )
 
     def __init__(self, base: SSAValue, idx: SSAValue, values: SSAValue, axis: int):
-        super().__init__(operands=[base, idx, values], result_types=[base.type],
-                         properties={"axis": IntegerAttr(axis, i64)})
+        super().__init__(
+            operands=[base, idx, values], result_types=[base.type], properties={"axis": IntegerAttr(axis, i64)}
+        )
 
     def positions(self) -> tuple[SSAValue, str]:
         return self.idx, "the indices"
 
     def values_shape(self) -> tuple[Shape, str]:
-        return (self.rule(shapes.along_axis_shape, shape_of(self.base.type), shape_of(self.idx.type),
-                          self.axis.value.data, "scatter_add"), "values (the indices' shape)")
+        return (
+            self.rule(
+                shapes.along_axis_shape,
+                shape_of(self.base.type),
+                shape_of(self.idx.type),
+                self.axis.value.data,
+                "scatter_add",
+            ),
+            "values (the indices' shape)",
+        )
 
 
 @irdl_op_definition
@@ -213,8 +230,11 @@ class ExtractOp(MgOp):
     assembly_format = "$input attr-dict `:` type($input) `->` type($result)"
 
     def __init__(self, input: SSAValue, indices: Sequence[int]):
-        super().__init__(operands=[input], result_types=[tensor_type((), input.type.element_type)],  # type: ignore[attr-defined]
-                         properties={"indices": DenseArrayBase.from_list(i64, list(indices))})
+        super().__init__(
+            operands=[input],
+            result_types=[tensor_type((), input.type.element_type)],  # type: ignore[attr-defined]
+            properties={"indices": DenseArrayBase.from_list(i64, list(indices))},
+        )
 
     def verify_(self) -> None:
         self.check_same_element_type(self.input, self.result)
@@ -225,5 +245,6 @@ class ExtractOp(MgOp):
             raise self.fail(f"there must be an index per dimension of the input: {len(shape)}, got {len(indices)}")
         for d, (index, size) in enumerate(zip(indices, shape)):
             if size is not None and not -size <= index < size:
-                raise self.fail(f"index {index} is out of range for dimension {d} of size {size} "
-                                f"(-{size} to {size - 1})")
+                raise self.fail(
+                    f"index {index} is out of range for dimension {d} of size {size} (-{size} to {size - 1})"
+                )

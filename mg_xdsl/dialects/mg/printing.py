@@ -1,6 +1,4 @@
-"""``mg.print``: the one op with an effect.
-"""
-
+"""``mg.print``: the one op with an effect."""
 
 from xdsl.dialects.builtin import (
     TensorType,

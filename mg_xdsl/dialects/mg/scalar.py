@@ -24,10 +24,15 @@ from mg_xdsl.core import element_types
 # (maximumf/minimumf propagate NaN, as NumPy's maximum and minimum; pow and atan2 have no
 # integer form, and their ops take floats only.)
 BINARY_ARITH: dict[str, tuple[type[IRDLOperation], type[IRDLOperation] | None]] = {
-    "add": (arith.AddfOp, arith.AddiOp), "sub": (arith.SubfOp, arith.SubiOp),
-    "mul": (arith.MulfOp, arith.MuliOp), "div": (arith.DivfOp, arith.DivSIOp),
-    "max": (arith.MaximumfOp, arith.MaxSIOp), "min": (arith.MinimumfOp, arith.MinSIOp),
-    "pow": (math.PowFOp, None), "atan2": (math.Atan2Op, None)}
+    "add": (arith.AddfOp, arith.AddiOp),
+    "sub": (arith.SubfOp, arith.SubiOp),
+    "mul": (arith.MulfOp, arith.MuliOp),
+    "div": (arith.DivfOp, arith.DivSIOp),
+    "max": (arith.MaximumfOp, arith.MaxSIOp),
+    "min": (arith.MinimumfOp, arith.MinSIOp),
+    "pow": (math.PowFOp, None),
+    "atan2": (math.Atan2Op, None),
+}
 
 
 FLOATS = element_types.FLOATS
@@ -61,8 +66,13 @@ def integer_division(lhs: SSAValue, rhs: SSAValue) -> SSAValue:
 # A comparison with NaN is false, but NaN != x is true: NumPy's (and IEEE's) ordered and
 # unordered predicates.
 COMPARISONS: dict[str, tuple[str, str, str]] = {
-    "lt": ("olt", "slt", "ult"), "le": ("ole", "sle", "ule"), "gt": ("ogt", "sgt", "ugt"),
-    "ge": ("oge", "sge", "uge"), "eq": ("oeq", "eq", "eq"), "ne": ("une", "ne", "ne")}
+    "lt": ("olt", "slt", "ult"),
+    "le": ("ole", "sle", "ule"),
+    "gt": ("ogt", "sgt", "ugt"),
+    "ge": ("oge", "sge", "uge"),
+    "eq": ("oeq", "eq", "eq"),
+    "ne": ("une", "ne", "ne"),
+}
 
 
 def compare(predicate: str, lhs: SSAValue, rhs: SSAValue) -> SSAValue:
@@ -150,17 +160,23 @@ class Reduction:
 # Each reduction: its operator in BINARY_ARITH, and its identity (-inf and inf are an integer
 # type's minimum and maximum: ``element_types.attr``). ``REDUCTIONS`` are the float forms
 # (maximumf propagates NaN, as NumPy's max), ``INTEGER_REDUCTIONS`` the integer ones.
-_REDUCTION_KINDS = {"sum": ("add", 0.0), "max": ("max", float("-inf")), "prod": ("mul", 1.0),
-                    "min": ("min", float("inf"))}
+_REDUCTION_KINDS = {
+    "sum": ("add", 0.0),
+    "max": ("max", float("-inf")),
+    "prod": ("mul", 1.0),
+    "min": ("min", float("inf")),
+}
 
 
 REDUCTIONS: dict[str, Reduction] = {
-    kind: Reduction(BINARY_ARITH[op][0], identity) for kind, (op, identity) in _REDUCTION_KINDS.items()}
+    kind: Reduction(BINARY_ARITH[op][0], identity) for kind, (op, identity) in _REDUCTION_KINDS.items()
+}
 
 
 INTEGER_REDUCTIONS: dict[str, Reduction] = {
     kind: Reduction(BINARY_ARITH[op][1], identity)  # type: ignore[arg-type]
-    for kind, (op, identity) in _REDUCTION_KINDS.items()}
+    for kind, (op, identity) in _REDUCTION_KINDS.items()
+}
 
 
 def convert_element(x: SSAValue, to: Attribute) -> SSAValue:

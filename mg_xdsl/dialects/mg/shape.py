@@ -47,11 +47,11 @@ class TransposeOp(UnaryOp):
     irdl_options = (ParsePropInAttrDict(),)
     assembly_format = "$input attr-dict `:` type($input) `to` type($result)"
 
-    def __init__(self, input: SSAValue, result_type: Attribute | None = None,
-                 permutation: Sequence[int] | None = None):
+    def __init__(self, input: SSAValue, result_type: Attribute | None = None, permutation: Sequence[int] | None = None):
         if result_type is None:
-            result_type = tensor_type(shapes.transpose_shape(shape_of(input.type), permutation),
-                                      input.type.element_type)  # type: ignore[attr-defined]
+            result_type = tensor_type(
+                shapes.transpose_shape(shape_of(input.type), permutation), input.type.element_type
+            )  # type: ignore[attr-defined]
         super().__init__(input, result_type)
         if permutation is not None:
             self.permutation = DenseArrayBase.from_list(i64, list(permutation))
@@ -87,7 +87,9 @@ class ConcatOp(MgOp):
     assembly_format = "$inputs attr-dict `:` type($inputs) `->` type($result)"
 
     def __init__(self, inputs: Sequence[SSAValue], axis: int, result_type: Attribute):
-        super().__init__(operands=[list(inputs)], result_types=[result_type], properties={"axis": IntegerAttr(axis, i64)})
+        super().__init__(
+            operands=[list(inputs)], result_types=[result_type], properties={"axis": IntegerAttr(axis, i64)}
+        )
 
     def verify_(self) -> None:
         if not self.inputs:
@@ -99,15 +101,18 @@ class ConcatOp(MgOp):
             shapes.check_axis(len(result), axis)
         except ShapeError as e:
             raise self.fail(str(e)) from None
-        off = [s[:axis] + s[axis + 1:] for s in [*found, result]]
+        off = [s[:axis] + s[axis + 1 :] for s in [*found, result]]
         if any(len(s) != len(result) for s in found) or any(not shapes.shapes_compatible(off[0], o) for o in off):
-            raise self.fail("the inputs and the result must have one rank and equal sizes off the axis, got "
-                            + ", ".join(fmt_shape(s) for s in [*found, result]))
+            raise self.fail(
+                "the inputs and the result must have one rank and equal sizes off the axis, got "
+                + ", ".join(fmt_shape(s) for s in [*found, result])
+            )
         sizes = [s[axis] for s in found]
         want = None if None in sizes else sum(sizes)  # type: ignore[arg-type]
         if not shapes.dims_compatible(want, result[axis]):
-            raise self.fail(f"the result's size along the axis must be the inputs' sum {fmt_dim(want)}, "
-                            f"got {fmt_dim(result[axis])}")
+            raise self.fail(
+                f"the result's size along the axis must be the inputs' sum {fmt_dim(want)}, got {fmt_dim(result[axis])}"
+            )
 
 
 @irdl_op_definition
@@ -163,8 +168,10 @@ class CastOp(UnaryOp):
         self.check_elementwise(self.input, self.result)
         messages = self.attributes.get(CHECK_MESSAGES)
         if messages is not None and not (
-                isinstance(messages, ArrayAttr) and len(messages) == len(shape_of(self.result.type))
-                and all(isinstance(m, StringAttr) for m in messages)):
+            isinstance(messages, ArrayAttr)
+            and len(messages) == len(shape_of(self.result.type))
+            and all(isinstance(m, StringAttr) for m in messages)
+        ):
             raise self.fail(f"{CHECK_MESSAGES} must be an array of one string per dimension of the result")
 
     def check_message(self, dim: int) -> str:
@@ -192,8 +199,10 @@ class ReshapeOp(UnaryOp):
             return
         shape, result = shape_of(self.input.type), shape_of(self.result.type)
         if None in shape or None in result or shapes.element_count(shape) != shapes.element_count(result):
-            raise self.fail(f"cannot reshape {fmt_shape(shape)} to {fmt_shape(result)}: only dimensions of "
-                            "size 1 may be dropped or added, or the shapes must be static with one element count")
+            raise self.fail(
+                f"cannot reshape {fmt_shape(shape)} to {fmt_shape(result)}: only dimensions of "
+                "size 1 may be dropped or added, or the shapes must be static with one element count"
+            )
 
     def unit_dims_only(self) -> bool:
         """Whether the shapes differ only in dimensions of size 1 (``shapes.unit_dims_map``)."""

@@ -51,14 +51,11 @@ class MatmulOp(MgOp):
     rhs = operand_def(TensorType)
     result = result_def(TensorType)
     traits = traits_def(Pure(), LoweredElementTypes(element_types.ACCUMULATING))
-    assembly_format = (
-        "$lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs) `->` type($result)"
-    )
+    assembly_format = "$lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs) `->` type($result)"
 
     def __init__(self, lhs: SSAValue, rhs: SSAValue, result_type: Attribute | None = None):
         if result_type is None:
-            result_type = inferred_type(self.name, lhs, shapes.matmul_shape, shape_of(lhs.type),
-                                    shape_of(rhs.type))
+            result_type = inferred_type(self.name, lhs, shapes.matmul_shape, shape_of(lhs.type), shape_of(rhs.type))
         super().__init__(operands=[lhs, rhs], result_types=[result_type])
 
     def verify_(self) -> None:
@@ -118,7 +115,7 @@ class ReduceOp(MgOp):
         if self.kind.data not in REDUCE_KINDS:
             raise self.fail(f"kind must be one of {', '.join(REDUCE_KINDS)}, got '{self.kind.data}'")
         want = shapes.reduce_shape(in_shape, axis)
-        if out_shape[axis:axis + 1] != (1,) or not shapes.shapes_compatible(want, out_shape):
+        if out_shape[axis : axis + 1] != (1,) or not shapes.shapes_compatible(want, out_shape):
             raise self.fail(
                 f"reducing axis {axis} of {self.input.type} must give a result with that "
                 f"axis of size 1, got {self.result.type}"
@@ -156,8 +153,10 @@ class BroadcastOp(MgOp):
             )
         for d in range(len(out_shape) - len(in_shape)):
             if out_shape[d] is None and size_source(self, d) is None:
-                raise self.fail(f"the added dimension {d} of {self.result.type} is '?': a like operand "
-                                "must have a '?' there to give its size")
+                raise self.fail(
+                    f"the added dimension {d} of {self.result.type} is '?': a like operand "
+                    "must have a '?' there to give its size"
+                )
 
 
 def size_source(op: BroadcastOp, d: int) -> tuple[SSAValue, int] | None:
@@ -190,8 +189,11 @@ class LinearScanOp(MgOp):
     assembly_format = "$a `,` $b attr-dict `:` type($a) `,` type($b) `->` type($result)"
 
     def __init__(self, a: SSAValue, b: SSAValue, axis: int, reverse: bool, result_type: Attribute | None = None):
-        super().__init__(operands=[a, b], result_types=[result_type or b.type],
-                         properties={"axis": IntegerAttr(axis, i64), "reverse": BoolAttr.from_bool(reverse)})
+        super().__init__(
+            operands=[a, b],
+            result_types=[result_type or b.type],
+            properties={"axis": IntegerAttr(axis, i64), "reverse": BoolAttr.from_bool(reverse)},
+        )
 
     def verify_(self) -> None:
         self.check_elementwise(self.a, self.b, self.result)

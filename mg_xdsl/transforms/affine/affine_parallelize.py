@@ -50,8 +50,7 @@ def is_parallel(loop: affine.ForOp) -> bool:
             stores.setdefault(op.memref, []).append(idx)
         elif isinstance(op, affine.LoadOp):
             loads.setdefault(op.memref, []).append(identity_indices(op))
-        elif any(isinstance(v.type, builtin.MemRefType | builtin.UnrankedMemRefType)
-                 for v in op.operands):
+        elif any(isinstance(v.type, builtin.MemRefType | builtin.UnrankedMemRefType) for v in op.operands):
             return False
     for memref, written in stores.items():
         if len(set(written)) != 1:
@@ -68,10 +67,20 @@ def _defined_outside(value: SSAValue, op: Operation) -> bool:
 def interchange(outer: affine.ForOp, inner: affine.ForOp) -> None:
     """Swap a perfectly nested pair by exchanging their bounds and induction variables."""
     o_iv, i_iv = outer.body.block.args[0], inner.body.block.args[0]
-    o_bounds = (outer.lowerBoundMap, outer.upperBoundMap, outer.step,
-                list(outer.lowerBoundOperands), list(outer.upperBoundOperands))
-    i_bounds = (inner.lowerBoundMap, inner.upperBoundMap, inner.step,
-                list(inner.lowerBoundOperands), list(inner.upperBoundOperands))
+    o_bounds = (
+        outer.lowerBoundMap,
+        outer.upperBoundMap,
+        outer.step,
+        list(outer.lowerBoundOperands),
+        list(outer.upperBoundOperands),
+    )
+    i_bounds = (
+        inner.lowerBoundMap,
+        inner.upperBoundMap,
+        inner.step,
+        list(inner.lowerBoundOperands),
+        list(inner.upperBoundOperands),
+    )
     for loop, (lbm, ubm, step, lbo, ubo) in ((outer, i_bounds), (inner, o_bounds)):
         loop.properties["lowerBoundMap"] = lbm
         loop.properties["upperBoundMap"] = ubm
@@ -101,8 +110,14 @@ def sink_sequential(loop: affine.ForOp) -> None:
 
 def to_parallel(loop: affine.ForOp) -> affine.ParallelOp:
     body = Rewriter.move_region_contents_to_new_regions(loop.body)
-    return affine_parallel(loop.lowerBoundMap, loop.upperBoundMap, list(loop.lowerBoundOperands),
-                           list(loop.upperBoundOperands), body, loop.step.value.data)
+    return affine_parallel(
+        loop.lowerBoundMap,
+        loop.upperBoundMap,
+        list(loop.lowerBoundOperands),
+        list(loop.upperBoundOperands),
+        body,
+        loop.step.value.data,
+    )
 
 
 def static_iterations(loop: affine.ForOp) -> int | None:
@@ -127,8 +142,7 @@ class AffineParallelizePass(ModulePass):
 
     def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
         loops = [o for o in op.walk() if isinstance(o, affine.ForOp)]
-        small = {loop for loop in loops
-                 if (n := static_iterations(loop)) is not None and n < self.min_iterations}
+        small = {loop for loop in loops if (n := static_iterations(loop)) is not None and n < self.min_iterations}
         # Outermost first, so that a sequential loop sinks below the parallel ones.
         for loop in loops:
             if loop not in small:

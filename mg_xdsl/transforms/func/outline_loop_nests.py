@@ -69,8 +69,7 @@ def outline(ops: list[Operation], name: str) -> func.FuncOp | None:
     """Move the run ``ops`` (consecutive ops of one block) into a new function ``@name`` and
     call it where they were; ``None`` (nothing changed) where that cannot be done."""
     moved = {inner for op in ops for inner in op.walk()}
-    returned = [r for op in ops for r in op.results
-                if any(use.operation not in moved for use in r.uses)]
+    returned = [r for op in ops for r in op.results if any(use.operation not in moved for use in r.uses)]
     if any(isinstance(v.owner, memref.AllocaOp) for v in returned):
         return None
     for v in [v for v in returned if isinstance(v.owner, arith.ConstantOp)]:
@@ -120,8 +119,9 @@ def outline(ops: list[Operation], name: str) -> func.FuncOp | None:
         for i, v in enumerate(op.operands):
             if v in mapping:
                 op.operands[i] = mapping[v]
-    outlined = func.FuncOp(name, ([v.type for v in passed], [v.type for v in returned]),
-                           Region(block), visibility="private")
+    outlined = func.FuncOp(
+        name, ([v.type for v in passed], [v.type for v in returned]), Region(block), visibility="private"
+    )
     outlined.attributes["passthrough"] = NO_INLINE
     return outlined
 

@@ -75,13 +75,20 @@ def is_elementwise(op: Operation) -> bool:
         return False
     block = op.body.block
     out_map = op.indexing_maps.data[-1].data
-    return (len(block.last_op.operands) == 1  # type: ignore[union-attr]
-            and all(it.data == IteratorType.PARALLEL for it in op.iterator_types)
-            and out_map == identity(out_map.num_dims) and not block.args[-1].uses)
+    return (
+        len(block.last_op.operands) == 1  # type: ignore[union-attr]
+        and all(it.data == IteratorType.PARALLEL for it in op.iterator_types)
+        and out_map == identity(out_map.num_dims)
+        and not block.args[-1].uses
+    )
 
 
-def producer(value: SSAValue, consumer: linalg.GenericOp, updated: frozenset[SSAValue] = frozenset(),
-             root: linalg.GenericOp | None = None) -> linalg.GenericOp | None:
+def producer(
+    value: SSAValue,
+    consumer: linalg.GenericOp,
+    updated: frozenset[SSAValue] = frozenset(),
+    root: linalg.GenericOp | None = None,
+) -> linalg.GenericOp | None:
     """The elementwise generic that fills ``value`` if it can join ``consumer``'s tree (an
     elementwise generic: its last operand is its output), whose fused generic takes the place
     of ``root`` (``consumer`` itself by default). ``updated``: the buffers that some generic
@@ -221,8 +228,7 @@ def release(buffer: SSAValue) -> None:
 def fuse(tree: Tree) -> None:
     root = tree.root
     maps = [m for _, m in tree.inputs] + [root.indexing_maps.data[-1].data]
-    fused = linalg_generic([v for v, _ in tree.inputs], [root.operands[-1]], tree.body(), maps,
-                           root.iterator_types)
+    fused = linalg_generic([v for v, _ in tree.inputs], [root.operands[-1]], tree.body(), maps, root.iterator_types)
     fused.location = root.location
     Rewriter.insert_op(fused, InsertPoint.before(root))
     for op in reversed(tree.ops):  # consumers before the buffers they read
@@ -238,11 +244,16 @@ class LinalgFuseElementwiseOpsPass(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         generics = [o for o in op.walk() if is_elementwise(o)]
         updated = updated_in_place(generics)
-        roots = [g for g in generics
-                 if not any(producer(g.operands[-1], u.operation, updated) is g for u in g.operands[-1].uses
-                            if u.operation is not g and is_elementwise(u.operation))]
+        roots = [
+            g
+            for g in generics
+            if not any(
+                producer(g.operands[-1], u.operation, updated) is g
+                for u in g.operands[-1].uses
+                if u.operation is not g and is_elementwise(u.operation)
+            )
+        ]
         for root in roots:
             tree = Tree.of(root, updated)
             if len(tree.ops) > 1:
                 fuse(tree)
-

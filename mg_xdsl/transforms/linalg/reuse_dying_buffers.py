@@ -73,8 +73,7 @@ def dying_input(op: linalg.GenericOp) -> SSAValue | None:
     *inputs, out = op.operands  # an elementwise generic: one output, last
     maps = op.indexing_maps.data
     for value, m in zip(inputs, maps):
-        if (value.type == out.type and m.data == identity(m.data.num_dims)
-                and dead_after(value, op)):
+        if value.type == out.type and m.data == identity(m.data.num_dims) and dead_after(value, op):
             return value
     return None
 

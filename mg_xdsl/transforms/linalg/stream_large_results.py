@@ -133,8 +133,9 @@ def flattened(b: Builder, buffer: SSAValue) -> SSAValue:
     shape = t.get_shape()
     reassociation = ArrayAttr([ArrayAttr([IntegerAttr(d, i64) for d in range(len(shape))])])
     flat = MemRefType(t.element_type, [prod(shape)])  # (static sizes only: see worth_streaming)
-    return b.insert(memref.CollapseShapeOp(operands=[buffer], result_types=[flat],
-                                           properties={"reassociation": reassociation})).results[0]
+    return b.insert(
+        memref.CollapseShapeOp(operands=[buffer], result_types=[flat], properties={"reassociation": reassociation})
+    ).results[0]
 
 
 def apply_body(b: Builder, op: linalg.GenericOp, args: Sequence[SSAValue], lanes: int) -> SSAValue:
@@ -154,7 +155,9 @@ def apply_body(b: Builder, op: linalg.GenericOp, args: Sequence[SSAValue], lanes
             vectorised = type(inner).create(
                 operands=[env[v] for v in inner.operands],
                 result_types=[VectorType(r.type, [lanes]) for r in inner.results],
-                properties=dict(inner.properties), attributes=dict(inner.attributes))
+                properties=dict(inner.properties),
+                attributes=dict(inner.attributes),
+            )
             env.update(zip(inner.results, b.insert(vectorised).results))
     raise AssertionError("a linalg.generic body ends with linalg.yield")
 
@@ -175,8 +178,9 @@ def stream(b: Builder, found: Streamable, lanes: int) -> None:
 
         def vectors(b: Builder, i: SSAValue, _: list[SSAValue]) -> list[SSAValue]:
             loaded = [b.insert(vector.LoadOp(v, [i], vector_type)).result for v in flat_inputs]
-            store = vector.StoreOp(apply_body(b, found.op, loaded, lanes), flat_out, [i],
-                                   nontemporal=BoolAttr.from_bool(True))
+            store = vector.StoreOp(
+                apply_body(b, found.op, loaded, lanes), flat_out, [i], nontemporal=BoolAttr.from_bool(True)
+            )
             store.attributes["alignment"] = alignment
             b.insert(store)
             return []

@@ -67,7 +67,7 @@ class Product:
 
     def sizes(self) -> tuple[int, int, int]:
         """M, N and K of each product (negative where dynamic)."""
-        a, b = (v.type.get_shape()[self.batch:] for v in (self.operands.a, self.operands.b))  # type: ignore[attr-defined]
+        a, b = (v.type.get_shape()[self.batch :] for v in (self.operands.a, self.operands.b))  # type: ignore[attr-defined]
         m, k = a[::-1] if self.transposed[0] else a
         n = b[0] if self.transposed[1] else b[1]
         return m, n, k
@@ -86,9 +86,14 @@ def _is_multiply_add(block: Block) -> bool:
     if len(ops) != 3:
         return False
     product, total, yielded = ops
-    return (isinstance(product, arith.MulfOp) and set(product.operands) == {a, b}
-            and isinstance(total, arith.AddfOp) and set(total.operands) == {product.result, acc}
-            and isinstance(yielded, linalg.YieldOp) and list(yielded.operands) == [total.result])
+    return (
+        isinstance(product, arith.MulfOp)
+        and set(product.operands) == {a, b}
+        and isinstance(total, arith.AddfOp)
+        and set(total.operands) == {product.result, acc}
+        and isinstance(yielded, linalg.YieldOp)
+        and list(yielded.operands) == [total.result]
+    )
 
 
 def match(op: Operation) -> Product | None:
@@ -111,8 +116,11 @@ def match(op: Operation) -> Product | None:
     if not _is_multiply_add(op.body.block):
         return None
     a, b = op.inputs
-    return Product(MatmulOperands(a, b, op.outputs[0]), (a_map == a_forms[-1] != a_forms[0],
-                                                          b_map == b_forms[-1] != b_forms[0]), batch)
+    return Product(
+        MatmulOperands(a, b, op.outputs[0]),
+        (a_map == a_forms[-1] != a_forms[0], b_map == b_forms[-1] != b_forms[0]),
+        batch,
+    )
 
 
 def batch_matrix(b: Builder, v: SSAValue, at: Sequence[SSAValue]) -> SSAValue:
@@ -121,17 +129,21 @@ def batch_matrix(b: Builder, v: SSAValue, at: Sequence[SSAValue]) -> SSAValue:
     t = v.type
     assert isinstance(t, MemRefType)
     shape = t.get_shape()
-    matrix = shape[len(at):]
+    matrix = shape[len(at) :]
     sizes = [b.insert(memref.DimOp(v, index(b, len(at) + d))).result for d, s in enumerate(matrix) if s < 0]
     row_stride = static_strides_and_offset(t)[0][-2]
     view = MemRefType(t.element_type, matrix, StridedLayoutAttr([row_stride, 1], None))
-    return b.insert(memref.SubviewOp(v, at, sizes, [], [DYNAMIC_INDEX] * len(at) + [0, 0],
-                                     [1] * len(at) + list(matrix), [1] * len(shape), view)).result
+    return b.insert(
+        memref.SubviewOp(
+            v, at, sizes, [], [DYNAMIC_INDEX] * len(at) + [0, 0], [1] * len(at) + list(matrix), [1] * len(shape), view
+        )
+    ).result
 
 
 def each_matrix(b: Builder, batch: int, out: SSAValue, body: Callable[[Builder, list[SSAValue]], None]) -> None:
     """``body`` at every index of the first ``batch`` axes of ``out`` (a nest of ``scf.for``;
     once, at no index, for a plain matrix product)."""
+
     def nest(b: Builder, at: list[SSAValue]) -> None:
         if len(at) == batch:
             body(b, at)
@@ -184,6 +196,10 @@ class TileMatmulPass(ModulePass):
             lhs = transposed_copy(builder, lhs) if matched.transposed[0] else lhs
             rhs = transposed_copy(builder, rhs) if matched.transposed[1] else rhs
             kernel = matmul_kernel(op, out.type.element_type, unit, caches)  # type: ignore[attr-defined]
-            each_matrix(builder, matched.batch, out, lambda b, at: call_kernel(
-                b, kernel, [batch_matrix(b, v, at) if at else v for v in (lhs, rhs, out)]))
+            each_matrix(
+                builder,
+                matched.batch,
+                out,
+                lambda b, at: call_kernel(b, kernel, [batch_matrix(b, v, at) if at else v for v in (lhs, rhs, out)]),
+            )
             Rewriter.erase_op(product)

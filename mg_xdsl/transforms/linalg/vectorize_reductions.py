@@ -84,8 +84,12 @@ def match(op: Operation) -> Reduction | None:
     if len(body) != 2:
         return None
     combined, yielded = body
-    if (type(combined) not in COMBINE or set(combined.operands) != {x, acc}
-            or not isinstance(yielded, linalg.YieldOp) or list(yielded.operands) != [combined.results[0]]):
+    if (
+        type(combined) not in COMBINE
+        or set(combined.operands) != {x, acc}
+        or not isinstance(yielded, linalg.YieldOp)
+        or list(yielded.operands) != [combined.results[0]]
+    ):
         return None
     return Reduction(op, op.outputs[0], op.inputs[0], type(combined), axis)
 
@@ -115,8 +119,12 @@ class VectorizeReductionsPass(ModulePass):
     datapath_bits: int = 0
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        unit = VectorUnit(self.vector_bits, self.vector_registers, fma=False,  # no products here
-                          datapath=self.datapath_bits)
+        unit = VectorUnit(
+            self.vector_bits,
+            self.vector_registers,
+            fma=False,  # no products here
+            datapath=self.datapath_bits,
+        )
         for candidate in list(op.walk()):
             found = match(candidate)
             if found is None:
@@ -125,7 +133,8 @@ class VectorizeReductionsPass(ModulePass):
             vectors = reduction_vectors(unit, element.bitwidth)
             if not worth_vectorizing(found, self.min_elements, vectors):
                 continue
-            kernel = reduction_kernel(op, found.combine, found.axis, element, vectors, self.row_block,
-                                      self.rows_at_once)
+            kernel = reduction_kernel(
+                op, found.combine, found.axis, element, vectors, self.row_block, self.rows_at_once
+            )
             call_kernel(Builder(InsertPoint.before(candidate)), kernel, [found.input, found.out])
             Rewriter.erase_op(candidate)

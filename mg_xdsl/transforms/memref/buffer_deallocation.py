@@ -88,6 +88,8 @@ class BufferDeallocationPass(ModulePass):
         for fn in op.body.block.ops:
             if isinstance(fn, func.FuncOp) and fn.body.blocks:
                 if len(fn.body.blocks) != 1:
-                    raise ValueError(f"buffer-deallocation: @{fn.sym_name.data} has branches; "
-                                     "only straight-line functions are supported")
+                    raise ValueError(
+                        f"buffer-deallocation: @{fn.sym_name.data} has branches; "
+                        "only straight-line functions are supported"
+                    )
                 deallocate(fn)

@@ -34,8 +34,7 @@ from mg_xdsl.support.buffers import (  # (a parameter is a tensor until the sign
 )
 
 # The ops whose result reads their source's buffer (a cast changes only the static type).
-VIEW_OPS = (memref.CastOp, memref.SubviewOp, memref.ReinterpretCastOp, memref.CollapseShapeOp,
-            memref.ExpandShapeOp)
+VIEW_OPS = (memref.CastOp, memref.SubviewOp, memref.ReinterpretCastOp, memref.CollapseShapeOp, memref.ExpandShapeOp)
 
 
 def base(value: SSAValue) -> SSAValue:
@@ -83,8 +82,9 @@ def subview(source: SSAValue, axis: int, start: int, stop: int, sizes: Sequence[
     view = MemRefType(t.element_type, shape, StridedLayoutAttr(strides, offset))
     rank = len(shape)
     dynamic = [s for d, s in enumerate(sizes) if d != axis and isinstance(s, SSAValue)]
-    return memref.SubviewOp(source, [], dynamic, [], [start if d == axis else 0 for d in range(rank)],
-                            shape, [1] * rank, view).result
+    return memref.SubviewOp(
+        source, [], dynamic, [], [start if d == axis else 0 for d in range(rank)], shape, [1] * rank, view
+    ).result
 
 
 def transpose_view(source: SSAValue, perm: Sequence[int], sizes: Sequence[int | SSAValue]) -> SSAValue | None:
@@ -111,10 +111,21 @@ def transpose_view(source: SSAValue, perm: Sequence[int], sizes: Sequence[int | 
     def dynamic(values: list[int | SSAValue]) -> list[SSAValue]:
         return [v for v in values if isinstance(v, SSAValue)]
 
-    view = MemRefType(t.element_type, static(permuted_sizes),
-                      StridedLayoutAttr([None if isinstance(v, SSAValue) else v for v in permuted_strides], 0))
-    return memref.ReinterpretCastOp(source, [], dynamic(permuted_sizes), dynamic(permuted_strides), [0],
-                                    static(permuted_sizes), static(permuted_strides), view).result
+    view = MemRefType(
+        t.element_type,
+        static(permuted_sizes),
+        StridedLayoutAttr([None if isinstance(v, SSAValue) else v for v in permuted_strides], 0),
+    )
+    return memref.ReinterpretCastOp(
+        source,
+        [],
+        dynamic(permuted_sizes),
+        dynamic(permuted_strides),
+        [0],
+        static(permuted_sizes),
+        static(permuted_strides),
+        view,
+    ).result
 
 
 def _row_major_strides(sizes: Sequence[int | SSAValue]) -> list[int | SSAValue]:
