@@ -7,6 +7,8 @@ exceptions (``MgError``, ``MgWarning``, ``RuntimeCheckFailed``, ``ShapeMismatch`
 ``GpuError``) and ``__version__`` are looked up when first used.
 """
 
+from typing import TYPE_CHECKING
+
 from mg_xdsl.support import xdsl_lazy_formats
 
 # xDSL reads an op's assembly format when it is first used, not when its dialect is
@@ -23,10 +25,28 @@ _LAZY = {
     "GpuError": "mg_xdsl.backend.gpu_runtime",
 }
 
-__all__ = ["compile", "compile_file", "__version__", *_LAZY]
+if TYPE_CHECKING:  # what __getattr__ finds when first asked
+    from mg_xdsl.api import Library, RuntimeCheckFailed, ShapeMismatch
+    from mg_xdsl.backend.gpu_runtime import GpuError
+    from mg_xdsl.language.frontend import MgError, MgWarning
+
+    __version__: str
+
+__all__ = [
+    "compile",
+    "compile_file",
+    "__version__",
+    "MgError",
+    "MgWarning",
+    "RuntimeCheckFailed",
+    "ShapeMismatch",
+    "Library",
+    "GpuError",
+]
 
 
 def __getattr__(name: str):
+    # Each name is imported when first asked for, so that ``import mg_xdsl`` stays cheap.
     if name == "__version__":
         from importlib.metadata import PackageNotFoundError, version
 
@@ -52,13 +72,13 @@ def compile(source, path="<string>", gpu=False, optimise=True, cpu=None):
     """Compile Mountain Goat source to a ``Library`` of Python callables (see ``mg_xdsl.api``);
     ``gpu=True`` runs its parallel loop nests on an NVIDIA GPU, ``gpu="emulated"`` on the CPU; ``optimise=False`` uses the reference pipeline;
     ``cpu="x86-64-v3"`` (an LLVM CPU name) compiles for that CPU instead of this host."""
-    from mg_xdsl.api import compile as _compile
+    from mg_xdsl.api import compile as _compile  # (on first use: it imports xDSL and NumPy)
 
     return _compile(source, path, gpu, optimise, cpu)
 
 
 def compile_file(path, gpu=False, optimise=True):
     """``compile`` the program in the file at ``path``."""
-    from mg_xdsl.api import compile_file as _compile_file
+    from mg_xdsl.api import compile_file as _compile_file  # (on first use, as compile)
 
     return _compile_file(path, gpu, optimise)

@@ -24,8 +24,8 @@ not (or an ``int64`` with no exact ``float64``, beyond 2^53) raises ``TypeError`
 Results come back as arrays of their own dtype.
 
 Failures inside the compiled code leave the interpreter running: a run-time check that fails
-raises ``RuntimeCheckFailed`` with the text ``mgc run`` would print (the chapter's line, then
-where it failed) and its parts as attributes; an allocation that fails raises
+raises ``RuntimeCheckFailed`` with the text ``mgc run`` would print (the check's one-line
+message, then where it failed) and its parts as attributes; an allocation that fails raises
 ``MemoryError``. (Buffers the call had allocated before it failed are not freed.)
 
 A program's compile-time warnings are issued as ``MgWarning``s (``warnings.warn``) when it is
@@ -48,7 +48,7 @@ import ml_dtypes
 import numpy as np
 
 from mg_xdsl.backend.gpu_runtime import GpuError
-from mg_xdsl.backend.runtime_ir import CHECK_FAILED, FAILURE_TEXT_BYTES, OUT_OF_MEMORY
+from mg_xdsl.backend.runtime_ir import CHECK_FAILED, FAILURE_TEXT_BYTES, OUT_OF_MEMORY, guarded_wrapper
 from mg_xdsl.core import element_types
 from mg_xdsl.core.shapes import fmt_shape
 from mg_xdsl.language.checker import TensorType, type_text
@@ -78,7 +78,7 @@ class RuntimeCheckFailed(RuntimeError):
         mg.add: operand shapes differ at runtime in dimension 0
           at prog.mg:3: sizes 2 and 1
 
-    ``.message`` is the first line (the chapter's), ``.path`` and ``.line`` the source of the
+    ``.message`` is the first line (the check's own message), ``.path`` and ``.line`` the source of the
     failing expression (``None`` if unknown), ``.sizes`` the two sizes that differed
     (``None`` for a check that compares no sizes)."""
 
@@ -332,6 +332,7 @@ def _first_changed(value, a: np.ndarray, dtype: np.dtype) -> str | None:
     where = f" at {[int(i) for i in np.unravel_index(changed, a.shape)]}" if a.ndim else ""
     what = f"the {a.dtype} value {number}" if isinstance(value, (np.ndarray, np.generic)) else f"the value {number}"
     if dtype.kind in "iu":
+        info = np.iinfo(dtype)
         return f"{what}{where} is outside {dtype}'s range ({info.min} to {info.max})"
     becomes = dtype.type(number)
     return f"{what}{where} is no {dtype} (it would become {float(becomes)!r})"
@@ -471,12 +472,13 @@ class Library:
         optimise: bool = True,
         cpu: str | None = None,
     ):
+        # The compiler and LLVM are imported when a program is first compiled, not with this
+        # module: ``mg_xdsl.MgError`` and the other exceptions import it too.
         from mg_xdsl.backend.jit import Engine
+        from mg_xdsl.core.target import check_cpu
         from mg_xdsl.driver import Compilation
 
         if cpu is not None:
-            from mg_xdsl.core.target import check_cpu
-
             check_cpu(cpu)  # (here, not in compile: only what the cache lacks is checked)
         comp = Compilation(source, path, lib=True, gpu=gpu, optimise=optimise, cpu=cpu)
         ir = comp.llvm_ir(verify=False)  # LLVM's verifier checks it
@@ -519,8 +521,6 @@ def _callers_level() -> int:
 
 def _guards(signatures: dict[str, Signature]) -> tuple[str, ...]:
     """The LLVM IR of each def's ``mgrt_guarded_NAME``, which ``Function`` calls."""
-    from mg_xdsl.backend.runtime_ir import guarded_wrapper
-
     return tuple(guarded_wrapper(name, [len(shape) for _, shape in sig.params]) for name, sig in signatures.items())
 
 

@@ -11,9 +11,16 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.builtin import ModuleOp, StringAttr
 
+from mg_xdsl.backend.cpp_header import header
+from mg_xdsl.backend.upstream import lower_with_mlir_opt
+from mg_xdsl.core.target import target
+from mg_xdsl.language.frontend import parse_program
 from mg_xdsl.pipeline import stages as pipeline
+
+# LLVM (llvmlite) and the GPU's modules are imported by the methods that use them: ``mgc
+# mlir`` needs neither, and a CPU compilation no GPU.
 
 
 class NothingToExport(ValueError):
@@ -23,13 +30,11 @@ class NothingToExport(ValueError):
 def rename_entry(module: ModuleOp, entry: str) -> None:
     """Give ``@main`` (the top-level statements) another name, e.g. for an executable whose C
     ``main`` calls it."""
-    from xdsl.dialects.builtin import StringAttr
-
     if entry == "main":
         return
     for op in module.body.block.ops:
-        if getattr(op, "sym_name", None) == StringAttr("main"):
-            op.sym_name = StringAttr(entry)  # type: ignore[attr-defined]
+        if op.properties.get("sym_name") == StringAttr("main"):  # (func.func or llvm.func)
+            op.properties["sym_name"] = StringAttr(entry)
 
 
 def verify_each_requested() -> bool:
@@ -68,8 +73,6 @@ class Compilation:
     def mlir(self, stage: str = "mg", verify: bool = True) -> ModuleOp:
         """The module after ``stage`` (raises ``MgError`` for a bad program), verified unless
         not ``verify`` (and then only with ``verify_each``)."""
-        from mg_xdsl.language.frontend import parse_program
-
         start = time.perf_counter()
         program = parse_program(self.source, self.path, with_main=not self.lib)
         module, self.signatures = program.module, program.functions
@@ -96,7 +99,7 @@ class Compilation:
         """Run the GPU pipeline's ``gpu`` and ``host`` stages (``pipeline.GPU_STAGES``) on
         ``module``, keeping the device code (``self.gpu_modules``) and the kernels the host
         launches (``self.kernels``); the CPU stages from ``cf`` on remain to be run."""
-        from xdsl.dialects import gpu
+        from xdsl.dialects import gpu  # (here, not at the top: see there)
 
         from mg_xdsl.backend import gpu_runtime, ptx
 
@@ -118,8 +121,6 @@ class Compilation:
         (found only if a pass asks)."""
         if self.cpu is None:
             return None
-        from mg_xdsl.core.target import target
-
         return target(self.cpu)
 
     def launcher(self):
@@ -127,8 +128,9 @@ class Compilation:
         ``llvm_ir``); ``None`` for a CPU compilation."""
         if not self.gpu:
             return None
-        from mg_xdsl.backend import gpu_runtime
+        from mg_xdsl.backend import gpu_runtime  # (here, not at the top: see there)
 
+        assert self.gpu_modules is not None, "llvm_ir runs the GPU stages first"
         start = time.perf_counter()
         launcher = gpu_runtime.Launcher(gpu_runtime.device(self.gpu), self.gpu_modules, self.kernels)
         self.timed(f"kernels for the {self.gpu} device", time.perf_counter() - start)
@@ -141,15 +143,13 @@ class Compilation:
         if self.backend == "mlir":
             if self.gpu:
                 raise ValueError("the GPU path lowers with this project's passes only (--backend xdsl)")
-            from mg_xdsl.backend.upstream import lower_with_mlir_opt
-
             module = self.mlir("affine", verify)  # (mlir-opt-22 verifies its input itself)
             rename_entry(module, entry)
             start = time.perf_counter()
             ir = lower_with_mlir_opt(module, self.keep)
             self.timed("mlir-opt-22 + mlir-translate-22", time.perf_counter() - start)
         else:
-            from mg_xdsl.backend.jit import translate
+            from mg_xdsl.backend.jit import translate  # (here, not at the top: see there)
 
             module = self.mlir("llvm", verify)
             rename_entry(module, entry)
@@ -160,7 +160,7 @@ class Compilation:
         return ir
 
     def engine(self, level: int = 2):
-        from mg_xdsl.backend.jit import Engine
+        from mg_xdsl.backend.jit import Engine  # (here, not at the top: see there)
 
         ir = self.llvm_ir(verify=False)
         launcher = self.launcher()
@@ -173,7 +173,7 @@ class Compilation:
     def jit_object(self, level: int = 2) -> bytes:
         """The program as object code for ``jit.ObjectEngine`` (what ``mgc run`` runs and
         caches): run-time library and thread pool linked in, optimised."""
-        from mg_xdsl.backend.jit import jit_object_code
+        from mg_xdsl.backend.jit import jit_object_code  # (here, not at the top: see there)
 
         ir = self.llvm_ir(verify=False)
         start = time.perf_counter()
@@ -183,7 +183,7 @@ class Compilation:
         return obj
 
     def object_code(self, entry: str = "main", level: int = 2) -> bytes:
-        from mg_xdsl.backend.native import object_code
+        from mg_xdsl.backend.native import object_code  # (LLVM: here, not at the top)
 
         ir = self.llvm_ir(entry, verify=False)
         start = time.perf_counter()
@@ -196,14 +196,12 @@ class Compilation:
 
     def build(self, out: str, level: int = 2) -> None:
         """A native executable at ``out``."""
-        from mg_xdsl.backend.native import link_executable
+        from mg_xdsl.backend.native import link_executable  # (LLVM: here, not at the top)
 
         link_executable(self.object_code("mg_main", level), out)
 
     def library(self, out_dir: str, level: int = 2) -> tuple[Path, Path]:
         """``out_dir/STEM.o`` with every def and ``out_dir/STEM.h`` declaring them for C++."""
-        from mg_xdsl.backend.cpp_header import header
-
         assert self.lib, "a library is compiled without @main"
         stem = Path(self.path).stem or "prog"
         obj = self.object_code(level=level)  # (first: an error in the program is said first)

@@ -44,12 +44,15 @@ Bypass: ``MGC_NO_CACHE=1`` or ``mgc run --no-cache`` neither read nor write the 
 """
 
 import hashlib
+import importlib.util
 import json
 import os
 import struct
 import time
 from collections.abc import Iterable, Mapping
 from pathlib import Path
+
+import llvmlite  # (the package alone, for its version: not LLVM)
 
 # The first bytes of every entry; the last two are the entry format's version
 # (2: the payload starts with the program's warnings).
@@ -121,15 +124,13 @@ def distribution_version(name: str) -> str:
     ``importlib.metadata`` costs about 35 ms to import, a third of a whole cached run, so
     this reads the name of the ``NAME-VERSION.dist-info`` directory beside the package
     instead, and asks ``importlib.metadata`` only when there is none."""
-    import importlib.util
-
     spec = importlib.util.find_spec(name)
     if spec is not None and spec.submodule_search_locations:
         for location in spec.submodule_search_locations:
             infos = sorted(Path(location).parent.glob(f"{name}-*.dist-info"))
             if len(infos) == 1:
                 return infos[0].name.removesuffix(".dist-info")
-    from importlib.metadata import PackageNotFoundError, version
+    from importlib.metadata import PackageNotFoundError, version  # (only now: see above)
 
     try:
         return f"{name}-{version(name)}"
@@ -140,8 +141,6 @@ def distribution_version(name: str) -> str:
 def key(source: bytes, options: dict[str, object], host: Iterable[str]) -> bytes:
     """The 32-byte key of a program: see the module docstring. ``options`` are the code-changing
     options (name -> value), ``host`` describes the processor (triple, CPU name, features)."""
-    import llvmlite
-
     parts = [
         MAGIC.hex(),
         compiler_version(),

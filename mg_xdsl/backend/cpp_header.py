@@ -1,16 +1,16 @@
 """The C++ header of ``mgc lib``: ``mg::Matrix``, ``mg::Tensor`` and one function per ``def``.
 
-A rank-2 ``f64`` parameter or result is an ``mg::Matrix``, as the chapter's ``app.cpp`` uses
-it; every other type is an ``mg::Tensor<T, N>``: ``T`` the C++ type that its element type's
-record names (``double``, ``mg::bf16``, ``uint8_t`` for ``i1``...), ``N`` its rank. Each function
-checks the static sizes of its arguments (throwing ``std::invalid_argument`` before any
-compiled code runs), passes their data to the compiled code as upstream MLIR memref
-descriptors through the ``_mlir_ciface_NAME`` wrapper, and returns the result as a value that
-owns a copy of it; the buffer the compiled code allocated is freed. A run-time check that
-fails inside compiled code (a ``?`` size that does not match, an integer division by zero)
-prints its report on stderr (the message, then ``  at PATH:LINE: sizes A and B``) and aborts
-the process, so memory is never read out of bounds; so does an allocation that fails
-(``mg: out of memory allocating N bytes``).
+A rank-2 ``f64`` parameter or result is an ``mg::Matrix``, as the Mountain Goat book's C++
+program (``tests/cpp/app.cpp``) uses it; every other type is an ``mg::Tensor<T, N>``: ``T`` the
+C++ type that its element type's record names (``double``, ``mg::bf16``, ``uint8_t`` for
+``i1``...), ``N`` its rank. Each function checks the static sizes of its arguments
+(throwing ``std::invalid_argument`` before any compiled code runs), passes their data to the
+compiled code as upstream MLIR memref descriptors through the ``_mlir_ciface_NAME`` wrapper,
+and returns the result as a value that owns a copy of it; the buffer the compiled code
+allocated is freed. A run-time check that fails inside compiled code (a ``?`` size that does
+not match, an integer division by zero) prints its report on stderr (the message, then
+``  at PATH:LINE: sizes A and B``) and aborts the process, so memory is never read out of
+bounds; so does an allocation that fails (``mg: out of memory allocating N bytes``).
 """
 
 from collections.abc import Iterable
@@ -255,7 +255,7 @@ def cpp_name(name: str) -> str:
 
 
 def _is_matrix(t: TensorType) -> bool:
-    """Rank-2 f64 stays the chapter's ``mg::Matrix``."""
+    """Rank-2 f64 stays the ``mg::Matrix`` of the book's C++ program (``tests/cpp/app.cpp``)."""
     return len(t.shape) == 2 and t.element == element_types.F64
 
 

@@ -23,7 +23,11 @@ import itertools
 import re
 import threading
 
+import llvmlite.binding as llvm
 from xdsl.dialects import builtin
+
+from mg_xdsl.backend import jit
+from mg_xdsl.backend.ptx import kernel_ir
 
 # The special registers a kernel may read: thread id, block id, block size, grid size.
 _REGISTERS = ("tid", "ctaid", "ntid", "nctaid")
@@ -80,8 +84,6 @@ def _libdevice_module(kernels: str) -> str:
 
 def cpu_kernel_ir(gpu_modules: builtin.ModuleOp) -> str:
     """The kernels' LLVM IR, for the host instead of ``nvptx64-nvidia-cuda``."""
-    from mg_xdsl.backend.ptx import kernel_ir
-
     text = kernel_ir(gpu_modules)
     text = _SREG.sub(lambda m: f"@mgemu_{m[1]}_{m[2]}", text)
     text = text.replace("define ptx_kernel ", "define ")
@@ -98,10 +100,6 @@ class EmulatedDevice:
         return self._turn
 
     def load(self, gpu_modules: builtin.ModuleOp, names: list[str]) -> dict[str, int]:
-        import llvmlite.binding as llvm
-
-        from mg_xdsl.backend import jit
-
         module = llvm.parse_assembly(cpu_kernel_ir(gpu_modules))
         module.link_in(llvm.parse_assembly(_register_module()))
         module.link_in(llvm.parse_assembly(_libdevice_module(str(module))))

@@ -35,15 +35,29 @@ import ctypes
 import sys
 import threading
 from dataclasses import dataclass
+from typing import Any
 
 from xdsl.dialects import builtin
 from xdsl.dialects.builtin import MemRefType
 
 from mg_xdsl.core import element_types
 
+# The GPU compiler (ptx, gpu-to-runtime-calls, the emulator) and cuda-python are imported by
+# the functions that use them, not here: mg_xdsl.api imports this module for ``GpuError``
+# whether or not a GPU is used.
+
 
 class GpuError(RuntimeError):
     """The device could not be used, or it failed to run a kernel."""
+
+
+def _add_note(error: BaseException, note: str) -> None:
+    """``error.add_note(note)`` (Python 3.11), written as 3.11 does on 3.10: the traceback
+    of 3.10 does not print notes, but ``__notes__`` still carries them."""
+    if sys.version_info >= (3, 11):
+        error.add_note(note)
+    else:
+        setattr(error, "__notes__", [*getattr(error, "__notes__", ()), note])  # (undeclared before 3.11)
 
 
 @dataclass(frozen=True)
@@ -80,13 +94,17 @@ def _param(t, written: bool) -> Param:
 
 def kernels(host: builtin.ModuleOp) -> list[Kernel]:
     """The kernels the host module launches, from the declarations ``gpu-to-runtime-calls`` made."""
-    from mg_xdsl.conversions.gpu.gpu_to_runtime_calls import KERNEL_ATTR, WRITTEN_ATTR, launches
+    from mg_xdsl.conversions.gpu.gpu_to_runtime_calls import KERNEL_ATTR, WRITTEN_ATTR, launches  # (see the top)
 
     out = []
     for symbol, decl in launches(host).items():
-        written = set(decl.attributes[WRITTEN_ATTR].get_values()) if WRITTEN_ATTR in decl.attributes else set()
+        written_attr = decl.attributes.get(WRITTEN_ATTR)
+        assert written_attr is None or isinstance(written_attr, builtin.DenseArrayBase), written_attr
+        written = set(written_attr.get_values()) if written_attr is not None else set()
         inputs = decl.function_type.inputs.data[6:]
-        name = decl.attributes[KERNEL_ATTR].nested_references.data[-1].data
+        kernel = decl.attributes[KERNEL_ATTR]
+        assert isinstance(kernel, builtin.SymbolRefAttr), kernel
+        name = kernel.nested_references.data[-1].data
         out.append(Kernel(symbol, name, tuple(_param(t, i in written) for i, t in enumerate(inputs))))
     return out
 
@@ -189,7 +207,7 @@ class Launcher:
         if errors:
             first = errors[0]
             for later in errors[1:]:
-                first.add_note(str(later))
+                _add_note(first, str(later))
             raise first
 
 
@@ -201,7 +219,7 @@ class CudaDevice:
     def __init__(self, driver=None):
         if driver is None:
             try:
-                from cuda.bindings import driver
+                import cuda.bindings.driver as driver  # (see the top)
             except ImportError as e:
                 raise GpuError("cuda-python is not installed (pip install 'mg-xdsl[gpu]')") from e
         self.cu = driver
@@ -234,7 +252,10 @@ class CudaDevice:
         self.arch = ptx_arch(major, minor)
         self._modules = []
 
-    def _check(self, what: str, result):
+    def _check(self, what: str, result) -> Any:
+        """The one value a driver call returned with its status (a handle or a number, as
+        the call gives it), or None for a call that returns only its status; raises
+        ``GpuError`` for a failed call."""
         err, *values = result if isinstance(result, tuple) else (result,)
         if err != self.cu.CUresult.CUDA_SUCCESS:
             _, text = self.cu.cuGetErrorString(err)
@@ -256,7 +277,7 @@ class CudaDevice:
         self._check("cuCtxPopCurrent", self.cu.cuCtxPopCurrent())
 
     def load(self, gpu_modules: builtin.ModuleOp, names: list[str]) -> dict[str, object]:
-        from mg_xdsl.backend.ptx import ptx
+        from mg_xdsl.backend.ptx import ptx  # (see the top)
 
         text = ptx(gpu_modules, self.arch)
         with self.context():
@@ -299,7 +320,7 @@ _DRIVER_FOR_BINDINGS = {12: (12000, "525"), 13: (13000, "580")}
 def bindings_version() -> str | None:
     """The installed cuda-python bindings' version (``cuda.bindings.__version__``), if any."""
     try:
-        from cuda import bindings
+        from cuda import bindings  # (see the top)
     except ImportError:
         return None
     return getattr(bindings, "__version__", None)
@@ -352,7 +373,7 @@ _NEWEST_ARCH = (9, 0)
 
 def ptx_arch(major: int, minor: int) -> str:
     """The architecture to compile for, for a GPU of compute capability ``major.minor``."""
-    from mg_xdsl.backend.ptx import GPU_ARCHS
+    from mg_xdsl.backend.ptx import GPU_ARCHS  # (see the top)
 
     arch = "sm_{}{}".format(*min((major, minor), _NEWEST_ARCH))
     if arch not in GPU_ARCHS:
@@ -382,7 +403,7 @@ def device(kind: str):
     if kind == "cuda":
         return cuda_device()
     if kind == "emulated":
-        from mg_xdsl.backend.gpu_emulator import EmulatedDevice
+        from mg_xdsl.backend.gpu_emulator import EmulatedDevice  # (see the top)
 
         return EmulatedDevice()
     raise ValueError(f"unknown GPU device {kind!r} (choose cuda or emulated)")

@@ -25,7 +25,7 @@ from mg_xdsl.backend.runtime_ir import RUNTIME_IR
 from mg_xdsl.backend.threads_ir import THREADS_IR
 from mg_xdsl.core.target import host, llvm_tuning
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # (a run from the compile cache imports no xDSL)
     from xdsl.dialects.builtin import ModuleOp
 
 
@@ -73,6 +73,7 @@ def translate(module: ModuleOp) -> str:
     (``llvm_ir.print_module``), or, for a module that holds something that printer does not
     know, by xDSL's ``convert_module`` (which drops function attributes; ``passthrough``
     ones, such as ``noinline`` and ``optnone``, are carried over here)."""
+    # Imported here, as xDSL below: a run from the compile cache loads this module, never xDSL.
     from mg_xdsl.backend.llvm_ir import Unsupported, print_module
 
     try:
@@ -83,17 +84,23 @@ def translate(module: ModuleOp) -> str:
 
 def translate_with_xdsl(module: ModuleOp) -> str:
     """``translate`` by xDSL's ``convert_module`` (llvmlite's IR builder)."""
+    # (xDSL imported only here: a run from the compile cache loads this module, never xDSL)
     from xdsl.backend.llvm.convert import convert_module
     from xdsl.dialects import llvm as llvm_dialect
+    from xdsl.dialects.builtin import ArrayAttr, StringAttr
 
     from mg_xdsl.support.xdsl_compat import translate_fast_math_calls
 
     translate_fast_math_calls()
     translated = convert_module(module, fallback_target_triple=None)
     for op in module.body.block.ops:
-        passthrough = op.attributes.get("passthrough") if isinstance(op, llvm_dialect.FuncOp) else None
-        for attribute in passthrough or ():  # type: ignore[union-attr]
-            translated.get_global(op.sym_name.data).attributes.add(attribute.data)  # type: ignore[attr-defined]
+        if not isinstance(op, llvm_dialect.FuncOp) or "passthrough" not in op.attributes:
+            continue
+        passthrough = op.attributes["passthrough"]
+        assert isinstance(passthrough, ArrayAttr), passthrough
+        for attribute in passthrough:
+            assert isinstance(attribute, StringAttr), f"passthrough attribute {attribute}"
+            translated.get_global(op.sym_name.data).attributes.add(attribute.data)
     return str(translated)
 
 

@@ -27,20 +27,24 @@ import math
 import re
 import struct
 from functools import cache
-from typing import Callable
+from typing import Callable, TypeVar, cast
 
 from xdsl.dialects import llvm
 from xdsl.dialects.builtin import (
     AnyFloat,
+    ArrayAttr,
     BFloat16Type,
+    DenseArrayBase,
     DenseIntOrFPElementsAttr,
     Float32Type,
     Float64Type,
     FloatAttr,
+    IntAttr,
     IntegerAttr,
     IntegerType,
     ModuleOp,
     StringAttr,
+    SymbolRefAttr,
     VectorType,
 )
 from xdsl.ir import Attribute, Block, Operation, SSAValue
@@ -95,7 +99,7 @@ def _spell_type(t: Attribute) -> str:
     if isinstance(t, BFloat16Type):
         return BF16_BITS
     if isinstance(t, llvm.LLVMPointerType):
-        space = t.addr_space.data if hasattr(t.addr_space, "data") else 0
+        space = t.addr_space.data if isinstance(t.addr_space, IntAttr) else 0
         return "ptr" if not space else f"ptr addrspace({space})"
     if isinstance(t, llvm.LLVMVoidType):
         return "void"
@@ -170,22 +174,44 @@ def _string_text(data: str) -> str:
     return 'c"' + "".join(chr(b) if 32 <= b < 127 and b not in (34, 92) else f"\\{b:02X}" for b in data.encode()) + '"'
 
 
-# --- flags -----------------------------------------------------------------------------
+# --- properties and flags ----------------------------------------------------------------
+
+# The printers take any op and read its properties by name: each read says which kind of
+# attribute the op's definition gives that property.
+_AttributeT = TypeVar("_AttributeT", bound=Attribute)
+
+
+def _property(op: Operation, name: str, kind: type[_AttributeT]) -> _AttributeT:
+    value = op.properties[name]
+    assert isinstance(value, kind), f"{op.name}: {name} = {value}"
+    return value
+
+
+def _optional_property(op: Operation, name: str, kind: type[_AttributeT]) -> _AttributeT | None:
+    value = op.properties.get(name)
+    assert value is None or isinstance(value, kind), f"{op.name}: {name} = {value}"
+    return value
+
+
+def _integer_values(array: DenseArrayBase) -> tuple[int, ...]:
+    assert isinstance(array.elt_type, IntegerType), array
+    # (isinstance cannot narrow DenseArrayBase's element type parameter: xDSL's own code casts too)
+    return cast(DenseArrayBase[IntegerType], array).get_values()
 
 
 def _fast_math(op: Operation) -> str:
-    flags = op.properties.get("fastmathFlags")
-    if flags is None or not flags.data:  # type: ignore[attr-defined]
+    flags = _optional_property(op, "fastmathFlags", llvm.FastMathAttr)
+    if flags is None or not flags.data:
         return ""
-    return " ".join(sorted(f.value for f in flags.data)) + " "  # type: ignore[attr-defined]
+    return " ".join(sorted(f.value for f in flags.data)) + " "
 
 
 _overflow_text: dict[int, str] = {}
 
 
 def _overflow(op: Operation) -> str:
-    attr = op.properties.get("overflowFlags")
-    bits = attr.value.data if attr is not None else 0  # type: ignore[attr-defined]
+    attr = _optional_property(op, "overflowFlags", IntegerAttr)
+    bits = attr.value.data if attr is not None else 0
     text = _overflow_text.get(bits)
     if text is None:
         flags = llvm.OverflowAttr.from_int(bits).data if bits else ()
@@ -294,7 +320,8 @@ class _FunctionPrinter:
         for i, block in enumerate(body):
             self.blocks[block] = f"bb{i}"
         params = []
-        for i, arg in enumerate(body.first.args):  # type: ignore[union-attr]
+        assert body.first is not None, "only a function with a body gets a _FunctionPrinter"
+        for i, arg in enumerate(body.first.args):
             name = self.names[arg] = f"%a{i}"
             params.append(f"{type_text(arg.type)} {name}")
         # Phi operands may be defined in later blocks: name every result first.
@@ -371,7 +398,7 @@ def _result(p: _FunctionPrinter, op: Operation) -> str:
 
 
 def _binary(p: _FunctionPrinter, op: Operation) -> str:
-    opcode, flags = _BINARY[type(op)]  # type: ignore[index]
+    opcode, flags = _BINARY[type(op)]
     lhs, rhs = op.operands
     return (
         f"{_result(p, op)} = {opcode} {flags(op) if flags else ''}{type_text(lhs.type)} {p.value(lhs)}, {p.value(rhs)}"
@@ -382,7 +409,7 @@ def _cast(p: _FunctionPrinter, op: Operation) -> str:
     flags = {k: v for k, v in op.properties.items() if k in ("nonNeg", "overflowFlags")}
     if any(getattr(v, "data", v) for v in flags.values()):  # (an empty set of flags is none)
         raise Unsupported(f"{op.name} with flags")
-    return f"{_result(p, op)} = {_CASTS[type(op)]} {p.typed(op.operands[0])} to {type_text(op.results[0].type)}"  # type: ignore[index]
+    return f"{_result(p, op)} = {_CASTS[type(op)]} {p.typed(op.operands[0])} to {type_text(op.results[0].type)}"
 
 
 def _compare(p: _FunctionPrinter, op: Operation) -> str:
@@ -390,14 +417,14 @@ def _compare(p: _FunctionPrinter, op: Operation) -> str:
     opcode, flags = (
         ("icmp", llvm.ICmpPredicateFlag) if isinstance(op, llvm.ICmpOp) else ("fcmp", llvm.FCmpPredicateFlag)
     )
-    predicate = flags.from_int(op.properties["predicate"].value.data).value.lstrip("_")  # type: ignore[attr-defined]
+    predicate = flags.from_int(_property(op, "predicate", IntegerAttr).value.data).value.lstrip("_")
     lhs, rhs = op.operands
     return f"{_result(p, op)} = {opcode} {_fast_math(op)}{predicate} {p.typed(lhs)}, {p.value(rhs)}"
 
 
 @cache
-def _position_text(position: Attribute) -> str:
-    return "".join(f", {i}" for i in position.iter_values())  # type: ignore[attr-defined]
+def _position_text(position: DenseArrayBase) -> str:
+    return "".join(f", {i}" for i in _integer_values(position))
 
 
 def _typed_operands(
@@ -409,26 +436,26 @@ def _typed_operands(
 
     def print_op(p: _FunctionPrinter, op: Operation) -> str:
         operands = ", ".join([p.typed(v) for v in op.operands])
-        where = _position_text(op.properties["position"]) if position else ""
+        where = _position_text(_property(op, "position", DenseArrayBase)) if position else ""
         return f"{_result(p, op)} = {opcode} {flags(op) if flags else ''}{operands}{where}"
 
     return print_op
 
 
 def _alignment(op: Operation) -> str:
-    align = op.properties.get("alignment")
-    return f", align {align.value.data}" if align is not None else ""  # type: ignore[attr-defined]
+    align = _optional_property(op, "alignment", IntegerAttr)
+    return f", align {align.value.data}" if align is not None else ""
 
 
 def _load(p: _FunctionPrinter, op: Operation) -> str:
-    if op.properties["ordering"].value.data:  # type: ignore[attr-defined]
+    if _property(op, "ordering", IntegerAttr).value.data:
         raise Unsupported("atomic llvm.load")
     return f"{_result(p, op)} = load {type_text(op.results[0].type)}, {p.typed(op.operands[0])}{_alignment(op)}"
 
 
 def _store(p: _FunctionPrinter, op: Operation) -> str:
-    ordering = op.properties.get("ordering")
-    if ordering is not None and ordering.value.data:  # type: ignore[attr-defined]
+    ordering = _optional_property(op, "ordering", IntegerAttr)
+    if ordering is not None and ordering.value.data:
         raise Unsupported("atomic llvm.store")
     value, ptr = op.operands
     streaming = f", !nontemporal {p.module.node('!{i32 1}')}" if "nontemporal" in op.properties else ""
@@ -445,9 +472,9 @@ def _gep(p: _FunctionPrinter, op: Operation) -> str:
     dynamic_indices = iter(dynamic)
     indices = [
         p.typed(next(dynamic_indices)) if index == llvm.GEP_USE_SSA_VAL else f"i32 {index}"
-        for index in op.properties["rawConstantIndices"].iter_values()
-    ]  # type: ignore[attr-defined]
-    flags = op.properties["noWrapFlags"].value.data  # type: ignore[attr-defined]
+        for index in _integer_values(_property(op, "rawConstantIndices", DenseArrayBase))
+    ]
+    flags = _property(op, "noWrapFlags", IntegerAttr).value.data
     if flags:
         raise Unsupported("llvm.getelementptr with no-wrap flags")
     inbounds = "inbounds " if "inbounds" in op.properties else ""
@@ -459,7 +486,7 @@ def _gep(p: _FunctionPrinter, op: Operation) -> str:
 
 def _shufflevector(p: _FunctionPrinter, op: Operation) -> str:
     v1, v2 = op.operands
-    indices = op.properties["mask"].get_values()  # type: ignore[attr-defined]
+    indices = _integer_values(_property(op, "mask", DenseArrayBase))
     mask = ", ".join(f"i32 {i}" for i in indices)
     return f"{_result(p, op)} = shufflevector {p.typed(v1)}, {p.typed(v2)}, <{len(indices)} x i32> <{mask}>"
 
@@ -469,23 +496,25 @@ def _call_text(p: _FunctionPrinter, op: Operation, callee: str, result: Attribut
     args = ", ".join(p.typed(a) for a in op.operands)
     # Fast-math flags are allowed only on a call that returns floating point (LLVM's rule);
     # xDSL's translation drops them elsewhere too.
-    flags = _fast_math(op) if isinstance(get_element_type_or_self(result), AnyFloat) else ""
+    floats = result is not None and isinstance(get_element_type_or_self(result), AnyFloat)
+    flags = _fast_math(op) if floats else ""
     call = f"call {flags}{'void' if result is None else type_text(result)} {global_name(callee)}({args})"
     return f"{_result(p, op)} = {call}" if op.results else call
 
 
 def _call(p: _FunctionPrinter, op: Operation) -> str:
-    callee = op.properties.get("callee")
-    if callee is None or op.properties["CConv"].cconv_name != "ccc" or "var_callee_type" in op.properties:  # type: ignore[attr-defined]
+    callee = _optional_property(op, "callee", SymbolRefAttr)
+    conv = _property(op, "CConv", llvm.CallingConventionAttr)
+    if callee is None or conv.cconv_name != "ccc" or "var_callee_type" in op.properties:
         raise Unsupported("an indirect, variadic or non-C call")
-    if op.properties["TailCallKind"].data != "none":  # type: ignore[attr-defined]
+    if _property(op, "TailCallKind", llvm.TailCallKindAttr).data != "none":
         raise Unsupported("a tail call")
     result = op.results[0].type if op.results else None
-    return _call_text(p, op, callee.string_value(), result)  # type: ignore[attr-defined]
+    return _call_text(p, op, callee.string_value(), result)
 
 
 def _call_intrinsic(p: _FunctionPrinter, op: Operation) -> str:
-    name = op.properties["intrin"].data  # type: ignore[attr-defined]
+    name = _property(op, "intrin", StringAttr).data
     result = op.results[0].type if op.results else None
     p.module.declare(name, "void" if result is None else type_text(result), [a.type for a in op.operands])
     return _call_text(p, op, name, result)
@@ -540,7 +569,7 @@ _INLINE: dict[type[Operation], Callable[[_FunctionPrinter, Operation], str]] = {
     llvm.ConstantOp: lambda p, op: constant_text(op.properties["value"], op.results[0].type),
     llvm.UndefOp: lambda p, op: "undef",
     llvm.ZeroOp: lambda p, op: "null" if isinstance(op.results[0].type, llvm.LLVMPointerType) else "zeroinitializer",
-    llvm.AddressOfOp: lambda p, op: global_name(op.properties["global_name"].root_reference.data),  # type: ignore[attr-defined]
+    llvm.AddressOfOp: lambda p, op: global_name(_property(op, "global_name", SymbolRefAttr).root_reference.data),
 }
 
 
@@ -587,7 +616,8 @@ class _ModulePrinter:
     def function_attributes(func: llvm.FuncOp) -> str:
         passthrough = func.properties.get("passthrough") or func.attributes.get("passthrough")
         words = []
-        for attribute in passthrough.data if passthrough is not None else ():  # type: ignore[attr-defined]
+        assert passthrough is None or isinstance(passthrough, ArrayAttr), passthrough
+        for attribute in passthrough.data if passthrough is not None else ():
             if not isinstance(attribute, StringAttr):
                 raise Unsupported(f"passthrough attribute {attribute}")
             words.append(" " + attribute.data)
@@ -597,13 +627,13 @@ class _ModulePrinter:
     def check_function(func: llvm.FuncOp) -> None:
         known = {"sym_name", "function_type", "CConv", "linkage", "sym_visibility", "visibility_", "passthrough"}
         extra = func.properties.keys() - known
-        unnamed = func.properties.get("unnamed_addr")
-        if unnamed is not None and not unnamed.value.data:  # type: ignore[attr-defined]
+        unnamed = _optional_property(func, "unnamed_addr", IntegerAttr)
+        if unnamed is not None and not unnamed.value.data:
             extra.discard("unnamed_addr")  # the parser's default: none
         # (mg.gpu_*: what the GPU runtime reads of a kernel's launcher; nothing for LLVM)
         if extra or set(func.attributes) - {"llvm.emit_c_interface", "passthrough", "mg.gpu_kernel", "mg.gpu_written"}:
             raise Unsupported(f"llvm.func with {sorted(extra | func.attributes.keys())}")
-        if func.properties["CConv"].cconv_name != "ccc" or func.function_type.is_variadic:  # type: ignore[attr-defined]
+        if func.CConv.cconv_name != "ccc" or func.function_type.is_variadic:
             raise Unsupported("a variadic or non-C function")
 
     @staticmethod

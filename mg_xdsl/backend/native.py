@@ -10,6 +10,7 @@ system C compiler).
 """
 
 import os
+import shlex
 import shutil
 import subprocess
 import tempfile
@@ -44,8 +45,6 @@ def c_compiler() -> list[str]:
     """The command that runs the C compiler: ``$CC`` (split as the shell would, so that
     ``CC="ccache gcc"`` works), else the first of cc, gcc and clang on ``PATH``. A ``CC``
     that names no program is reported as such, rather than failing inside ``subprocess``."""
-    import shlex
-
     cc = os.environ.get("CC", "").strip()
     if not cc:
         found = shutil.which("cc") or shutil.which("gcc") or shutil.which("clang")

@@ -19,8 +19,17 @@ import subprocess
 import tempfile
 from functools import cache
 
+from xdsl.context import Context
 from xdsl.dialects import builtin, gpu, llvm as llvm_d
 from xdsl.ir import Block, Region
+from xdsl.parser import Parser
+
+from mg_xdsl.language.frontend import parse_program
+from mg_xdsl.pipeline.stages import GPU_STAGES, PipelineError, context, run_stage
+
+# llvmlite, xDSL's LLVM IR translation and this project's LLVM IR printer are imported by the
+# functions that make PTX, not here: mgc imports this module for its exceptions whenever it
+# reports an error.
 
 TRIPLE = "nvptx64-nvidia-cuda"
 DATA_LAYOUT = "e-p:64:64:64-i64:64-i128:128-v16:16-v32:32-n16:32:64"
@@ -76,11 +85,6 @@ def _features(arch: str) -> str:
 
 
 def _parse(text: str) -> builtin.ModuleOp:
-    from xdsl.context import Context
-    from xdsl.parser import Parser
-
-    from mg_xdsl.pipeline.stages import context
-
     ctx: Context = context()
     ctx.load_dialect(gpu.GPU)
     return Parser(ctx, text).parse_module()
@@ -88,7 +92,7 @@ def _parse(text: str) -> builtin.ModuleOp:
 
 def kernel_ir(module: builtin.ModuleOp | gpu.ModuleOp | str) -> str:
     """LLVM IR text of every kernel function in the ``gpu.module`` ops of ``module``."""
-    from xdsl.backend.llvm.convert import convert_module
+    from xdsl.backend.llvm.convert import convert_module  # (here, not at the top: see there)
 
     from mg_xdsl.backend.llvm_ir import Unsupported, print_module
 
@@ -127,7 +131,7 @@ def kernel_ir(module: builtin.ModuleOp | gpu.ModuleOp | str) -> str:
 
 @cache
 def _init() -> None:
-    import llvmlite.binding as llvm
+    import llvmlite.binding as llvm  # (here, not at the top: see there)
 
     llvm.initialize_all_targets()
     llvm.initialize_all_asmprinters()
@@ -136,7 +140,7 @@ def _init() -> None:
 def ptx(module: builtin.ModuleOp | gpu.ModuleOp | str, arch: str = "sm_80") -> str:
     """PTX for the kernels of ``module`` (an op, or its text in the LLVM/gpu dialects);
     ``UnknownGpuArch`` if ``arch`` is not one of ``GPU_ARCHS``."""
-    import llvmlite.binding as llvm
+    import llvmlite.binding as llvm  # (here, not at the top: see there)
 
     check_arch(arch)
     _init()
@@ -147,7 +151,7 @@ def ptx(module: builtin.ModuleOp | gpu.ModuleOp | str, arch: str = "sm_80") -> s
 
 
 def _target_machine(arch: str):
-    import llvmlite.binding as llvm
+    import llvmlite.binding as llvm  # (here, not at the top: see there)
 
     _init()
     return llvm.Target.from_triple(TRIPLE).create_target_machine(cpu=arch, features=_features(arch), opt=2)
@@ -156,15 +160,11 @@ def _target_machine(arch: str):
 def gpu_stage():
     """The GPU pipeline's first stage (``pipeline.GPU_STAGES``): from the mg dialect to host
     code that launches kernels, and ``gpu.module`` ops whose kernels are in the LLVM dialect."""
-    from mg_xdsl.pipeline.stages import GPU_STAGES
-
     return GPU_STAGES[1]
 
 
 def check_kernels(module: builtin.ModuleOp) -> None:
     """Every op inside a kernel module must be in the LLVM dialect by now."""
-    from mg_xdsl.pipeline.stages import PipelineError
-
     for g in module.walk():
         if isinstance(g, gpu.ModuleOp):
             for op in g.walk():
@@ -177,11 +177,8 @@ def kernel_modules(module: builtin.ModuleOp) -> builtin.ModuleOp:
     return builtin.ModuleOp(Region(Block([g.clone() for g in module.body.block.ops if isinstance(g, gpu.ModuleOp)])))
 
 
-def gpu_module(source: str, path: str = "<input>") -> builtin.ModuleOp:
+def gpu_module(source: bytes | str, path: str = "<input>") -> builtin.ModuleOp:
     """The front end and the GPU stage: a module whose kernels are in the LLVM dialect."""
-    from mg_xdsl.language.frontend import parse_program
-    from mg_xdsl.pipeline.stages import context, run_stage
-
     module = parse_program(source, path).module
     ctx = context()
     ctx.load_dialect(gpu.GPU)
@@ -190,7 +187,7 @@ def gpu_module(source: str, path: str = "<input>") -> builtin.ModuleOp:
     return module
 
 
-def compile_ptx(source: str, path: str = "<input>", arch: str = "sm_80") -> str:
+def compile_ptx(source: bytes | str, path: str = "<input>", arch: str = "sm_80") -> str:
     """PTX for every kernel of an mg program (empty module text if it has no loops);
     ``UnknownGpuArch`` if ``arch`` is not one of ``GPU_ARCHS``."""
     check_arch(arch)  # before the pipeline runs: the name is wrong whatever the program
@@ -201,7 +198,7 @@ def _in_cuda_wheel(*parts: str) -> str | None:
     """A file of NVIDIA's CUDA wheels (``nvidia/cuda_nvcc/...`` up to CUDA 12,
     ``nvidia/cu13/...`` from 13), if one is installed."""
     try:
-        import nvidia
+        import nvidia  # (an optional package: the gpu extra's)
     except ImportError:
         return None
     for root in nvidia.__path__:
@@ -237,7 +234,7 @@ def link_libdevice(mod) -> None:
     """Link CUDA's libdevice into ``mod`` (an llvmlite module) if its kernels call one of its
     functions (``__nv_exp``...): only those functions are kept (the others are made internal
     and dropped), and the NVPTX back end resolves libdevice's ``__nvvm_reflect`` queries."""
-    import llvmlite.binding as llvm
+    import llvmlite.binding as llvm  # (here, not at the top: see there)
 
     called = sorted(f.name for f in mod.functions if f.is_declaration and f.name.startswith("__nv_"))
     if not called:

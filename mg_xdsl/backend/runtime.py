@@ -19,10 +19,16 @@ import math
 import os
 import sys
 from collections.abc import Iterator, Sequence
-from typing import TextIO
+from typing import Protocol, TextIO
 
 # (The records, not mg_xdsl.core.element_types: a run from the compile cache imports no xDSL.)
 from mg_xdsl.core.element_records import ELEMENT_TYPES
+
+
+class Elements(Protocol):
+    """What a memref's elements are read from: a list, or a ctypes array over its buffer."""
+
+    def __getitem__(self, index: int, /) -> float: ...
 
 
 def format_element(x: float | int) -> str:
@@ -40,7 +46,7 @@ def format_element(x: float | int) -> str:
     return "%g" % x
 
 
-def format_data(data: Sequence[float], offset: int, sizes: Sequence[int], strides: Sequence[int]) -> str:
+def format_data(data: Elements, offset: int, sizes: Sequence[int], strides: Sequence[int]) -> str:
     """The nested-bracket body of a memref, as upstream's ``MemRefDataPrinter``: elements of
     the innermost dimension are separated by a comma and ``rank + 1`` spaces, a row that is
     not the last ends with ``", "`` and a newline, and the next row is indented by its depth."""
@@ -71,9 +77,7 @@ def format_data(data: Sequence[float], offset: int, sizes: Sequence[int], stride
     return "".join(out)
 
 
-def format_memref(
-    address: int, data: Sequence[float], offset: int, sizes: Sequence[int], strides: Sequence[int]
-) -> str:
+def format_memref(address: int, data: Elements, offset: int, sizes: Sequence[int], strides: Sequence[int]) -> str:
     """The whole ``printMemref*`` text of one memref, ending in a newline."""
     header = (
         f"Unranked Memref base@ = {hex(address) if address else '0'} rank = {len(sizes)} "
@@ -93,7 +97,9 @@ def read_descriptor(rank: int, descriptor: int) -> tuple[int, int, list[int], li
 
 # The printers' names (symbols of every compiled program, which a def may not take), each
 # with the ctypes type that reads its elements.
-PRINTED: dict[str, type] = {e.printer: getattr(ctypes, e.ctype) for e in ELEMENT_TYPES if e.printer is not None}
+PRINTED: dict[str, type[ctypes._SimpleCData]] = {
+    e.printer: getattr(ctypes, e.ctype) for e in ELEMENT_TYPES if e.printer is not None
+}
 PRINTERS = tuple(PRINTED)
 
 
@@ -102,16 +108,16 @@ def print_memref(printer: str, rank: int, descriptor: int, stream: TextIO | None
     aligned, offset, sizes, strides = read_descriptor(rank, descriptor)
     extent = offset + sum((s - 1) * st for s, st in zip(sizes, strides)) + 1 if all(sizes) else 0
     data = (PRINTED[printer] * max(extent, 1)).from_address(aligned) if aligned else []
-    stream = stream or _output[-1] or sys.stdout
+    out = stream or _output[-1] or sys.stdout
     try:
-        stream.write(format_memref(aligned, data, offset, sizes, strides))
+        out.write(format_memref(aligned, data, offset, sizes, strides))
         # Native code may abort right after (a failed run-time check): nothing may stay buffered.
-        stream.flush()
+        out.flush()
     except BrokenPipeError:
         # The reader has gone (``mgc run prog.mg | head -1``): the rest of the output goes
         # nowhere, quietly (an exception here, in a callback from native code, would print
         # a traceback for every print left).
-        os.dup2(os.open(os.devnull, os.O_WRONLY), stream.fileno())
+        os.dup2(os.open(os.devnull, os.O_WRONLY), out.fileno())
 
 
 # Where printed memrefs go: the innermost ``capture()``, else the current sys.stdout.

@@ -4,9 +4,10 @@ executables, libraries), written in LLVM IR so that it needs no C compiler.
 Failures. Compiled code stops in two ways, both reported the same way:
 
 - ``mgrt_check_failed(message, path, line, size_a, size_b)``: a run-time check failed (see
-  the pass ``lower-assert-to-stderr``). ``message`` is the chapter's line; ``path``/``line``
-  are the source of the failing expression (``path`` is null where unknown); ``size_a`` and
-  ``size_b`` are the two sizes that differed (-1, -1 where the check compared no sizes).
+  the pass ``lower-assert-to-stderr``). ``message`` is the check's one-line message
+  (the text the examples must print exactly); ``path``/``line`` are the source of the failing
+  expression (``path`` is null where unknown); ``size_a`` and ``size_b`` are the two sizes that
+  differed (-1, -1 where the check compared no sizes).
 - ``mgrt_range_check_failed(format, path, line, position, size)``: a position read from a
   tensor (an id) was not below ``size``; ``format`` (``mg.index: id %ld is out of range for
   %ld rows (0 to %ld)``) takes the position, the size and the last position, and the report
@@ -20,7 +21,7 @@ whose ``text`` is the whole report, e.g.::
       at prog.mg:3: sizes 2 and 1
 
 Normally that text and a newline go to stderr and the process aborts (exit 134), as the
-chapter's programs do. When the Python API calls a compiled function, it calls it through
+example programs must. When the Python API calls a compiled function, it calls it through
 ``mgrt_guarded_NAME`` (``guarded_wrapper``), passing a record of its own: the wrapper makes it
 the calling thread's record and records a ``setjmp`` point in it; a failure then fills that
 record and ``longjmp``s back, and Python raises an exception instead of the whole process

@@ -16,8 +16,10 @@ import shutil
 import subprocess
 from collections.abc import Callable
 
+from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 
+from mg_xdsl.pipeline.registry import get_pass
 from mg_xdsl.pipeline.stages import UPSTREAM_PASSES, mlir_opt_arguments
 
 UPSTREAM_PIPELINE = mlir_opt_arguments(UPSTREAM_PASSES)
@@ -47,10 +49,6 @@ def run(cmd: list[str], text: str) -> str:
 
 def lower_with_mlir_opt(module: ModuleOp, keep: Callable[[str, object], None] | None = None) -> str:
     """LLVM IR text for an affine-level module, lowered by upstream MLIR."""
-    from xdsl.context import Context
-
-    from mg_xdsl.pipeline.registry import get_pass
-
     get_pass("lower-assert-to-stderr")().apply(Context(), module)
     llvm_dialect = run([tool("mlir-opt"), *UPSTREAM_PIPELINE], str(module))
     if keep:

@@ -58,7 +58,7 @@ from xdsl.ir.affine import AffineConstantExpr, AffineDimExpr, AffineMap
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import PatternRewriteWalker
 
-from mg_xdsl.conversions.lower_mg_to_affine import MgLowering
+from mg_xdsl.conversions.mg_lowering_common import MgLowering
 from mg_xdsl.support.buffers import index_constant, load, nest, store
 
 
@@ -80,8 +80,9 @@ def loop_sizes(op: LinalgStructuredOperation, maps: Sequence[AffineMap]) -> list
     for loop, (operand, position) in dynamic.items():
         if sizes[loop] is None:
             sizes[loop] = memref.DimOp(operand, index_constant(position)).result
-    assert all(s is not None for s in sizes), f"{op.name}: a loop that no operand dimension bounds"
-    return sizes  # type: ignore[return-value]
+    found = [s for s in sizes if s is not None]
+    assert len(found) == len(sizes), f"{op.name}: a loop that no operand dimension bounds"
+    return found
 
 
 @dataclass
@@ -115,11 +116,12 @@ def is_parallel(iterator: IteratorTypeAttr) -> bool:
 def enough_work(sizes: Sequence[int | SSAValue], min_work: int) -> bool:
     """Whether a loop and those inside it (``sizes``) do ``min_work`` iterations or more, or
     may (a size is known only at run time); never if ``min_work`` is negative."""
-    return min_work >= 0 and not (all(isinstance(s, int) for s in sizes) and prod(sizes) < min_work)  # type: ignore[arg-type]
+    static = [s for s in sizes if isinstance(s, int)]
+    return min_work >= 0 and not (len(static) == len(sizes) and prod(static) < min_work)
 
 
 @dataclass
-class LinalgToAffineLoops(MgLowering):
+class LinalgToAffineLoops(MgLowering[LinalgStructuredOperation]):
     """The loop nest of any structured op, built where the op was."""
 
     min_parallel_work: int

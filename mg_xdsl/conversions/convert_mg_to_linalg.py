@@ -75,7 +75,7 @@ from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import GreedyRewritePatternApplier, PatternRewriteWalker, RewritePattern
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from mg_xdsl.conversions.lower_mg_to_affine import (
+from mg_xdsl.conversions.mg_lowering_common import (
     CallLowering,
     CastLowering,
     ConcatLowering,
@@ -88,6 +88,7 @@ from mg_xdsl.conversions.lower_mg_to_affine import (
     IotaLowering,
     LinearScanLowering,
     MgLowering,
+    OpT,
     PrintLowering,
     RandomLowering,
     ScatterAddLowering,
@@ -98,10 +99,13 @@ from mg_xdsl.conversions.lower_mg_to_affine import (
     reshape_copy,
     reshape_sizes,
     slice_copy,
+    static_shape,
 )
 from mg_xdsl.core import shapes
 from mg_xdsl.dialects import mg
 from mg_xdsl.dialects.mg import shape_of
+from mg_xdsl.kernels.matmul import match_product
+from mg_xdsl.kernels.reductions import match_reduction
 from mg_xdsl.support.buffers import alloc, element_constant, element_type_of, extents
 from mg_xdsl.support.op_builders import iterator_types, linalg_generic, linalg_yield
 from mg_xdsl.transforms.memref.memref_views import VIEW_OPS, reshape_view, subview, transpose_view
@@ -111,8 +115,8 @@ class Sizes(dict[SSAValue, list[int | SSAValue]]):
     """The sizes of the buffers of a function: those this pass allocated, the sizes it
     allocated them with; any other, read once (``memref.dim`` of each ``?``). So the sizes of
     a chain of ops on ``?`` shapes are the same values all along, and a check that compares
-    a size with itself is left out (``a - a - a ...``: no check at all; the chapter's
-    lowering makes 2 * 10^4 of them for 10^4 terms)."""
+    a size with itself is left out (``a - a - a ...``: no check at all; the reference
+    pipeline's ``lower-mg-to-affine`` makes 2 * 10^4 of them for 10^4 terms)."""
 
     def of(self, v: SSAValue) -> list[int | SSAValue]:
         if v not in self:
@@ -146,14 +150,14 @@ def scalar_body(op: mg.ScalarComputation) -> Callable[[Sequence[SSAValue]], SSAV
     """The body of an elementwise op: its constants, then its scalar computation."""
 
     def body(args: Sequence[SSAValue]) -> SSAValue:
-        constants = [element_constant(c, args[0].type) for c in op.scalar_constants()]  # type: ignore[arg-type]
+        constants = [element_constant(c, args[0].type) for c in op.scalar_constants()]
         return op.compute(args[:-1], constants)
 
     return body
 
 
 @dataclass
-class ToLinalg(MgLowering):
+class ToLinalg(MgLowering[OpT]):
     """Base of this pass's patterns: they share the function's known sizes."""
 
     sizes: Sizes
@@ -162,14 +166,14 @@ class ToLinalg(MgLowering):
     def elementwise(
         self, op: mg.ScalarComputation, inputs: Sequence[SSAValue], sizes: Sequence[int | SSAValue]
     ) -> SSAValue:
-        in_place = mg.IN_PLACE in op.attributes  # type: ignore[attr-defined]
-        out = op.operands[0] if in_place else self.sizes.alloc(op.result.type, sizes)  # type: ignore[attr-defined]
+        in_place = mg.IN_PLACE in op.attributes
+        out = op.operands[0] if in_place else self.sizes.alloc(op.results[0].type, sizes)
         identity = AffineMap.identity(len(sizes))
         generic(inputs, [identity] * len(inputs), out, identity, [True] * len(sizes), scalar_body(op))
         return out
 
 
-class ElementwiseToLinalg(ToLinalg):
+class ElementwiseToLinalg(ToLinalg[mg.BinaryOp | mg.SelectOp]):
     op_type = (mg.BinaryOp, mg.SelectOp)
 
     def build(self, op: mg.BinaryOp | mg.SelectOp) -> SSAValue:
@@ -177,7 +181,7 @@ class ElementwiseToLinalg(ToLinalg):
         return self.elementwise(op, list(op.operands), sizes)
 
 
-class ReshapeToLinalg(ToLinalg):
+class ReshapeToLinalg(ToLinalg[mg.ReshapeOp]):
     """A view of a contiguous input; else a copy: ``linalg.generic`` reading the input at the
     result's indices of the dimensions both have, 0 in a dimension of size 1 that the result
     drops (or, between other shapes, ``reshape_copy``)."""
@@ -185,7 +189,7 @@ class ReshapeToLinalg(ToLinalg):
     op_type = mg.ReshapeOp
 
     def build(self, op: mg.ReshapeOp) -> SSAValue:
-        view = self.views.make(op, lambda: reshape_view(op.input, shape_of(op.result.type)))  # type: ignore[arg-type]
+        view = self.views.make(op, lambda: reshape_view(op.input, shape_of(op.result.type)))
         if view is not None:
             return view
         if not op.unit_dims_only():  # (no affine map reads a reshape between other shapes)
@@ -200,16 +204,16 @@ class ReshapeToLinalg(ToLinalg):
         return out
 
 
-class FullToLinalg(ToLinalg):
+class FullToLinalg(ToLinalg[mg.FullOp]):
     op_type = mg.FullOp
 
     def build(self, op: mg.FullOp) -> SSAValue:
-        out = self.sizes.alloc(op.result.type, list(shape_of(op.result.type)))  # type: ignore[arg-type]
+        out = self.sizes.alloc(op.result.type, static_shape(op.result.type))
         fill(op.value.value.data, out)
         return out
 
 
-class FullLikeToLinalg(ToLinalg):
+class FullLikeToLinalg(ToLinalg[mg.FullLikeOp]):
     op_type = mg.FullLikeOp
 
     def build(self, op: mg.FullLikeOp) -> SSAValue:
@@ -218,10 +222,10 @@ class FullLikeToLinalg(ToLinalg):
         return out
 
 
-class ElementwiseUnaryToLinalg(ToLinalg):
+class ElementwiseUnaryToLinalg(ToLinalg[mg.ElementwiseUnaryOp | mg.ScalarOp | mg.ConvertOp]):
     op_type = (mg.ElementwiseUnaryOp, mg.ScalarOp, mg.ConvertOp)
 
-    def build(self, op: mg.ElementwiseUnaryOp | mg.ScalarOp) -> SSAValue:
+    def build(self, op: mg.ElementwiseUnaryOp | mg.ScalarOp | mg.ConvertOp) -> SSAValue:
         return self.elementwise(op, [op.input], self.sizes.of(op.input))
 
 
@@ -239,7 +243,7 @@ def broadcast_map(in_shape: Sequence[int | None], out_shape: Sequence[int | None
     )
 
 
-class BroadcastToLinalg(ToLinalg):
+class BroadcastToLinalg(ToLinalg[mg.BroadcastOp]):
     op_type = mg.BroadcastOp
 
     def build(self, op: mg.BroadcastOp) -> SSAValue:
@@ -261,7 +265,7 @@ def fill(value: float, out: SSAValue) -> None:
     linalg.FillOp([element_constant(value, element_type_of(out))], [out], res=())
 
 
-class ReduceToLinalg(ToLinalg):
+class ReduceToLinalg(ToLinalg[mg.ReduceOp]):
     op_type = mg.ReduceOp
 
     def build(self, op: mg.ReduceOp) -> SSAValue:
@@ -284,7 +288,7 @@ class ReduceToLinalg(ToLinalg):
         return out
 
 
-class MatmulToLinalg(ToLinalg):
+class MatmulToLinalg(ToLinalg[mg.MatmulOp]):
     """``linalg.matmul`` for matrices; with batch axes a ``linalg.generic`` over
     ``(b.., i, k, j)`` reading ``lhs[b.., i, k]`` and ``rhs[b.., k, j]`` into ``out[b.., i, j]``,
     ``k`` the one reduction loop."""
@@ -314,7 +318,7 @@ class MatmulToLinalg(ToLinalg):
         return out
 
 
-class TransposeToLinalg(ToLinalg):
+class TransposeToLinalg(ToLinalg[mg.TransposeOp]):
     op_type = mg.TransposeOp
 
     def build(self, op: mg.TransposeOp) -> SSAValue:
@@ -327,7 +331,7 @@ class TransposeToLinalg(ToLinalg):
         return out
 
 
-class SliceToLinalg(ToLinalg):
+class SliceToLinalg(ToLinalg[mg.SliceOp]):
     """A view (``memref.subview``) unless the sliced value is a ``var``'s buffer."""
 
     op_type = mg.SliceOp
@@ -352,7 +356,7 @@ class Views:
     @staticmethod
     def of(module: ModuleOp) -> "Views":
         updated = {v for op in module.walk() if mg.IN_PLACE in op.attributes for v in (op.operands[0], *op.results)}
-        copied = {
+        copied: set[Operation] = {
             op
             for op in module.walk()
             if isinstance(op, VIEW_MAKERS) and any(v in updated for v in (op.results[0], *_read_buffers(op)))
@@ -371,7 +375,7 @@ class Views:
         through the layout (generics, transposes, loads, dims, further views) read it as it
         is. A reshape's view is contiguous: only a return copies it."""
         for view in self.made:
-            block = view.owner.parent_block()  # type: ignore[union-attr]
+            block = view.owner.parent_block()
             if block is None:  # (the walker's dead-code elimination erased it: its reader was dead)
                 continue
             for use in list(view.uses):
@@ -398,8 +402,6 @@ def _read_buffers(op: Operation) -> list[SSAValue]:
 
 def reads_through_layout(use: Use) -> bool:
     """Whether the op of ``use`` reads that operand, a view, through its layout as it is."""
-    from mg_xdsl.transforms.linalg import tile_matmul, vectorize_reductions  # (their kernels want rows of unit stride)
-
     user = use.operation
     t = user.operands[use.index].type
     if isinstance(t, MemRefType) and isinstance(t.layout, NoneAttr):
@@ -408,11 +410,11 @@ def reads_through_layout(use: Use) -> bool:
         return not isinstance(user, memref.CastOp)
     if not (isinstance(user, (linalg.GenericOp, linalg.TransposeOp, linalg.MatmulOp)) and use.index < len(user.inputs)):
         return False
-    if vectorize_reductions.match(user) is not None:  # (its kernels take memref<?x?xT>)
+    if match_reduction(user) is not None:  # (the reduction kernels take memref<?x?xT>)
         return False
     # The matrix-product kernel takes rows of unit stride from any offset and any distance
     # apart (a slice, a matrix of a batch): only a view whose rows are not so is copied.
-    return tile_matmul.match(user) is None or unit_rows(t)
+    return match_product(user) is None or unit_rows(t)
 
 
 def unit_rows(t: Attribute) -> bool:

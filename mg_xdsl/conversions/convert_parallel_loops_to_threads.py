@@ -89,8 +89,8 @@ class TripCount:
 
     @staticmethod
     def of(lb: SSAValue, ub: SSAValue, step: SSAValue) -> "TripCount":
-        values = [constant_value(v) for v in (lb, ub, step)]
-        static = None if None in values else max(0, -(-(values[1] - values[0]) // values[2]))  # type: ignore[operator]
+        first, end, stride = (constant_value(v) for v in (lb, ub, step))
+        static = None if first is None or end is None or stride is None else max(0, -(-(end - first) // stride))
         return TripCount(static, lb, ub, step)
 
     def build(self, b: Builder) -> SSAValue:
@@ -133,7 +133,10 @@ def outline(par: scf.ParallelOp, name: str, constants: list[SSAValue], passed: l
     b = Builder(InsertPoint.at_end(block))
     ctx = block.args[0]
     lo, hi = (b.insert(UnrealizedConversionCastOp.get([a], [INDEX])).results[0] for a in block.args[1:])
-    mapping: dict[SSAValue, SSAValue] = {c: b.insert(c.owner.clone()).results[0] for c in constants}  # type: ignore[union-attr]
+    mapping: dict[SSAValue, SSAValue] = {}
+    for c in constants:
+        assert isinstance(c.owner, arith.ConstantOp)  # (split_captures' constants)
+        mapping[c] = b.insert(c.owner.clone()).results[0]
     if passed:
         struct_type = llvm.LLVMStructType.from_type_list([convert_type(v.type) for v in passed])
         struct = b.insert(llvm.LoadOp(ctx, struct_type)).dereferenced_value
@@ -176,7 +179,7 @@ def call_runtime(par: scf.ParallelOp, name: str, passed: list[SSAValue], min_chu
         ctx = alloca(b, struct.type, one)
         b.insert(llvm.StoreOp(struct, ctx))
     else:
-        ctx = b.insert(llvm.ZeroOp(PTR)).res
+        ctx = b.insert(llvm.ZeroOp(result_types=[PTR])).res
     function = b.insert(llvm.AddressOfOp(name, PTR)).result
     zero = index(b, 0)
     iterations = TripCount.of(par.lowerBound[0], par.upperBound[0], par.step[0]).build(b)
@@ -197,11 +200,12 @@ def min_chunk_of(par: scf.ParallelOp, per_thread: int = THRESHOLD) -> int | SSAV
     counts = [TripCount.of(par.lowerBound[0], par.upperBound[0], par.step[0]), *inner_trip_counts(par)]
     scale = par.attributes.get(WORK_SCALE_ATTR)
     scale = scale.value.data if isinstance(scale, IntegerAttr) else 1
-    if all(c.static is not None for c in counts):
+    statics = [c.static for c in counts if c.static is not None]
+    if len(statics) == len(counts):
         inner = scale
-        for c in counts[1:]:
-            inner *= c.static  # type: ignore[operator]
-        if counts[0].static * inner < min_work(per_thread):  # type: ignore[operator]
+        for s in statics[1:]:
+            inner *= s
+        if statics[0] * inner < min_work(per_thread):
             return None
         return max(1, -(-per_thread // max(inner, 1)))
     b = Builder(InsertPoint.before(par))
@@ -217,7 +221,7 @@ def _declare_runtime(module: ModuleOp) -> None:
     if any(isinstance(o, func.FuncOp) and o.sym_name.data == RUNTIME_FUNCTION for o in module.body.block.ops):
         return
     decl = func.FuncOp.external(RUNTIME_FUNCTION, [PTR, PTR, INDEX, INDEX, INDEX], [])
-    module.body.block.insert_op_before(decl, module.body.block.first_op)  # type: ignore[arg-type]
+    Rewriter.insert_op(decl, InsertPoint.at_start(module.body.block))
 
 
 @dataclass(frozen=True)

@@ -24,7 +24,8 @@ becomes
     ...
 
 with one private constant string per distinct message and per distinct source file. The
-failing program then reports the chapter's line and where it failed, with the two sizes::
+failing program then reports the message and the source line of the failed check, with the
+two sizes::
 
     mg.add: operand shapes differ at runtime in dimension 0
       at prog.mg:3: sizes 2 and 1
@@ -45,9 +46,9 @@ part.
 ``mgrt_check_failed`` (``mg_xdsl/backend/runtime_ir.py``) writes the report on stderr and
 aborts, or, when the Python API called the compiled function, returns control to Python,
 which raises an exception carrying the same text and its parts. Upstream's
-``convert-cf-to-llvm`` would lower ``cf.assert`` with ``puts``, which writes on stdout; the
-chapter's programs report run-time errors on stderr, hence this pass (the chapter's
-``mg-lower-assert-to-stderr``).
+``convert-cf-to-llvm`` would lower ``cf.assert`` with ``puts``, which writes on stdout; mg
+programs report run-time errors on stderr, leaving stdout to what they print, hence this
+pass (the Mountain Goat book's ``mg-lower-assert-to-stderr``).
 """
 
 from dataclasses import dataclass, field
@@ -64,7 +65,7 @@ from xdsl.pattern_rewriter import (
     RewritePattern,
     op_type_rewrite_pattern,
 )
-from xdsl.rewriter import InsertPoint
+from xdsl.rewriter import InsertPoint, Rewriter
 
 CHECK_FAILED = "mgrt_check_failed"
 RANGE_CHECK_FAILED = "mgrt_range_check_failed"  # (format, path or null, line, position, size)
@@ -104,7 +105,7 @@ class AssertLowering(RewritePattern):
             name = f"mgrt_{kind}_{sum(k == kind for k, _ in self.strings)}"
             self.strings[(kind, text)] = name
             data = text.encode() + b"\0"
-            self.module.body.block.insert_op_before(
+            Rewriter.insert_op(
                 llvm.GlobalOp(
                     llvm.LLVMArrayType(len(data), i8),
                     name,
@@ -112,7 +113,7 @@ class AssertLowering(RewritePattern):
                     constant=True,
                     value=StringAttr(text + "\0"),
                 ),
-                self.module.body.block.first_op,
+                InsertPoint.at_start(self.module.body.block),
             )
         return self.strings[(kind, text)]
 

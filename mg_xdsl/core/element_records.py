@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # (see ElementType.ir)
     from xdsl.ir import Attribute
 
 
@@ -87,6 +87,7 @@ class ElementType:
     def ir(self) -> "Attribute":
         """Its xDSL type. MLIR writes the type as the language does, so xDSL's parser makes
         it from ``name``."""
+        # xDSL imported only here: a run from the compile cache reads the records, never xDSL.
         from xdsl.context import Context
         from xdsl.parser import Parser
 

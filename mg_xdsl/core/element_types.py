@@ -28,7 +28,7 @@ identity of ``max``).
 import math
 from collections.abc import Iterable
 
-from xdsl.dialects.builtin import AnyFloat, FloatAttr, IntegerAttr, IntegerType
+from xdsl.dialects.builtin import AnyFloat, FixedBitwidthType, FloatAttr, IntegerAttr, IntegerType
 from xdsl.ir import Attribute
 
 from mg_xdsl.core.element_records import (
@@ -117,7 +117,9 @@ def is_bool(t: Attribute) -> bool:
 def integer_range(t: Attribute) -> tuple[int, int]:
     """The smallest and largest value of the integer type ``t``: signed, but ``i1`` holds 0
     and 1 (false and true)."""
-    width = element_of(t).width.data  # type: ignore[attr-defined]
+    element = element_of(t)
+    assert isinstance(element, IntegerType), f"{element} is no integer type"
+    width = element.width.data
     if width == 1:
         return 0, 1
     return -(1 << (width - 1)), (1 << (width - 1)) - 1
@@ -126,8 +128,8 @@ def integer_range(t: Attribute) -> tuple[int, int]:
 def byte_size(t: Attribute) -> int:
     """The bytes an element of type ``t`` takes in memory (``i1``: one byte, as LLVM stores it)."""
     element = element_of(t)
-    bits = element.width.data if isinstance(element, IntegerType) else element.bitwidth  # type: ignore[attr-defined]
-    return bytes_for(bits)
+    assert isinstance(element, FixedBitwidthType), f"{element} has no fixed size"
+    return bytes_for(element.bitwidth)
 
 
 def attr(value: float, t: Attribute) -> FloatAttr | IntegerAttr:
@@ -137,7 +139,8 @@ def attr(value: float, t: Attribute) -> FloatAttr | IntegerAttr:
         low, high = integer_range(t)
         number = low if value == -math.inf else high if value == math.inf else int(value)
         return IntegerAttr(number, t)
-    return FloatAttr(value, t)  # type: ignore[arg-type]
+    assert isinstance(t, AnyFloat), f"{t} is no number type"
+    return FloatAttr(value, t)
 
 
 def unsupported(element_type: Attribute, lowered: tuple[Attribute, ...] = ARITHMETIC) -> str | None:

@@ -3,7 +3,7 @@
 The front end uses these to type a program and to phrase its errors; the mg dialect's
 verifiers use the same functions to check the IR. A shape is a tuple of dimensions, each a
 non-negative int or ``None`` for a dimension written ``?`` (known only at run time). The
-rules are written for any rank: the chapter's programs are rank 2, but nothing here depends on it.
+rules are written for any rank: the example programs are rank 2, but nothing here depends on it.
 
 Each rule either returns the result shape or raises ``ShapeError`` with a message that says
 which rule was broken, phrased for a user of the language.
@@ -225,7 +225,9 @@ def transpose_shape(shape: Sequence[Dim], permutation: Sequence[int] | None = No
 
 def element_count(shape: Sequence[Dim]) -> int:
     """The number of elements of a static shape."""
-    return math.prod(shape)  # type: ignore[arg-type]
+    sizes = [d for d in shape if d is not None]
+    assert len(sizes) == len(shape), f"{fmt_shape(shape)} is not static"
+    return math.prod(sizes)
 
 
 def reshape_shape(shape: Sequence[Dim], written: Sequence[int], what: str | None = None) -> Shape:
@@ -279,7 +281,7 @@ def along_axis_shape(x: Sequence[Dim], idx: Sequence[Dim], axis: int, verb: str)
     ``scatter_add`` adds: ``idx``'s. ``idx`` has ``x``'s rank and, off ``axis``, its sizes
     (NumPy would broadcast them; here a ``?`` is checked when the program runs)."""
     check_axis(len(x), axis)
-    if len(idx) != len(x) or not shapes_compatible(x[:axis] + x[axis + 1 :], idx[:axis] + idx[axis + 1 :]):
+    if len(idx) != len(x) or not shapes_compatible((*x[:axis], *x[axis + 1 :]), (*idx[:axis], *idx[axis + 1 :])):
         raise ShapeError(
             f"cannot {verb} along axis {axis} of {fmt_shape(x)} with indices {fmt_shape(idx)}: "
             f"the indices must have rank {len(x)} and the sizes of {fmt_shape(x)} off the axis"

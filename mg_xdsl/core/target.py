@@ -309,7 +309,7 @@ def host() -> tuple[str, str, str]:
 def known_cpu(cpu: str) -> bool:
     """Whether LLVM knows ``cpu`` for this host's target (it would otherwise warn and
     fall back to a generic CPU)."""
-    import llvmlite.binding as llvm
+    import llvmlite.binding as llvm  # (here, not at the top: see host)
 
     host()  # (initialises LLVM's native target)
     target = llvm.Target.from_default_triple()
@@ -367,7 +367,7 @@ def vector_unit(cpu: str | None = None) -> VectorUnit:
     """The vector unit of ``cpu`` (an LLVM CPU name such as ``x86-64-v3``), or of this host
     (its CPU and features) when ``None``. Compiles the probe once per CPU and process
     (about 2 ms)."""
-    import llvmlite.binding as llvm
+    import llvmlite.binding as llvm  # (here, not at the top: see host)
 
     triple, host_cpu, host_features = host()
     name = cpu or host_cpu

@@ -17,23 +17,23 @@ same numbers on every run and on every backend. Element ``n`` (row-major) takes 
 """
 
 from xdsl.dialects import arith, math
-from xdsl.dialects.builtin import Float32Type, FloatAttr, IntegerAttr, i32, i64
-from xdsl.ir import Attribute, SSAValue
+from xdsl.dialects.builtin import AnyFloat, Float32Type, FloatAttr, IntegerAttr, IntegerType, i32, i64
+from xdsl.ir import SSAValue
 
 ROUNDS = 10
 MULTIPLIERS = (0xD2511F53, 0xCD9E8D57)
 WEYL = (0x9E3779B9, 0xBB67AE85)  # added to the key after each round but the last
 
 
-def _int(value: int, t: Attribute) -> SSAValue:
-    bits = t.width.data  # type: ignore[attr-defined]
+def _int(value: int, t: IntegerType) -> SSAValue:
+    bits = t.width.data
     value &= (1 << bits) - 1
     signed = value - (1 << bits) if value >> (bits - 1) else value  # (IntegerAttr holds it signed)
     return arith.ConstantOp(IntegerAttr(signed, t)).result
 
 
-def _float(value: float, t: Attribute) -> SSAValue:
-    return arith.ConstantOp(FloatAttr(value, t)).result  # type: ignore[arg-type]
+def _float(value: float, t: AnyFloat) -> SSAValue:
+    return arith.ConstantOp(FloatAttr(value, t)).result
 
 
 def _mulhilo(multiplier: int, x: SSAValue) -> tuple[SSAValue, SSAValue]:
@@ -69,7 +69,7 @@ def words(index: SSAValue, seed: int) -> list[SSAValue]:
     return philox([low, high, zero, zero], [_int(seed, i32), _int(seed >> 32, i32)])
 
 
-def uniform(w: list[SSAValue], t: Attribute) -> SSAValue:
+def uniform(w: list[SSAValue], t: AnyFloat) -> SSAValue:
     """A number of float type ``t`` (``f32`` or ``f64``) uniform on ``[0, 1)`` from the
     words ``w`` (two for ``f64``, one for ``f32``). (The bits are converted as signed
     integers, which they are, being below 2^53: LLVM's unoptimised code for an unsigned
@@ -83,7 +83,7 @@ def uniform(w: list[SSAValue], t: Attribute) -> SSAValue:
     return arith.MulfOp(arith.SIToFPOp(bits, t).result, _float(2.0**-53, t)).result
 
 
-def normal(w: list[SSAValue], t: Attribute) -> SSAValue:
+def normal(w: list[SSAValue], t: AnyFloat) -> SSAValue:
     """A standard normal number of float type ``t`` from the words ``w`` (Box-Muller)."""
     half = 1 if isinstance(t, Float32Type) else 2
     u1 = arith.SubfOp(_float(1.0, t), uniform(w[:half], t)).result  # (in (0, 1]: log is finite)

@@ -1,10 +1,11 @@
 """Kernels: the code that the optimisations put in place of a structured op, each emitted
 once per module as a private function that every matched op of its kind calls.
 
-A pass (``tile-matmul``, ``vectorize-reductions``) finds the ``linalg`` ops it can speed up
-(by their indexing maps, iterator types and bodies) and decides whether it is worth it (its
-cost model: ops of a few static elements stay, to become plain loops); the kernel modules
-here say what the fast code is.
+A kernel module says which ``linalg`` ops its kernel computes (``match_product``,
+``match_reduction``: by their indexing maps, iterator types and bodies) and what the fast
+code is; a pass (``tile-matmul``, ``vectorize-reductions``) decides whether a matched op is
+worth it (its cost model: ops of a few static elements stay, to become plain loops), and
+``convert-mg-to-linalg`` asks the matchers which views a kernel would be passed.
 
 Why shared functions rather than a copy at every nest: a matrix product's tiled code is
 some 1,200 ops in the LLVM dialect and a column reduction's some 500, which every later

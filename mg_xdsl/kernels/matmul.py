@@ -42,12 +42,26 @@ from dataclasses import dataclass
 
 from xdsl.builder import Builder
 from xdsl.dialects import arith, func, memref, vector
-from xdsl.dialects.builtin import DYNAMIC_INDEX, FloatAttr, IntegerAttr, MemRefType, ModuleOp, VectorType, i64
-from xdsl.ir import Attribute, SSAValue
+from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
+    AnyFloat,
+    FloatAttr,
+    IntegerAttr,
+    MemRefType,
+    ModuleOp,
+    ShapedType,
+    VectorType,
+    i64,
+)
+from xdsl.dialects.linalg import ops as linalg
+from xdsl.dialects.linalg.abstract_ops import LinalgStructuredOperation
+from xdsl.dialects.linalg.attrs import IteratorType
+from xdsl.ir import Block, Operation, SSAValue
+from xdsl.ir.affine import AffineDimExpr, AffineMap
 
 from mg_xdsl.core.target import Caches, MatmulBlocks, VectorUnit, matmul_blocks
 from mg_xdsl.dialects.memref_prefetch import PrefetchOp
-from mg_xdsl.kernels.shared import kernel_function, strided_matrix
+from mg_xdsl.kernels.shared import element_type, kernel_function, strided_matrix
 from mg_xdsl.support.loop_builders import (
     add,
     ceil_div,
@@ -62,6 +76,7 @@ from mg_xdsl.support.loop_builders import (
 )
 
 ALIGNMENT = 64  # bytes: packed buffers start on a cache line
+REDUCTION = IteratorType.REDUCTION
 
 
 @dataclass
@@ -71,6 +86,89 @@ class MatmulOperands:
     a: SSAValue
     b: SSAValue
     c: SSAValue
+
+
+# ---------------------------------------------------------------------------------------
+# The ops the kernel computes: ``tile-matmul`` replaces them, and ``convert-mg-to-linalg``
+# copies a view that one of them would pass it with rows not of unit stride.
+# ---------------------------------------------------------------------------------------
+
+
+@dataclass
+class Product:
+    """A matched product: its operands, which inputs it reads transposed, and how many
+    leading batch axes it has (each a matrix product of its own)."""
+
+    operands: MatmulOperands
+    transposed: tuple[bool, bool]
+    batch: int = 0
+
+    def sizes(self) -> tuple[int, int, int]:
+        """M, N and K of each product (negative where dynamic)."""
+        a, b = (_shape(v)[self.batch :] for v in (self.operands.a, self.operands.b))
+        m, k = a[::-1] if self.transposed[0] else a
+        n = b[0] if self.transposed[1] else b[1]
+        return m, n, k
+
+
+def _shape(v: SSAValue) -> tuple[int, ...]:
+    t = v.type
+    assert isinstance(t, ShapedType)  # (a matched operand is read through a map of its dimensions)
+    return t.get_shape()
+
+
+def _dims(m: AffineMap) -> tuple[int, ...] | None:
+    """The loops that the map's results are, if each is one."""
+    dims = tuple(e.position for e in m.results if isinstance(e, AffineDimExpr))
+    return dims if len(dims) == len(m.results) else None
+
+
+def _is_multiply_add(block: Block) -> bool:
+    """``yield(acc + a * b)``, in either order of either operation."""
+    a, b, acc = block.args
+    ops = list(block.ops)
+    if len(ops) != 3:
+        return False
+    product, total, yielded = ops
+    return (
+        isinstance(product, arith.MulfOp)
+        and set(product.operands) == {a, b}
+        and isinstance(total, arith.AddfOp)
+        and set(total.operands) == {product.result, acc}
+        and isinstance(yielded, linalg.YieldOp)
+        and list(yielded.operands) == [total.result]
+    )
+
+
+def match_product(op: Operation) -> Product | None:
+    """``op`` as a matrix product that the kernel computes, if it is one (see
+    ``tile-matmul``): two parallel loops ``i, j`` and one reduction loop ``k``, in any order,
+    behind parallel batch loops, reading ``A[i, k]`` (or ``A[k, i]``) and ``B[k, j]`` (or
+    ``B[j, k]``) into ``C[i, j]`` with a multiply and an add."""
+    if not isinstance(op, LinalgStructuredOperation) or len(op.inputs) != 2 or len(op.outputs) != 1:
+        return None
+    iterators = [it.data for it in op.get_iterator_types()]
+    if len(iterators) < 3 or iterators.count(REDUCTION) != 1:
+        return None
+    k = iterators.index(REDUCTION)  # (in any loop order: batched products run (b, i, k, j))
+    a_map, b_map, c_map = (_dims(m.data) for m in op.get_indexing_maps())
+    if c_map is None or sorted((*c_map, k)) != list(range(len(iterators))):
+        return None
+    *lead, i, j = c_map
+    batch = len(lead)
+    # (A batch of transposed operands is left as loops: its copies would be batches too.)
+    a_forms = ((*lead, i, k), (*lead, k, i)) if not batch else ((*lead, i, k),)
+    b_forms = ((*lead, k, j), (*lead, j, k)) if not batch else ((*lead, k, j),)
+    if c_map != (*lead, i, j) or a_map not in a_forms or b_map not in b_forms:
+        return None
+    if not _is_multiply_add(op.body.block):
+        return None
+    a, b = op.inputs
+    return Product(
+        MatmulOperands(a, b, op.outputs[0]),
+        (a_map == a_forms[-1] != a_forms[0], b_map == b_forms[-1] != b_forms[0]),
+        batch,
+    )
 
 
 def _alloc(b: Builder, element, shape: list[SSAValue]) -> SSAValue:
@@ -93,8 +191,8 @@ class Tiling:
     blocks: MatmulBlocks
 
     @property
-    def element(self):
-        return self.operands.c.type.element_type  # type: ignore[attr-defined]
+    def element(self) -> AnyFloat:
+        return element_type(self.operands.c)
 
     @property
     def vtype(self) -> VectorType:
@@ -341,7 +439,7 @@ class Tiling:
         b.insert(memref.DeallocOp.get(tile))
 
 
-def matmul_kernel(module: ModuleOp, element: Attribute, unit: VectorUnit, caches: Caches) -> func.FuncOp:
+def matmul_kernel(module: ModuleOp, element: AnyFloat, unit: VectorUnit, caches: Caches) -> func.FuncOp:
     """``@mg_matmul_<element>(A, B, C)``: ``C += A @ B`` on ``memref<?x?x<element>, strided<[?, 1],
     offset: ?>>`` (whole matrices, or matrices of a batch), the tiled code for ``unit`` and
     ``caches``; made on first use."""
@@ -350,7 +448,7 @@ def matmul_kernel(module: ModuleOp, element: Attribute, unit: VectorUnit, caches
         a, b_, c = args
         zero, one = index(b, 0), index(b, 1)
         m, k, n = (b.insert(memref.DimOp(v, d)).result for v, d in ((a, zero), (a, one), (b_, one)))
-        blocks = matmul_blocks(unit, element.bitwidth, caches)  # type: ignore[attr-defined]
+        blocks = matmul_blocks(unit, element.bitwidth, caches)
         Tiling(MatmulOperands(a, b_, c), m, n, k, blocks).emit(b)
 
     return kernel_function(module, f"mg_matmul_{element}", element, "abc", body, strided_matrix(element))

@@ -8,7 +8,7 @@ S = A * L elements at a time, combined at the end with ``vector.reduction`` star
 the cell's value, then the last ``N mod S`` elements (for a sum, whole vectors first, then
 one at a time). L and A are the target's (``mg_xdsl.core.target.reduction_vectors``: on AVX-512
 four ``vector<8xf64>``, S = 32). That reassociates the sum: the result may differ from the
-chapter's left-to-right order in the last bits (a maximum does not change).
+reference pipeline's left-to-right order in the last bits (a maximum does not change).
 
 A column reduction walks the matrix row by row already (the inner loop runs along a row);
 its rows are cut into blocks of ``row_block`` (``ROW_BLOCK``, 256) that threads take in
@@ -36,15 +36,21 @@ OUT)``, ``@mg_column_max_f64(A, OUT)``, ... on ``memref<?x?xf64>``: A is M x N, 
 for rows and 1 x N for columns, and holds the start values (see ``mg_xdsl.kernels``).
 """
 
+from dataclasses import dataclass
+
 from xdsl.builder import Builder
 from xdsl.dialects import arith, func, memref, vector
 from xdsl.dialects.builtin import DYNAMIC_INDEX, FloatAttr, MemRefType, ModuleOp, VectorType
+from xdsl.dialects.linalg import ops as linalg
+from xdsl.dialects.linalg.attrs import IteratorType
+from xdsl.dialects.utils import FastMathFlag
 from xdsl.dialects.vector import CombiningKindAttr, CombiningKindFlag
 from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.ir.affine import AffineMap
 
 from mg_xdsl.core.target import ReductionVectors
 from mg_xdsl.dialects import mg
-from mg_xdsl.kernels.shared import kernel_function
+from mg_xdsl.kernels.shared import element_type, kernel_function
 from mg_xdsl.support.loop_builders import (
     add,
     ceil_div,
@@ -62,20 +68,76 @@ from mg_xdsl.support.loop_builders import (
 
 ROW_BLOCK = 256  # rows per parallel block of a column reduction
 ROWS_AT_ONCE = 4  # rows folded into the partial row per pass over it
+PARALLEL, REDUCTION = IteratorType.PARALLEL, IteratorType.REDUCTION
+
+# The ops that fold an element into a cell: arith's binary operations on floats.
+Combine = arith.FloatingPointLikeBinaryOperation
 
 # The combining op -> its vector.reduction kind, its neutral start value, its kernel's name
 # (the last two from the mg dialect's REDUCTIONS).
-VECTOR_KIND = {arith.AddfOp: "add", arith.MaximumfOp: "maximumf"}
+VECTOR_KIND: dict[type[Combine], str] = {arith.AddfOp: "add", arith.MaximumfOp: "maximumf"}
 COMBINE = {
     r.combine: (VECTOR_KIND[r.combine], r.identity, kind)
     for kind, r in mg.REDUCTIONS.items()
-    if r.combine in VECTOR_KIND
+    if issubclass(r.combine, Combine) and r.combine in VECTOR_KIND
 }  # (products and minima: the loops convert-linalg-to-affine-loops writes)
+
+
+# ---------------------------------------------------------------------------------------
+# The ops the kernels compute: ``vectorize-reductions`` replaces them, and
+# ``convert-mg-to-linalg`` copies a view that one of them would pass a kernel.
+# ---------------------------------------------------------------------------------------
+
+
+@dataclass
+class Reduction:
+    """A matched reduction: ``out[dst] = combine(out[dst], in[i, j])`` for all ``i < M, j < N``."""
+
+    op: linalg.GenericOp
+    out: SSAValue
+    input: SSAValue
+    combine: type[Combine]
+    axis: int  # 1: one cell per row, [i, 0]; 0: one cell per column, [0, j]
+
+
+ROW_CELLS = AffineMap.from_callable(lambda i, j: (i, 0))
+COLUMN_CELLS = AffineMap.from_callable(lambda i, j: (0, j))
+FOLDS = {(PARALLEL, REDUCTION, ROW_CELLS): 1, (REDUCTION, PARALLEL, COLUMN_CELLS): 0}
+
+
+def match_reduction(op: Operation) -> Reduction | None:
+    """``op`` as a row or column reduction that a kernel computes, if it is one (see
+    ``vectorize-reductions``): a ``linalg.generic`` over two loops that reads its input
+    through the identity map and folds each element into its row's or column's cell with a
+    combining op of ``COMBINE``."""
+    if not isinstance(op, linalg.GenericOp) or len(op.inputs) != 1 or len(op.outputs) != 1:
+        return None
+    in_map, out_map = (m.data for m in op.indexing_maps)
+    iterators = tuple(it.data for it in op.iterator_types)
+    if len(iterators) != 2:
+        return None
+    axis = FOLDS.get((iterators[0], iterators[1], out_map))
+    if axis is None or in_map != AffineMap.identity(2):
+        return None
+    x, acc = op.body.block.args
+    body = list(op.body.block.ops)
+    if len(body) != 2:
+        return None
+    combined, yielded = body
+    if (
+        not isinstance(combined, Combine)
+        or type(combined) not in COMBINE
+        or set(combined.operands) != {x, acc}
+        or not isinstance(yielded, linalg.YieldOp)
+        or list(yielded.operands) != [combined.results[0]]
+    ):
+        return None
+    return Reduction(op, op.outputs[0], op.inputs[0], type(combined), axis)
 
 
 def reduction_kernel(
     module: ModuleOp,
-    combine: type[Operation],
+    combine: type[Combine],
     axis: int,
     element: Attribute,
     vectors: ReductionVectors,
@@ -99,7 +161,7 @@ def reduction_kernel(
 
 def row_reduction(
     b: Builder,
-    combine: type[Operation],
+    combine: type[Combine],
     a: SSAValue,
     result: SSAValue,
     rows: SSAValue,
@@ -109,7 +171,7 @@ def row_reduction(
     """Every row of ``a`` (``rows`` x ``cols``) folded by ``combine`` into its cell of
     ``result`` (``rows`` x 1), rows in parallel (see the module's docstring)."""
     kind, neutral, _ = COMBINE[combine]
-    element = result.type.element_type  # type: ignore[attr-defined]
+    element = element_type(result)
     lanes = vectors.lanes
     vtype = VectorType(element, [lanes])
     # Where a row's vector steps end, before the rows' loop: the same for every row, and
@@ -182,12 +244,12 @@ def row_reduction(
     parallel_loop(b, rows, row, work_scale=width)
 
 
-NO_SIGNED_ZEROS = arith.FastMathFlagsAttr([arith.FastMathFlag.NO_SIGNED_ZEROS])
-REASSOC = arith.FastMathFlagsAttr([arith.FastMathFlag.REASSOC])
+NO_SIGNED_ZEROS = arith.FastMathFlagsAttr([FastMathFlag.NO_SIGNED_ZEROS])
+REASSOC = arith.FastMathFlagsAttr([FastMathFlag.REASSOC])
 NO_FLAGS = arith.FastMathFlagsAttr("none")
 
 
-def combine_vectors(b: Builder, combine: type[Operation], x: SSAValue, y: SSAValue) -> SSAValue:
+def combine_vectors(b: Builder, combine: type[Combine], x: SSAValue, y: SSAValue) -> SSAValue:
     """``combine(x, y)`` on vectors. A maximum is marked ``nsz``: IEEE's maximum orders -0
     below +0, which without AVX-512 LLVM can only do with two blends around each
     ``vmaxpd`` (and a third for NaN), half the speed of a row maximum on AVX2. The sign of a
@@ -200,7 +262,7 @@ def combine_vectors(b: Builder, combine: type[Operation], x: SSAValue, y: SSAVal
 
 def fold_rows(
     b: Builder,
-    combine,
+    combine: type[Combine],
     dst: SSAValue,
     dst_row: SSAValue,
     src: SSAValue,
@@ -213,7 +275,7 @@ def fold_rows(
     for every ``j < cols``, the rows ``src_rows`` in order: ``lanes`` at a time, then the
     rest one by one. Folding several rows per pass loads and stores ``dst`` once for all.
     Not ``exact``, the vectors are combined as ``combine_vectors`` does."""
-    vtype = VectorType(dst.type.element_type, [lanes])  # type: ignore[attr-defined]
+    vtype = VectorType(element_type(dst), [lanes])
     vector_end = round_down(b, cols, lanes)
 
     def vector_step(b: Builder, j: SSAValue, _: list[SSAValue]) -> list[SSAValue]:
@@ -238,7 +300,7 @@ def fold_rows(
 
 def column_reduction(
     b: Builder,
-    combine: type[Operation],
+    combine: type[Combine],
     a: SSAValue,
     result: SSAValue,
     rows: SSAValue,
@@ -251,7 +313,7 @@ def column_reduction(
     ``result`` (1 x ``cols``): blocks of ``row_block`` rows in parallel, each into a partial row,
     then the partial rows in order (see the module's docstring)."""
     _, neutral, _ = COMBINE[combine]
-    element = result.type.element_type  # type: ignore[attr-defined]
+    element = element_type(result)
     blocks = ceil_div(b, rows, row_block)
     shape = [constant_value(blocks), constant_value(cols)]
     partial_type = MemRefType(element, [DYNAMIC_INDEX if d is None else d for d in shape])
@@ -308,7 +370,7 @@ def exact_zero_maxima(
     """Where ``dst[dst_row, j]`` (the maximum of rows ``first`` to ``end`` of column ``j``,
     folded by ``combine_vectors``) is zero, whose sign may be wrong, the exact maximum
     instead, row by row from ``start``."""
-    zero = b.insert(arith.ConstantOp(FloatAttr(0.0, start.type))).result
+    zero = b.insert(arith.ConstantOp(FloatAttr(0.0, element_type(dst)))).result
 
     def column(b: Builder, j: SSAValue, _: list[SSAValue]) -> list[SSAValue]:
         folded = b.insert(memref.LoadOp.get(dst, [dst_row, j])).res

@@ -6,7 +6,7 @@ from collections.abc import Callable, Sequence
 
 from xdsl.builder import Builder
 from xdsl.dialects import func, memref
-from xdsl.dialects.builtin import DYNAMIC_INDEX, MemRefType, ModuleOp, StridedLayoutAttr
+from xdsl.dialects.builtin import DYNAMIC_INDEX, AnyFloat, MemRefType, ModuleOp, StridedLayoutAttr
 from xdsl.ir import Attribute, Block, BlockArgument, Region, SSAValue
 from xdsl.rewriter import InsertPoint
 
@@ -15,6 +15,14 @@ def strided_matrix(element: Attribute) -> MemRefType:
     """``memref<?x?x<element>, strided<[?, 1], offset: ?>>``: rows of any length apart, from any
     offset (a whole matrix, cast to it, or one matrix of a batch, a subview)."""
     return MemRefType(element, [DYNAMIC_INDEX, DYNAMIC_INDEX], StridedLayoutAttr([None, 1], None))
+
+
+def element_type(buffer: SSAValue) -> AnyFloat:
+    """The element type of a buffer that a kernel reads or writes: a float, as the ops the
+    kernels take compute on floats (``arith.mulf`` and ``arith.addf``, ``arith.maximumf``)."""
+    t = buffer.type
+    assert isinstance(t, MemRefType) and isinstance(t.element_type, AnyFloat)
+    return t.element_type
 
 
 def kernel_function(
@@ -47,9 +55,12 @@ def kernel_function(
 def call_kernel(b: Builder, f: func.FuncOp, operands: Sequence[SSAValue]) -> None:
     """``func.call @f(operands)``, each operand cast to the parameter's type (a static
     ``memref<4096x1xf64>`` to ``memref<?x?xf64>``) where it differs."""
-    params = f.function_type.inputs.data
-    cast = [
-        v if v.type == t else b.insert(memref.CastOp.get(v, t)).dest  # type: ignore[arg-type]
-        for v, t in zip(operands, params)
-    ]
+
+    def as_param(v: SSAValue, t: Attribute) -> SSAValue:
+        if v.type == t:
+            return v
+        assert isinstance(t, MemRefType)  # (a kernel's parameters are memrefs)
+        return b.insert(memref.CastOp.get(v, t)).dest
+
+    cast = [as_param(v, t) for v, t in zip(operands, f.function_type.inputs.data)]
     b.insert(func.CallOp(f.sym_name.data, cast, []))

@@ -39,6 +39,11 @@ class Builtin:
     takes: str = ""
 
 
+def absolute(x: int | float) -> int | float:
+    """``abs`` of a number known when compiling: an integer's stays an integer."""
+    return abs(x)
+
+
 def rsqrt(x: float) -> float:
     return math.copysign(math.inf, x) if x == 0 else 1 / math.sqrt(x)
 
@@ -66,7 +71,7 @@ _RECORDS = (
         for side in ("row", "col")
         for kind in ("sum", "max", "mean")
     ),
-    Builtin("abs", "math_unary", fold=abs, op=mg.AbsOp),
+    Builtin("abs", "math_unary", fold=absolute, op=mg.AbsOp),
     Builtin("sqrt", "math_unary", fold=math.sqrt, op=mg.SqrtOp),
     Builtin("rsqrt", "math_unary", fold=rsqrt, op=mg.RsqrtOp),
     Builtin("exp", "math_unary", fold=math.exp, op=mg.ExpOp),

@@ -1,8 +1,8 @@
 """What the front end reports: ``MgError`` for a program that cannot compile, warnings for
 one that compiles but is likely to abort when it runs.
 
-An error's first line is the chapter's ``PATH:LINE: error: MESSAGE``, which scripts and the
-chapter's tests read; below it come a stable code (``mgc explain CODE`` says what it means),
+An error's first line is ``PATH:LINE: error: MESSAGE``, exactly as the examples expect it
+and as scripts and the tests read it; below it come a stable code (``mgc explain CODE`` says what it means),
 the source line with a caret span under the offending expression, and notes::
 
     bad.mg:7: error: cannot matrix-multiply shapes 2x16 and 32x8: inner dimensions 16 and 32 differ
@@ -75,7 +75,7 @@ class MgError(Exception):
         return self.span.column if self.span else None
 
     def headline(self) -> str:
-        """The chapter's one line: ``PATH:LINE: error: MESSAGE``."""
+        """The first line, the one the examples expect exactly: ``PATH:LINE: error: MESSAGE``."""
         return f"{self.path}:{self.line}: error: {self.message}"
 
     def render(self, color: bool = False) -> str:

@@ -11,7 +11,7 @@ size carries the messages of its run-time checks in the program's terms (the pro
 a call or an operator, not the cast).
 """
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from xdsl.dialects import func
@@ -46,6 +46,7 @@ from mg_xdsl.language.syntax_tree import (
     Compare,
     Def,
     Expr,
+    ExprList,
     Index,
     Let,
     Literal,
@@ -82,6 +83,12 @@ ELEMENTWISE_OPS: dict[str, type[mg.ElementwiseBinaryOp]] = {
 Value = SSAValue | int | float  # a matrix's SSA value, or a compile-time number
 
 
+def as_tensor(v: Value) -> SSAValue:
+    """``v``, which the checker typed as a tensor (where a number would be an error)."""
+    assert isinstance(v, SSAValue), f"the checker let a number through where a tensor is needed: {v}"
+    return v
+
+
 def operands_differ(op: type[Operation]) -> Callable[[int], str]:
     """The message of the check that an operand of ``op`` has, in a dimension, the size the
     other operands give it: what ``lower-mg-to-affine`` says where two operands' sizes differ
@@ -111,11 +118,15 @@ class IRGen:
     def loc(self, tok: Token) -> FileLineColLoc:
         return FileLineColLoc(StringAttr(self.path), IntAttr(tok.line), IntAttr(tok.col))
 
-    def emit(self, fn: Function, op: Operation, tok: Token) -> SSAValue:
-        """Append ``op`` to ``fn``, located at ``tok``; its result."""
+    def place(self, fn: Function, op: Operation, tok: Token) -> None:
+        """Append ``op`` to ``fn``, located at ``tok``."""
         op.location = self.loc(tok)
         fn.block.add_op(op)
-        return op.results[0] if op.results else None  # type: ignore[return-value]
+
+    def emit(self, fn: Function, op: Operation, tok: Token) -> SSAValue:
+        """Append ``op``, an op with a result, to ``fn``, located at ``tok``; its result."""
+        self.place(fn, op, tok)
+        return op.results[0]
 
     # -- statements ---------------------------------------------------------------------
 
@@ -133,13 +144,13 @@ class IRGen:
                 self.variables.discard(s.name.text)  # (a let of a var's name binds a fixed one)
             self.bind(s.name.text, value)
             return
-        if is_number(value):  # a compile-time number prints as a rank-0 tensor
+        if not isinstance(value, SSAValue):  # a compile-time number prints as a rank-0 tensor
             value = self.constant(self.main, TensorType(()), [value], s.head)
-        element = value.type.element_type  # type: ignore[union-attr]
+        element = mg.tensor_type_of(value).element_type
         shown = element_types.printed_as(element)  # (i1 as printMemrefI32 prints 0 and 1, bf16 as f32)
         if shown != element:
-            value = self.emit(self.main, mg.ConvertOp(value, shown), s.head)  # type: ignore[arg-type]
-        self.emit(self.main, mg.PrintOp(value), s.head)
+            value = self.emit(self.main, mg.ConvertOp(value, shown), s.head)
+        self.place(self.main, mg.PrintOp(value), s.head)
 
     # -- variables ----------------------------------------------------------------------
 
@@ -162,9 +173,9 @@ class IRGen:
             and not isinstance(owner, mg.CastOp | mg.ConstantOp)
             and value not in self.named
         )
-        if is_number(value) or fresh:
+        if not isinstance(value, SSAValue) or fresh:
             return value
-        return self.emit(self.main, mg.ConvertOp(value, value.type.element_type), tok)  # type: ignore[union-attr]
+        return self.emit(self.main, mg.ConvertOp(value, mg.tensor_type_of(value).element_type), tok)
 
     def assign(self, s: Assign) -> None:
         """``w += g``: ``w + g`` (``g`` grown to ``w``'s shape) computed into ``w``'s own
@@ -175,10 +186,11 @@ class IRGen:
             self.bind(name, self.owned(value, s.head))
             return
         w, op = self.main.env[name], OPERATORS[s.op.text[0]]
-        if is_number(w):  # a number, folded (the checker made sure value is one)
-            self.bind(name, fold(s.op.text[0], w, value))  # type: ignore[arg-type]
+        if not isinstance(w, SSAValue):  # a number, folded (the checker made sure value is one)
+            assert is_number(value)
+            self.bind(name, fold(s.op.text[0], w, value))
             return
-        if is_number(value):
+        if not isinstance(value, SSAValue):
             update = mg.ScalarOp(w, op, value, reversed=False)
         else:
             grown = self.grow(self.main, value, mg.shape_of(w.type), s.op, [w], operands_differ(ELEMENTWISE_OPS[op]))
@@ -194,7 +206,7 @@ class IRGen:
             arg.name_hint = pname.text
             fn.env[pname.text] = arg
         body = self.expr(d.body, fn)
-        self.emit(fn, func.ReturnOp(body), d.name)
+        self.place(fn, func.ReturnOp(as_tensor(body)), d.name)
         sig = self.checker.functions[d.name.text]
         fn_type = FunctionType.from_lists(
             [mg.tensor_type(t.shape, t.element) for t in sig.types],
@@ -217,7 +229,7 @@ class IRGen:
 
     def expr(self, e: Expr, fn: Function) -> Value:
         t = self.checker.types[e]
-        if is_number(t):
+        if not isinstance(t, TensorType):
             return t  # folded by the checker
         if e in self.checker.constants:  # a literal or number of a declared type
             return self.constant(fn, t, self.checker.constants[e], e.tok)
@@ -228,7 +240,7 @@ class IRGen:
         if isinstance(e, Negate):
             v = self.expr(e.operand, fn)
             for tok in reversed(e.signs):  # the innermost minus applies first
-                v = self.emit(fn, mg.NegOp(v), tok)
+                v = self.emit(fn, mg.NegOp(as_tensor(v)), tok)
             return v
         if isinstance(e, Compare):
             return self.step(fn, e.op, self.expr(e.left, fn), self.expr(e.right, fn), t)
@@ -238,29 +250,31 @@ class IRGen:
                 left = self.step(fn, tok, left, self.expr(right, fn), t)
             return left
         if isinstance(e, Index):
-            base = self.expr(e.base, fn)
-            return self.emit(fn, mg.ExtractOp(base, self.checker.options[e]["indices"]), e.tok)  # type: ignore[arg-type]
+            base = as_tensor(self.expr(e.base, fn))
+            return self.emit(fn, mg.ExtractOp(base, self.checker.options[e]["indices"]), e.tok)
         assert isinstance(e, Call)
         return self.call(e, fn, t)
 
     def step(self, fn: Function, tok: Token, left: Value, right: Value, t: Type) -> Value:
         """One operator of a chain, whose result the checker typed ``t`` (a number is its
         own value, a matrix's shape is its value's type)."""
-        if is_number(t):
+        if not isinstance(t, TensorType):
             return t
         if tok.text == "@":  # (the batch axes of each operand grown to the result's)
             batch = t.shape[:-2]
-            lhs = self.grow(fn, left, (*batch, *mg.shape_of(left.type)[-2:]), tok, [right], mg.batch_differs)  # type: ignore[union-attr, list-item]
-            rhs = self.grow(fn, right, (*batch, *mg.shape_of(right.type)[-2:]), tok, [left], mg.batch_differs)  # type: ignore[union-attr, list-item]
+            left, right = as_tensor(left), as_tensor(right)
+            lhs = self.grow(fn, left, (*batch, *mg.shape_of(left.type)[-2:]), tok, [right], mg.batch_differs)
+            rhs = self.grow(fn, right, (*batch, *mg.shape_of(right.type)[-2:]), tok, [left], mg.batch_differs)
             return self.accumulating(fn, tok, [lhs, rhs], lambda a, b: self.emit(fn, mg.MatmulOp(a, b), tok))
         return self.combine(fn, tok, OPERATORS[tok.text], left, right, t)
 
     def combine(self, fn: Function, tok: Token, op: str, left: Value, right: Value, t: TensorType) -> SSAValue:
         """``left op right`` element by element, of type ``t``: ``mg.scalar`` with a number,
         else both grown to ``t``'s shape and combined."""
-        if is_number(left) or is_number(right):
-            tensor, number, reversed_ = (left, right, False) if is_number(right) else (right, left, True)
-            return self.emit(fn, mg.ScalarOp(tensor, op, number, reversed_), tok)  # type: ignore[arg-type]
+        if not isinstance(left, SSAValue) or not isinstance(right, SSAValue):
+            tensor, number, reversed_ = (left, right, False) if isinstance(left, SSAValue) else (right, left, True)
+            assert isinstance(tensor, SSAValue) and is_number(number)  # (the checker folded two numbers)
+            return self.emit(fn, mg.ScalarOp(tensor, op, number, reversed_), tok)
         check = operands_differ(mg.CompareOp if op in mg.COMPARISONS else ELEMENTWISE_OPS[op])
         lhs = self.grow(fn, left, t.shape, tok, [right], check)
         rhs = self.grow(fn, right, t.shape, tok, [left], check)
@@ -269,7 +283,7 @@ class IRGen:
         return self.emit(fn, ELEMENTWISE_OPS[op](lhs, rhs), tok)  # of type tensor<t.shape>
 
     def grow(
-        self, fn: Function, v: SSAValue, target: Shape, tok: Token, others: list[SSAValue], check: Callable[[int], str]
+        self, fn: Function, v: SSAValue, target: Shape, tok: Token, others: Sequence[Value], check: Callable[[int], str]
     ) -> SSAValue:
         """Broadcast ``v`` to ``target`` with an explicit ``mg.broadcast`` where needed. A
         ``?`` of ``v`` where ``target`` has a static size is never broadcast: an ``mg.cast``
@@ -280,7 +294,7 @@ class IRGen:
         shape = mg.shape_of(v.type)
         if not shapes.needs_broadcast(shape, target):
             return v
-        element = v.type.element_type  # type: ignore[attr-defined]
+        element = mg.tensor_type_of(v).element_type
         lead = len(target) - len(shape)
         v = self.claim_sizes(fn, v, target, len(target), tok, check)
         like = [o for o in others if isinstance(o, SSAValue)] if None in target[:lead] else []
@@ -309,7 +323,7 @@ class IRGen:
         ]
         cast = mg.CastOp(
             v,
-            mg.tensor_type(claimed, v.type.element_type),  # type: ignore[attr-defined]
+            mg.tensor_type(claimed, mg.tensor_type_of(v).element_type),
             messages if any(messages) else None,
         )
         return self.emit(fn, cast, tok)
@@ -317,15 +331,17 @@ class IRGen:
     def constant(self, fn: Function, t: TensorType, values: list[int | float], tok: Token) -> SSAValue:
         """An ``mg.constant`` of type ``t`` holding ``values`` (row-major)."""
         if element_types.is_integer(t.element):
-            values = [int(v) for v in values]  # type: ignore[misc]  (the checker made sure they are)
-        attr = DenseIntOrFPElementsAttr.from_list(mg.tensor_type(t.shape, t.element), values)
+            values = [int(v) for v in values]  # (the checker made sure they are whole)
+        attr = DenseIntOrFPElementsAttr.from_list(mg.tensor_type(t.shape, t.element), values)  # pyright: ignore[reportCallIssue, reportArgumentType]  # xDSL: from_list's overloads want the element type's class known statically
         return self.emit(fn, mg.ConstantOp(attr), tok)
 
-    def accumulating(self, fn: Function, tok: Token, operands: list[SSAValue], build) -> SSAValue:
+    def accumulating(
+        self, fn: Function, tok: Token, operands: list[SSAValue], build: Callable[..., SSAValue]
+    ) -> SSAValue:
         """``build(*operands)``, an op that accumulates (a product, a reduction): built on the
         operands converted to the type their element type accumulates in and its result
         converted back (``bf16`` accumulates in ``f32`` and rounds once)."""
-        element = operands[0].type.element_type  # type: ignore[attr-defined]
+        element = mg.tensor_type_of(operands[0]).element_type
         wide = element_types.accumulates_in(element)
         if wide == element:
             return build(*operands)
@@ -357,7 +373,7 @@ class IRGen:
         if mean:
             x = self.emit(fn, mg.ScalarOp(x, "div", float(count), reversed=False), tok)
         if not keepdims and axes:
-            x = self.emit(fn, mg.ReshapeOp(x, mg.tensor_type(t.shape, x.type.element_type)), tok)  # type: ignore[attr-defined]
+            x = self.emit(fn, mg.ReshapeOp(x, mg.tensor_type(t.shape, mg.tensor_type_of(x).element_type)), tok)
         return x
 
     def shape_op(self, fn: Function, c: Call, options: dict, t: TensorType) -> SSAValue:
@@ -365,20 +381,22 @@ class IRGen:
         the input claimed by ``mg.cast`` first, as for an operator), ``mg.slice``."""
         name = c.tok
         if name.text == "concat":
-            items = [self.expr(e, fn) for e in c.args[1].items]  # type: ignore[attr-defined]
-            return self.emit(fn, mg.ConcatOp(items, options["axis"], mg.tensor_type(t.shape, t.element)), name)  # type: ignore[arg-type]
-        x = self.expr(c.args[0], fn)
+            listed = c.args[1]
+            assert isinstance(listed, ExprList)
+            items = [as_tensor(self.expr(e, fn)) for e in listed.items]
+            return self.emit(fn, mg.ConcatOp(items, options["axis"], mg.tensor_type(t.shape, t.element)), name)
+        x = as_tensor(self.expr(c.args[0], fn))
         if name.text == "transpose":
-            return self.emit(fn, mg.TransposeOp(x, permutation=options["permutation"]), name)  # type: ignore[arg-type]
+            return self.emit(fn, mg.TransposeOp(x, permutation=options["permutation"]), name)
         if name.text == "reshape":
-            return self.emit(fn, mg.ReshapeOp(x, mg.tensor_type(t.shape, t.element)), name)  # type: ignore[arg-type]
+            return self.emit(fn, mg.ReshapeOp(x, mg.tensor_type(t.shape, t.element)), name)
         if name.text == "slice":
-            return self.emit(fn, mg.SliceOp(x, options["axis"], options["start"], options["stop"]), name)  # type: ignore[arg-type]
+            return self.emit(fn, mg.SliceOp(x, options["axis"], options["start"], options["stop"]), name)
 
         def differs(d: int) -> str:
             return f"mg.broadcast: dimension {d} differs at runtime from the shape broadcast to"
 
-        grown = self.grow(fn, x, t.shape, name, [], differs)  # type: ignore[arg-type]
+        grown = self.grow(fn, x, t.shape, name, [], differs)
         if mg.shape_of(grown.type) != t.shape:  # (a '?' where nothing grows: claimed, as grow claims)
             grown = self.claim(fn, grown, t.shape, name, differs)
         return grown
@@ -387,16 +405,16 @@ class IRGen:
         """``mg.linear_scan`` of ``a`` and ``b`` grown to the result's shape (a number an
         ``mg.full_like`` of the other); ``cumsum(x)`` is the scan of ``a = 1``."""
         if tok.text == "cumsum":
-            args = [self.emit(fn, mg.FullLikeOp(args[0], 1.0, t.element), tok), args[0]]  # type: ignore[arg-type]
+            args = [self.emit(fn, mg.FullLikeOp(as_tensor(args[0]), 1.0, t.element), tok), args[0]]
         check = operands_differ(mg.LinearScanOp)
         grown = [
             self.grow(fn, v, t.shape, tok, [o for o in args if o is not v], check) if isinstance(v, SSAValue) else v
             for v in args
         ]
         a, b = (
-            self.emit(fn, mg.FullLikeOp(next(o for o in grown if isinstance(o, SSAValue)), v, t.element), tok)
-            if is_number(v)
-            else v
+            v
+            if isinstance(v, SSAValue)
+            else self.emit(fn, mg.FullLikeOp(next(o for o in grown if isinstance(o, SSAValue)), v, t.element), tok)
             for v in grown
         )
         return self.emit(
@@ -405,7 +423,7 @@ class IRGen:
                 a,
                 b,
                 options["axis"],
-                options["reverse"],  # type: ignore[arg-type]
+                options["reverse"],
                 mg.tensor_type(t.shape, t.element),
             ),
             tok,
@@ -433,18 +451,17 @@ class IRGen:
         check = operands_differ(mg.SelectOp)
         tensors = [a for a in args[1:] if isinstance(a, SSAValue)]
         if len(tensors) == 2:
-            values = shapes.broadcast_shapes(*(mg.shape_of(v.type) for v in tensors))
+            values = shapes.broadcast_shapes(mg.shape_of(tensors[0].type), mg.shape_of(tensors[1].type))
             args = [args[0], *(self.claim_sizes(fn, v, values, len(t.shape), tok, check) for v in tensors)]
         grown = [
             self.grow(fn, a, t.shape, tok, [o for o in args if o is not a], check) if isinstance(a, SSAValue) else a
             for a in args
         ]
-        mask = grown[0]
+        mask = as_tensor(grown[0])
         values = [
-            self.emit(fn, mg.FullLikeOp(mask, v, t.element), tok) if is_number(v) else v  # type: ignore[arg-type]
-            for v in grown[1:]
+            v if isinstance(v, SSAValue) else self.emit(fn, mg.FullLikeOp(mask, v, t.element), tok) for v in grown[1:]
         ]
-        return self.emit(fn, mg.SelectOp(mask, *values), tok)  # type: ignore[arg-type]
+        return self.emit(fn, mg.SelectOp(mask, *values), tok)
 
     # -- calls: a builtin's is built by its family's method (its record names the family) --
 
@@ -457,13 +474,19 @@ class IRGen:
     def arguments(self, c: Call, fn: Function) -> list[Value]:
         return [self.expr(a, fn) for a in c.args]
 
+    def tensors(self, c: Call, fn: Function) -> list[SSAValue]:
+        """The values of ``c``'s arguments, which the checker typed as tensors."""
+        return [as_tensor(v) for v in self.arguments(c, fn)]
+
     def build_cast(self, c: Call, fn: Function, t: TensorType, _: Builtin) -> SSAValue:
-        return self.emit(fn, mg.ConvertOp(self.expr(c.args[0], fn), t.element), c.tok)  # type: ignore[arg-type]
+        x = as_tensor(self.expr(c.args[0], fn))  # (the second argument names the element type)
+        return self.emit(fn, mg.ConvertOp(x, t.element), c.tok)
 
     def build_creation(self, c: Call, fn: Function, t: TensorType, builtin: Builtin) -> SSAValue:
         options = self.checker.options.get(c, {})
         if builtin.op is mg.FullLikeOp:
-            return self.emit(fn, mg.FullLikeOp(self.expr(c.args[0], fn), options["value"], t.element), c.tok)  # type: ignore[arg-type]
+            like = as_tensor(self.expr(c.args[0], fn))
+            return self.emit(fn, mg.FullLikeOp(like, options["value"], t.element), c.tok)
         if builtin.op is mg.IotaOp:
             return self.emit(fn, mg.IotaOp(mg.tensor_type(t.shape, t.element), options["axis"]), c.tok)
         return self.emit(fn, mg.FullOp(mg.tensor_type(t.shape, t.element), options["value"]), c.tok)
@@ -477,26 +500,28 @@ class IRGen:
     def build_transpose(self, c: Call, fn: Function, t: TensorType, builtin: Builtin) -> SSAValue:
         if len(c.args) == 2:  # transpose(x, perm)
             return self.build_shape_op(c, fn, t)
-        return self.emit(fn, mg.TransposeOp(self.expr(c.args[0], fn)), c.tok)  # type: ignore[arg-type]
+        x = as_tensor(self.expr(c.args[0], fn))
+        return self.emit(fn, mg.TransposeOp(x), c.tok)
 
     def build_where(self, c: Call, fn: Function, t: TensorType, _: Builtin) -> SSAValue:
         return self.where(fn, c.tok, self.arguments(c, fn), t)
 
     def build_reduction(self, c: Call, fn: Function, t: TensorType, builtin: Builtin) -> SSAValue:
         options = self.checker.options.get(c, {})
-        (x,) = self.arguments(c, fn)
-        return self.reduction(fn, c.tok, builtin.kind, x, options["axes"], options["keepdims"], t)  # type: ignore[arg-type]
+        (x,) = self.tensors(c, fn)
+        return self.reduction(fn, c.tok, builtin.kind, x, options["axes"], options["keepdims"], t)
 
     def build_scan(self, c: Call, fn: Function, t: TensorType, _: Builtin) -> SSAValue:
         return self.scan(fn, c.tok, self.arguments(c, fn), self.checker.options.get(c, {}), t)
 
     def build_indexing(self, c: Call, fn: Function, t: TensorType, builtin: Builtin) -> SSAValue:
         assert builtin.op is not None
-        return self.emit(fn, builtin.op(*self.arguments(c, fn), **self.checker.options.get(c, {})), c.tok)  # type: ignore[arg-type]
+        return self.emit(fn, builtin.op(*self.tensors(c, fn), **self.checker.options.get(c, {})), c.tok)
 
     def build_math_unary(self, c: Call, fn: Function, t: TensorType, builtin: Builtin) -> SSAValue:
-        assert builtin.op is not None
-        return self.emit(fn, builtin.op(self.expr(c.args[0], fn)), c.tok)  # type: ignore[arg-type]
+        assert builtin.op is not None and issubclass(builtin.op, mg.UnaryOp)
+        x = as_tensor(self.expr(c.args[0], fn))
+        return self.emit(fn, builtin.op(x), c.tok)
 
     def build_math_binary(self, c: Call, fn: Function, t: TensorType, builtin: Builtin) -> SSAValue:
         left, right = self.arguments(c, fn)
@@ -505,10 +530,10 @@ class IRGen:
     def build_chapter(self, c: Call, fn: Function, t: TensorType, builtin: Builtin) -> SSAValue:
         """``relu``, and the ``row_*`` (one value per row: axis 1) and ``col_*`` reductions
         (one per column: axis 0), the reduced axis kept."""
-        (x,) = self.arguments(c, fn)
+        (x,) = self.tensors(c, fn)
         if builtin.op is mg.ReluOp:
-            return self.emit(fn, mg.ReluOp(x), c.tok)  # type: ignore[arg-type]
-        return self.reduction(fn, c.tok, builtin.kind, x, [builtin.axis], True, t)  # type: ignore[arg-type]
+            return self.emit(fn, mg.ReluOp(x), c.tok)
+        return self.reduction(fn, c.tok, builtin.kind, x, [builtin.axis], True, t)
 
     def call_def(self, c: Call, fn: Function, t: TensorType) -> SSAValue:
         """A call of a def: each argument given the parameter's type (a number a constant, a
@@ -518,7 +543,7 @@ class IRGen:
         sig = self.checker.functions[name.text]
         values: list[SSAValue] = []
         for i, (arg, pname, ptype) in enumerate(zip(args, sig.names, sig.types), start=1):
-            if is_number(arg):  # a number given for a tensor[] parameter
+            if not isinstance(arg, SSAValue):  # a number given for a tensor[] parameter
                 arg = self.constant(fn, ptype, [arg], name)
             if mg.shape_of(arg.type) != ptype.shape:
                 # A static size passed as '?' is forgotten; a '?' passed where a static size
@@ -529,8 +554,8 @@ class IRGen:
                     fn,
                     arg,
                     ptype.shape,
-                    name,  # type: ignore[arg-type]
+                    name,
                     lambda d: f"{wanted}: its size in dimension {d} differs at runtime",
                 )
-            values.append(arg)  # type: ignore[arg-type]
+            values.append(arg)
         return self.emit(fn, func.CallOp(name.text, values, [mg.tensor_type(t.shape, t.element)]), name)

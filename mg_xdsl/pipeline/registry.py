@@ -9,6 +9,7 @@ from collections.abc import Callable
 from importlib import import_module
 
 from xdsl.passes import ModulePass
+from xdsl.utils.arg_spec import parse_pipeline
 
 import mg_xdsl.support.xdsl_compat  # noqa: F401  (linear-time verification and block splitting)
 
@@ -84,7 +85,5 @@ def make_pass(spec: str) -> ModulePass:
     ``finalize-memref-to-llvm{use-generic-functions=true}``."""
     if "{" not in spec:
         return get_pass(spec)()
-    from xdsl.utils.arg_spec import parse_pipeline
-
     (parsed,) = parse_pipeline(spec)
     return get_pass(parsed.name).from_pass_spec(parsed)

@@ -54,7 +54,7 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import PassFailedException
 
-from mg_xdsl.core.target import Target, pass_options
+from mg_xdsl.core.target import Target, check_cpu, pass_options, target as target_of
 from mg_xdsl.pipeline.registry import make_pass
 from mg_xdsl.support.thread_work import MIN_WORK
 from mg_xdsl.support.xdsl_compat import verify
@@ -220,7 +220,8 @@ class PipelineError(Exception):
 
 def context() -> Context:
     """A context with only the dialects the pipeline uses (registering all of xDSL's would
-    cost a noticeable part of a second at every start)."""
+    cost a noticeable part of a second at every start). The dialects are imported here, not
+    at the top: ``mgc --help`` reads this module's stages, and needs none of them."""
     from xdsl.dialects import affine, arith, builtin, cf, func, llvm, memref, scf
 
     from mg_xdsl.dialects import load_upstream_extras
@@ -281,9 +282,7 @@ def for_target(name: str, t: Target | None = None) -> str:
     if name not in TARGETED_PASSES:
         return name
     if t is None:
-        from mg_xdsl.core.target import target
-
-        t = target()
+        t = target_of()
     return f"{name}{{{pass_options(t, **TARGETED_PASSES[name])}}}"
 
 
@@ -361,8 +360,6 @@ class PipelinePass(ModulePass):
             raise PassFailedException(f"{self.name}: no stage {to!r} (choose from {', '.join(names[1:])})")
         target = None
         if self.cpu:
-            from mg_xdsl.core.target import check_cpu, target as target_of
-
             try:
                 check_cpu(self.cpu)
             except ValueError as e:

@@ -3,6 +3,7 @@
 
 from xdsl.dialects import affine
 from xdsl.ir import Operation, SSAValue
+from xdsl.ir.affine import AffineConstantExpr, AffineMap
 
 
 def identity_indices(op: Operation) -> tuple[SSAValue, ...] | None:
@@ -13,7 +14,7 @@ def identity_indices(op: Operation) -> tuple[SSAValue, ...] | None:
     indices = tuple(op.indices)
     if op.map is not None:
         m = op.map.data
-        if m.num_symbols or m != affine.AffineMap.identity(m.num_dims) or m.num_dims != len(indices):
+        if m.num_symbols or m != AffineMap.identity(m.num_dims) or m.num_dims != len(indices):
             return None
     return indices
 
@@ -34,14 +35,16 @@ def upper_bound(loop: affine.ForOp) -> int | SSAValue | None:
     if (
         lower.num_dims
         or lower.num_symbols
-        or lower.results[0].value != 0  # type: ignore[attr-defined]
+        or not isinstance(lower.results[0], AffineConstantExpr)
+        or lower.results[0].value != 0
         or loop.step.value.data != 1
         or upper.num_dims
         or len(upper.results) != 1
     ):
         return None
     if upper.num_symbols == 0:
-        return upper.results[0].value  # type: ignore[attr-defined]
+        bound = upper.results[0]  # (no dimensions, no symbols: a number)
+        return bound.value if isinstance(bound, AffineConstantExpr) else None
     if upper.num_symbols == 1 and len(loop.upperBoundOperands) == 1:
         return loop.upperBoundOperands[0]
     return None

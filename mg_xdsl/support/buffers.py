@@ -11,10 +11,11 @@ from collections.abc import Callable, Sequence
 from functools import cache
 
 from xdsl.builder import Builder, ImplicitBuilder
-from xdsl.dialects import affine, arith, cf, func, memref
+from xdsl.dialects import arith, cf, func, memref
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
     AffineMapAttr,
+    ContainerType,
     MemRefType,
     ModuleOp,
     NoneAttr,
@@ -22,6 +23,7 @@ from xdsl.dialects.builtin import (
     TensorType,
 )
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+from xdsl.ir.affine import AffineExpr, AffineMap
 from xdsl.rewriter import InsertPoint
 
 from mg_xdsl.core import element_types
@@ -47,15 +49,18 @@ def memref_type_of(t: Attribute) -> MemRefType:
 
 
 @cache
-def _bound_map(size: int | None) -> affine.AffineMapAttr:
+def _bound_map(size: int | None) -> AffineMapAttr:
     """A loop bound: the number ``size``, or (``None``) the run-time size passed to the loop."""
     if size is None:
-        return affine.AffineMapAttr(affine.AffineMap(0, 1, (affine.AffineExpr.symbol(0),)))
-    return affine.AffineMapAttr(affine.AffineMap(0, 0, (affine.AffineExpr.constant(size),)))
+        return AffineMapAttr(AffineMap(0, 1, (AffineExpr.symbol(0),)))
+    return AffineMapAttr(AffineMap(0, 0, (AffineExpr.constant(size),)))
 
 
 def element_type_of(v: SSAValue) -> Attribute:
-    return v.type.element_type  # type: ignore[attr-defined]
+    """The element type of a tensor, memref or vector value."""
+    t = v.type
+    assert isinstance(t, ContainerType), f"{t} has no elements"
+    return t.get_element_type()
 
 
 def element_constant(value: float, t: Attribute) -> SSAValue:

@@ -21,10 +21,12 @@ from xdsl.dialects import affine, arith, cf, llvm, memref, scf
 from xdsl.dialects.builtin import (
     AffineMapAttr,
     ArrayAttr,
+    ContainerType,
     DenseArrayBase,
     DenseIntElementsAttr,
     IndexType,
     IntegerAttr,
+    IntegerType,
     SymbolRefAttr,
     TensorType,
     UnitAttr,
@@ -37,8 +39,10 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.ir.affine import AffineMap
 
-from mg_xdsl.support.xdsl_compat import create_op
+from mg_xdsl.support.xdsl_compat import OpT, create_op
 
+# linalg takes some 15 ms to import, and only the optimised pipeline builds its ops: the
+# builders below import it when first called.
 if TYPE_CHECKING:
     from xdsl.dialects.linalg import ops as linalg
     from xdsl.dialects.linalg.attrs import IteratorTypeAttr
@@ -51,6 +55,7 @@ INDEX = IndexType()
 # the op it goes into.
 @cache
 def integer_attr(value: int, type: Attribute) -> IntegerAttr:
+    assert isinstance(type, IntegerType | IndexType), f"{type} is no integer type"
     return IntegerAttr(value, type)
 
 
@@ -185,13 +190,13 @@ def llvm_call(callee: str | SymbolRefAttr, args: Sequence[SSAValue], result: Att
 
 
 def _conditional_branch(
-    kind: type[Operation],
+    kind: type[OpT],
     cond: SSAValue,
     then: Block,
     then_args: Sequence[SSAValue],
     otherwise: Block,
     otherwise_args: Sequence[SSAValue],
-) -> Operation:
+) -> OpT:
     return create_op(
         kind,
         operands=[cond, *then_args, *otherwise_args],
@@ -207,7 +212,7 @@ def llvm_br(successor: Block, args: Sequence[SSAValue]) -> llvm.BrOp:
 def llvm_cond_br(
     cond: SSAValue, then: Block, then_args: Sequence[SSAValue], otherwise: Block, otherwise_args: Sequence[SSAValue]
 ) -> llvm.CondBrOp:
-    return _conditional_branch(llvm.CondBrOp, cond, then, then_args, otherwise, otherwise_args)  # type: ignore[return-value]
+    return _conditional_branch(llvm.CondBrOp, cond, then, then_args, otherwise, otherwise_args)
 
 
 def llvm_undef(type: Attribute) -> llvm.UndefOp:
@@ -291,12 +296,20 @@ def affine_yield() -> affine.YieldOp:
     return create_op(affine.YieldOp)
 
 
+def _element_type(ref: SSAValue) -> Attribute:
+    """The element type of the memref ``ref`` (a tensor, in a conversion that has yet to
+    replace it with its buffer)."""
+    t = ref.type
+    assert isinstance(t, ContainerType), f"{t} has no elements"
+    return t.get_element_type()
+
+
 def affine_load(ref: SSAValue, indices: Sequence[SSAValue]) -> affine.LoadOp:
     """``affine.load`` at ``indices`` as they are (the identity map)."""
     return create_op(
         affine.LoadOp,
         operands=[ref, *indices],
-        result_types=[ref.type.get_element_type()],  # type: ignore[attr-defined]
+        result_types=[_element_type(ref)],
         properties={"map": _identity_map(len(indices))},
     )
 
@@ -335,7 +348,7 @@ def cf_br(successor: Block, args: Sequence[SSAValue]) -> cf.BranchOp:
 def cf_cond_br(
     cond: SSAValue, then: Block, then_args: Sequence[SSAValue], otherwise: Block, otherwise_args: Sequence[SSAValue]
 ) -> cf.ConditionalBranchOp:
-    return _conditional_branch(cf.ConditionalBranchOp, cond, then, then_args, otherwise, otherwise_args)  # type: ignore[return-value]
+    return _conditional_branch(cf.ConditionalBranchOp, cond, then, then_args, otherwise, otherwise_args)
 
 
 def scf_for(lb: SSAValue, ub: SSAValue, step: SSAValue, inits: Sequence[SSAValue], body: Region) -> scf.ForOp:
@@ -361,7 +374,7 @@ def memref_dealloc(ref: SSAValue) -> memref.DeallocOp:
 
 
 def memref_load(ref: SSAValue, indices: Sequence[SSAValue]) -> memref.LoadOp:
-    return create_op(memref.LoadOp, operands=[ref, *indices], result_types=[ref.type.get_element_type()])  # type: ignore[attr-defined]
+    return create_op(memref.LoadOp, operands=[ref, *indices], result_types=[_element_type(ref)])
 
 
 def memref_store(value: SSAValue, ref: SSAValue, indices: Sequence[SSAValue]) -> memref.StoreOp:
@@ -379,7 +392,7 @@ def affine_map_attr(m: AffineMap) -> AffineMapAttr:
 @cache
 def iterator_types(parallel: tuple[bool, ...]) -> ArrayAttr[IteratorTypeAttr]:
     """``iterator_types``: for each loop, ``parallel`` or (False) ``reduction``."""
-    from xdsl.dialects.linalg.attrs import IteratorTypeAttr
+    from xdsl.dialects.linalg.attrs import IteratorTypeAttr  # (when first needed: see the top)
 
     return ArrayAttr([IteratorTypeAttr.parallel() if p else IteratorTypeAttr.reduction() for p in parallel])
 
@@ -392,7 +405,7 @@ def linalg_generic(
     iterators: ArrayAttr[IteratorTypeAttr],
 ) -> linalg.GenericOp:
     """``linalg.generic`` on memrefs (no results, no doc, no library call)."""
-    from xdsl.dialects.linalg import ops as linalg
+    from xdsl.dialects.linalg import ops as linalg  # (when first needed: see the top)
 
     return create_op(
         linalg.GenericOp,
@@ -407,6 +420,6 @@ def linalg_generic(
 
 
 def linalg_yield(values: Sequence[SSAValue]) -> linalg.YieldOp:
-    from xdsl.dialects.linalg import ops as linalg
+    from xdsl.dialects.linalg import ops as linalg  # (when first needed: see the top)
 
     return create_op(linalg.YieldOp, operands=list(values))

@@ -79,7 +79,7 @@ def _len_of_blocks(self: RegionBlocks) -> int:
     return known[1]
 
 
-RegionBlocks.__len__ = _len_of_blocks  # type: ignore[method-assign]
+RegionBlocks.__len__ = _len_of_blocks
 
 
 _walking_lookup = SymbolTable.lookup_symbol
@@ -99,13 +99,15 @@ def _lookup_symbol(op: Operation, name: str | StringAttr | SymbolRefAttr) -> Ope
     if known is None:
         symbols: dict[StringAttr, Operation] = {}
         for o in anchor.regions[0].block.ops:
-            if (interface := o.get_trait(SymbolOpInterface)) is not None:
-                symbols.setdefault(interface.get_sym_attr_name(o), o)  # the first, as xDSL's walk
+            interface = o.get_trait(SymbolOpInterface)
+            symbol = None if interface is None else interface.get_sym_attr_name(o)
+            if symbol is not None:
+                symbols.setdefault(symbol, o)  # the first, as xDSL's walk
         known = tables[id(anchor)] = (anchor, symbols)
     return known[1].get(ref.root_reference)
 
 
-SymbolTable.lookup_symbol = staticmethod(_lookup_symbol)  # type: ignore[method-assign]
+SymbolTable.lookup_symbol = staticmethod(_lookup_symbol)
 
 
 @contextmanager
@@ -152,12 +154,14 @@ def _split_before(self: Block, b_first: Operation, *, arg_types: Iterable[Attrib
     return b
 
 
-Block.split_before = _split_before  # type: ignore[method-assign]
+Block.split_before = _split_before
 
 
 def translate_fast_math_calls() -> None:
     """Make xDSL's LLVM IR translation keep the fast-math flags of ``llvm.call_intrinsic``
     (installed once; imports the translation only when asked)."""
+    # (xDSL's translation imports llvmlite's IR builder: only a module the project's own
+    # printer cannot print needs it)
     from xdsl.backend.llvm import convert_op
     from xdsl.dialects import llvm
 
@@ -180,8 +184,8 @@ def translate_fast_math_calls() -> None:
         for flag in flags.data:
             call.fastmath.add(flag.value)
 
-    convert.keeps_fast_math = True  # type: ignore[attr-defined]
-    convert.__wrapped__ = original  # type: ignore[attr-defined]
+    # Marked as installed, and xDSL's own kept beside it (for the tests).
+    convert.__dict__.update(keeps_fast_math=True, __wrapped__=original)
     convert_op._convert_call_intrinsic = convert
 
 

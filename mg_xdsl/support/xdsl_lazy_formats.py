@@ -3,7 +3,7 @@
 Every op that xDSL defines with a declarative ``assembly_format`` has its format parsed into a
 program when its class is defined, that is, when its dialect is imported: 126 formats for
 the dialects the compiler uses, 20 to 30 ms of every ``mgc`` and ``mg-opt`` start (a cold
-``mgc run`` of a chapter example takes about 250 ms, most of it importing xDSL). Most runs
+``mgc run`` of an example program takes about 250 ms, most of it importing xDSL). Most runs
 print and parse few of those ops, or none.
 
 ``install()`` makes ``irdl_op_definition`` leave the format unread and give the op ``parse``
@@ -50,9 +50,9 @@ def defer_formats(operations: ModuleType) -> None:
         accessors.update(_format_methods(op_def, text, operations))
         return accessors
 
-    get_accessors_from_op_def.defers_formats = True  # type: ignore[attr-defined]
-    get_accessors_from_op_def.eager = eager  # type: ignore[attr-defined]  (for the tests)
-    operations.get_accessors_from_op_def = get_accessors_from_op_def  # type: ignore[attr-defined]
+    # Marked as installed, and xDSL's own kept beside it (for the tests).
+    get_accessors_from_op_def.__dict__.update(defers_formats=True, eager=eager)
+    setattr(operations, "get_accessors_from_op_def", get_accessors_from_op_def)  # (a module passed in)
 
 
 def _format_methods(op_def: Any, text: str, operations: ModuleType) -> dict[str, Any]:
@@ -61,7 +61,7 @@ def _format_methods(op_def: Any, text: str, operations: ModuleType) -> dict[str,
     program: list[Any] = []
 
     def read() -> Any:
-        if not program:
+        if not program:  # (the format's parser too is imported when first needed)
             from xdsl.irdl.declarative_assembly_format import FormatProgram
             from xdsl.utils.exceptions import ParseError
 
@@ -79,7 +79,7 @@ def _format_methods(op_def: Any, text: str, operations: ModuleType) -> dict[str,
     def print_(self: Any, printer: Any) -> None:
         return read().print(printer, self)
 
-    parse.lazy_format = print_.lazy_format = True  # type: ignore[attr-defined]
+    parse.__dict__["lazy_format"] = print_.__dict__["lazy_format"] = True  # (for the tests)
     return {"parse": classmethod(parse), "print": print_}
 
 
@@ -103,7 +103,7 @@ class _PatchWhenImported:
             run_module(module)
             defer_formats(module)
 
-        spec.loader.exec_module = exec_module  # type: ignore[method-assign]
+        spec.loader.exec_module = exec_module
         return spec
 
 

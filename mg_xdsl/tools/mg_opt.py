@@ -19,6 +19,7 @@ Where ``xdsl-opt`` ends in a Python traceback, ``mg-opt`` reports like ``mgc``:
 """
 
 import argparse
+import dataclasses
 import difflib
 import os
 import sys
@@ -26,6 +27,9 @@ import textwrap
 from typing import IO
 
 from xdsl.dialects.builtin import ModuleOp
+from xdsl.frontend.mlir import MLIRFrontend
+from xdsl.parser import Parser
+from xdsl.utils.arg_spec import parse_pipeline
 from xdsl.utils.exceptions import (
     ArgSpecParseError,
     DiagnosticException,
@@ -33,10 +37,17 @@ from xdsl.utils.exceptions import (
     ParseError,
     VerifyException,
 )
-from xdsl.xdsl_opt_main import xDSLOptMain
+from xdsl.xdsl_opt_main import VersionAction, xDSLOptMain
 
+from mg_xdsl.dialects import load_upstream_extras
+from mg_xdsl.dialects.mg import Mg
 from mg_xdsl.pipeline.registry import project_passes
+from mg_xdsl.pipeline.stages import PIPELINES, pipeline_passes
 from mg_xdsl.support.xdsl_compat import verifying
+from mg_xdsl.tools.mgc import version_text
+
+# The front end (for .mg input) and LLVM (for -t llvm) are imported where they are used:
+# most runs of mg-opt need neither.
 
 
 class MgOptError(Exception):
@@ -47,13 +58,11 @@ class MgOptError(Exception):
         self.status = status
 
 
-class _LazyVersion:
+class _LazyVersion(str):
     """Stands in for xdsl-opt's ``--version`` format string: the text (which imports
     llvmlite) is made only when ``--version`` is given."""
 
-    def format(self, **_: object) -> str:
-        from mg_xdsl.tools.mgc import version_text
-
+    def format(self, *args: object, **kwargs: object) -> str:
         return version_text("mg-opt")
 
 
@@ -67,7 +76,6 @@ def _summary(pass_class: type) -> str:
 def _parser_factory():
     """The MLIR parser of xDSL, remembering where each value was first used, so that "values
     used but not defined" points at the first use (xDSL reports the end of the input)."""
-    from xdsl.parser import Parser
 
     class Parser_(Parser):
         def __init__(self, *args, **kwargs):
@@ -107,17 +115,12 @@ class MgOptMain(xDSLOptMain):
     # --- what mg-opt knows --------------------------------------------------------------
     def register_all_dialects(self):
         super().register_all_dialects()
-        from mg_xdsl.dialects import load_upstream_extras
-        from mg_xdsl.dialects.mg import Mg
-
         self.ctx.register_dialect("mg", lambda: Mg)
         load_upstream_extras(self.ctx)
 
     def register_all_passes(self):
         # The project's passes first (they replace xDSL's of the same name), then xDSL's:
         # --help lists them in this order.
-        from mg_xdsl.pipeline.stages import pipeline_passes
-
         for name, factory in project_passes().items():
             self.register_pass(name, factory)
         for name, cls in pipeline_passes().items():
@@ -130,8 +133,6 @@ class MgOptMain(xDSLOptMain):
     def register_all_frontends(self):
         super().register_all_frontends()
         self.available_frontends["mg"] = self._parse_mg
-        from xdsl.frontend.mlir import MLIRFrontend
-
         parser_class = _parser_factory()
 
         class MLIRFrontend_(MLIRFrontend):
@@ -141,7 +142,7 @@ class MgOptMain(xDSLOptMain):
         self.available_frontends["mlir"] = lambda: MLIRFrontend_
 
     def _parse_mg(self, stream: IO[bytes]) -> ModuleOp:
-        from mg_xdsl.language.frontend import MgError, parse_program
+        from mg_xdsl.language.frontend import MgError, parse_program  # (see the top)
 
         try:
             program = parse_program(stream.read(), self.get_input_name())
@@ -173,7 +174,7 @@ class MgOptMain(xDSLOptMain):
                 )
             elif action.dest == "input_file":
                 action.help = "the input: a .mlir file or a .mg program (none or -: MLIR from standard input)"
-            elif "--version" in action.option_strings:
+            elif isinstance(action, VersionAction):  # --version
                 action.version_format = _LazyVersion()
                 action.help = "print the versions of mg-xdsl, xDSL and LLVM, and exit"
         plain_format_help = arg_parser.format_help
@@ -197,8 +198,6 @@ class MgOptMain(xDSLOptMain):
             subsequent_indent="  ",
             break_on_hyphens=False,
         )
-        from mg_xdsl.pipeline.stages import PIPELINES
-
         pipelines = [
             f"  {name:<34} {textwrap.shorten(what, 52, placeholder=' ...')}" for name, (_, what) in PIPELINES.items()
         ]
@@ -216,8 +215,6 @@ class MgOptMain(xDSLOptMain):
 
     def setup_pipeline(self):
         """xdsl-opt's, with the usage errors it raises as exceptions reported as such."""
-        from xdsl.utils.arg_spec import parse_pipeline
-
         try:
             specs = tuple(parse_pipeline(self.args.passes))
         except ArgSpecParseError as e:  # a BaseException in xDSL
@@ -240,16 +237,15 @@ class MgOptMain(xDSLOptMain):
             raise MgOptError(f"bad pass pipeline -p '{self.args.passes}': {e}", status=2) from None
         # Say where IR stopped verifying: in the input, or after which pass.
         verify_between = self.pipeline.callback
+        assert verify_between is not None, "xdsl-opt verifies between passes"
 
         def callback(previous, module, following):
             try:
                 with verifying():  # in linear time (see mg_xdsl.support.xdsl_compat)
                     verify_between(previous, module, following)
             except VerifyException as e:
-                e.mg_opt_where = f"after pass {previous.name}" if previous else "in the input"
+                setattr(e, "mg_opt_where", f"after pass {previous.name}" if previous else "in the input")  # (report)
                 raise
-
-        import dataclasses
 
         self.pipeline = dataclasses.replace(self.pipeline, callback=callback)
 
@@ -275,7 +271,7 @@ class MgOptMain(xDSLOptMain):
     def output_resulting_program(self, prog: ModuleOp) -> str:
         try:
             if self.args.target == "llvm":  # as mgc translates
-                from mg_xdsl.backend.jit import translate
+                from mg_xdsl.backend.jit import translate  # (see the top)
 
                 return translate(prog) + "\n"
             return super().output_resulting_program(prog)

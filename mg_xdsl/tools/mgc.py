@@ -23,8 +23,10 @@ second to import) is imported only when something is compiled or help is printed
 """
 
 import argparse
+import gc
 import os
 import sys
+import time
 from collections.abc import Sequence
 
 STDIN = "-"  # the program's path that means standard input
@@ -45,7 +47,7 @@ ENVIRONMENT = """environment:
 def version_text(tool: str) -> str:
     """What ``--version`` prints: this project's version, xDSL's and LLVM's (the LLVM inside
     llvmlite, which makes all native code). Shared with ``mg-opt``."""
-    from importlib.metadata import PackageNotFoundError, version
+    from importlib.metadata import PackageNotFoundError, version  # (35 ms: only for --version)
 
     import llvmlite
     import llvmlite.binding as llvm
@@ -87,7 +89,7 @@ class VersionAction(argparse.Action):
 
 def stages_help() -> str:
     """The stages ``mgc mlir --stage`` takes, with the passes of the default pipeline."""
-    from mg_xdsl.pipeline.stages import OPTIMISED_STAGES
+    from mg_xdsl.pipeline.stages import OPTIMISED_STAGES  # (see the module docstring)
 
     lines = "\n".join(f"  {s.name:<7} {s.description}" for s in OPTIMISED_STAGES)
     return f"""stages (for --stage), in pipeline order (`mgc pipeline` lists their passes):
@@ -99,7 +101,7 @@ def pipeline_help() -> str:
     """The passes of the default (optimised) pipeline and of ``--reference``, per stage."""
     import textwrap
 
-    from mg_xdsl.pipeline.stages import OPTIMISED_STAGES, REFERENCE_STAGES
+    from mg_xdsl.pipeline.stages import OPTIMISED_STAGES, REFERENCE_STAGES  # (see the module docstring)
 
     def listing(stages) -> str:
         return "\n".join(
@@ -352,7 +354,7 @@ def print_warnings(args: argparse.Namespace, warnings) -> None:
 
 
 def print_module(module, generic: bool, debuginfo: bool) -> None:
-    from xdsl.printer import Printer
+    from xdsl.printer import Printer  # (see the module docstring)
 
     Printer(stream=sys.stdout, print_generic_format=generic, print_debuginfo=debuginfo).print_op(module)
     print()
@@ -362,7 +364,7 @@ def checked_cpu(args: argparse.Namespace) -> str | None:
     """``--cpu``, if given and known to LLVM (otherwise a usage error, exit 2)."""
     cpu = getattr(args, "cpu", None)
     if cpu is not None:
-        from mg_xdsl.core.target import check_cpu
+        from mg_xdsl.core.target import check_cpu  # (see the module docstring)
 
         try:
             check_cpu(cpu)
@@ -373,7 +375,7 @@ def checked_cpu(args: argparse.Namespace) -> str | None:
 
 
 def compilation(args: argparse.Namespace, source: bytes):
-    from mg_xdsl.driver import Compilation, verify_each_requested
+    from mg_xdsl.driver import Compilation, verify_each_requested  # (see the module docstring)
 
     cpu = checked_cpu(args)
     return Compilation(
@@ -394,7 +396,7 @@ def usage_error(message: str) -> int:
 
 
 def explain(code: str | None) -> int:
-    from mg_xdsl.language import error_codes
+    from mg_xdsl.language import error_codes  # (see the module docstring)
 
     if code is None:
         print(error_codes.listing())
@@ -414,7 +416,7 @@ def execute(args: argparse.Namespace) -> int:
     if args.command == "explain":
         return explain(args.code)
     if args.command == "pipeline":
-        from mg_xdsl.core.target import target
+        from mg_xdsl.core.target import target  # (see the module docstring)
         from mg_xdsl.pipeline.stages import pass_pipeline
 
         cpu = checked_cpu(args)
@@ -458,7 +460,7 @@ def compile_and_write(args: argparse.Namespace, comp) -> int:
         return 0
     assert args.command == "llvm"
     if args.opt:
-        from mg_xdsl.backend.jit import optimise
+        from mg_xdsl.backend.jit import optimise  # (see the module docstring)
 
         print(optimise(comp.llvm_ir(), args.opt), end="")
     else:
@@ -468,7 +470,7 @@ def compile_and_write(args: argparse.Namespace, comp) -> int:
 
 def ptx(args: argparse.Namespace) -> int:
     """``mgc ptx``: the program's kernels as PTX."""
-    from mg_xdsl.backend.ptx import compile_ptx, ptxas_check
+    from mg_xdsl.backend.ptx import compile_ptx, ptxas_check  # (see the module docstring)
     from mg_xdsl.language.frontend import parse_program
 
     source = read_source(args.file)
@@ -489,7 +491,7 @@ def ptx(args: argparse.Namespace) -> int:
 
 def why_not_cached(args: argparse.Namespace) -> str | None:
     """Why ``mgc run`` must neither read nor write the cache this time, if it must."""
-    from mg_xdsl.backend.cache import no_cache_requested
+    from mg_xdsl.backend.cache import no_cache_requested  # (see the module docstring)
 
     if args.no_cache:
         return "--no-cache"
@@ -512,7 +514,7 @@ def code_options(args: argparse.Namespace) -> dict[str, object]:
     if args.backend == "mlir":
         import shutil
 
-        from mg_xdsl.backend.cache import tool_identity
+        from mg_xdsl.backend.cache import tool_identity  # (see the module docstring)
 
         # The binaries mg_xdsl.backend.upstream.tool() would pick: a new version changes the code.
         for name in ("mlir-opt", "mlir-translate"):
@@ -525,7 +527,7 @@ def open_cache(args: argparse.Namespace, source: bytes):
     why_not = why_not_cached(args)
     if why_not:
         return None, b"", f"off ({why_not})"
-    from mg_xdsl.backend import jit
+    from mg_xdsl.backend import jit  # (see the module docstring)
     from mg_xdsl.backend.cache import ObjectCache, default_directory, key
     from mg_xdsl.core.target import host_caches
 
@@ -542,11 +544,9 @@ def run(args: argparse.Namespace) -> int:
     engine (``jit.ObjectEngine``), so a hit behaves exactly as a miss does. ``--gpu`` runs
     are never cached: they run through ``jit.Engine`` with the launcher's callbacks, and
     their kernels are compiled for the device at every run."""
-    import time
-
     if args.gpu:
         return run_on_gpu(args)
-    from mg_xdsl.backend.jit import ObjectEngine
+    from mg_xdsl.backend.jit import ObjectEngine  # (see the module docstring)
 
     times: dict[str, float] = {}
     source = read_source(args.file)
@@ -581,8 +581,6 @@ def run(args: argparse.Namespace) -> int:
 
 def run_on_gpu(args: argparse.Namespace) -> int:
     """``mgc run --gpu`` / ``--gpu-emulated``: compile with the GPU pipeline and run."""
-    import time
-
     if args.backend != "xdsl":
         print("mgc: error: --gpu lowers with this project's passes; drop --backend mlir", file=sys.stderr)
         return 2
@@ -622,8 +620,6 @@ def main(argv: list[str] | None = None) -> int:
     nothing (the peak memory of every example is the same without it). When mgc is the
     program, the objects are also frozen (``gc.freeze``) before returning, so that the
     interpreter's last collections at exit skip them too (about 0.15 s more)."""
-    import gc
-
     args = parser().parse_args(argv)
     was_enabled = gc.isenabled()
     gc.disable()

@@ -59,9 +59,9 @@ KERNEL_PASSES = (
 
 def _convert_ids(gmod: gpu.ModuleOp) -> None:
     for op in list(gmod.walk()):
-        reg = _SREG.get(type(op))
-        if reg is None:
+        if not isinstance(op, (gpu.ThreadIdOp, gpu.BlockIdOp, gpu.BlockDimOp, gpu.GridDimOp)):
             continue
+        reg = _SREG[type(op)]
         dim = op.dimension.data.value
         b = Builder(InsertPoint.before(op))
         read = b.insert(llvm.CallIntrinsicOp(f"llvm.nvvm.read.ptx.sreg.{reg}.{dim}", [], [i32]))

@@ -48,7 +48,7 @@ def _captured(launch: gpu.LaunchOp) -> list[SSAValue]:
 
 def outline(launch: gpu.LaunchOp, name: str, module_name: str) -> gpu.FuncOp:
     captured = _captured(launch)
-    sunk = [v for v in captured if isinstance(v.owner, arith.ConstantOp)]
+    sunk = {v: v.owner for v in captured if isinstance(v.owner, arith.ConstantOp)}
     args = [v for v in captured if v not in sunk]
 
     region = Rewriter.move_region_contents_to_new_regions(launch.body)
@@ -56,8 +56,8 @@ def outline(launch: gpu.LaunchOp, name: str, module_name: str) -> gpu.FuncOp:
     entry = Block(arg_types=[v.type for v in args])
     region.insert_block(entry, 0)
     # Sink constants, and materialise the ids the launch's block arguments stood for.
-    for v in sunk:
-        clone = v.owner.clone()
+    for v, constant in sunk.items():
+        clone = constant.clone()
         entry.add_op(clone)
         v_uses = [u for u in list(v.uses) if _is_in(u.operation, region)]
         for u in v_uses:
@@ -121,6 +121,6 @@ class GpuKernelOutliningPass(ModulePass):
             for k, launch in enumerate(launches):
                 name = f"{fname}_kernel" if k == 0 else f"{fname}_kernel_{k - 1}"
                 kernels.append(outline(launch, name, module_name))
-            gmod = gpu.ModuleOp(StringAttr(module_name), Region(Block(kernels)))
+            gmod = gpu.ModuleOp(StringAttr(module_name), Region(Block(kernels)))  # pyright: ignore[reportArgumentType]  # xDSL: the name becomes the sym_name, a StringAttr, but is annotated SymbolRefAttr
             Rewriter.insert_op(gmod, InsertPoint.after(f))
             op.attributes["gpu.container_module"] = UnitAttr()

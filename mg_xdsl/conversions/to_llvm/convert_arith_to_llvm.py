@@ -132,6 +132,7 @@ class ConstantLowering(RewritePattern):
         value = op.value
         if isinstance(value, IntegerAttr):
             type = convert_type(op.result.type)
+            assert isinstance(type, IntegerType)  # (an index is an i64 now)
             attr = IntegerAttr(value.value.data, type, truncate_bits=True)
         elif isinstance(value, FloatAttr):
             type, attr = op.result.type, value
@@ -154,7 +155,7 @@ class FloatBinaryLowering(RewritePattern):
         if (new := _FLOAT_BINARY.get(type(op))) is None or not _float_ops(op):
             return
         lhs, rhs = _operands(rewriter, op)
-        result = rewriter.insert(llvm_float_binary(new, lhs, rhs, _fastmath(op))).res
+        result = rewriter.insert(llvm_float_binary(new, lhs, rhs, _fastmath(op))).results[0]
         replace_with_llvm(rewriter, op, [result])
 
 
@@ -281,8 +282,9 @@ class IntMinMaxLowering(RewritePattern):
             return
         if _int_vector_ops(op):
             t = op.results[0].type
+            assert isinstance(t, VectorType)  # (_int_vector_ops)
             name = f"llvm.{pred[0]}{'max' if pred[1:] == 'gt' else 'min'}"
-            suffix = f"v{t.get_shape()[0]}i{_width(t.get_element_type())}"  # type: ignore[attr-defined]
+            suffix = f"v{t.get_shape()[0]}i{_width(t.get_element_type())}"
             call = rewriter.insert(intrinsic_call(f"{name}.{suffix}", list(op.operands), t, op))
             replace_with_llvm(rewriter, op, [call.results[0]])
             return
@@ -318,7 +320,7 @@ class CmpfLowering(RewritePattern):
             result = constant(rewriter, int(pred == _CMPF_TRUE), i1)
         else:
             # arith and llvm number the predicates alike (false, oeq, ogt, ..., uno, true).
-            predicate = integer_attr(pred, i64)
+            predicate = IntegerAttr(pred, i64)
             result = rewriter.insert(llvm.FCmpOp(op.lhs, op.rhs, predicate)).res
         replace_with_llvm(rewriter, op, [result])
 

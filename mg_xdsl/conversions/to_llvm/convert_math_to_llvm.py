@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import llvm, math
-from xdsl.dialects.builtin import FloatAttr, IntegerType, ModuleOp, i1
+from xdsl.dialects.builtin import AnyFloat, FloatAttr, IntegerType, ModuleOp, i1
 from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
@@ -62,7 +62,8 @@ class RsqrtLowering(RewritePattern):
             return
         t = op.result.type
         root = rewriter.insert(intrinsic_call(f"llvm.sqrt.{float_suffix(t)}", [to_llvm(rewriter, op.operand)], t, op))
-        one = rewriter.insert(llvm.ConstantOp(FloatAttr(1.0, t), t)).result  # type: ignore[arg-type]
+        assert isinstance(t, AnyFloat), f"math.rsqrt of {t}"
+        one = rewriter.insert(llvm.ConstantOp(FloatAttr(1.0, t), t)).result
         quotient = rewriter.insert(llvm.FDivOp(one, root.results[0]))
         replace_with_llvm(rewriter, op, [quotient.results[0]])
 

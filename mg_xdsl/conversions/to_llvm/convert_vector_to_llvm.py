@@ -21,8 +21,17 @@ Elementwise ``arith`` ops on vectors are converted by ``convert-arith-to-llvm``.
 
 from xdsl.context import Context
 from xdsl.dialects import llvm, vector
-from xdsl.dialects.builtin import DenseArrayBase, FloatAttr, IntegerAttr, MemRefType, ModuleOp, VectorType, i32
-from xdsl.ir import Operation
+from xdsl.dialects.builtin import (
+    DenseArrayBase,
+    FixedBitwidthType,
+    FloatAttr,
+    IntegerAttr,
+    MemRefType,
+    ModuleOp,
+    VectorType,
+    i32,
+)
+from xdsl.ir import Attribute, Operation
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     PatternRewriter,
@@ -41,8 +50,16 @@ from mg_xdsl.conversions.to_llvm.type_conversion import (
 )
 
 
-def _element_bytes(t: VectorType) -> int:
-    return t.get_element_type().bitwidth // 8  # type: ignore[attr-defined]
+def _element_bits(t: Attribute) -> int:
+    """The width of one element of the vector type ``t``."""
+    assert isinstance(t, VectorType)
+    element = t.get_element_type()
+    assert isinstance(element, FixedBitwidthType)
+    return element.bitwidth
+
+
+def _element_bytes(t: Attribute) -> int:
+    return _element_bits(t) // 8
 
 
 def _address(rewriter: PatternRewriter, base, indices):
@@ -110,8 +127,9 @@ class ReductionLowering(RewritePattern):
     def match_and_rewrite(self, op: vector.ReductionOp, rewriter: PatternRewriter):
         kind = op.kind.data.value  # a CombiningKindFlag
         t = op.vector.type
+        assert isinstance(t, VectorType)
         element = t.get_element_type()
-        suffix = f"v{t.get_shape()[0]}f{element.bitwidth}"
+        suffix = f"v{t.get_shape()[0]}f{_element_bits(t)}"
         if kind == "add":
             acc = (
                 op.acc

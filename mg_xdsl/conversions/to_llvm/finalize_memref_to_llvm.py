@@ -58,6 +58,7 @@ from xdsl.dialects.builtin import (
     DenseIntOrFPElementsAttr,
     FloatAttr,
     IntegerAttr,
+    IntegerType,
     MemRefType,
     ModuleOp,
     NoneAttr,
@@ -112,11 +113,11 @@ def _byte_size(t: Attribute) -> int:
 
 
 def _mul(rewriter: PatternRewriter, a: SSAValue, b: SSAValue) -> SSAValue:
-    return rewriter.insert(llvm_binary(llvm.MulOp, a, b)).res
+    return rewriter.insert(llvm_binary(llvm.MulOp, a, b)).results[0]
 
 
 def _add(rewriter: PatternRewriter, a: SSAValue, b: SSAValue) -> SSAValue:
-    return rewriter.insert(llvm_binary(llvm.AddOp, a, b)).res
+    return rewriter.insert(llvm_binary(llvm.AddOp, a, b)).results[0]
 
 
 def _sizes_and_strides(
@@ -253,6 +254,7 @@ class LoadLowering(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: memref.LoadOp, rewriter: PatternRewriter):
         t = op.memref.type
+        assert isinstance(t, MemRefType)
         desc = MemRefDescriptor(to_llvm(rewriter, op.memref), t.get_num_dims())
         ptr = element_ptr(rewriter, t, desc, op.indices)
         value = rewriter.insert(llvm_load(ptr, element_type(t))).dereferenced_value
@@ -263,6 +265,7 @@ class StoreLowering(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: memref.StoreOp, rewriter: PatternRewriter):
         t = op.memref.type
+        assert isinstance(t, MemRefType)
         desc = MemRefDescriptor(to_llvm(rewriter, op.memref), t.get_num_dims())
         ptr = element_ptr(rewriter, t, desc, op.indices)
         rewriter.insert(llvm_store(to_llvm(rewriter, op.value), ptr))
@@ -273,6 +276,7 @@ class PrefetchLowering(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: PrefetchOp, rewriter: PatternRewriter):
         t = op.memref.type
+        assert isinstance(t, MemRefType)
         desc = MemRefDescriptor(to_llvm(rewriter, op.memref), t.get_num_dims())
         ptr = element_ptr(rewriter, t, desc, op.indices)
         # (an i1 BoolAttr holds true as -1: the intrinsic wants 0 or 1)
@@ -519,10 +523,13 @@ def _flat_initializer(op: memref.GlobalOp) -> Attribute:
     else:  # uninitialized: any contents will do, and zeros keep the global defined
         values = [0.0 if isinstance(elem, AnyFloat) else 0]
     if t.get_num_dims() == 0:
+        value = values[0]
+        assert not isinstance(value, tuple), "a complex number"  # (no mg type is one)
         if isinstance(elem, AnyFloat):
-            return FloatAttr(float(values[0]), elem)
-        return IntegerAttr(int(values[0]), elem)
-    return DenseIntOrFPElementsAttr.from_list(TensorType(elem, [n]), values)
+            return FloatAttr(float(value), elem)
+        assert isinstance(elem, IntegerType)  # (an index is an i64 now)
+        return IntegerAttr(int(value), elem)
+    return DenseIntOrFPElementsAttr.from_list(TensorType(elem, [n]), values)  # pyright: ignore[reportCallIssue, reportArgumentType]  # xDSL: from_list's overloads take only an element type whose class is known statically; its body takes any integer or float type
 
 
 class GlobalLowering(RewritePattern):

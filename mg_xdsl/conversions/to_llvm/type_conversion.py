@@ -170,7 +170,8 @@ def why_not_convertible(t: Attribute) -> str | None:
     if not (isinstance(space, NoneAttr) or space == IntegerAttr(0, 64)):
         return "memory spaces (LLVM address spaces) are not supported"
     element = t.get_element_type()
-    if byte_size(element) is None:
+    element_bytes = byte_size(element)
+    if element_bytes is None:
         return f"element type {element} has no LLVM form here"
     if isinstance(t, UnrankedMemRefType):
         return None
@@ -178,7 +179,7 @@ def why_not_convertible(t: Attribute) -> str | None:
         return f"layout {t.layout} is not supported (only identity and strided layouts are)"
     # Dynamic sizes aside, the static ones alone fix the strides, which must fit too.
     static_sizes = [s for s in t.get_shape() if s != DYNAMIC_INDEX]
-    if prod(static_sizes) * byte_size(element) > I64_MAX:
+    if prod(static_sizes) * element_bytes > I64_MAX:
         return "its size in bytes does not fit in i64"
     return None
 
@@ -319,7 +320,7 @@ def apply_conversions(module: ModuleOp, conversions: Sequence[Conversion]) -> No
             casts.append(op)
 
     # A conversion keeps dead code, as upstream's does.
-    appliers = [GreedyRewritePatternApplier(c.patterns(), dce_enabled=False) for c in conversions]
+    appliers: list[RewritePattern] = [GreedyRewritePatternApplier(c.patterns(), dce_enabled=False) for c in conversions]
     _replacements = replacements = _Replacements()
     try:
         rewrite_each(ops, _ByOwner(owner, appliers), inserted)

@@ -9,6 +9,9 @@ from functools import lru_cache
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
     Float64Type,
+    FloatAttr,
+    IntegerAttr,
+    ShapedType,
     TensorType,
 )
 from xdsl.ir import Attribute, Operation, SSAValue
@@ -27,7 +30,8 @@ from mg_xdsl.core.shapes import Shape, ShapeError, fmt_shape
 
 def shape_of(t: Attribute) -> Shape:
     """The shape of a tensor (or memref) type, with ``None`` for a ``?`` dimension."""
-    return tuple(None if d == DYNAMIC_INDEX else d for d in t.get_shape())  # type: ignore[attr-defined]
+    assert isinstance(t, ShapedType), f"{t} has no shape"
+    return tuple(None if d == DYNAMIC_INDEX else d for d in t.get_shape())
 
 
 def tensor_type(shape: Shape, element_type: Attribute = Float64Type()) -> TensorType:
@@ -116,10 +120,10 @@ class MgOp(IRDLOperation):
         if len(types) != 1:
             raise self.fail("operands and result must have one element type, got " + ", ".join(str(t) for t in types))
 
-    def check_number_type(self, number: Attribute, tensor: SSAValue, rule: str) -> None:
+    def check_number_type(self, number: FloatAttr | IntegerAttr, tensor: SSAValue, rule: str) -> None:
         """``number`` (a property) is of ``tensor``'s element type, as ``rule`` says."""
-        if number.type != tensor_type_of(tensor).element_type:  # type: ignore[attr-defined]
-            raise self.fail(f"{rule} element type {tensor_type_of(tensor).element_type}, got {number.type}")  # type: ignore[attr-defined]
+        if number.type != tensor_type_of(tensor).element_type:
+            raise self.fail(f"{rule} element type {tensor_type_of(tensor).element_type}, got {number.type}")
 
     def check_elementwise(self, *values: SSAValue) -> None:
         """Elementwise rule: one element type; same rank, each dimension equal or ``?``

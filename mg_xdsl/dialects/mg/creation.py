@@ -6,6 +6,7 @@ from typing import ClassVar
 
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import (
+    AnyFloat,
     DenseIntOrFPElementsAttr,
     Float64Type,
     FloatAttr,
@@ -148,8 +149,9 @@ class RandomOp(MgOp):
     def value_at(self, index: SSAValue) -> SSAValue:
         """The element at row-major position ``index`` (an ``i64``), built in the current
         (implicit) builder."""
-        element = self.result.type.element_type  # type: ignore[attr-defined]
+        element = self.result.type.element_type
         t = element_types.computed_in(element)
+        assert isinstance(t, AnyFloat), f"random numbers are floats, not {t}"
         words = philox.words(index, self.seed.value.data)
         a, b = (arith.ConstantOp(FloatAttr(x.value.data, t)).result for x in (self.a, self.b))
         if self.distribution.data == "uniform":

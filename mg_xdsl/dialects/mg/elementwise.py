@@ -315,20 +315,20 @@ class ConvertOp(UnaryOp, ScalarComputation):
         self.check_same_shapes(self.input, self.result)
 
     def scalar(self, operands: Sequence[SSAValue], constants: Sequence[SSAValue]) -> SSAValue:
-        return convert_element(operands[0], self.result.type.element_type)  # type: ignore[attr-defined]
+        return convert_element(operands[0], self.result.type.element_type)
 
 
 class MathUnaryOp(ElementwiseUnaryOp):
     """``f(x)`` element by element, ``f`` the math dialect's op ``MATH``; floats only."""
 
-    MATH: ClassVar[type[IRDLOperation]]
+    MATH: ClassVar[type[math.FloatingPointLikeUnaryMathOperation]]
     traits = traits_def(LoweredElementTypes(FLOATS))
 
     def scalar(self, operands: Sequence[SSAValue], constants: Sequence[SSAValue]) -> SSAValue:
         return self.MATH(operands[0]).result
 
 
-def _math_unary(function: str, op: type[IRDLOperation], doc: str) -> type[MathUnaryOp]:
+def _math_unary(function: str, op: type[math.FloatingPointLikeUnaryMathOperation], doc: str) -> type[MathUnaryOp]:
     cls = type(
         f"{function.capitalize()}Op",
         (MathUnaryOp,),
@@ -337,7 +337,7 @@ def _math_unary(function: str, op: type[IRDLOperation], doc: str) -> type[MathUn
             "MATH": op,
             "__doc__": doc,
             "__module__": __name__,
-            "__annotations__": {"MATH": ClassVar[type[IRDLOperation]]},
+            "__annotations__": {"MATH": ClassVar[type[math.FloatingPointLikeUnaryMathOperation]]},
         },
     )
     return irdl_op_definition(cls)

@@ -3,6 +3,7 @@
 """
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from xdsl.dialects.builtin import (
     DenseArrayBase,
@@ -11,8 +12,9 @@ from xdsl.dialects.builtin import (
     TensorType,
     i64,
 )
-from xdsl.ir import SSAValue
+from xdsl.ir import OpResult, SSAValue
 from xdsl.irdl import (
+    Operand,
     ParsePropInAttrDict,
     irdl_op_definition,
     operand_def,
@@ -63,6 +65,11 @@ class IndexingOp(MgOp):
 class IndexingAddOp(IndexingOp):
     """Base of ``mg.index_add`` and ``mg.scatter_add``: ``base`` (of numbers) with ``values``
     added where the positions say; the result of ``base``'s type."""
+
+    if TYPE_CHECKING:  # what each subclass defines (operand_def, result_def)
+        base: Operand
+        values: Operand
+        result: OpResult[TensorType]
 
     def positions(self) -> tuple[SSAValue, str]:
         """The operand holding the positions, and what the messages call them."""
@@ -232,7 +239,7 @@ class ExtractOp(MgOp):
     def __init__(self, input: SSAValue, indices: Sequence[int]):
         super().__init__(
             operands=[input],
-            result_types=[tensor_type((), input.type.element_type)],  # type: ignore[attr-defined]
+            result_types=[tensor_type((), tensor_type_of(input).element_type)],
             properties={"indices": DenseArrayBase.from_list(i64, list(indices))},
         )
 

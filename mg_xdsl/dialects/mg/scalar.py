@@ -8,14 +8,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from xdsl.dialects import arith, cf, math
-from xdsl.dialects.builtin import (
-    i16,
-    i32,
-)
+from xdsl.dialects.builtin import AnyFloat, IntegerType, i16, i32
 from xdsl.ir import Attribute, SSAValue
-from xdsl.irdl import (
-    IRDLOperation,
-)
+from xdsl.irdl import IRDLOperation
 
 from mg_xdsl.core import element_types
 
@@ -23,7 +18,9 @@ from mg_xdsl.core import element_types
 # it: for floats, and for (signed) integers.
 # (maximumf/minimumf propagate NaN, as NumPy's maximum and minimum; pow and atan2 have no
 # integer form, and their ops take floats only.)
-BINARY_ARITH: dict[str, tuple[type[IRDLOperation], type[IRDLOperation] | None]] = {
+FloatBinaryOp = type[arith.FloatingPointLikeBinaryOperation] | type[math.FloatingPointLikeBinaryMathOperation]
+IntegerBinaryOp = type[arith.SignlessIntegerBinaryOperation]
+BINARY_ARITH: dict[str, tuple[FloatBinaryOp, IntegerBinaryOp | None]] = {
     "add": (arith.AddfOp, arith.AddiOp),
     "sub": (arith.SubfOp, arith.SubiOp),
     "mul": (arith.MulfOp, arith.MuliOp),
@@ -131,7 +128,7 @@ def narrowed(x: SSAValue, element: Attribute) -> SSAValue:
     return narrow_to_bf16(x)
 
 
-class ScalarComputation:
+class ScalarComputation(IRDLOperation):
     """The interface of the elementwise ops: one element of the result from one element of
     each operand. ``scalar`` makes arith ops in the current (implicit) builder; the numbers it
     needs are made by the caller, once, from ``scalar_constants`` (a loop nest makes them
@@ -148,12 +145,12 @@ class ScalarComputation:
 
     def compute(self, operands: Sequence[SSAValue], constants: Sequence[SSAValue]) -> SSAValue:
         result = self.scalar([widened(v) for v in operands], [widened(v) for v in constants])
-        return narrowed(result, self.results[0].type.element_type)  # type: ignore[attr-defined]
+        return narrowed(result, element_types.element_of(self.results[0].type))
 
 
 @dataclass(frozen=True)
 class Reduction:
-    combine: type[IRDLOperation]  # the arith op that folds an element into the running value
+    combine: FloatBinaryOp | IntegerBinaryOp  # the arith op that folds an element into the running value
     identity: float  # where the fold starts: the value that leaves any element as it is
 
 
@@ -173,9 +170,14 @@ REDUCTIONS: dict[str, Reduction] = {
 }
 
 
+def _integer_form(op: str) -> IntegerBinaryOp:
+    integer_op = BINARY_ARITH[op][1]
+    assert integer_op is not None, f"the reduction {op} has no integer form"
+    return integer_op
+
+
 INTEGER_REDUCTIONS: dict[str, Reduction] = {
-    kind: Reduction(BINARY_ARITH[op][1], identity)  # type: ignore[arg-type]
-    for kind, (op, identity) in _REDUCTION_KINDS.items()
+    kind: Reduction(_integer_form(op), identity) for kind, (op, identity) in _REDUCTION_KINDS.items()
 }
 
 
@@ -197,17 +199,21 @@ def convert_element(x: SSAValue, to: Attribute) -> SSAValue:
             return arith.CmpfOp(x, _constant(0.0, x.type), "une").result
         return arith.CmpiOp(x, _constant(0, x.type), "ne").result
     if element_types.is_bool(source):  # false and true are 0 and 1
-        if element_types.is_float(to):
+        if isinstance(to, AnyFloat):
             return arith.UIToFPOp(x, to).result
+        assert isinstance(to, IntegerType)
         return arith.ExtUIOp(x, to).result
-    if element_types.is_float(source) and element_types.is_float(to):
-        wider = to.bitwidth > source.bitwidth  # type: ignore[attr-defined]
+    # (From here on, both are scalar types: an element type is never a container.)
+    if isinstance(source, AnyFloat) and isinstance(to, AnyFloat):
+        wider = to.bitwidth > source.bitwidth
         return (arith.ExtFOp if wider else arith.TruncFOp)(x, to).result
-    if element_types.is_integer(source) and element_types.is_integer(to):
-        wider = to.width.data > source.width.data  # type: ignore[attr-defined]
+    if isinstance(source, IntegerType) and isinstance(to, IntegerType):
+        wider = to.width.data > source.width.data
         return (arith.ExtSIOp if wider else arith.TruncIOp)(x, to).result
-    if element_types.is_integer(source):
+    if isinstance(source, IntegerType):
+        assert isinstance(to, AnyFloat)
         return arith.SIToFPOp(x, to).result
+    assert isinstance(to, IntegerType)
     low, high = element_types.integer_range(to)
     too_low = arith.CmpfOp(x, _constant(float(low), x.type), "olt").result  # (powers of two: exact)
     too_high = arith.CmpfOp(x, _constant(float(high + 1), x.type), "oge").result

@@ -32,6 +32,7 @@ from mg_xdsl.dialects.mg.base import (
     UnaryOp,
     shape_of,
     tensor_type,
+    tensor_type_of,
 )
 
 
@@ -50,8 +51,8 @@ class TransposeOp(UnaryOp):
     def __init__(self, input: SSAValue, result_type: Attribute | None = None, permutation: Sequence[int] | None = None):
         if result_type is None:
             result_type = tensor_type(
-                shapes.transpose_shape(shape_of(input.type), permutation), input.type.element_type
-            )  # type: ignore[attr-defined]
+                shapes.transpose_shape(shape_of(input.type), permutation), tensor_type_of(input).element_type
+            )
         super().__init__(input, result_type)
         if permutation is not None:
             self.permutation = DenseArrayBase.from_list(i64, list(permutation))
@@ -108,7 +109,8 @@ class ConcatOp(MgOp):
                 + ", ".join(fmt_shape(s) for s in [*found, result])
             )
         sizes = [s[axis] for s in found]
-        want = None if None in sizes else sum(sizes)  # type: ignore[arg-type]
+        known = [s for s in sizes if s is not None]
+        want = sum(known) if len(known) == len(sizes) else None
         if not shapes.dims_compatible(want, result[axis]):
             raise self.fail(
                 f"the result's size along the axis must be the inputs' sum {fmt_dim(want)}, got {fmt_dim(result[axis])}"
@@ -131,7 +133,7 @@ class SliceOp(UnaryOp):
 
     def __init__(self, input: SSAValue, axis: int, start: int, stop: int):
         shape = shapes.slice_shape(shape_of(input.type), axis, start, stop)
-        super().__init__(input, tensor_type(shape, input.type.element_type))  # type: ignore[attr-defined]
+        super().__init__(input, tensor_type(shape, tensor_type_of(input).element_type))
         self.axis, self.start, self.stop = (IntegerAttr(v, i64) for v in (axis, start, stop))
 
     def verify_(self) -> None:
@@ -177,8 +179,9 @@ class CastOp(UnaryOp):
     def check_message(self, dim: int) -> str:
         """The message of the run-time check that dimension ``dim`` has its static size."""
         messages = self.attributes.get(CHECK_MESSAGES)
-        if isinstance(messages, ArrayAttr) and messages.data[dim].data:  # type: ignore[attr-defined]
-            return messages.data[dim].data  # type: ignore[attr-defined]
+        message = messages.data[dim] if isinstance(messages, ArrayAttr) else None
+        if isinstance(message, StringAttr) and message.data:  # (the verifier: one string per dimension)
+            return message.data
         return f"{self.name}: dimension {dim} differs at runtime from the static size {shape_of(self.result.type)[dim]}"
 
 

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from xdsl.builder import Builder
 from xdsl.context import Context
 from xdsl.dialects import affine, func
-from xdsl.dialects.builtin import IntegerAttr, ModuleOp
+from xdsl.dialects.builtin import AffineMapAttr, IntegerAttr, ModuleOp
 from xdsl.ir import Block, SSAValue
 from xdsl.ir.affine import AffineConstantExpr, AffineExpr, AffineMap
 from xdsl.passes import ModulePass
@@ -39,7 +39,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from mg_xdsl.support.loop_builders import index
 
 
-def constant_bound(bound: affine.AffineMapAttr) -> int | None:
+def constant_bound(bound: AffineMapAttr) -> int | None:
     """The value of a bound map with no operands and one constant result."""
     m = bound.data
     if m.num_dims or m.num_symbols or len(m.results) != 1:
@@ -53,6 +53,7 @@ def entry_constant(loop: affine.ForOp, value: int, made: dict) -> SSAValue:
     its affine scope (a constant in a loop's body is not a valid dimension upstream)."""
     scope = loop.parent_op()
     while not isinstance(scope, func.FuncOp | ModuleOp):
+        assert scope is not None, "an affine.for outside any function"
         scope = scope.parent_op()
     key = (scope, value)
     if key not in made:
@@ -84,10 +85,10 @@ def normalize(loop: affine.ForOp, lower: int, upper: int, step: int) -> None:
     iv = loop.body.block.args[0]
     b = Builder(InsertPoint.at_start(loop.body.block))
     d0 = AffineExpr.dimension(0)
-    old = b.insert(affine.ApplyOp([iv], affine.AffineMapAttr(AffineMap(1, 0, (d0 * step + lower,)))))
+    old = b.insert(affine.ApplyOp([iv], AffineMapAttr(AffineMap(1, 0, (d0 * step + lower,)))))
     iv.replace_uses_with_if(old.result, lambda use: use.operation is not old)
-    loop.lowerBoundMap = affine.AffineMapAttr(AffineMap.constant_map(0))
-    loop.upperBoundMap = affine.AffineMapAttr(AffineMap.constant_map(trips))
+    loop.lowerBoundMap = AffineMapAttr(AffineMap.constant_map(0))
+    loop.upperBoundMap = AffineMapAttr(AffineMap.constant_map(trips))
     loop.step = IntegerAttr.from_index_int_value(1)
 
 

@@ -104,6 +104,6 @@ class OptnoneSmallFunctionsPass(ModulePass):
             if n is None or n > self.max_work:
                 continue
             old = f.attributes.get("passthrough")
-            names = [a.data for a in old] if isinstance(old, ArrayAttr) else []  # type: ignore[attr-defined]
+            names = [a.data for a in old] if isinstance(old, ArrayAttr) else []
             names += [a for a in ("noinline", "optnone") if a not in names]
             f.attributes["passthrough"] = ArrayAttr([StringAttr(a) for a in names])

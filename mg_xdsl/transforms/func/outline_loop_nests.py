@@ -69,12 +69,14 @@ def outline(ops: list[Operation], name: str) -> func.FuncOp | None:
     """Move the run ``ops`` (consecutive ops of one block) into a new function ``@name`` and
     call it where they were; ``None`` (nothing changed) where that cannot be done."""
     moved = {inner for op in ops for inner in op.walk()}
-    returned = [r for op in ops for r in op.results if any(use.operation not in moved for use in r.uses)]
+    returned: list[SSAValue] = [
+        r for op in ops for r in op.results if any(use.operation not in moved for use in r.uses)
+    ]
     if any(isinstance(v.owner, memref.AllocaOp) for v in returned):
         return None
-    for v in [v for v in returned if isinstance(v.owner, arith.ConstantOp)]:
+    for v, constant in [(v, v.owner) for v in returned if isinstance(v.owner, arith.ConstantOp)]:
         # A constant used after the run is made again before the call, not returned.
-        copy = v.owner.clone()
+        copy = constant.clone()
         Rewriter.insert_op(copy, InsertPoint.before(ops[0]))
         copy.results[0].name_hint = v.name_hint
         _redirect_uses_outside(v, copy.results[0], moved)
@@ -82,20 +84,22 @@ def outline(ops: list[Operation], name: str) -> func.FuncOp | None:
     # An unranked memref (what a print takes) points to a descriptor on the stack of the
     # function that cast it: one returned from the new function would point into its freed
     # frame. Its ranked source is returned instead, and the cast made again after the call.
-    unranked = [v for v in returned if isinstance(v.type, UnrankedMemRefType)]
-    for v in unranked:
+    unranked: list[tuple[SSAValue, memref.CastOp]] = []
+    for v in [v for v in returned if isinstance(v.type, UnrankedMemRefType)]:
         assert isinstance(v.owner, memref.CastOp), f"an unranked memref from {v.owner}"
+        unranked.append((v, v.owner))
         returned.remove(v)
         source = v.owner.source
         if source.owner in moved and source not in returned:
             returned.append(source)
     constants, passed = split_captures(captured_values(ops))
     block = Block(arg_types=[v.type for v in passed])
-    mapping = dict(zip(passed, block.args))
+    mapping: dict[SSAValue, SSAValue] = dict(zip(passed, block.args))
     for v, arg in mapping.items():
         arg.name_hint = v.name_hint
     for v in constants:
-        constant = v.owner.clone()  # type: ignore[union-attr]
+        assert isinstance(v.owner, arith.ConstantOp)  # (split_captures' constants)
+        constant = v.owner.clone()
         block.add_op(constant)
         mapping[v] = constant.results[0]
     call = func.CallOp(name, passed, [v.type for v in returned])
@@ -103,8 +107,8 @@ def outline(ops: list[Operation], name: str) -> func.FuncOp | None:
     for v, result in zip(returned, call.results):
         result.name_hint = v.name_hint
         _redirect_uses_outside(v, result, moved)
-    for v in unranked:
-        cast = v.owner.clone()  # type: ignore[union-attr]
+    for v, unranked_cast in unranked:
+        cast = unranked_cast.clone()
         source = cast.operands[0]
         if source in returned:
             cast.operands[0] = call.results[returned.index(source)]

@@ -48,8 +48,10 @@ After::
     }
 """
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cache
+from typing import TypeGuard
 
 from xdsl.context import Context
 from xdsl.dialects import memref
@@ -61,6 +63,7 @@ from xdsl.ir.affine import AffineMap
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
+from mg_xdsl.support.buffers import element_type_of
 from mg_xdsl.support.loop_builders import constant_value
 from mg_xdsl.support.op_builders import linalg_generic
 from mg_xdsl.transforms.memref.memref_views import base
@@ -68,15 +71,17 @@ from mg_xdsl.transforms.memref.memref_views import base
 identity = cache(AffineMap.identity)
 
 
-def is_elementwise(op: Operation) -> bool:
+def is_elementwise(op: Operation) -> TypeGuard[linalg.GenericOp]:
     """All loops parallel, one output (one value yielded) through the identity map, whose
     old value the body does not read."""
     if not isinstance(op, linalg.GenericOp):
         return False
     block = op.body.block
     out_map = op.indexing_maps.data[-1].data
+    yielded = block.last_op
     return (
-        len(block.last_op.operands) == 1  # type: ignore[union-attr]
+        yielded is not None
+        and len(yielded.operands) == 1
         and all(it.data == IteratorType.PARALLEL for it in op.iterator_types)
         and out_map == identity(out_map.num_dims)
         and not block.args[-1].uses
@@ -104,7 +109,7 @@ def producer(
         if user is consumer and use.index < len(consumer.operands) - 1 and _reads_each_once(consumer, use.index):
             reads += 1
         elif writer is None and use.index == len(user.operands) - 1 and is_elementwise(user):
-            writer = user  # type: ignore[assignment]
+            writer = user
         else:
             return None
     if reads != 1 or writer is None or writer.parent is not consumer.parent:
@@ -123,7 +128,7 @@ def _writes_in_place(op: Operation, buffer: SSAValue) -> bool:
     return isinstance(op, linalg.GenericOp) and op.operands[-1] is buffer and buffer in op.operands[:-1]
 
 
-def updated_in_place(generics: list[Operation]) -> frozenset[SSAValue]:
+def updated_in_place(generics: Sequence[Operation]) -> frozenset[SSAValue]:
     """The buffers that one of ``generics`` updates in place: found once, so that a buffer
     read ten thousand times is not searched for such a writer at each read."""
     return frozenset(g.operands[-1] for g in generics if _writes_in_place(g, g.operands[-1]))
@@ -191,7 +196,7 @@ class Tree:
         """Each generic's body in turn, its operands the tree's inputs or the values its
         producers yield."""
         root_out = self.root.body.block.args[-1]
-        block = Block(arg_types=[*(v.type.element_type for v, _ in self.inputs), root_out.type])  # type: ignore[attr-defined]
+        block = Block(arg_types=[*(element_type_of(v) for v, _ in self.inputs), root_out.type])
         yielded: dict[linalg.GenericOp, SSAValue] = {}
         for op in self.ops:
             args = op.body.block.args

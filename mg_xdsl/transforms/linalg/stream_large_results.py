@@ -64,6 +64,7 @@ from xdsl.dialects import arith, func, llvm, memref, vector
 from xdsl.dialects.builtin import (
     ArrayAttr,
     BoolAttr,
+    FixedBitwidthType,
     IntegerAttr,
     MemRefType,
     ModuleOp,
@@ -104,6 +105,18 @@ class Streamable:
     out: SSAValue
     alloc: memref.AllocOp
 
+    @property
+    def out_type(self) -> MemRefType:
+        t = self.out.type
+        assert isinstance(t, MemRefType)  # (the result of a memref.alloc)
+        return t
+
+    @property
+    def element(self) -> FixedBitwidthType:
+        element = self.out_type.element_type
+        assert isinstance(element, FixedBitwidthType)  # (match took no other element type)
+        return element
+
 
 def match(op: Operation) -> Streamable | None:
     if not is_elementwise(op):
@@ -121,7 +134,7 @@ def match(op: Operation) -> Streamable | None:
     elements = [element_types.element_of(v.type) for v in (*op.inputs, out)]
     if any(element_types.is_bool(e) or element_types.computed_in(e) != e for e in elements):
         return None  # (a vector of i1 is packed in bits, its buffer a byte each; bf16, computed in f32, is converted bit by bit)
-    if not all(isinstance(v.type, MemRefType) and v.type.layout == out.type.layout for v in op.inputs):
+    if not all(isinstance(v.type, MemRefType) and v.type.layout == out.owner.memref.type.layout for v in op.inputs):
         return None  # only identity layouts flatten (a scalar input has no flat index either)
     return Streamable(op, list(op.inputs), out, out.owner)
 
@@ -164,9 +177,9 @@ def apply_body(b: Builder, op: linalg.GenericOp, args: Sequence[SSAValue], lanes
 
 def stream(b: Builder, found: Streamable, lanes: int) -> None:
     """The vector loop with non-temporal stores that fills ``found.out``."""
-    element = found.out.type.element_type  # type: ignore[attr-defined]
+    element = found.element
     vector_type = VectorType(element, [lanes])
-    n = index(b, prod(found.out.type.get_shape()))  # type: ignore[attr-defined]
+    n = index(b, prod(found.out_type.get_shape()))
     flat_inputs = [flattened(b, v) for v in found.inputs]
     flat_out = flattened(b, found.out)
     alignment = IntegerAttr(lanes * element.bitwidth // 8, i64)
@@ -239,7 +252,7 @@ class StreamLargeResultsPass(ModulePass):
             found = match(candidate)
             if found is None or not self.worth_streaming(found):
                 continue
-            element_bits = found.out.type.element_type.bitwidth  # type: ignore[attr-defined]
+            element_bits = found.element.bitwidth
             lanes = max(1, bits // element_bits)
             stream(Builder(InsertPoint.before(candidate)), found, lanes)
             Rewriter.erase_op(candidate)

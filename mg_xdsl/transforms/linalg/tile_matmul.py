@@ -2,7 +2,8 @@
 kernel, ``@mg_matmul_<element>`` (``mg_xdsl.kernels.matmul``: packed, cache-tiled,
 register-blocked vector code, its row blocks in parallel).
 
-A matrix product is recognised by what it is, not by its loops: a ``linalg.matmul``, or any
+A matrix product is recognised by what it is, not by its loops (the kernel's
+``match_product`` says which ops it computes): a ``linalg.matmul``, or any
 structured op with two parallel loops ``i, j`` and one reduction loop ``k`` (in any order)
 that reads ``A[i, k]`` and ``B[k, j]``, accumulates into ``C[i, j]``, and whose body is a
 multiply and an add (``C = C + A * B``, either operand order). A batched product has
@@ -34,93 +35,21 @@ from dataclasses import dataclass
 
 from xdsl.builder import Builder
 from xdsl.context import Context
-from xdsl.dialects import arith, memref
+from xdsl.dialects import memref
 from xdsl.dialects.builtin import DYNAMIC_INDEX, DenseArrayBase, MemRefType, ModuleOp, StridedLayoutAttr, i64
 from xdsl.dialects.linalg import ops as linalg
-from xdsl.dialects.linalg.abstract_ops import LinalgStructuredOperation
-from xdsl.dialects.linalg.attrs import IteratorType
-from xdsl.ir import Block, Operation, SSAValue
-from xdsl.ir.affine import AffineDimExpr, AffineMap
+from xdsl.ir import SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from mg_xdsl.core.target import DEFAULT, TYPICAL_CACHES, Caches, VectorUnit
-from mg_xdsl.kernels.matmul import MatmulOperands, matmul_kernel
-from mg_xdsl.kernels.shared import call_kernel
+from mg_xdsl.kernels.matmul import match_product, matmul_kernel
+from mg_xdsl.kernels.shared import call_kernel, element_type
 from mg_xdsl.support.buffers import static_strides_and_offset
 from mg_xdsl.support.loop_builders import for_loop, index
 from mg_xdsl.support.op_builders import memref_alloc
 
-PARALLEL, REDUCTION = IteratorType.PARALLEL, IteratorType.REDUCTION
-
 MIN_WORK = 32 * 32 * 32
-
-
-@dataclass
-class Product:
-    """A matched product: its operands, which inputs it reads transposed, and how many
-    leading batch axes it has (each a matrix product of its own)."""
-
-    operands: MatmulOperands
-    transposed: tuple[bool, bool]
-    batch: int = 0
-
-    def sizes(self) -> tuple[int, int, int]:
-        """M, N and K of each product (negative where dynamic)."""
-        a, b = (v.type.get_shape()[self.batch :] for v in (self.operands.a, self.operands.b))  # type: ignore[attr-defined]
-        m, k = a[::-1] if self.transposed[0] else a
-        n = b[0] if self.transposed[1] else b[1]
-        return m, n, k
-
-
-def _dims(m: AffineMap) -> tuple[int, ...] | None:
-    if not all(isinstance(e, AffineDimExpr) for e in m.results):
-        return None
-    return tuple(e.position for e in m.results)  # type: ignore[attr-defined]
-
-
-def _is_multiply_add(block: Block) -> bool:
-    """``yield(acc + a * b)``, in either order of either operation."""
-    a, b, acc = block.args
-    ops = list(block.ops)
-    if len(ops) != 3:
-        return False
-    product, total, yielded = ops
-    return (
-        isinstance(product, arith.MulfOp)
-        and set(product.operands) == {a, b}
-        and isinstance(total, arith.AddfOp)
-        and set(total.operands) == {product.result, acc}
-        and isinstance(yielded, linalg.YieldOp)
-        and list(yielded.operands) == [total.result]
-    )
-
-
-def match(op: Operation) -> Product | None:
-    if not isinstance(op, LinalgStructuredOperation) or len(op.inputs) != 2 or len(op.outputs) != 1:
-        return None
-    iterators = [it.data for it in op.get_iterator_types()]
-    if len(iterators) < 3 or iterators.count(REDUCTION) != 1:
-        return None
-    k = iterators.index(REDUCTION)  # (in any loop order: batched products run (b, i, k, j))
-    a_map, b_map, c_map = (_dims(m.data) for m in op.get_indexing_maps())
-    if c_map is None or sorted((*c_map, k)) != list(range(len(iterators))):
-        return None
-    *lead, i, j = c_map
-    batch = len(lead)
-    # (A batch of transposed operands is left as loops: its copies would be batches too.)
-    a_forms = ((*lead, i, k), (*lead, k, i)) if not batch else ((*lead, i, k),)
-    b_forms = ((*lead, k, j), (*lead, j, k)) if not batch else ((*lead, k, j),)
-    if c_map != (*lead, i, j) or a_map not in a_forms or b_map not in b_forms:
-        return None
-    if not _is_multiply_add(op.body.block):
-        return None
-    a, b = op.inputs
-    return Product(
-        MatmulOperands(a, b, op.outputs[0]),
-        (a_map == a_forms[-1] != a_forms[0], b_map == b_forms[-1] != b_forms[0]),
-        batch,
-    )
 
 
 def batch_matrix(b: Builder, v: SSAValue, at: Sequence[SSAValue]) -> SSAValue:
@@ -157,9 +86,10 @@ def each_matrix(b: Builder, batch: int, out: SSAValue, body: Callable[[Builder, 
 def transposed_copy(b: Builder, v: SSAValue) -> SSAValue:
     """A new buffer holding the transpose of ``v``."""
     t = v.type
-    shape = t.get_shape()  # type: ignore[attr-defined]
+    assert isinstance(t, MemRefType)
+    shape = t.get_shape()
     dynamic = [b.insert(memref.DimOp(v, index(b, d))).result for d in (1, 0) if shape[d] < 0]
-    out = b.insert(memref_alloc(dynamic, MemRefType(t.element_type, shape[::-1]))).memref  # type: ignore[attr-defined]
+    out = b.insert(memref_alloc(dynamic, MemRefType(t.element_type, shape[::-1]))).memref
     b.insert(linalg.TransposeOp(v, out, DenseArrayBase.from_list(i64, [1, 0])))
     return out
 
@@ -185,7 +115,7 @@ class TileMatmulPass(ModulePass):
         unit = VectorUnit(self.vector_bits, self.vector_registers, self.fma)
         caches = Caches(self.l1_cache, self.l2_cache, self.l3_cache)
         for product in list(op.walk()):
-            matched = match(product)
+            matched = match_product(product)
             if matched is None:
                 continue
             sizes = matched.sizes()
@@ -195,7 +125,7 @@ class TileMatmulPass(ModulePass):
             lhs, rhs, out = matched.operands.a, matched.operands.b, matched.operands.c
             lhs = transposed_copy(builder, lhs) if matched.transposed[0] else lhs
             rhs = transposed_copy(builder, rhs) if matched.transposed[1] else rhs
-            kernel = matmul_kernel(op, out.type.element_type, unit, caches)  # type: ignore[attr-defined]
+            kernel = matmul_kernel(op, element_type(out), unit, caches)
             each_matrix(
                 builder,
                 matched.batch,

@@ -2,7 +2,8 @@
 reduction kernels (``mg_xdsl.kernels.reductions``: vector loops that run at memory speed,
 rows or row blocks in parallel).
 
-A reduction is recognised by what it is: a ``linalg.generic`` over two loops that reads one
+A reduction is recognised by what it is (the kernels' ``match_reduction`` says which ops
+they compute): a ``linalg.generic`` over two loops that reads one
 input through the identity map and folds each element into its result cell with one of the
 combining ops of ``mg.REDUCTIONS`` (``arith.addf``, ``arith.maximumf``, either operand
 order), the cell one per row (iterators ``parallel, reduction``, output map
@@ -26,7 +27,7 @@ the kernel function to the module the first time it is called. The kernels fold 
 result's cells as they are (``convert-mg-to-linalg`` fills them with the identity first).
 Their vector width and number of accumulators are the target's (``mg_xdsl.core.target.reduction_vectors``; the pass options
 name its vector unit, by default AVX-512's); ``row-block`` and ``rows-at-once`` shape the
-column kernel. A sum is reassociated: the result may differ from the chapter's
+column kernel. A sum is reassociated: the result may differ from the reference pipeline's
 left-to-right order in the last bits (a maximum does not change).
 
 The cost model: small reductions are left as they are, those of static sizes with fewer than
@@ -39,63 +40,21 @@ from dataclasses import dataclass
 
 from xdsl.builder import Builder
 from xdsl.context import Context
-from xdsl.dialects.builtin import ModuleOp
-from xdsl.dialects.linalg import ops as linalg
-from xdsl.dialects.linalg.attrs import IteratorType
-from xdsl.ir import Operation, SSAValue
-from xdsl.ir.affine import AffineMap
+from xdsl.dialects.builtin import MemRefType, ModuleOp
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from mg_xdsl.core.target import DEFAULT, ReductionVectors, VectorUnit, reduction_vectors
-from mg_xdsl.kernels.reductions import COMBINE, ROW_BLOCK, ROWS_AT_ONCE, reduction_kernel
-from mg_xdsl.kernels.shared import call_kernel
-
-PARALLEL, REDUCTION = IteratorType.PARALLEL, IteratorType.REDUCTION
+from mg_xdsl.kernels.reductions import ROW_BLOCK, ROWS_AT_ONCE, Reduction, match_reduction, reduction_kernel
+from mg_xdsl.kernels.shared import call_kernel, element_type
 
 MIN_ELEMENTS = 4096  # smaller static reductions stay scalar (see the module's docstring)
 
 
-@dataclass
-class Reduction:
-    """A matched reduction: ``out[dst] = combine(out[dst], in[i, j])`` for all ``i < M, j < N``."""
-
-    op: linalg.GenericOp
-    out: SSAValue
-    input: SSAValue
-    combine: type[Operation]
-    axis: int  # 1: one cell per row, [i, 0]; 0: one cell per column, [0, j]
-
-
-ROW_CELLS = AffineMap.from_callable(lambda i, j: (i, 0))
-COLUMN_CELLS = AffineMap.from_callable(lambda i, j: (0, j))
-FOLDS = {(PARALLEL, REDUCTION, ROW_CELLS): 1, (REDUCTION, PARALLEL, COLUMN_CELLS): 0}
-
-
-def match(op: Operation) -> Reduction | None:
-    if not isinstance(op, linalg.GenericOp) or len(op.inputs) != 1 or len(op.outputs) != 1:
-        return None
-    in_map, out_map = (m.data for m in op.indexing_maps)
-    axis = FOLDS.get((*(it.data for it in op.iterator_types), out_map))  # type: ignore[arg-type]
-    if axis is None or in_map != AffineMap.identity(2):
-        return None
-    x, acc = op.body.block.args
-    body = list(op.body.block.ops)
-    if len(body) != 2:
-        return None
-    combined, yielded = body
-    if (
-        type(combined) not in COMBINE
-        or set(combined.operands) != {x, acc}
-        or not isinstance(yielded, linalg.YieldOp)
-        or list(yielded.operands) != [combined.results[0]]
-    ):
-        return None
-    return Reduction(op, op.outputs[0], op.inputs[0], type(combined), axis)
-
-
 def worth_vectorizing(found: Reduction, min_elements: int, vectors: ReductionVectors) -> bool:
-    rows, cols = found.input.type.get_shape()  # type: ignore[attr-defined]
+    t = found.input.type
+    assert isinstance(t, MemRefType)
+    rows, cols = t.get_shape()
     if found.axis == 1 and cols >= 0 and cols < vectors.step:
         return False
     return not (rows >= 0 and cols >= 0 and rows * cols < min_elements)
@@ -126,10 +85,10 @@ class VectorizeReductionsPass(ModulePass):
             datapath=self.datapath_bits,
         )
         for candidate in list(op.walk()):
-            found = match(candidate)
+            found = match_reduction(candidate)
             if found is None:
                 continue
-            element = found.out.type.element_type  # type: ignore[attr-defined]
+            element = element_type(found.out)
             vectors = reduction_vectors(unit, element.bitwidth)
             if not worth_vectorizing(found, self.min_elements, vectors):
                 continue

@@ -64,9 +64,10 @@ def _static(t: Attribute) -> tuple[list[int], int] | None:
     if not isinstance(t, MemRefType) or DYNAMIC_INDEX in t.get_shape():
         return None
     strides, offset = static_strides_and_offset(t)
-    if offset is None or None in strides:
+    known = [s for s in strides if s is not None]
+    if offset is None or len(known) != len(strides):
         return None
-    return strides, offset  # type: ignore[return-value]
+    return known, offset
 
 
 def subview(source: SSAValue, axis: int, start: int, stop: int, sizes: Sequence[int | SSAValue]) -> SSAValue:
@@ -77,7 +78,8 @@ def subview(source: SSAValue, axis: int, start: int, stop: int, sizes: Sequence[
     assert isinstance(t, MemRefType)
     strides, offset = static_strides_and_offset(t)
     if start and offset is not None:
-        offset = None if strides[axis] is None else offset + start * strides[axis]  # type: ignore[operator]
+        stride = strides[axis]
+        offset = None if stride is None else offset + start * stride
     shape = [stop - start if d == axis else s for d, s in enumerate(t.get_shape())]
     view = MemRefType(t.element_type, shape, StridedLayoutAttr(strides, offset))
     rank = len(shape)
@@ -144,13 +146,18 @@ def _row_major_strides(sizes: Sequence[int | SSAValue]) -> list[int | SSAValue]:
     return list(reversed(strides))
 
 
-def reshape_view(source: SSAValue, shape: Sequence[int]) -> SSAValue | None:
-    """The elements of ``source`` in another static ``shape``, if ``source`` is contiguous
+def reshape_view(source: SSAValue, shape: Sequence[int | None]) -> SSAValue | None:
+    """The elements of ``source`` in another static ``shape`` (``None`` for a ``?`` size), if ``source`` is contiguous
     from offset 0 (static shape, identity layout); else ``None``. The view is contiguous from
     offset 0 too."""
     t = to_memref(source.type)
     if not isinstance(t, MemRefType) or _static(t) is None or not isinstance(t.layout, NoneAttr):
         return None
-    view = MemRefType(t.element_type, shape)
-    strides, _ = static_strides_and_offset(view)
-    return memref.ReinterpretCastOp(source, [], [], [], [0], shape, strides, view).result  # type: ignore[arg-type]
+    sizes = [d for d in shape if d is not None]
+    if len(sizes) != len(shape):  # (``None``: a ``?`` size, which a static source never gives)
+        return None
+    view = MemRefType(t.element_type, sizes)
+    static = _static(view)
+    assert static is not None  # (a static shape, the identity layout)
+    strides, _ = static
+    return memref.ReinterpretCastOp(source, [], [], [], [0], sizes, strides, view).result
