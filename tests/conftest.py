@@ -16,6 +16,10 @@ EXAMPLES = ROOT / "examples"
 BIN = Path(sys.executable).parent
 ADDRESS = re.compile(r"base@ = 0x[0-9a-fA-F]+")
 
+# The tests import conftest's helpers and tests/helpers/ by name (tests/ on the path), and
+# the benchmarks' workloads as benchmarks.workloads (the repository root on the path), from
+# whichever folder a test runs.
+sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 # Every compilation in the tests (in this process and in the `mgc` runs it starts) verifies
