@@ -1,6 +1,7 @@
 """The Python API: defs as callables on NumPy arrays, by position or by name; shape and type
 errors before the call, naming what was expected and what was given; failed run-time checks
-and allocations as exceptions the interpreter survives; results that own their memory."""
+and allocations as exceptions the interpreter survives; results that own their memory; arrays
+of every rank and element type, bool and bfloat16 included, taken and returned."""
 
 import gc
 import re
@@ -10,9 +11,11 @@ import threading
 import warnings
 from pathlib import Path
 
+import ml_dtypes
 import numpy as np
 import pytest
 from conftest import mgc
+from helpers.reference import divide
 
 import mg_xdsl
 from mg_xdsl.api import MgWarning, RuntimeCheckFailed, ShapeMismatch
@@ -591,3 +594,97 @@ def test_each_guard_calls_its_function_with_the_functions_own_parameters():
         called = re.search(rf"call void @_mlir_ciface_{name}\(([^)]*)\)", guard).group(1)
         params = len(comp.signatures[name].params)
         assert defined.count("ptr") == declared.count("ptr") == called.count("ptr") == params + 1, name
+
+
+# -- every rank and element type, bool and bfloat16 arrays included -------------------------
+
+
+def test_the_api_takes_and_returns_every_rank():
+    lib = mg_xdsl.compile(
+        "def f(x: tensor[?x3x?], y: tensor[?x3x?]) = x * y - 1\n"
+        "def b(x: tensor[4x3x5], y: tensor[3x1]) = x * y - 1\n"
+        "def g(x: tensor[]) = -x\n"
+        "def h(v: tensor[?]) = relu(v)\n"
+    )
+    rng = np.random.default_rng(1)
+    x, y = rng.normal(size=(4, 3, 5)), rng.normal(size=(3, 1))
+    np.testing.assert_array_equal(lib.b(x, y), x * y - 1)
+    np.testing.assert_array_equal(lib.f(x, x), x * x - 1)
+    assert lib.g(2.5).shape == () and lib.g(np.array(2.5)) == -2.5
+    v = rng.normal(size=7)
+    np.testing.assert_array_equal(lib.h(v), np.maximum(v, 0))
+    np.testing.assert_array_equal(lib.h(v[:0]), v[:0])
+    with pytest.raises(mg_xdsl.api.ShapeMismatch, match=r"f: argument 1 \(x\) must be \?x3x\?, got 4x2x5"):
+        lib.f(np.ones((4, 2, 5)), x)
+    with pytest.raises(mg_xdsl.api.ShapeMismatch, match=r"must be a 3-D array of shape \?x3x\?, got a 2-D array"):
+        lib.f(np.ones((3, 3)), x)
+    with pytest.raises(mg_xdsl.api.ShapeMismatch, match=r"g: argument 1 \(x\) must be a 0-D array or a number"):
+        lib.g(np.ones(2))
+
+
+def test_the_api_takes_and_returns_each_dtype():
+    lib = mg_xdsl.compile(
+        "def f(a: tensor[?x3xi32], b: tensor[?x3xi32]) -> tensor[?x3xi32] = a / b\n"
+        "def g(x: tensor[?xf32]) = x * 2 + 1\n"
+        "def h(x: tensor[i64]) = x - 1\n"
+        "def k(a: tensor[2xi64]) = cast(a, f64) / 2\n"
+    )
+    a = np.array([[7, -7, 5], [0, 9, -9]], np.int32)
+    b = np.array([[2, 2, -2], [5, 4, 4]], np.int32)
+    got = lib.f(a, b)
+    assert got.dtype == np.int32
+    np.testing.assert_array_equal(got, divide(a, b))
+    assert lib.g(np.ones(2, np.float32)).dtype == np.float32
+    np.testing.assert_array_equal(lib.g([0.1, 0.2]), np.array([0.1, 0.2], np.float32) * np.float32(2) + np.float32(1))
+    assert lib.h(5) == 4 and lib.h(5).dtype == np.int64
+    assert lib.k(np.array([3, 5], np.int8)).tolist() == [1.5, 2.5]  # int8 -> i64: safe
+    assert repr(lib.f) == "<mg function f(a: ?x3xi32, b: ?x3xi32) -> ?x3xi32>"
+    with pytest.raises(
+        TypeError,
+        match=r"g: argument 1 \(x\) is tensor\[\?xf32\], an array of float32: "
+        r"float64 values do not convert to it without loss",
+    ):
+        lib.g(np.ones(2))
+    # Integers are checked value by value: NumPy's default int64 serves i32 where each fits.
+    np.testing.assert_array_equal(lib.f(np.array([[7, -7, 2**31 - 1]]), b[:1]), [[3, -3, -(2**30) + 1]])
+    with pytest.raises(
+        TypeError,
+        match=r"^f: argument 1 \(a\) is tensor\[\?x3xi32\], an array of int32: the int64 "
+        r"value 2147483648 at \[0, 2\] is outside int32's range \(-2147483648 to "
+        r"2147483647\)",
+    ):
+        lib.f(np.array([[7, -7, 2**31]]), b[:1])
+    with pytest.raises(TypeError, match=r"float64 values do not convert"):
+        lib.f([[1.5, 2, 3]], [[1, 1, 1]])
+    with pytest.raises(mg_xdsl.api.RuntimeCheckFailed, match="mg.div: integer division by zero"):
+        lib.f(a, np.zeros_like(b))
+
+
+def test_the_api_takes_and_returns_bool_arrays():
+    lib = mg_xdsl.compile("def f(x: tensor[?xf32], m: tensor[?xi1]) = where(m, x, -x) > 1\n")
+    got = lib.f(np.array([1, 2, 3], np.float32), [True, False, True])
+    assert got.dtype == np.bool_ and got.tolist() == [False, False, True]
+    with pytest.raises(TypeError, match=r"argument 2 \(m\) is tensor\[\?xi1\], an array of bool: int64 values"):
+        lib.f(np.array([1, 2, 3], np.float32), [1, 0, 1])
+
+
+def test_the_api_takes_and_returns_bfloat16_arrays():
+    lib = mg_xdsl.compile("def f(x: tensor[?xbf16]) = x * 3 + 0.1\ndef g(x: tensor[2x2xbf16]) = x @ x\n")
+    x = np.array([0.1, 1, 2], ml_dtypes.bfloat16)
+    got = lib.f(x)
+    assert got.dtype == ml_dtypes.bfloat16
+    np.testing.assert_array_equal(
+        got.astype(np.float32), (x * ml_dtypes.bfloat16(3) + ml_dtypes.bfloat16(0.1)).astype(np.float32)
+    )
+    np.testing.assert_array_equal(lib.f([0.1, 1, 2]).astype(np.float32), got.astype(np.float32))  # (a list rounds)
+    m = np.array([[0.1, 1], [2, 3]], ml_dtypes.bfloat16)
+    np.testing.assert_array_equal(
+        lib.g(m).astype(np.float32),
+        (m.astype(np.float32) @ m.astype(np.float32)).astype(ml_dtypes.bfloat16).astype(np.float32),
+    )
+    with pytest.raises(
+        TypeError,
+        match=r"float32 values do not convert to it without loss \(convert them with "
+        r"\.astype\(ml_dtypes\.bfloat16\)",
+    ):
+        lib.f(np.ones(2, np.float32))

@@ -1,4 +1,4 @@
-"""The builtins of issue 16: reductions over axes (``sum``, ``prod``, ``max``, ``min``,
+"""Builtins: reductions over axes (``sum``, ``prod``, ``max``, ``min``,
 ``mean`` with ``axes=`` and ``keepdims=``), math functions (``sqrt rsqrt exp log sin cos tanh
 acos asin abs``, ``maximum minimum pow atan2``) and creation (``zeros ones full zeros_like
 ones_like iota``), through ``mgc run`` and the Python API in both CPU pipelines and through
@@ -10,7 +10,7 @@ import shutil
 import ml_dtypes
 import numpy as np
 import pytest
-from conftest import compile_error, mgc
+from conftest import mgc
 from helpers.printed import printed_arrays
 from hypothesis import HealthCheck, given, settings, strategies as st
 
@@ -159,7 +159,7 @@ def test_a_missing_libdevice_is_an_error_naming_the_functions(monkeypatch):
 
 @pytest.mark.parametrize("optimise", [True, False], ids=["optimised", "reference"])
 def test_softmax_works_for_any_number_of_rows(optimise):
-    """The issue's example: the batch dimension is a '?', and the row sums (``?x1``) grow
+    """Softmax over a batch of rows: the batch dimension is a '?', and the row sums (``?x1``) grow
     along their static 1."""
     lib = mg_xdsl.compile(
         "def softmax(x: tensor[?x10]) = exp(x) / sum(exp(x), axes=[1], keepdims=true)\n", optimise=optimise
@@ -169,47 +169,6 @@ def test_softmax_works_for_any_number_of_rows(optimise):
         x = rng.normal(size=(rows, 10)) * 3
         want = np.exp(x) / np.exp(x).sum(axis=1, keepdims=True)
         np.testing.assert_allclose(lib.softmax(x), want, rtol=1e-14)
-
-
-@pytest.mark.parametrize(
-    "source, message",
-    [
-        ("print sum([1, 2], axis=0)", "sum takes the keyword arguments axes, keepdims, not axis"),
-        ("print relu([1], keepdims=true)", "relu takes no keyword arguments, not keepdims"),
-        ("print sum([1, 2], axes=[1])", "sum: axis 1 is out of range for a tensor of rank 1 (axes are -1 to 0)"),
-        ("print sum([[1, 2]], axes=[0, -2])", "sum: axis -2 is given twice"),
-        ("print sum([1, 2], axes=[0.5])", "axes must be a list of integers like [0, 1]"),
-        ("print sum([1, 2], keepdims=1)", "keepdims must be true or false"),
-        ("print sum([1], [2])", "sum takes 1 argument (a tensor, then axes= and keepdims=), got 2"),
-        (
-            "let i: tensor[2xi32] = [1, 2]\nprint mean(i)",
-            "mean needs a float tensor, got a tensor[2xi32] (cast it to f64)",
-        ),
-        ("def f(x: tensor[?x2]) = mean(x, axes=[0])", "mean needs static sizes along the averaged axes, not '?'"),
-        (
-            "let i: tensor[2xi32] = [1, 2]\nprint exp(i)",
-            "exp needs a float tensor, got a tensor[2xi32] (cast it to f64)",
-        ),
-        ("let i: tensor[2xi32] = [1, 2]\nprint pow(i, 2)", "pow needs float tensors, got a tensor[2xi32]"),
-        ("print maximum([1, 2])", "maximum takes 2 arguments (tensors or numbers), got 1"),
-        ("print sum([true, false])", "sum of a tensor[2xi1]: i1 tensors (true/false) have no arithmetic"),
-        ("print zeros([2, 0])", "the shape of zeros must be positive sizes, got [2, 0]"),
-        ("print zeros(2, dtype=f16)", "dtype must be an element type: f64, f32, bf16, i32, i64, i1"),
-        ("print iota([3], dtype=f64)", "iota makes integers: dtype must be i32 or i64, got f64"),
-        ("print iota([3], axis=1)", "iota: axis 1 is out of range for a tensor of rank 1"),
-        ("print full([2], 2.5, dtype=i32)", "full: the number 2.5 is not an integer"),
-        ("print full([2], [1])", "the value of full must be a number, got a tensor[1]"),
-        ("print zeros_like(3)", "zeros_like needs a tensor, got the number 3"),
-        # A number is no matrix: the chapter's row and column reductions say what they need.
-        ("print row_sum(3)", "row_sum needs a matrix (rank 2), got the number 3"),
-        ("print col_max(relu(-3))", "col_max needs a matrix (rank 2), got the number 0"),
-        ("def f(x: tensor[2]) = relu(-1)", "the body of f must be a tensor, got the number 0"),
-        ("print sum([1], axes=[0], axes=[0])", "keyword argument axes is given twice"),
-        ("print sum(axes=[0], [1])", "a positional argument cannot follow the keyword argument axes"),
-    ],
-)
-def test_builtin_errors_say_what_is_wrong(source, message):
-    assert message in compile_error(source)
 
 
 def test_a_number_is_a_rank_0_tensor_to_relu_and_transpose_as_to_exp():
@@ -383,15 +342,3 @@ def test_a_batched_product_with_question_marks_checks_its_sizes_at_run_time():
         lib.f(a, np.ones((2, 5, 4)))
     with pytest.raises(mg_xdsl.api.RuntimeCheckFailed, match="mg.matmul: inner dimensions differ at runtime"):
         lib.f(a, np.ones((3, 4, 4)))
-
-
-@pytest.mark.parametrize(
-    "source, message",
-    [
-        ("print [1, 2] @ [[3], [4]]", "@ needs two matrices (or stacks of them: rank 2 or more)"),
-        ("print ones([2, 2, 3]) @ ones([2, 2, 3])", "inner dimensions 3 and 2 differ"),
-        ("print ones([2, 2, 3]) @ ones([3, 3, 4])", "cannot matrix-multiply shapes 2 and 3: dimensions 2 and 3 differ"),
-    ],
-)
-def test_batched_product_errors_say_what_is_wrong(source, message):
-    assert message in compile_error(source)

@@ -2,7 +2,7 @@
 compiled with -Wall -Werror, uses on matrices larger than any example and through `?`
 parameters, matching plain loops; an argument that misses a static size throws
 std::invalid_argument; a `?` size that does not match, or an allocation that fails, aborts
-with the message."""
+with the message. The header declares each def in the C++ type of its rank and element type."""
 
 import shutil
 import subprocess
@@ -13,7 +13,7 @@ from conftest import ROOT, mgc
 
 HERE = ROOT / "tests" / "cpp"  # the C++ programs and their .mg files
 CXX = shutil.which("g++") or shutil.which("clang++")
-pytestmark = pytest.mark.skipif(CXX is None, reason="no C++ compiler")
+needs_cxx = pytest.mark.skipif(CXX is None, reason="no C++ compiler")
 
 
 def build(tmp_path: Path, mg_file: Path, cpp_file: Path, *flags: str) -> Path:
@@ -40,6 +40,7 @@ def build(tmp_path: Path, mg_file: Path, cpp_file: Path, *flags: str) -> Path:
     return exe
 
 
+@needs_cxx
 def test_header_and_object(tmp_path):
     p = mgc("lib", str(HERE / "ops.mg"), "-o", str(tmp_path))
     assert p.returncode == 0
@@ -52,6 +53,7 @@ def test_header_and_object(tmp_path):
     assert " T _mlir_ciface_layer" in symbols and " T main" not in symbols
 
 
+@needs_cxx
 def test_cpp_program_matches_plain_loops(tmp_path):
     exe = build(tmp_path, HERE / "ops.mg", HERE / "app.cpp")
     p = subprocess.run([str(exe)], capture_output=True, text=True, timeout=60)
@@ -60,6 +62,7 @@ def test_cpp_program_matches_plain_loops(tmp_path):
     assert "wrong shape rejected: layer: argument 1 (x) must be 16x24, got 24x12" in p.stdout
 
 
+@needs_cxx
 def test_tensors_of_every_element_type_and_rank(tmp_path):
     """mg::Tensor<T, N> for f32, bf16, i32, i64, i1 (uint8_t) and ranks 0-3, next to
     mg::Matrix; every result against plain loops; a shape that misses throws; an integer
@@ -76,6 +79,7 @@ def test_tensors_of_every_element_type_and_rank(tmp_path):
     assert "inline Matrix layer(const Matrix &x, const Matrix &w)" in header
 
 
+@needs_cxx
 def test_runtime_mismatch_aborts_with_the_message(tmp_path):
     (tmp_path / "m.mg").write_text("def add(a: tensor[?x?], b: tensor[?x?]) = a + b\n")
     (tmp_path / "main.cpp").write_text(
@@ -125,6 +129,7 @@ FITS = [("s23", 2, 3), ("q3", 1, 3), ("q3", 7, 3), ("p2", 2, 1), ("p2", 2, 9)]
 WANT = {"s23": "2x3", "q3": "?x3", "p2": "2x?"}
 
 
+@needs_cxx
 def test_header_rejects_every_size_that_misses(tmp_path):
     (tmp_path / "sizes.mg").write_text(SIZES)
     calls = "".join(
@@ -154,6 +159,7 @@ def test_header_rejects_every_size_that_misses(tmp_path):
     assert p.stdout.splitlines() == want + ["ok"] * len(FITS)
 
 
+@needs_cxx
 def test_failed_allocation_aborts_with_the_message(tmp_path):
     """A result too large for any machine (6e6 x 6e6 doubles): the compiled code's allocator
     reports it and aborts, rather than returning a null pointer to write through."""
@@ -173,3 +179,22 @@ def test_failed_allocation_aborts_with_the_message(tmp_path):
     p = subprocess.run([str(exe)], capture_output=True, text=True, timeout=60)
     assert (p.returncode, p.stdout) in (((134, "calling\n")), (-6, "calling\n"))
     assert p.stderr == "mg: out of memory allocating 288000000000000 bytes\n"
+
+
+# -- the header's types for every rank and element type (mgc lib alone, no C++ compiler) ---
+
+
+def test_the_cpp_interface_declares_other_ranks(tmp_path):
+    prog = tmp_path / "cube.mg"
+    prog.write_text("def f(x: tensor[2x2x2]) = x * 2\n")
+    out = mgc("lib", str(prog), "-o", str(tmp_path / "out"))
+    assert out.returncode == 0, out.stderr.decode()
+    assert "inline Tensor<double, 3> f(const Tensor<double, 3> &x)" in (tmp_path / "out" / "cube.h").read_text()
+
+
+def test_the_cpp_interface_declares_other_element_types(tmp_path):
+    prog = tmp_path / "ints.mg"
+    prog.write_text("def f(x: tensor[2x2xi32]) = x * 2\n")
+    out = mgc("lib", str(prog), "-o", str(tmp_path / "out"))
+    assert out.returncode == 0, out.stderr.decode()
+    assert "inline Tensor<int32_t, 2> f(const Tensor<int32_t, 2> &x)" in (tmp_path / "out" / "ints.h").read_text()

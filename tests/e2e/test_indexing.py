@@ -1,14 +1,14 @@
-"""Issue 17: ``index(table, ids)``, ``index_add(base, ids, values)``, ``gather(x, idx,
+"""Indexing: ``index(table, ids)``, ``index_add(base, ids, values)``, ``gather(x, idx,
 axis=-1)`` and ``scatter_add(base, idx, values, axis=-1)`` against NumPy (``table[ids]``,
 ``np.add.at``, ``np.take_along_axis``) for random shapes (``?`` sizes too), ids of rank 0-2
 with repeated ids, negative axes and every element type, in both CPU pipelines, through
 upstream MLIR and on the emulated GPU; an id out of range stops the program with the id
-and the range; the compile errors."""
+and the range. (The compile errors: tests/unit/language/test_compile_errors.py.)"""
 
 import ml_dtypes
 import numpy as np
 import pytest
-from conftest import compile_error, gpu_agrees, mgc
+from conftest import gpu_agrees, mgc
 from helpers.upstream import upstream_agrees
 from hypothesis import HealthCheck, given, settings, strategies as st
 
@@ -225,72 +225,3 @@ def test_the_program_stops_like_a_failed_check(flags, tmp_path):
     assert out.returncode in (134, -6)  # (abort: the shell reports 134)
     assert out.stderr.decode().startswith(f"mg.index: id -2 is out of range for 2 rows (0 to 1)\n  at {program}:2\n")
     assert out.stdout == b""
-
-
-@pytest.mark.parametrize(
-    "source, message",
-    [
-        ("print index([[1, 2]])", "index takes 2 arguments (a table and ids), got 1"),
-        ("print index_add([1, 2], cast([0], i32))", "index_add takes 3 arguments (a base, ids and values), got 2"),
-        (
-            "print gather([1, 2], cast([0], i32), [1])",
-            "gather takes 2 arguments (a tensor and indices, then axis=), got 3",
-        ),
-        (
-            "print scatter_add([1, 2], cast([0], i32))",
-            "scatter_add takes 3 arguments (a base, indices and values, then axis=), got 2",
-        ),
-        (
-            "print index([[1, 2]], [0])",
-            "the ids of index must be a tensor of i32 or i64, got a tensor[1] (cast it to i64)",
-        ),
-        ("print gather([[1, 2]], [[0]])", "the indices of gather must be a tensor of i32 or i64, got a 1x1 matrix"),
-        ("print index([[1, 2]], 0)", "the ids of index must be a tensor of i32 or i64, got the number 0"),
-        ("print index(3, cast([0], i64))", "index needs a tensor to read, got the number 3"),
-        (
-            "def f(t: tensor[f64], i: tensor[i64]) = index(t, i)",
-            "a table of rows must have rank 1 or more, got a rank-0 tensor",
-        ),
-        (
-            "print index_add([[1, 2]], cast([0, 0], i64), [[1, 2]])",
-            "the values of index_add must be a tensor[2x2] (the ids' shape, then a row's), got a 1x2 matrix",
-        ),
-        (
-            "print index_add([[1, 2]], cast([0], i64), cast([[1, 2]], f32))",
-            "cannot add a tensor[1x2xf64] and a tensor[1x2xf32]: their element types f64 and f32 differ",
-        ),
-        (
-            "print index_add([true], cast([0], i64), [true])",
-            "index_add of a tensor[1xi1]: i1 tensors (true/false) have no arithmetic",
-        ),
-        (
-            "print gather([[1, 2]], cast([0], i64))",
-            "cannot gather along axis 1 of 1x2 with indices 1: the indices must "
-            "have rank 2 and the sizes of 1x2 off the axis",
-        ),
-        (
-            "print gather([[1, 2], [3, 4]], cast([[0]], i64), axis=0)",
-            "cannot gather along axis 0 of 2x2 with indices 1x1",
-        ),
-        (
-            "print gather([[1, 2]], cast([[0]], i64), axis=2)",
-            "gather: axis 2 is out of range for a tensor of rank 2 (axes are -2 to 1)",
-        ),
-        ("print gather([[1, 2]], cast([[0]], i64), axis=[0, 1])", "axis of gather must be one integer"),
-        (
-            "print scatter_add([[1, 2]], cast([[0]], i64), [[1, 2]])",
-            "the values of scatter_add must be a tensor[1x1] (the indices' shape), got a 1x2 matrix",
-        ),
-        (
-            "print scatter_add([[1, 2]], cast([[0]], i64), 1)",
-            "the values of scatter_add must be a tensor, got the number 1",
-        ),
-        ("print index([[1, 2]], cast([0], i64), axis=0)", "index takes no keyword arguments, not axis"),
-        (
-            "print gather([[1, 2]], cast([[0]], i64), reverse=true)",
-            "gather takes the keyword arguments axis, not reverse",
-        ),
-    ],
-)
-def test_errors_say_what_is_wrong(source, message):
-    assert message in compile_error(source)

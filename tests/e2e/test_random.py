@@ -1,11 +1,11 @@
-"""Issue 17: random numbers. ``normal(shape, std=, mean=, seed=)`` and ``uniform(shape, low=,
+"""Random numbers: ``normal(shape, std=, mean=, seed=)`` and ``uniform(shape, low=,
 high=, seed=)`` from Philox 4x32-10 (``mg_xdsl.dialects.philox``): the numbers equal a
 reference written here (itself checked against the generator's published known answers),
 are the same on every run and every backend, and have the distributions' mean and spread."""
 
 import numpy as np
 import pytest
-from conftest import compile_error, mask, mgc
+from conftest import mask, mgc
 from helpers.printed import printed_arrays
 from helpers.upstream import upstream_agrees
 
@@ -126,33 +126,3 @@ def test_a_zero_spread_is_a_constant_with_no_random_op(tmp_path):
 
     ir = subprocess.run([tool("mg-opt"), str(prog)], capture_output=True, text=True).stdout
     assert "mg.random" not in ir and ir.count("mg.full") == 2
-
-
-@pytest.mark.parametrize(
-    "source, message",
-    [
-        ("print normal([2], seed=-1)", "the seed of normal must be an integer from 0 to 2^63 - 1, got -1"),
-        ("print normal([2], seed=0.5)", "the seed of normal must be an integer from 0 to 2^63 - 1, got 0.5"),
-        ("print normal([2], std=-1)", "the std of normal must not be negative, got -1"),
-        ("print normal([2], std=-0.5, mean=3)", "error: the std of normal must not be negative, got -0.5"),
-        ("print uniform([2], low=2, high=1)", "error: uniform needs low <= high, got low 2 and high 1"),
-        ("print uniform([2], low=1.5)", "error: uniform needs low <= high, got low 1.5 and high 1"),  # (high=1.0)
-        ("print uniform([2], high=-1)", "error: uniform needs low <= high, got low 0 and high -1"),
-        ("print uniform([2], dtype=i32)", "uniform makes floats: dtype must be f64, f32 or bf16, got i32"),
-        ("print uniform([2], mu=1)", "uniform takes the keyword arguments low, high, seed, dtype, not mu"),
-        ("print uniform([0])", "the shape of uniform must be positive sizes, got [0]"),
-        (
-            "def f(x: tensor[]) = uniform([2], low=x)",
-            "low of uniform must be a finite number known when compiling, got a tensor[]",
-        ),
-    ],
-)
-def test_errors_say_what_is_wrong(source, message):
-    assert message in compile_error(source)
-
-
-@pytest.mark.parametrize("source", ["print normal([2], std=-1)", "print uniform([2], low=2, high=1)"])
-def test_a_negative_spread_is_an_argument_out_of_its_range(source):
-    with pytest.raises(mg_xdsl.MgError) as info:
-        mg_xdsl.compile(source + "\n")
-    assert (info.value.code, info.value.column) == ("E-ARG-004", 7)

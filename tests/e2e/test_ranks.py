@@ -1,12 +1,13 @@
-"""Tensors of any rank (issue 16, first part: f64): types ``tensor[2x3x4]``, ``tensor[3]``,
+"""Tensors of any rank, in f64: types ``tensor[2x3x4]``, ``tensor[3]``,
 ``tensor[]``, literals of any depth, elementwise operators, ``relu``, ``transpose`` (which
 reverses the axes) and NumPy's broadcasting at ranks 0 to 4, through ``mgc run``, the Python
-API and both CPU pipelines, against NumPy. Rank-2-only builtins and interfaces refuse other
-ranks with a message."""
+API and both CPU pipelines, against NumPy. (Rank-2-only builtins refusing other ranks:
+tests/unit/language/test_compile_errors.py; the C++ and Python interfaces of every rank:
+test_cpp.py, test_api.py.)"""
 
 import numpy as np
 import pytest
-from conftest import compile_error, mgc
+from conftest import mgc
 from helpers.printed import printed_arrays
 from hypothesis import HealthCheck, given, settings, strategies as st
 
@@ -40,58 +41,6 @@ def test_mgc_run_prints_tensors_of_any_rank_as_numpy_computes_them():
     for g, w in zip(got, want):
         np.testing.assert_array_equal(g, w)
     assert "rank = 3 offset = 0 sizes = [2, 2, 2] strides = [4, 2, 1] data = \n[[[11,    22], \n" in out.stdout.decode()
-
-
-@pytest.mark.parametrize(
-    "source, message",
-    [
-        ("print [[1, 2], [[3, 4]]]", "the lists of a literal must have equal shapes: list 1 is 2 and list 2 1x2"),
-        ("print [[1, 2], 3]", "expected '[' after ',' in a nested literal, found '3'"),
-        ("print [[1], [2, 3]]", "rows of a matrix literal must have equal length: row 1 has 1 elements, row 2 has 2"),
-        ("print row_sum([1, 2])", "row_sum needs a matrix (rank 2), got a tensor[2]"),
-        ("print col_mean([[[1]]])", "col_mean needs a matrix (rank 2), got a tensor[1x1x1]"),
-        ("def f(x: tensor[]) = row_max(x)", "row_max needs a matrix (rank 2), got a tensor[]"),
-        ("print [1, 2] @ [3, 4]", "@ needs two matrices"),
-        ("def f(x: tensor[2x3]) = x\nprint f([1, 2, 3])", "argument 1 of f (x) must be 2x3, got 3"),
-        ("print [1, 2] + [1, 2, 3]", "cannot add shapes 2 and 3: dimensions 2 and 3 differ and neither is 1"),
-    ],
-)
-def test_rank_errors_say_what_is_wrong(source, message):
-    assert message in compile_error(source)
-
-
-def test_the_cpp_interface_declares_other_ranks(tmp_path):
-    prog = tmp_path / "cube.mg"
-    prog.write_text("def f(x: tensor[2x2x2]) = x * 2\n")
-    out = mgc("lib", str(prog), "-o", str(tmp_path / "out"))
-    assert out.returncode == 0, out.stderr.decode()
-    assert "inline Tensor<double, 3> f(const Tensor<double, 3> &x)" in (tmp_path / "out" / "cube.h").read_text()
-
-
-# -- the Python API ------------------------------------------------------------------------
-
-
-def test_the_api_takes_and_returns_every_rank():
-    lib = mg_xdsl.compile(
-        "def f(x: tensor[?x3x?], y: tensor[?x3x?]) = x * y - 1\n"
-        "def b(x: tensor[4x3x5], y: tensor[3x1]) = x * y - 1\n"
-        "def g(x: tensor[]) = -x\n"
-        "def h(v: tensor[?]) = relu(v)\n"
-    )
-    rng = np.random.default_rng(1)
-    x, y = rng.normal(size=(4, 3, 5)), rng.normal(size=(3, 1))
-    np.testing.assert_array_equal(lib.b(x, y), x * y - 1)
-    np.testing.assert_array_equal(lib.f(x, x), x * x - 1)
-    assert lib.g(2.5).shape == () and lib.g(np.array(2.5)) == -2.5
-    v = rng.normal(size=7)
-    np.testing.assert_array_equal(lib.h(v), np.maximum(v, 0))
-    np.testing.assert_array_equal(lib.h(v[:0]), v[:0])
-    with pytest.raises(mg_xdsl.api.ShapeMismatch, match=r"f: argument 1 \(x\) must be \?x3x\?, got 4x2x5"):
-        lib.f(np.ones((4, 2, 5)), x)
-    with pytest.raises(mg_xdsl.api.ShapeMismatch, match=r"must be a 3-D array of shape \?x3x\?, got a 2-D array"):
-        lib.f(np.ones((3, 3)), x)
-    with pytest.raises(mg_xdsl.api.ShapeMismatch, match=r"g: argument 1 \(x\) must be a 0-D array or a number"):
-        lib.g(np.ones(2))
 
 
 # -- random programs ------------------------------------------------------------------------

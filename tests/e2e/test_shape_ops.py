@@ -1,13 +1,13 @@
-"""Issue 17: shape operations. ``transpose(x, [0, 2, 1])`` (any permutation), ``reshape(x,
+"""Shape operations: ``transpose(x, [0, 2, 1])`` (any permutation), ``reshape(x,
 [2, -1])``, ``broadcast_to(x, [4, 2, 3])``, ``slice(x, axis, start, stop)`` and ``concat(axis,
 [a, b, c])`` against NumPy for
 random shapes of rank 1-4 and every element type, in both CPU pipelines, through upstream
 MLIR and on the emulated GPU. (The optimised pipeline reads slices, transposes and
-reshapes in place: test_views.py.)"""
+reshapes in place: test_views.py; the compile errors: tests/unit/language/test_compile_errors.py.)"""
 
 import numpy as np
 import pytest
-from conftest import compile_error, gpu_agrees
+from conftest import gpu_agrees
 from helpers.upstream import upstream_agrees
 from hypothesis import HealthCheck, given, settings, strategies as st
 
@@ -121,59 +121,6 @@ def test_a_slice_beyond_a_question_mark_is_checked_when_the_program_runs(optimis
         lib.f(np.zeros((2, 2)))
 
 
-@pytest.mark.parametrize(
-    "source, message",
-    [
-        (
-            "print transpose([[1, 2]], [0])",
-            "transpose needs a permutation of the axes 0 to 1 (negative ones count from the end), got [0]",
-        ),
-        ("print transpose([[1, 2]], [0, -2])", "transpose needs a permutation of the axes 0 to 1"),
-        (
-            "print reshape([1, 2, 3], [2, -1])",
-            "cannot reshape tensor[3] (3 elements) to [2, -1]: 3 is not a multiple of 2",
-        ),
-        # Both counts, the tensor as its type, and the shape list named as a list, not a tensor.
-        ("print reshape([1, 2, 3], [2, 2])", "error: cannot reshape tensor[3] (3 elements) to [2, 2] (4 elements)\n"),
-        (
-            "print reshape([1, 2, 3], [2, 2])",
-            "note: arguments: `[1, 2, 3]` is tensor[3xf64], `[2, 2]` is a list of integers",
-        ),
-        (
-            "def f(x: tensor[2x2xi32]) = reshape(x, [3])",
-            "cannot reshape tensor[2x2xi32] (4 elements) to [3] (3 elements)",
-        ),
-        ("print reshape([1, 2, 3, 4], [-1, -1])", "a shape for reshape is positive sizes and at most one -1"),
-        ("def f(x: tensor[?]) = reshape(x, [2])", "cannot reshape tensor[?]: its sizes must be static"),
-        ("print slice([1, 2, 3], 0, 2, 2)", "a slice of axis 0 needs 0 <= start < stop <= 3, got start 2 and stop 2"),
-        ("print slice([1, 2, 3], 0, 1, 4)", "a slice of axis 0 needs 0 <= start < stop <= 3, got start 1 and stop 4"),
-        ("print slice([1, 2, 3], 1, 0, 1)", "slice: axis 1 is out of range for a tensor of rank 1"),
-        ("print broadcast_to([1, 2], [3, 3])", "cannot broadcast shapes 2 and 3x3"),
-        ("print broadcast_to([[1], [2]], [2])", "cannot broadcast a 2x1 matrix to 2"),
-        ("def f(x: tensor[?]) = broadcast_to(x, [1])", "cannot broadcast a tensor[?] to 1"),
-        ("print reshape(3, [1])", "reshape needs a tensor, got the number 3"),
-        ("print slice([1, 2], 0, 1)", "slice takes 4 arguments (a tensor and an axis, start and stop), got 3"),
-        ("let a = [1, 2]\nprint concat(0, a)", "the second argument of concat must be a list of tensors like [a, b]"),
-        ("let a = [1, 2]\nprint concat(0, [a, [[1]]])", "concat joins tensors of one rank"),
-        (
-            "let a = [[1, 2]]\nprint concat(0, [a, [[1, 2, 3]]])",
-            "concat along axis 0 needs the other sizes equal: item 1 is 1x2, item 2 1x3",
-        ),
-        (
-            "let a = [1, 2]\nprint concat(0, [a, cast(a, f32)])",
-            "cannot concatenate a tensor[2xf64] and a tensor[2xf32]",
-        ),
-        ("let a = [1, 2]\nprint concat(1, [a, a])", "concat: axis 1 is out of range for a tensor of rank 1"),
-        (
-            "let a = [1, 2]\nprint [a, a]",
-            "a list of expressions is concat's (concat(axis, [a, b])); a literal holds numbers only",
-        ),
-    ],
-)
-def test_errors_say_what_is_wrong(source, message):
-    assert message in compile_error(source)
-
-
 @pytest.mark.parametrize("optimise", [True, False], ids=["optimised", "reference"])
 def test_the_transpose_of_a_rank_0_tensor_is_itself(optimise):
     """(Found by the random-rank test: the permuted indices were built from the first.)"""
@@ -211,29 +158,6 @@ def test_the_empty_list_is_no_axes_or_the_shape_of_rank_0(optimise):
     ]:
         np.testing.assert_array_equal(got, want)
         assert got.shape == want.shape and got.dtype == want.dtype
-
-
-@pytest.mark.parametrize(
-    "source, message",
-    [
-        (
-            "print []",
-            "error: the empty list [] is not a tensor (no dimension has size 0); it is a list where one is "
-            "expected: axes=[] (no axes), reshape(x, []) (rank 0)",
-        ),
-        ("print index([[1, 2]], [])", "error: the empty list [] is not a tensor"),
-        ("print concat(0, [])", "error: concat needs at least one tensor to join, got the empty list []"),
-        ("print [[1], []]", "error: a literal's lists cannot be empty: a tensor has no dimension of size 0"),
-        ("print [[], []]", "error: a literal's lists cannot be empty"),
-        ("print reshape([1, 2], [])", "error: cannot reshape tensor[2] (2 elements) to [] (1 element)"),
-        ("print slice([1, 2], [], 0, 1)", "error: slice takes one integer each for its axis, start and stop"),
-        ("print iota([])", "error: iota: axis 0 is out of range for a tensor of rank 0"),
-    ],
-)
-def test_an_empty_list_where_none_can_be_says_why(source, message):
-    text = compile_error(source)
-    assert message in text
-    assert "matrix literal" not in text
 
 
 @pytest.mark.parametrize("optimise", [True, False], ids=["optimised", "reference"])

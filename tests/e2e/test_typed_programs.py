@@ -1,33 +1,24 @@
-"""Element types in the language (issue 16): ``tensor[2x3xf32]``, ``tensor[?xi32]``,
+"""Element types in the language: ``tensor[2x3xf32]``, ``tensor[?xi32]``,
 ``tensor[i64]``; ``let NAME: TYPE = ...`` and ``def ... -> TYPE``; numbers that take the
 type of the tensor they combine with; ``cast``; integer arithmetic (division truncating
 toward zero, a zero divisor stopping the program, overflow wrapping). Checked through
-``mgc run`` (both CPU pipelines, upstream MLIR's lowering, the emulated GPU) and the Python
-API against NumPy computing in the same dtype."""
+``mgc run`` (both CPU pipelines, upstream MLIR's lowering, the emulated GPU) against NumPy
+computing in the same dtype. (The compile errors: tests/unit/language/test_compile_errors.py;
+the Python API and the C++ header of each element type: test_api.py, test_cpp.py.)"""
 
 import re
 
 import ml_dtypes
 import numpy as np
 import pytest
-from conftest import compile_error, gpu_agrees, mgc
+from conftest import gpu_agrees, mgc
 from helpers.printed import printed_arrays
+from helpers.reference import divide
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 import mg_xdsl
 
 DTYPES = {"f64": np.float64, "f32": np.float32, "bf16": ml_dtypes.bfloat16, "i32": np.int32, "i64": np.int64}
-
-
-def divide(a, b):
-    """The language's division: true division for floats; for integers C's, truncating
-    toward zero (NumPy's ``//`` floors), wrapping ``MIN / -1`` to ``MIN``."""
-    a, b = np.asarray(a), np.asarray(b)
-    if a.dtype.kind in "fV":  # (bfloat16's kind is V)
-        return a / b
-    with np.errstate(over="ignore"):
-        q = np.abs(a) // np.abs(b)
-        return np.where((a < 0) != (b < 0), -q, q).astype(a.dtype)
 
 
 # -- mgc run ---------------------------------------------------------------------------------
@@ -170,132 +161,6 @@ def test_integer_literals_and_numbers_are_exact_in_every_integer_type(flags):
         "[9007199254740995,  9007199254740995]",
         "[2147483647,  -2147483648]",
     ]
-
-
-def test_an_integer_out_of_range_is_named_exactly():
-    assert "the number 9223372036854775808 is out of the range of i64" in compile_error(
-        "let d: tensor[1xi64] = [9223372036854775808]"
-    )
-
-
-@pytest.mark.parametrize(
-    "source, message",
-    [
-        (
-            "let a: tensor[2xf32] = [1, 2]\nprint a + [1, 2]",
-            "cannot add a tensor[2xf32] and a tensor[2xf64]: their element types f32 and f64 differ (convert one with cast)",
-        ),
-        (
-            "def f(a: tensor[2x2xi32], b: tensor[2x2xi64]) = a @ b",
-            "cannot matrix-multiply a tensor[2x2xi32] and a tensor[2x2xi64]: their element types i32 and i64 differ",
-        ),
-        (
-            "def f(a: tensor[2xi32]) = a * 2.5",
-            "cannot multiply a tensor[2xi32] and the number 2.5: the number 2.5 is not an integer, and a "
-            "tensor[2xi32] holds i32 integers",
-        ),
-        (
-            "def f(a: tensor[2xi32]) = a + 3e9",
-            "the number 3e+09 is out of the range of i32 (-2147483648 to 2147483647)",
-        ),
-        (
-            "let a: tensor[2xi32] = [1, 2.5]",
-            "a is declared tensor[2xi32], but in its value the number 2.5 is not an integer",
-        ),
-        ("let a: tensor[2xi32] = [1, 2, 3]", "a is declared tensor[2xi32], but its value is a tensor[3xf64]"),
-        (
-            "def f(a: tensor[2xi32]) -> tensor[2xi64] = a",
-            "the result of f is declared tensor[2xi64], but its value is a tensor[2xi32]",
-        ),
-        (
-            "def f(a: tensor[2xi32]) = a\nprint f([1, 2])",
-            "argument 1 of f (a) must be a tensor[2xi32], got a tensor[2xf64] (convert it with cast)",
-        ),
-        # Where the element types differ, both are written, f64 (the default) too.
-        (
-            "def f(a: tensor[3]) -> tensor[3xf32] = a * 2",
-            "error: the result of f is declared tensor[3xf32], but its value is a tensor[3xf64]\n",
-        ),
-        (
-            "def f(a: tensor[2x2xf32]) -> tensor[2x2] = a",
-            "error: the result of f is declared tensor[2x2xf64], but its value is a tensor[2x2xf32]\n",
-        ),
-        (
-            "def f(a: tensor[2x2xf32]) = a\nprint f([[1, 2], [3, 4]])",
-            "argument 1 of f (a) must be a tensor[2x2xf32], got a tensor[2x2xf64] (convert it with cast)",
-        ),
-        (
-            "def f(a: tensor[2x2]) -> tensor[2] = a",
-            "the result of f is declared tensor[2], but its value is a 2x2 matrix",
-        ),
-        (
-            "def f(a: tensor[i32]) = a\nprint f(1.5)",
-            "argument 1 of f (a) is tensor[i32], but the number 1.5 is not an integer",
-        ),
-        (
-            "def f(a: tensor[2xf16]) = a",
-            "unknown element type 'f16' in tensor[2xf16]: the element types are f64, f32, bf16, i32, i64, i1",
-        ),
-        ("print cast([1, 2], f8)", "the second argument of cast must be an element type: f64, f32, bf16, i32, i64, i1"),
-        ("print cast([1, 2])", "cast takes 2 arguments (a tensor and an element type), got 1"),
-        ("print cast(2, i32)", "cast needs a tensor, got the number 2"),
-        (
-            "def f(a: tensor[2x2xi32]) = row_mean(a)",
-            "row_mean needs a float tensor, got a tensor[2x2xi32] (cast it to f64)",
-        ),
-    ],
-)
-def test_element_type_errors_say_what_is_wrong(source, message):
-    assert message in compile_error(source)
-
-
-def test_the_cpp_interface_declares_other_element_types(tmp_path):
-    prog = tmp_path / "ints.mg"
-    prog.write_text("def f(x: tensor[2x2xi32]) = x * 2\n")
-    out = mgc("lib", str(prog), "-o", str(tmp_path / "out"))
-    assert out.returncode == 0, out.stderr.decode()
-    assert "inline Tensor<int32_t, 2> f(const Tensor<int32_t, 2> &x)" in (tmp_path / "out" / "ints.h").read_text()
-
-
-# -- the Python API ------------------------------------------------------------------------
-
-
-def test_the_api_takes_and_returns_each_dtype():
-    lib = mg_xdsl.compile(
-        "def f(a: tensor[?x3xi32], b: tensor[?x3xi32]) -> tensor[?x3xi32] = a / b\n"
-        "def g(x: tensor[?xf32]) = x * 2 + 1\n"
-        "def h(x: tensor[i64]) = x - 1\n"
-        "def k(a: tensor[2xi64]) = cast(a, f64) / 2\n"
-    )
-    a = np.array([[7, -7, 5], [0, 9, -9]], np.int32)
-    b = np.array([[2, 2, -2], [5, 4, 4]], np.int32)
-    got = lib.f(a, b)
-    assert got.dtype == np.int32
-    np.testing.assert_array_equal(got, divide(a, b))
-    assert lib.g(np.ones(2, np.float32)).dtype == np.float32
-    np.testing.assert_array_equal(lib.g([0.1, 0.2]), np.array([0.1, 0.2], np.float32) * np.float32(2) + np.float32(1))
-    assert lib.h(5) == 4 and lib.h(5).dtype == np.int64
-    assert lib.k(np.array([3, 5], np.int8)).tolist() == [1.5, 2.5]  # int8 -> i64: safe
-    assert repr(lib.f) == "<mg function f(a: ?x3xi32, b: ?x3xi32) -> ?x3xi32>"
-    with pytest.raises(
-        TypeError,
-        match=r"g: argument 1 \(x\) is tensor\[\?xf32\], an array of float32: "
-        r"float64 values do not convert to it without loss",
-    ):
-        lib.g(np.ones(2))
-    # Integers are checked value by value: NumPy's default int64 serves i32 where each fits.
-    np.testing.assert_array_equal(lib.f(np.array([[7, -7, 2**31 - 1]]), b[:1]), [[3, -3, -(2**30) + 1]])
-    with pytest.raises(
-        TypeError,
-        match=r"^f: argument 1 \(a\) is tensor\[\?x3xi32\], an array of int32: the int64 "
-        r"value 2147483648 at \[0, 2\] is outside int32's range \(-2147483648 to "
-        r"2147483647\)",
-    ):
-        lib.f(np.array([[7, -7, 2**31]]), b[:1])
-    with pytest.raises(TypeError, match=r"float64 values do not convert"):
-        lib.f([[1.5, 2, 3]], [[1, 1, 1]])
-    with pytest.raises(mg_xdsl.api.RuntimeCheckFailed, match="mg.div: integer division by zero"):
-        lib.f(a, np.zeros_like(b))
 
 
 # -- random programs ------------------------------------------------------------------------
@@ -499,40 +364,6 @@ def test_upstream_accepts_every_stage_of_comparisons_and_prints_the_same():
     upstream_agrees(BOOLEANS)
 
 
-@pytest.mark.parametrize(
-    "source, message",
-    [
-        ("print [1, 2] < [2, 3] < [4, 5]", "comparisons do not chain"),
-        ("print 1 < 2", "1 < 2 compares two numbers: write its value, true or false"),
-        ("print [true, false] + [true, true]", "cannot add a tensor[2xi1]: i1 tensors (true/false) have no arithmetic"),
-        ("print -[true]", "cannot negate a tensor[1xi1]"),
-        ("print relu([true])", "relu of a tensor[1xi1]: i1 tensors (true/false) have no arithmetic"),
-        ("print where([1, 0], 1, 2)", "the mask of where must be a tensor of i1 (a comparison), got a tensor[2]"),
-        ("print where([true], 1)", "where takes 3 arguments"),
-        (
-            "let i: tensor[2xi32] = [1, 2]\nprint where([true, false], i, [1.5, 2])",
-            "cannot select from a tensor[2xi32] and a tensor[2xf64]: their element types i32 and f64 differ",
-        ),
-        ("print [true, 1]", "a literal's elements are all numbers or all true/false, not both"),
-        ("let true = [1]", "cannot bind 'true': it names a function or keyword"),
-        (
-            "let m: tensor[2xi1] = [1, 2]",
-            "m is declared tensor[2xi1], but in its value the number 2 is out of the range of i1 (0 to 1)",
-        ),
-    ],
-)
-def test_comparison_errors_say_what_is_wrong(source, message):
-    assert message in compile_error(source)
-
-
-def test_the_api_takes_and_returns_bool_arrays():
-    lib = mg_xdsl.compile("def f(x: tensor[?xf32], m: tensor[?xi1]) = where(m, x, -x) > 1\n")
-    got = lib.f(np.array([1, 2, 3], np.float32), [True, False, True])
-    assert got.dtype == np.bool_ and got.tolist() == [False, False, True]
-    with pytest.raises(TypeError, match=r"argument 2 \(m\) is tensor\[\?xi1\], an array of bool: int64 values"):
-        lib.f(np.array([1, 2, 3], np.float32), [1, 0, 1])
-
-
 # -- bf16 ---------------------------------------------------------------------------------------
 
 BF16 = """
@@ -576,28 +407,6 @@ def test_bf16_computes_in_f32_and_rounds_each_result_as_ml_dtypes_does():
             np.testing.assert_array_equal(
                 g, w.astype(np.float64) if w.dtype.kind == "i" else six_digits(w.astype(np.float64))
             )
-
-
-def test_the_api_takes_and_returns_bfloat16_arrays():
-    lib = mg_xdsl.compile("def f(x: tensor[?xbf16]) = x * 3 + 0.1\ndef g(x: tensor[2x2xbf16]) = x @ x\n")
-    x = np.array([0.1, 1, 2], ml_dtypes.bfloat16)
-    got = lib.f(x)
-    assert got.dtype == ml_dtypes.bfloat16
-    np.testing.assert_array_equal(
-        got.astype(np.float32), (x * ml_dtypes.bfloat16(3) + ml_dtypes.bfloat16(0.1)).astype(np.float32)
-    )
-    np.testing.assert_array_equal(lib.f([0.1, 1, 2]).astype(np.float32), got.astype(np.float32))  # (a list rounds)
-    m = np.array([[0.1, 1], [2, 3]], ml_dtypes.bfloat16)
-    np.testing.assert_array_equal(
-        lib.g(m).astype(np.float32),
-        (m.astype(np.float32) @ m.astype(np.float32)).astype(ml_dtypes.bfloat16).astype(np.float32),
-    )
-    with pytest.raises(
-        TypeError,
-        match=r"float32 values do not convert to it without loss \(convert them with "
-        r"\.astype\(ml_dtypes\.bfloat16\)",
-    ):
-        lib.f(np.ones(2, np.float32))
 
 
 TYPED_ON_GPU = """

@@ -1,4 +1,4 @@
-"""Issue 17: mutation in place (seed 002). ``var w = EXPR`` owns a buffer; ``w += g`` (``-=``,
+"""Variables updated in place: ``var w = EXPR`` owns a buffer; ``w += g`` (``-=``,
 ``*=``, ``/=``) computes ``w op g`` with the operators' broadcasting into it, keeping ``w``'s
 type; ``w = EXPR`` rebinds ``w``; a ``let`` never changes. Against NumPy, in both CPU
 pipelines (at one and two threads), on the emulated GPU and through upstream MLIR; names
@@ -8,7 +8,7 @@ import subprocess
 
 import numpy as np
 import pytest
-from conftest import compile_error, mask, mgc, run_forked, tool
+from conftest import mask, mgc, run_forked, tool
 from helpers.printed import printed_arrays
 from helpers.upstream import upstream_agrees
 from hypothesis import HealthCheck, given, settings, strategies as st
@@ -74,27 +74,6 @@ def test_an_update_allocates_nothing_in_either_pipeline(tmp_path):
         assert p.returncode == 0, p.stderr
         main = p.stdout.split("func.func @main")[1]
         assert main.count("memref.alloc") == 1, (pipeline, main)
-
-
-@pytest.mark.parametrize(
-    "source, message",
-    [
-        (
-            "let w = [1, 2]\nw += 1",
-            "cannot assign to w: it is bound by let, which never changes (declare it with var w = ... to update it)",
-        ),
-        ("w += 1", "unknown name 'w': declare it with var w = ... first"),
-        ("var w = [1, 2]\nw += [[1, 2], [3, 4]]", "w += ... would change the type of w from tensor[2] to tensor[2x2]"),
-        ("var w = [1, 2]\nw += cast([1, 2], f32)", "cannot add a tensor[2xf64] and a tensor[2xf32]"),
-        ("var k: tensor[2xi32] = [1, 2]\nk *= 2.5", "the number 2.5 is not an integer"),
-        ("var n = 3\nn += [1, 2]", "n += ... would change the type of n from a number to tensor[2]"),
-        ("var w = [1, 2]\nw += ", "expected an expression, found the end of the line"),
-        ("var = 3", "expected 'var NAME = EXPR' or 'var NAME: TYPE = EXPR'"),
-        ("def f(x: tensor[2]) = x\nf += 1", "unknown name 'f'"),
-    ],
-)
-def test_errors_say_what_is_wrong(source, message):
-    assert message in compile_error(source)
 
 
 def test_a_let_of_a_var_name_binds_a_fixed_value():
@@ -227,7 +206,7 @@ def test_a_var_made_from_a_let_owns_its_buffer(rhs, optimise):
     np.testing.assert_array_equal(w, COMPUTED[rhs] - 10)
 
 
-def test_the_issue_example_of_a_var_made_from_a_computed_let():
+def test_a_var_made_from_a_computed_let_leaves_the_let_as_it_was():
     for flags in ([], ["--reference"]):
         out = mgc("run", *flags, "-", input=b"let x = [1, 2, 3]\nlet a = x * 2\nvar v = a\nv += 10\nprint v\nprint a\n")
         assert out.returncode == 0, out.stderr

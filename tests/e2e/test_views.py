@@ -1,4 +1,4 @@
-"""Issue 17: ``slice``, ``transpose`` and ``reshape`` read their input in place (a strided
+"""Views: ``slice``, ``transpose`` and ``reshape`` read their input in place (a strided
 memref view) in the optimised pipeline, and later operations read through the view: chains of
 views then elementwise ops with broadcasting, reductions, matrix products, returns, against
 NumPy in both pipelines and at one and two threads; ``var`` buffers updated under a view; every

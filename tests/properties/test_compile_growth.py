@@ -17,7 +17,7 @@ KINDS = [
 
 
 def chain(n: int) -> str:
-    """The compile-time issue's generated program: n statements on 2x3 and 3x3 matrices."""
+    """A generated program of n statements on 2x3 and 3x3 matrices."""
     lines = [
         "let w = [[0.5, -1, 2], [1, 0.25, -0.5], [0, 1, 1]]",
         "let b = [[1, 2, 3]]",

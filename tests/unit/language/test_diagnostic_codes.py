@@ -289,7 +289,11 @@ def test_every_code_the_compiler_raises_is_explained_and_every_explained_code_is
     raised = codes_in_the_compiler()
     assert len(raised) >= 19
     assert raised == set(CODES)
-    assert {"E-DIM-001", "E-DIM-002", "E-DIM-003"} <= raised  # seed 004's
+    assert {
+        "E-DIM-001",
+        "E-DIM-002",
+        "E-DIM-003",
+    } <= raised  # (shapes that do not fit, element types, a tensor expected)
 
 
 @pytest.mark.parametrize("code", sorted(CODES))

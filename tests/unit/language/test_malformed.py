@@ -81,7 +81,7 @@ BROKEN = [
 BIG = 2**40  # shapes.MAX_DIMENSION
 TOO_LARGE = "elements of 8 bytes do not fit in 64-bit memory addresses (at most 2^63 - 1 bytes)"
 
-# (program, line of the error, the whole message): the diagnostics of issue 12.
+# (program, line of the error, the whole message): a malformed program's one diagnostic, word for word.
 BROKEN_EXACTLY = [
     # names: the nearest builtin, function or value is suggested
     ("print col([[1]])\n", 1, "unknown function 'col': did you mean col_sum, col_max or col_mean?"),
