@@ -293,7 +293,7 @@ def test_the_code_map_lists_every_package_and_nothing_else():
 
 
 def test_the_code_map_is_in_layer_order():
-    """Lowest layer first, as tests/test_layers.py orders them."""
+    """Lowest layer first, as tests/project/test_layers.py orders them."""
     from test_layers import LAYER_OF
 
     def layer(path: str) -> int:
@@ -346,7 +346,7 @@ def test_every_path_and_link_exists(page):
     for number, line in enumerate(page.read_text().splitlines(), start=1):
         for path in PATH.findall(line):
             path = path.rstrip(".,:;)")
-            if re.search(r"[A-Z]{3,}", path) or path in WRITTEN:  # tests/test_NAME.py; results.json
+            if re.search(r"[A-Z]{3,}", path) or path in WRITTEN:  # tests/e2e/test_NAME.py; results.json
                 continue
             found = list(ROOT.glob(path)) if "*" in path else [ROOT / path] if (ROOT / path).exists() else []
             assert found, f"{name(page)}:{number}: {path} does not exist"

@@ -1,12 +1,12 @@
-"""Random whole programs (``tests/fuzz``) compiled in both pipelines agree with the NumPy
+"""Random whole programs (``tests/properties/fuzz``) compiled in both pipelines agree with the NumPy
 reference: a fixed set (the same programs on every run), each value placed in every
 position (dead, printed, returned from a def, passed to a call, reduced, viewed again,
 updated in place, bound to a var, used twice), in every element type and ``?`` pattern,
 from a few statements to a hundred.
 
 Each program is compiled and run in a forked child, two at a time; a failure says how to
-run it again (``python -m tests.fuzz.campaign --check KIND SEED``). Larger budgets with new
-seeds: ``python -m tests.fuzz.campaign --help``.
+run it again (``python -m tests.properties.fuzz.campaign --check KIND SEED``). Larger budgets with new
+seeds: ``python -m tests.properties.fuzz.campaign --help``.
 """
 
 from collections import Counter
@@ -39,7 +39,7 @@ def test_a_random_program_prints_what_numpy_computes(runs, kind, seed, pipeline)
     verdict = judge(results[((kind, seed), pipeline)], program.expected, program.statements, program.abort)
     assert verdict.ok, (
         f"{verdict.outcome} in the {pipeline} pipeline: {verdict.detail}\n--- the program\n"
-        f"{program.source}--- again: python -m tests.fuzz.campaign --check {kind} {seed}"
+        f"{program.source}--- again: python -m tests.properties.fuzz.campaign --check {kind} {seed}"
     )
 
 

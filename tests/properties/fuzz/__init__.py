@@ -15,5 +15,5 @@ compared with the reference. The modules, in the order a program travels through
 - ``execute``    compile and run a program in a forked child (a crash kills only the child)
 - ``oracle``     compare what was printed with the reference; classify the outcome
 - ``minimise``   delete statements while a failure stays the same
-- ``campaign``   the command line: ``python -m tests.fuzz.campaign --help``
+- ``campaign``   the command line: ``python -m tests.properties.fuzz.campaign --help``
 """

@@ -3,10 +3,10 @@ compared with the NumPy reference; the failures minimised and saved.
 
 Run it from the repository root, in the project's virtual environment:
 
-    python -m tests.fuzz.campaign --programs 5000 --jobs 2     # a new seed, printed first
-    python -m tests.fuzz.campaign --programs 400 --seed 17 --kinds long
-    python -m tests.fuzz.campaign --show dtypes 17000042       # one program and its expected output
-    python -m tests.fuzz.campaign --check dtypes 17000042      # run one program in both pipelines
+    python -m tests.properties.fuzz.campaign --programs 5000 --jobs 2     # a new seed, printed first
+    python -m tests.properties.fuzz.campaign --programs 400 --seed 17 --kinds long
+    python -m tests.properties.fuzz.campaign --show dtypes 17000042       # one program and its expected output
+    python -m tests.properties.fuzz.campaign --check dtypes 17000042      # run one program in both pipelines
 
 The programs are split evenly between the kinds (``static``: f64, no ``?``; ``question``:
 defs with ``?`` sizes; ``dtypes``: every element type; ``long``: 30 to 100 statements), and
@@ -93,7 +93,7 @@ def save_failure(out: Path, failure: Failure, statements: list, minimised: bool)
     (folder / "reproduce.sh").write_text(
         f"# {again.outcome} in the {pipeline} pipeline; expected.txt is what NumPy computes\n"
         f"mgc run{flag} prog.mg\n"
-        f"# the whole generated program: python -m tests.fuzz.campaign --check {program.kind} {program.seed}\n"
+        f"# the whole generated program: python -m tests.properties.fuzz.campaign --check {program.kind} {program.seed}\n"
     )
     return folder, item
 
@@ -141,7 +141,7 @@ def run_campaign(args) -> int:
     base = args.seed if args.seed is not None else random.SystemRandom().randrange(1, 10**6)
     kinds = args.kinds.split(",")
     print(
-        f"seed {base}: python -m tests.fuzz.campaign --programs {args.programs} --seed {base} "
+        f"seed {base}: python -m tests.properties.fuzz.campaign --programs {args.programs} --seed {base} "
         f"--kinds {args.kinds} --jobs {args.jobs}",
         flush=True,
     )
@@ -252,7 +252,9 @@ def show(kind: str, seed: int, check: bool) -> int:
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m tests.fuzz.campaign", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+        prog="python -m tests.properties.fuzz.campaign",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--programs", type=int, default=1000, help="how many programs (default 1000)")
     parser.add_argument("--seed", type=int, help="the run's seed (default: a new one, printed)")

@@ -1,7 +1,7 @@
 """The front end's stages one at a time (mg_xdsl/language/): the parser builds a syntax tree
 and reports only syntax; the checker types every expression of it, folds numbers and
 reports the rest; IR generation emits what the checker typed. The end-to-end messages are
-tests/test_frontend_diagnostics.py's and the examples'."""
+tests/unit/language/test_frontend_diagnostics.py's and the examples'."""
 
 import pytest
 
