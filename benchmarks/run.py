@@ -320,7 +320,7 @@ def example_expectation(path: Path) -> tuple[str, int]:
 
 
 def check_example(p: subprocess.CompletedProcess, expected: str, status: int) -> str | None:
-    """The test suite's conventions (tests/test_examples.py); None if right, else why not.
+    """The test suite's conventions (tests/e2e/test_examples.py); None if right, else why not.
     Status 1: a compile error, its first stderr line listed; 134: an abort after a failed
     run-time check (the message on stderr); 0: stdout as listed (addresses masked)."""
     out = ADDRESS.sub("base@ = 0x…", p.stdout.decode(errors="replace"))

@@ -16,11 +16,15 @@ EXAMPLES = ROOT / "examples"
 BIN = Path(sys.executable).parent
 ADDRESS = re.compile(r"base@ = 0x[0-9a-fA-F]+")
 
+# The tests import conftest's helpers and tests/helpers/ by name (tests/ on the path), and
+# the benchmarks' workloads as benchmarks.workloads (the repository root on the path), from
+# whichever folder a test runs.
+sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 # Every compilation in the tests (in this process and in the `mgc` runs it starts) verifies
 # the IR after every stage, so that a pass that breaks the IR fails at its own stage. Users'
-# compilations verify only the last stage; tests/test_cli.py checks that default.
+# compilations verify only the last stage; tests/unit/tools/test_cli.py checks that default.
 os.environ.setdefault("MGC_VERIFY_EACH", "1")
 
 # The property tests (hypothesis) draw the same examples on every run of the suite, plain
@@ -28,7 +32,7 @@ os.environ.setdefault("MGC_VERIFY_EACH", "1")
 # (derandomize), and no database of past failures (.hypothesis/) steers them, so a commit that
 # passed passes again. Each test's @settings(max_examples=..., deadline=...) keeps these. To
 # look for new failures, run with fresh random examples (and the database) instead:
-#     pytest --hypothesis-profile=explore tests/test_properties.py
+#     pytest --hypothesis-profile=explore tests/properties/test_properties.py
 #     HYPOTHESIS_PROFILE=explore pytest ...         (pytest --hypothesis-seed=N: one chosen seed)
 # A failure prints the example and a @reproduce_failure blob, in either profile. Tests that
 # draw arrays with NumPy take their seed from a hypothesis strategy or a constant, never from

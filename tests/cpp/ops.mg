@@ -1,4 +1,4 @@
-# Functions for the C++ interoperability test (tests/test_cpp.py): dynamic and static shapes.
+# Functions for the C++ interoperability test (tests/e2e/test_cpp.py): dynamic and static shapes.
 def relu_m(a: tensor[?x?]) = relu(a)
 def row_sums(a: tensor[?x?]) = row_sum(a)
 def col_maxes(a: tensor[?x?]) = col_max(a)

@@ -374,7 +374,7 @@ MUTATIONS = [
         "mask = DenseArrayBase.from_list(i32, list(range(t.get_shape()[0])))",
         "a vector broadcast fills only lane 0",
     ),
-    # -- issue 12: robustness -----------------------------------------------------------------------
+    # -- robustness ---------------------------------------------------------------------------------
     Mutation(
         LOOPS,
         "                indices.append(self.constants[expr.value])",
@@ -405,7 +405,7 @@ MUTATIONS = [
         "",
         "a cached program reports a failed check at the path of another copy",
     ),
-    # -- issue 13: compile time ---------------------------------------------------------------------
+    # -- compile time -------------------------------------------------------------------------------
     Mutation(
         "mg_xdsl/transforms/func/outline_loop_nests.py",
         "returned: list[SSAValue] = [\n        r for op in ops for r in op.results if any(use.operation not in moved for use in r.uses)\n    ]",
@@ -436,7 +436,7 @@ MUTATIONS = [
         "if (n := static_iterations(loop)) is not None and n < 0}",
         "affine-parallelize ignores min-iterations",
     ),
-    # -- issue 14: kernels for the target ----------------------------------------------------------
+    # -- kernels for the target --------------------------------------------------------------------
     Mutation(
         "mg_xdsl/core/target.py",
         "    (256, 16): (6, 2),",
@@ -479,7 +479,7 @@ MUTATIONS = [
         "if self.promote_single_iter and lower < upper:",
         "loops of several iterations are taken for loops of one",
     ),
-    # -- issue 15: every pipeline in one place ------------------------------------------------------
+    # -- every pipeline in one place ----------------------------------------------------------------
     Mutation(
         "mg_xdsl/pipeline/stages.py",
         "self.stages[1 : names.index(to) + 1]",
@@ -498,7 +498,7 @@ MUTATIONS = [
         "            sizes[level] = size",
         "a shared L3 is taken for one core's own",
     ),
-    # -- issue 13: compile time --------------------------------------------------------------------
+    # -- compile time ------------------------------------------------------------------------------
     Mutation(
         "mg_xdsl/transforms/func/optnone_small_functions.py",
         "        count *= max(0, -(-(hi - lo) // st))",
@@ -607,7 +607,7 @@ MUTATIONS = [
         "        inner = 1\n",
         "a loop's work scale is ignored where its sizes are static",
     ),
-    # -- issue 14: kernels from the target's features (a CPU's datapath) ------------------------
+    # -- kernels from the target's features (a CPU's datapath) ----------------------------------
     Mutation(
         "mg_xdsl/core/target.py",
         '    "znver4": 256,\n}',
@@ -626,7 +626,7 @@ MUTATIONS = [
         '"") if f)',
         "LLVM's vectorisers are not told of Zen 4's 256-bit datapath",
     ),
-    # -- issue 14: results' pages, the API's call ---------------------------------------------------
+    # -- results' pages, the API's call -------------------------------------------------------------
     Mutation(
         "mg_xdsl/backend/runtime_ir.py",
         "  %several_pages = icmp uge i64 %bytes, 4194304",
@@ -639,7 +639,7 @@ MUTATIONS = [
         'code.append(f"  {strides[d]} = mul i64 {strides[d + 1]}, %s{i}_{d}\\n")',
         "the API describes its arguments with the wrong strides",
     ),
-    # -- issue 15: element types as a concept --------------------------------------------------
+    # -- element types as a concept ------------------------------------------------------------
     Mutation(
         "mg_xdsl/core/element_types.py",
         "    if element_type in lowered:",
@@ -682,7 +682,7 @@ MUTATIONS = [
         "        element = mg.tensor_type((1,)).element_type\n        constants = ",
         "relu's and mg.scalar's constants are f64 whatever the element type",
     ),
-    # -- issue 15: the linalg stage -----------------------------------------------------------
+    # -- the linalg stage ---------------------------------------------------------------------
     Mutation(
         LOOPS,
         "                order = [first, *(d for d in order if d != first)]",
@@ -725,7 +725,7 @@ MUTATIONS = [
         "lambda args: reduction.combine(args[0], args[0]).results[0],",
         "a reduction's body folds each element with itself, not with the running value",
     ),
-    # -- issue 14: large results written with streaming stores -----------------------------------
+    # -- large results written with streaming stores ---------------------------------------------
     Mutation(
         "mg_xdsl/core/target.py",
         " and result_bytes < max_result_bytes\n",
@@ -786,7 +786,7 @@ MUTATIONS = [
         'streaming = "" if',
         "the LLVM IR printer drops the non-temporal hint",
     ),
-    # -- issue 16: printing each element type -------------------------------------------------
+    # -- printing each element type -----------------------------------------------------------
     Mutation(
         "mg_xdsl/backend/runtime.c",
         'printf("%lld", (long long)((const int64_t *)data)[i]);',
@@ -800,7 +800,7 @@ MUTATIONS = [
         'printer="printMemrefF64"',
         "mg.print of an f32 tensor calls the f64 printer",
     ),
-    # -- issue 16: tensors of any rank ----------------------------------------------------------
+    # -- tensors of any rank --------------------------------------------------------------------
     Mutation(
         PARSE,
         "            return (count, *inner)",
@@ -837,7 +837,7 @@ MUTATIONS = [
         'RESERVED = {"main", "malloc", "free", "abort", "printMemrefF64"}',
         "a def named printMemrefI64 compiles, and its executable fails to link",
     ),
-    # -- issue 16: element types in the language -----------------------------------------------
+    # -- element types in the language ---------------------------------------------------------
     Mutation(
         CPP,
         "    return len(t.shape) == 2 and t.element == element_types.F64",
@@ -936,7 +936,7 @@ MUTATIONS = [
         "                    pass",
         "a check in a kernel is left as cf.assert",
     ),
-    # -- issue 16: comparisons, where, '?' growth ------------------------------------------------
+    # -- comparisons, where, '?' growth ----------------------------------------------------------
     Mutation(
         MG_SCALAR,
         '"lt": ("olt", "slt", "ult"),',
@@ -967,7 +967,7 @@ MUTATIONS = [
         "        if True:\n            return v\n",
         "a '?' against a static size is broadcast without claiming that size first",
     ),
-    # -- issue 16: builtins ------------------------------------------------------------------------
+    # -- builtins ----------------------------------------------------------------------------------
     Mutation(
         CHECK_REDUCTIONS,
         "            if keepdims\n            else tuple(s for d, s in enumerate(arg.shape) if d not in axes)",
@@ -1025,7 +1025,7 @@ MUTATIONS = [
         "    if True:\n        return\n",
         "mgc ptx of exp leaves libdevice out: the PTX calls __nv_expf, which ptxas cannot find",
     ),
-    # -- issue 16: batched matrix products ----------------------------------------------------------
+    # -- batched matrix products --------------------------------------------------------------------
     Mutation(
         TO_LINALG,
         "        maps = [AffineMap(rank + 1, 0, (*batch, i, k)), AffineMap(rank + 1, 0, (*batch, k, j))]",
@@ -1038,7 +1038,7 @@ MUTATIONS = [
         "    batch = tuple(lhs[:-2])",
         "the batch axes of @ do not broadcast (the left operand's are taken)",
     ),
-    # -- issue 16: bf16 ------------------------------------------------------------------------------
+    # -- bf16 ----------------------------------------------------------------------------------------
     Mutation(
         MG_SCALAR,
         "    rounded = arith.AddiOp(arith.AddiOp(bits, _constant(0x7FFF, i32)).result, lowest_kept).result",
@@ -1063,7 +1063,7 @@ MUTATIONS = [
         "        return str(bfloat16_bits(value) ^ 1)",
         "bf16 constants lose their last bit",
     ),
-    # -- issue 16: batched products through the tiled kernel; GPU math through libdevice ------------
+    # -- batched products through the tiled kernel; GPU math through libdevice ----------------------
     Mutation(
         TILE,
         "memref.SubviewOp(\n            v, at, sizes, [],",
@@ -1100,7 +1100,7 @@ MUTATIONS = [
         "            if False:\n                continue",
         "two kernel modules that call the same libdevice function give PTX that does not parse",
     ),
-    # -- issue 17: element access, rank-0 and lower-rank tensors against '?', compile-time values ---
+    # -- element access, rank-0 and lower-rank tensors against '?', compile-time values -------------
     Mutation(
         MG_COMMON,
         "                at.append(index_constant(index % size))",
@@ -1131,7 +1131,7 @@ MUTATIONS = [
         "            return sum(static)",
         "numel adds the sizes",
     ),
-    # -- issue 17: var and updates in place ----------------------------------------------------
+    # -- var and updates in place --------------------------------------------------------------
     Mutation(
         GEN,
         "and value not in self.named\n        )",
@@ -1157,7 +1157,7 @@ MUTATIONS = [
         "an update in place allocates a new buffer every time",
     ),
     Mutation(CHECK, "        if name not in self.variables:\n", "        if False:\n", "a let binding can be updated"),
-    # -- issue 17: random numbers (Philox 4x32-10) ------------------------------------------------
+    # -- random numbers (Philox 4x32-10) ----------------------------------------------------------
     Mutation(
         "mg_xdsl/dialects/philox.py",
         "        if r < ROUNDS - 1:",
@@ -1177,7 +1177,7 @@ MUTATIONS = [
         "Box-Muller takes the sine",
     ),
     Mutation(GEN, "        if spread == 0:", "        if False:", "a zero spread still makes a random op"),
-    # -- issue 17: scans --------------------------------------------------------------------------
+    # -- scans ------------------------------------------------------------------------------------
     Mutation(
         MG_STRUCTURED,
         '        return binary_arith("add", binary_arith("mul", a, h), b)',
@@ -1196,7 +1196,7 @@ MUTATIONS = [
         "        carried = element",
         "a bf16 scan is carried in bf16",
     ),
-    # -- issue 17: shape operations ---------------------------------------------------------------
+    # -- shape operations -------------------------------------------------------------------------
     Mutation(
         AFF,
         "                at[a] = ivs[i]",
@@ -1227,7 +1227,7 @@ MUTATIONS = [
         "                at[axis] = ivs[axis]",
         "concat writes every input at the start of the axis",
     ),
-    # -- issue 17: diagnostics ----------------------------------------------------------------------
+    # -- diagnostics --------------------------------------------------------------------------------
     Mutation(
         "mg_xdsl/language/diagnostics.py",
         "        return f\"{pad}{red}{'^' * max(end - start, 1)}{reset}\"",
@@ -1252,7 +1252,7 @@ MUTATIONS = [
         "    return stream.isatty()",
         "NO_COLOR is ignored",
     ),
-    # -- issue 17: indexing -----------------------------------------------------------------------
+    # -- indexing ---------------------------------------------------------------------------------
     Mutation(
         MG_COMMON,
         "    total = op.add(op_builders.memref_load(out, at).res, value)",
@@ -1280,7 +1280,7 @@ MUTATIONS = [
         "axis = self.keyword_axis(c, scope, len(x.shape), default=0)",
         "gather and scatter_add default to axis 0",
     ),
-    # -- issue 17: views (slice, transpose, reshape read in place) ------------------------------
+    # -- views (slice, transpose, reshape read in place) ----------------------------------------
     Mutation(
         "mg_xdsl/transforms/memref/memref_views.py",
         "        if isinstance(use.operation, VIEW_OPS):\n",
@@ -1327,7 +1327,7 @@ MUTATIONS = [
         "        if False:",
         "a '?' passed for a def's static size is reported as mg.cast's check",
     ),
-    # -- issue 35: trust ----------------------------------------------------------------------------
+    # -- trust: wrong results and crashes found in review and by the random programs ----------------
     Mutation(
         GEN,
         "        if isinstance(value, SSAValue):\n            self.named.add(value)",

@@ -2,7 +2,7 @@
 
 // Blocks whose arguments flow back into branches. Every block a branch reaches gets its new
 // signature before any branch is rewritten, so a branch that passes a block argument names
-// the converted argument, never the erased one. tests/test_upstream.py has mlir-opt-22 verify
+// the converted argument, never the erased one. tests/e2e/test_upstream.py has mlir-opt-22 verify
 // the output: it checks that every value is defined; xDSL's verifier does not.
 
 // A block that branches to itself with its own argument (unreachable, as upstream's test).

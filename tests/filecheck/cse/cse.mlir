@@ -1,5 +1,5 @@
 // cse: an op that repeats an earlier one in scope is replaced by it; a pure op nobody uses
-// goes. (tests/test_cse.py checks that the pass does what xDSL's cse does on whole programs.)
+// goes. (tests/unit/transforms/test_cse.py checks that the pass does what xDSL's cse does on whole programs.)
 // RUN: mg-opt %s -p cse | filecheck %s
 
 // The loop's body sees the constants before the loop; a duplicate inside it goes.

@@ -1,4 +1,4 @@
-# The builtins of issue 16 in the mg dialect: a reduction over axes is one mg.reduce per
+# The builtins in the mg dialect: a reduction over axes is one mg.reduce per
 # axis, the last first (each keeps its axis, of size 1), mg.reshape drops the axes without
 # keepdims, a mean
 # divides by the count; math functions are an op each; creation ops make mg.full, mg.iota

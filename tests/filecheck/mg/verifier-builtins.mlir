@@ -1,4 +1,4 @@
-// The verifiers of the ops of issue 16's builtins.
+// The verifiers of the builtins' ops (reductions over axes, math functions, creation).
 // RUN: mg-opt %s --split-input-file --verify-diagnostics | filecheck %s
 
 %x = "test.op"() : () -> tensor<2x?xf64>

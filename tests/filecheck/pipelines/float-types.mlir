@@ -1,7 +1,7 @@
 // Every element type the mg dialect accepts for arithmetic (mg_xdsl/core/element_types.py:
 // f32, f64) goes through the whole CPU pipeline to the LLVM dialect, every op, the matrix
 // product's kernel and the reductions' included, and mlir-opt-22 accepts the result.
-// (tests/test_element_types.py runs the f32 code against NumPy.)
+// (tests/unit/dialects/test_element_types.py runs the f32 code against NumPy.)
 // RUN: mg-opt %s -p mg-cpu-pipeline | filecheck %s
 // RUN: mg-opt %s -p mg-reference-pipeline | filecheck %s
 // RUN: %if mlir-opt %{ mg-opt %s -p mg-cpu-pipeline | mlir-opt-22 | filecheck %s %}

@@ -1,0 +1,155 @@
+"""The benchmark suite (benchmarks/run.py) in its --quick form: every workload compiles, runs
+and is checked against NumPy, at 1 and 2 threads, and a wrong result fails the run. No
+timing is asserted: the quick sizes are tiny and CI machines are noisy."""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+import pytest
+from conftest import ROOT
+
+from benchmarks.workloads import NAMES  # (the repository root is on the path: conftest.py)
+
+RUN = ROOT / "benchmarks" / "run.py"
+EXAMPLES = sorted(p.stem for p in (ROOT / "examples").glob("*.mg"))
+
+
+pytest.importorskip("threadpoolctl")
+
+
+def run(*args: str, timeout: int = 300) -> subprocess.CompletedProcess:
+    env = dict(os.environ)
+    env.pop("MGC_NO_CACHE", None)
+    return subprocess.run(
+        [sys.executable, str(RUN), *args], cwd=ROOT, capture_output=True, text=True, env=env, timeout=timeout
+    )
+
+
+def table_rows(stdout: str) -> list[list[str]]:
+    """The data rows of the markdown tables, as lists of cells."""
+    rows = []
+    for line in stdout.splitlines():
+        if line.startswith("| ") and not line.startswith("| ---"):
+            cells = [c.strip() for c in line.strip().strip("|").split("|")]
+            if cells[0] not in ("workload", "example"):
+                rows.append(cells)
+    return rows
+
+
+@pytest.fixture(scope="module")
+def quick(tmp_path_factory):
+    out = tmp_path_factory.mktemp("bench") / "results.json"
+    p = run("--quick", "--json", str(out))
+    return p, out
+
+
+def test_quick_run_passes(quick):
+    p, out = quick
+    assert p.returncode == 0, p.stdout[-3000:] + p.stderr[-3000:]
+    assert "Every result checked correct" in p.stdout
+
+
+def test_table_has_every_workload_at_every_thread_count(quick):
+    p, _ = quick
+    rows = table_rows(p.stdout)
+    kernels = {(r[0], r[2]) for r in rows if r[0] in NAMES}
+    assert kernels == {(name, t) for name in NAMES for t in ("1", "2")}
+    assert all(r[-1] == "ok" for r in rows), [r for r in rows if r[-1] != "ok"]
+    examples = {r[0] for r in rows if r[0].endswith(".mg")}
+    assert examples == {f"{e}.mg" for e in EXAMPLES}
+    # The machine's context heads the report.
+    for words in ("CPU:", "NumPy's BLAS:", "OPENBLAS_CORETYPE", "threads measured: 1, 2"):
+        assert words in p.stdout
+
+
+def test_json_records_a_check_for_every_workload(quick):
+    _, out = quick
+    report = json.loads(out.read_text())
+    assert report["ok"] is True
+    assert report["settings"]["quick"] is True
+    assert {
+        "date",
+        "cpu_model",
+        "cpu_count",
+        "affinity_count",
+        "numpy",
+        "llvmlite",
+        "blas",
+        "openblas_coretype",
+    } <= set(report["context"])
+    assert [c["threads"] for c in report["children"]] == [1, 2]
+    assert all(c["exit_code"] == 0 for c in report["children"])
+    kernels = report["kernels"]
+    assert {(r["name"], r["threads"]) for r in kernels} == {(n, t) for n in NAMES for t in (1, 2)}
+    for r in kernels:
+        assert r["check"]["passed"] is True, r
+        # (f32 rounds each step at 2^-24; an integer sum is exact)
+        assert r["check"]["rtol"] == {"relu_add_f32": 1e-5, "matmul_f32": 1e-5, "sum_i32": 0.0}.get(r["name"], 1e-9)
+        assert r["mg"]["median_s"] > 0 and r["numpy"]["median_s"] > 0 and r["ratio"] > 0
+        assert r["mg"]["unit"] == (
+            "GFLOP/s" if r["name"] in ("matmul", "layer", "two_layers", "matmul_f32", "batched_matmul") else "GB/s"
+        )
+    # A sum's tolerance grows with its length; elementwise results must be exact.
+    atol = {r["name"]: r["check"]["atol"] for r in kernels}
+    assert atol["add"] == atol["relu_add"] == atol["row_max"] == atol["relu_add_f32"] == atol["sum_i32"] == 0.0
+    assert atol["row_sum"] > 0 and atol["matmul"] > 0 and atol["two_layers"] > 0
+    assert {r["example"] for r in report["mgc_run"]} == {f"{e}.mg" for e in EXAMPLES}
+    for r in report["mgc_run"]:
+        assert r["check"]["passed"] is True, r
+        assert r["cached"]["median_s"] > 0 and r["no_cache"]["median_s"] > 0
+
+
+def test_a_wrong_result_fails_the_run(tmp_path):
+    """--self-test-wrong moves every expected result by one part in a million: far beyond the
+    tolerance, so each check must fail, be recorded, and make the exit status non-zero."""
+    out = tmp_path / "wrong.json"
+    p = run(
+        "--quick",
+        "--self-test-wrong",
+        "--threads",
+        "1",
+        "--only",
+        "^row_sum ",
+        "--only",
+        "^matmul n=32",
+        "--only",
+        "01_relu",
+        "--json",
+        str(out),
+    )
+    assert p.returncode == 1, p.stdout + p.stderr
+    assert "FAILED: 3 check(s)" in p.stdout
+    report = json.loads(out.read_text())
+    assert report["ok"] is False
+    records = report["kernels"] + report["mgc_run"]
+    assert [r["id"] for r in records] == ["row_sum 67x64", "matmul n=32", "mgc_run 01_relu"]
+    for r in records:
+        assert r["check"]["passed"] is False and r["check"]["error"]
+        assert "mg" not in r and "cached" not in r  # a wrong result is not timed
+
+
+def test_bad_arguments():
+    p = run("--only", "no-such-workload")
+    assert p.returncode == 2 and "no workload matches" in p.stderr
+    assert run("--threads", "0").returncode == 2
+
+
+def test_compile_time_section_measures_and_checks(tmp_path):
+    """The compile-time benchmark at tiny sizes: every program compiles cold, prints what
+    NumPy computes, and the table has a row per size and pipeline (times mean nothing)."""
+    p = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "compile_time.py"), "--sizes", "3,6", "--reps", "1"],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert p.returncode == 0, p.stderr[-3000:]
+    rows = [r for r in table_rows(p.stdout) if r[0] in ("3", "6")]
+    assert {(r[0], r[1]) for r in rows} == {(n, k) for n in ("3", "6") for k in ("optimised", "reference")}
+    if shutil.which("mlir-opt-22"):
+        assert all("x" in r[-1] and "mlir-opt" not in r[-1] for r in rows), rows
+    assert "Where the time goes (optimised, seconds)" in p.stdout
+    assert "| step | 3 statements | 6 statements |" in p.stdout
