@@ -4,7 +4,7 @@
  * runner library (and mg_xdsl/backend/runtime.py, its in-process twin for the JIT) does.
  * They are the printers that the element types' records name (ELEMENT_TYPES in
  * mg_xdsl/core/element_records.py: `printer`, and `ctype` for the C type each reads); a
- * record with a new printer needs its function here (tests/test_element_types.py checks).
+ * record with a new printer needs its function here (tests/unit/dialects/test_element_types.py checks).
  * main() runs the program's top-level statements, compiled as mg_main. Failed run-time checks (mgrt_check_failed) and failed allocations
  * (mgrt_out_of_memory, called by the allocator _mlir_memref_to_llvm_alloc) report on stderr
  * and abort; they are compiled into the program's object from LLVM IR

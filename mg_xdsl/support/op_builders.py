@@ -6,7 +6,7 @@ xDSL's generic constructor matches every argument against the op's definition (o
 groups, optional properties, constraints) and costs about 10 microseconds an op, twice what
 making the op itself costs; a 100-statement program makes some 13 000 such ops on its way
 to the LLVM dialect. Each builder here makes exactly what the op's own constructor makes:
-the same operands, result types, properties and successors (``tests/test_op_builders.py``
+the same operands, result types, properties and successors (``tests/unit/support/test_op_builders.py``
 compares the two for each); a property an op has by default is left to ``create_op``
 where that does not change the order in which the generic form prints them. Verification still checks every op against its definition.
 """

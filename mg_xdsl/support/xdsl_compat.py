@@ -17,7 +17,7 @@ exactly as ``op.verify()`` does, but while it runs, the current thread's
 look-ups index each symbol table once (verification does not change the IR). Other
 threads, and code outside it, see xDSL's own functions. It can go when xDSL's
 ``RegionBlocks.__len__`` stops walking the list (check ``xdsl/ir/core.py`` when the pin
-moves; ``tests/test_xdsl_compat.py`` says whether it is still needed).
+moves; ``tests/unit/support/test_xdsl_compat.py`` says whether it is still needed).
 
 Splitting a block in constant time
 ----------------------------------
@@ -34,7 +34,7 @@ xDSL 0.75's translation to LLVM IR refuses an ``llvm.call_intrinsic`` with fast-
 <4 x double> @llvm.maximum.v4f64``). ``vectorize-reductions`` marks its vector maxima
 ``nsz`` (see there). ``translate_fast_math_calls()``, which ``jit.translate`` calls before
 translating, makes xDSL's translation put the flags on the call. It can go when xDSL's
-``_convert_call_intrinsic`` translates them (``tests/test_xdsl_compat.py`` checks).
+``_convert_call_intrinsic`` translates them (``tests/unit/support/test_xdsl_compat.py`` checks).
 
 Making an op in a third of the time
 -----------------------------------
@@ -45,7 +45,7 @@ import) and ``IRDLOperation.__post_init__`` (which walks the definition for defa
 ops. ``create_op`` sets the same fields directly, defaults included, in about 2, and
 then calls ``Operation.__post_init__`` as ``create`` does (an ``ImplicitBuilder`` inserts the op
 there).
-``tests/test_xdsl_compat.py`` checks that it gives the same object as ``Operation.create``
+``tests/unit/support/test_xdsl_compat.py`` checks that it gives the same object as ``Operation.create``
 (every field, the uses linked); if a new xDSL adds a field to ``Operation``, that test
 fails, and ``create_op`` can go back to calling ``Operation.create``.
 """

@@ -16,7 +16,7 @@ dialect.
 ``import mg_xdsl`` calls ``install()``. It imports nothing: if ``xdsl.irdl.operations`` is not
 imported yet, it asks Python's import system to patch that module as soon as it has run,
 before any dialect defines an op; a program that never imports xDSL (``mgc run`` of a cached
-program) pays nothing. ``tests/test_xdsl_compat.py`` checks that the formats are deferred
+program) pays nothing. ``tests/unit/support/test_xdsl_compat.py`` checks that the formats are deferred
 and that the accessors are xDSL's. It can go when xDSL reads formats lazily itself, or
 when the pin moves and that test fails.
 """

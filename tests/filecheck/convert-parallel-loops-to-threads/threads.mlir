@@ -120,3 +120,25 @@ func.func @scaled(%a: memref<1000x10xf64>) {
 // CHECK-LABEL: func.func @scaled(
 // CHECK:         %[[CHUNK:.*]] = arith.constant 103 : index
 // CHECK-NEXT:    func.call @mgrt_parallel_for(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[CHUNK]])
+
+// A loop that captures nothing but constants (made again in the outlined body) passes a null
+// context pointer.
+func.func private @work(index) -> ()
+func.func @nothing_captured() {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %n = arith.constant 1000000 : index
+  "scf.parallel"(%c0, %n, %c1) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+  ^bb0(%i: index):
+    func.call @work(%i) : (index) -> ()
+    scf.reduce
+  }) : (index, index, index) -> ()
+  func.return
+}
+// CHECK-LABEL: func.func @nothing_captured(
+// CHECK:         %[[NULL:.*]] = llvm.mlir.zero : !llvm.ptr
+// CHECK:         %[[FN:.*]] = llvm.mlir.addressof @nothing_captured_parallel_0 : !llvm.ptr
+// CHECK:         func.call @mgrt_parallel_for(%[[FN]], %[[NULL]], %{{.*}}, %{{.*}}, %{{.*}})
+// CHECK:       llvm.func internal @nothing_captured_parallel_0(
+// CHECK:         scf.for
+// CHECK-NEXT:      func.call @work(
