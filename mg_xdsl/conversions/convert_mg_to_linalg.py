@@ -75,32 +75,7 @@ from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import GreedyRewritePatternApplier, PatternRewriteWalker, RewritePattern
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from mg_xdsl.conversions.mg_lowering_common import (
-    CallLowering,
-    CastLowering,
-    ConcatLowering,
-    ConstantLowering,
-    ExtractLowering,
-    FuncSignatureLowering,
-    GatherLowering,
-    IndexAddLowering,
-    IndexLowering,
-    IotaLowering,
-    LinearScanLowering,
-    MgLowering,
-    OpT,
-    PrintLowering,
-    RandomLowering,
-    ScatterAddLowering,
-    broadcast_sizes,
-    check_slice_stop,
-    elementwise_sizes,
-    matmul_sizes,
-    reshape_copy,
-    reshape_sizes,
-    slice_copy,
-    static_shape,
-)
+from mg_xdsl.conversions import mg_lowering_common as common
 from mg_xdsl.core import shapes
 from mg_xdsl.dialects import mg
 from mg_xdsl.dialects.mg import shape_of
@@ -157,7 +132,7 @@ def scalar_body(op: mg.ScalarComputation) -> Callable[[Sequence[SSAValue]], SSAV
 
 
 @dataclass
-class ToLinalg(MgLowering[OpT]):
+class ToLinalg(common.MgLowering[common.OpT]):
     """Base of this pass's patterns: they share the function's known sizes."""
 
     sizes: Sizes
@@ -177,7 +152,7 @@ class ElementwiseToLinalg(ToLinalg[mg.BinaryOp | mg.SelectOp]):
     op_type = (mg.BinaryOp, mg.SelectOp)
 
     def build(self, op: mg.BinaryOp | mg.SelectOp) -> SSAValue:
-        sizes = elementwise_sizes(op, [self.sizes.of(x) for x in op.operands])
+        sizes = common.elementwise_sizes(op, [self.sizes.of(x) for x in op.operands])
         return self.elementwise(op, list(op.operands), sizes)
 
 
@@ -193,8 +168,8 @@ class ReshapeToLinalg(ToLinalg[mg.ReshapeOp]):
         if view is not None:
             return view
         if not op.unit_dims_only():  # (no affine map reads a reshape between other shapes)
-            return reshape_copy(op)
-        mapping, sizes = reshape_sizes(op, self.sizes.of(op.input))
+            return common.reshape_copy(op)
+        mapping, sizes = common.reshape_sizes(op, self.sizes.of(op.input))
         out = self.sizes.alloc(op.result.type, sizes)
         rank = len(sizes)
         read = AffineMap(
@@ -208,7 +183,7 @@ class FullToLinalg(ToLinalg[mg.FullOp]):
     op_type = mg.FullOp
 
     def build(self, op: mg.FullOp) -> SSAValue:
-        out = self.sizes.alloc(op.result.type, static_shape(op.result.type))
+        out = self.sizes.alloc(op.result.type, common.static_shape(op.result.type))
         fill(op.value.value.data, out)
         return out
 
@@ -248,7 +223,7 @@ class BroadcastToLinalg(ToLinalg[mg.BroadcastOp]):
 
     def build(self, op: mg.BroadcastOp) -> SSAValue:
         in_shape, out_shape = shape_of(op.input.type), shape_of(op.result.type)
-        out = self.sizes.alloc(op.result.type, broadcast_sizes(op, self.sizes.of))
+        out = self.sizes.alloc(op.result.type, common.broadcast_sizes(op, self.sizes.of))
         rank = len(out_shape)
         generic(
             [op.input],
@@ -297,7 +272,7 @@ class MatmulToLinalg(ToLinalg[mg.MatmulOp]):
 
     def build(self, op: mg.MatmulOp) -> SSAValue:
         lhs_sizes = self.sizes.of(op.lhs)
-        out = self.sizes.alloc(op.result.type, matmul_sizes(lhs_sizes, self.sizes.of(op.rhs)))
+        out = self.sizes.alloc(op.result.type, common.matmul_sizes(lhs_sizes, self.sizes.of(op.rhs)))
         fill(0.0, out)
         rank = len(lhs_sizes)
         if rank == 2:
@@ -338,9 +313,9 @@ class SliceToLinalg(ToLinalg[mg.SliceOp]):
 
     def build(self, op: mg.SliceOp) -> SSAValue:
         axis, start, stop = (a.value.data for a in (op.axis, op.start, op.stop))
-        check_slice_stop(op, self.sizes.of(op.input))
+        common.check_slice_stop(op, self.sizes.of(op.input))
         view = self.views.make(op, lambda: subview(op.input, axis, start, stop, self.sizes.of(op.input)))
-        return view if view is not None else slice_copy(op, self.sizes.of(op.input))
+        return view if view is not None else common.slice_copy(op, self.sizes.of(op.input))
 
 
 @dataclass
@@ -448,31 +423,32 @@ class ConvertMgToLinalgPass(ModulePass):
         sizes = Sizes()  # values are unique to their function: one table serves them all
         views = Views.of(op)
         patterns: list[RewritePattern] = [
-            ConstantLowering(op),
+            common.ConstantLowering(op),
             ElementwiseToLinalg(sizes, views),
             FullLikeToLinalg(sizes, views),
             FullToLinalg(sizes, views),
             ReshapeToLinalg(sizes, views),
-            IotaLowering(),
-            RandomLowering(),
-            LinearScanLowering(),
-            IndexLowering(),
-            IndexAddLowering(),
-            GatherLowering(),
-            ScatterAddLowering(),
+            common.IotaLowering(),
+            common.RandomLowering(),
+            common.LinearScanLowering(),
+            common.IndexLowering(),
+            common.IndexAddLowering(),
+            common.GatherLowering(),
+            common.ScatterAddLowering(),
             SliceToLinalg(sizes, views),
-            ConcatLowering(),
+            common.ConcatLowering(),
             ElementwiseUnaryToLinalg(sizes, views),
             BroadcastToLinalg(sizes, views),
             ReduceToLinalg(sizes, views),
             MatmulToLinalg(sizes, views),
             TransposeToLinalg(sizes, views),
-            CastLowering(),
-            ExtractLowering(),
-            PrintLowering(op),
+            common.CastLowering(),
+            common.ExtractLowering(),
+            common.PrintLowering(op),
         ]
         PatternRewriteWalker(GreedyRewritePatternApplier(patterns), apply_recursively=False).rewrite_module(op)
         PatternRewriteWalker(
-            GreedyRewritePatternApplier([FuncSignatureLowering(), CallLowering()]), apply_recursively=False
+            GreedyRewritePatternApplier([common.FuncSignatureLowering(), common.CallLowering()]),
+            apply_recursively=False,
         ).rewrite_module(op)
         views.copy_at_boundaries()

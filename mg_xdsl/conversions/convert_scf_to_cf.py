@@ -30,12 +30,7 @@ from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Attribute, Operation
 from xdsl.passes import ModulePass
-from xdsl.pattern_rewriter import (
-    GreedyRewritePatternApplier,
-    PatternRewriter,
-    RewritePattern,
-    op_type_rewrite_pattern,
-)
+from xdsl.pattern_rewriter import GreedyRewritePatternApplier, PatternRewriter, RewritePattern, op_type_rewrite_pattern
 from xdsl.rewriter import BlockInsertPoint, InsertPoint
 from xdsl.transforms.convert_scf_to_cf import IfLowering, SwitchLowering
 

@@ -32,12 +32,7 @@ from xdsl.ir.affine import (
     AffineSymExpr,
 )
 from xdsl.passes import ModulePass
-from xdsl.pattern_rewriter import (
-    GreedyRewritePatternApplier,
-    PatternRewriter,
-    RewritePattern,
-    op_type_rewrite_pattern,
-)
+from xdsl.pattern_rewriter import GreedyRewritePatternApplier, PatternRewriter, RewritePattern, op_type_rewrite_pattern
 
 from mg_xdsl.support.op_builders import (
     arith_binary,

@@ -59,12 +59,7 @@ from xdsl.dialects import arith, cf, func, llvm, scf
 from xdsl.dialects.builtin import FileLineColLoc, IndexType, ModuleOp, StringAttr, i8, i64
 from xdsl.ir import Block, Region, SSAValue
 from xdsl.passes import ModulePass
-from xdsl.pattern_rewriter import (
-    PatternRewriter,
-    PatternRewriteWalker,
-    RewritePattern,
-    op_type_rewrite_pattern,
-)
+from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, RewritePattern, op_type_rewrite_pattern
 from xdsl.rewriter import InsertPoint, Rewriter
 
 CHECK_FAILED = "mgrt_check_failed"

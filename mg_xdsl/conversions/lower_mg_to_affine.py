@@ -57,31 +57,7 @@ from xdsl.ir import SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import GreedyRewritePatternApplier, PatternRewriteWalker, RewritePattern
 
-from mg_xdsl.conversions.mg_lowering_common import (
-    CallLowering,
-    CastLowering,
-    ConcatLowering,
-    ConstantLowering,
-    ExtractLowering,
-    FuncSignatureLowering,
-    GatherLowering,
-    IndexAddLowering,
-    IndexLowering,
-    IotaLowering,
-    LinearScanLowering,
-    MgLowering,
-    PrintLowering,
-    RandomLowering,
-    ScatterAddLowering,
-    broadcast_sizes,
-    check_slice_stop,
-    elementwise_sizes,
-    filled,
-    matmul_sizes,
-    reshape_copy,
-    reshape_sizes,
-    slice_copy,
-)
+from mg_xdsl.conversions import mg_lowering_common as common
 from mg_xdsl.core import shapes
 from mg_xdsl.dialects import mg
 from mg_xdsl.dialects.mg import shape_of
@@ -98,13 +74,13 @@ from mg_xdsl.support.buffers import (
 )
 
 
-class ElementwiseLowering(MgLowering[mg.BinaryOp | mg.SelectOp]):
+class ElementwiseLowering(common.MgLowering[mg.BinaryOp | mg.SelectOp]):
     """``mg.add/sub/mul/div/compare`` and ``mg.select``: ``out[ivs] = op(a[ivs], b[ivs], ...)``."""
 
     op_type = (mg.BinaryOp, mg.SelectOp)
 
     def build(self, op: mg.BinaryOp | mg.SelectOp) -> SSAValue:
-        sizes = elementwise_sizes(op, [extents(x, shape_of(x.type)) for x in op.operands])
+        sizes = common.elementwise_sizes(op, [extents(x, shape_of(x.type)) for x in op.operands])
         out = result_buffer(op, sizes)
 
         def body(ivs: list[SSAValue]) -> None:
@@ -114,7 +90,7 @@ class ElementwiseLowering(MgLowering[mg.BinaryOp | mg.SelectOp]):
         return out
 
 
-class ReshapeLowering(MgLowering[mg.ReshapeOp]):
+class ReshapeLowering(common.MgLowering[mg.ReshapeOp]):
     """``mg.reshape`` (dimensions of size 1 dropped or added): a copy, each element read at
     the result's indices of the dimensions both have, 0 in a dropped one."""
 
@@ -122,8 +98,8 @@ class ReshapeLowering(MgLowering[mg.ReshapeOp]):
 
     def build(self, op: mg.ReshapeOp) -> SSAValue:
         if not op.unit_dims_only():
-            return reshape_copy(op)
-        mapping, sizes = reshape_sizes(op, extents(op.input, shape_of(op.input.type)))
+            return common.reshape_copy(op)
+        mapping, sizes = common.reshape_sizes(op, extents(op.input, shape_of(op.input.type)))
         out = alloc(op.result.type, sizes)
 
         def body(ivs: list[SSAValue]) -> None:
@@ -134,17 +110,17 @@ class ReshapeLowering(MgLowering[mg.ReshapeOp]):
         return out
 
 
-class FullLowering(MgLowering[mg.FullOp]):
+class FullLowering(common.MgLowering[mg.FullOp]):
     """``mg.full``: every element stored the value (made once, before the loops)."""
 
     op_type = mg.FullOp
 
     def build(self, op: mg.FullOp) -> SSAValue:
         value = element_constant(op.value.value.data, op.result.type.element_type)
-        return filled(op.result.type, lambda ivs: value)
+        return common.filled(op.result.type, lambda ivs: value)
 
 
-class FullLikeLowering(MgLowering[mg.FullLikeOp]):
+class FullLikeLowering(common.MgLowering[mg.FullLikeOp]):
     """``mg.full_like``: a buffer of ``like``'s sizes, every element stored the value."""
 
     op_type = mg.FullLikeOp
@@ -157,7 +133,7 @@ class FullLikeLowering(MgLowering[mg.FullLikeOp]):
         return out
 
 
-class ElementwiseUnaryLowering(MgLowering[mg.ElementwiseUnaryOp | mg.ScalarOp | mg.ConvertOp]):
+class ElementwiseUnaryLowering(common.MgLowering[mg.ElementwiseUnaryOp | mg.ScalarOp | mg.ConvertOp]):
     """``mg.neg``, ``mg.relu`` and ``mg.scalar``: one load, the op's computation, one store;
     the numbers it needs (relu's 0.0, the scalar's) made once, before the nest."""
 
@@ -176,7 +152,7 @@ class ElementwiseUnaryLowering(MgLowering[mg.ElementwiseUnaryOp | mg.ScalarOp | 
         return out
 
 
-class BroadcastLowering(MgLowering[mg.BroadcastOp]):
+class BroadcastLowering(common.MgLowering[mg.BroadcastOp]):
     """``out[i, j] = in[i or 0, j or 0]``: index 0 in each dimension where the input has size
     1 and the result does not."""
 
@@ -184,7 +160,7 @@ class BroadcastLowering(MgLowering[mg.BroadcastOp]):
 
     def build(self, op: mg.BroadcastOp) -> SSAValue:
         in_shape, out_shape = shape_of(op.input.type), shape_of(op.result.type)
-        sizes = broadcast_sizes(op, lambda v: extents(v, shape_of(v.type)))
+        sizes = common.broadcast_sizes(op, lambda v: extents(v, shape_of(v.type)))
         out = alloc(op.result.type, sizes)
         repeated = shapes.repeated_dims(in_shape, out_shape)
         lead = len(out_shape) - len(in_shape)  # lower ranks are aligned on the right
@@ -198,7 +174,7 @@ class BroadcastLowering(MgLowering[mg.BroadcastOp]):
         return out
 
 
-class ReduceLowering(MgLowering[mg.ReduceOp]):
+class ReduceLowering(common.MgLowering[mg.ReduceOp]):
     """Initialise every result cell (0 for sum, -inf for max), then walk the input and fold
     each element into ``out[i, 0]`` (axis 1: one value per row) or ``out[0, j]`` (axis 0)."""
 
@@ -224,7 +200,7 @@ class ReduceLowering(MgLowering[mg.ReduceOp]):
         return out
 
 
-class MatmulLowering(MgLowering[mg.MatmulOp]):
+class MatmulLowering(common.MgLowering[mg.MatmulOp]):
     """``out[.., i, j] = sum over k of lhs[.., i, k] * rhs[.., k, j]``, summed in order of k
     (``..``: the batch indices, if any)."""
 
@@ -232,7 +208,7 @@ class MatmulLowering(MgLowering[mg.MatmulOp]):
 
     def build(self, op: mg.MatmulOp) -> SSAValue:
         lhs_sizes = extents(op.lhs, shape_of(op.lhs.type))
-        sizes = matmul_sizes(lhs_sizes, extents(op.rhs, shape_of(op.rhs.type)))
+        sizes = common.matmul_sizes(lhs_sizes, extents(op.rhs, shape_of(op.rhs.type)))
         out = alloc(op.result.type, sizes)
         zero = element_constant(0.0, element_type_of(op.lhs))
         nest(sizes, lambda ivs: store(zero, out, ivs))
@@ -246,7 +222,7 @@ class MatmulLowering(MgLowering[mg.MatmulOp]):
         return out
 
 
-class TransposeLowering(MgLowering[mg.TransposeOp]):
+class TransposeLowering(common.MgLowering[mg.TransposeOp]):
     """``out[i, j] = in[j, i]`` (for rank N, the indices reversed)."""
 
     op_type = mg.TransposeOp
@@ -267,7 +243,7 @@ class TransposeLowering(MgLowering[mg.TransposeOp]):
         return out
 
 
-class SliceLowering(MgLowering[mg.SliceOp]):
+class SliceLowering(common.MgLowering[mg.SliceOp]):
     """``mg.slice``: a copy, each element read ``start`` further along the axis; a ``stop``
     beyond a ``?`` size is checked first."""
 
@@ -275,8 +251,8 @@ class SliceLowering(MgLowering[mg.SliceOp]):
 
     def build(self, op: mg.SliceOp) -> SSAValue:
         in_sizes = extents(op.input, shape_of(op.input.type))
-        check_slice_stop(op, in_sizes)
-        return slice_copy(op, in_sizes)
+        common.check_slice_stop(op, in_sizes)
+        return common.slice_copy(op, in_sizes)
 
 
 @dataclass(frozen=True)
@@ -285,17 +261,17 @@ class LowerMgToAffinePass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         patterns: list[RewritePattern] = [
-            ConstantLowering(op),
+            common.ConstantLowering(op),
             ElementwiseLowering(),
             FullLikeLowering(),
             FullLowering(),
-            IotaLowering(),
-            RandomLowering(),
-            LinearScanLowering(),
-            IndexLowering(),
-            IndexAddLowering(),
-            GatherLowering(),
-            ScatterAddLowering(),
+            common.IotaLowering(),
+            common.RandomLowering(),
+            common.LinearScanLowering(),
+            common.IndexLowering(),
+            common.IndexAddLowering(),
+            common.GatherLowering(),
+            common.ScatterAddLowering(),
             ReshapeLowering(),
             ElementwiseUnaryLowering(),
             BroadcastLowering(),
@@ -303,13 +279,13 @@ class LowerMgToAffinePass(ModulePass):
             MatmulLowering(),
             TransposeLowering(),
             SliceLowering(),
-            ConcatLowering(),
-            CastLowering(),
-            ExtractLowering(),
-            PrintLowering(op),
+            common.ConcatLowering(),
+            common.CastLowering(),
+            common.ExtractLowering(),
+            common.PrintLowering(op),
         ]
         PatternRewriteWalker(GreedyRewritePatternApplier(patterns), apply_recursively=False).rewrite_module(op)
         PatternRewriteWalker(
-            GreedyRewritePatternApplier([FuncSignatureLowering(), CallLowering()]),
+            GreedyRewritePatternApplier([common.FuncSignatureLowering(), common.CallLowering()]),
             apply_recursively=False,
         ).rewrite_module(op)

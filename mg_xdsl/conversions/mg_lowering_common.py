@@ -35,11 +35,7 @@ from xdsl.dialects.builtin import (
     i64,
 )
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
-from xdsl.pattern_rewriter import (
-    PatternRewriter,
-    RewritePattern,
-    op_type_rewrite_pattern,
-)
+from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 
 from mg_xdsl.core import element_types, shapes
 from mg_xdsl.dialects import mg
@@ -60,9 +56,7 @@ from mg_xdsl.support.buffers import (
     store,
     to_memref,
 )
-from mg_xdsl.support.op_builders import (
-    INDEX,
-)
+from mg_xdsl.support.op_builders import INDEX
 
 OpT = TypeVar("OpT", bound=Operation)
 

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 
 from mg_xdsl.core import element_types, shapes
 from mg_xdsl.core.shapes import Shape, ShapeError, fmt_shape
+from mg_xdsl.language import syntax_tree as syntax
 from mg_xdsl.language.builtins import BUILTINS
 from mg_xdsl.language.checker_types import (
     Signature,
@@ -27,24 +28,7 @@ from mg_xdsl.language.checker_types import (
 from mg_xdsl.language.diagnostics import MgError, Span
 from mg_xdsl.language.lexer import Token
 from mg_xdsl.language.parser import KEYWORDS, negated
-from mg_xdsl.language.syntax_tree import (
-    Assign,
-    Call,
-    Chain,
-    Compare,
-    Def,
-    Expr,
-    ExprList,
-    Index,
-    Let,
-    Literal,
-    Name,
-    Negate,
-    Number,
-    Statement,
-    TensorType,
-    between,
-)
+from mg_xdsl.language.syntax_tree import TensorType, between
 
 NO_BOOLEAN_ARITHMETIC = "i1 tensors (true/false) have no arithmetic; cast them to a number type first"
 NEVER_BROADCAST = (
@@ -58,10 +42,10 @@ RESERVED = {"main", "malloc", "free", "abort", *element_types.PRINTERS.values()}
 
 # Where an expression is in the source: its first token and the expression it ends with
 # (itself, or for an operator the right operand), the span computed only when reported.
-Extent = tuple[Token, "Token | Expr"]
+Extent = tuple[Token, "Token | syntax.Expr"]
 
 
-def extent(e: Expr) -> Extent:
+def extent(e: syntax.Expr) -> Extent:
     return e.start_token, e
 
 
@@ -70,10 +54,10 @@ def span_of(where: Extent) -> Span:
     return between(first, last if isinstance(last, Token) else last.end_token)
 
 
-def written_numbers(e: Expr, t: Type, declared: TensorType) -> list[int | float] | None:
+def written_numbers(e: syntax.Expr, t: Type, declared: TensorType) -> list[int | float] | None:
     """The numbers written as ``e`` (of type ``t``) where a declared type ``declared``
     converts them: a literal of its shape, or a number where it is of rank 0 (else None)."""
-    if isinstance(e, Literal) and isinstance(t, TensorType) and t.shape == declared.shape:
+    if isinstance(e, syntax.Literal) and isinstance(t, TensorType) and t.shape == declared.shape:
         return e.values
     if is_number(t) and declared.shape == ():
         return [t]
@@ -114,12 +98,12 @@ class CheckerCore:
     warnings: list[tuple[int, str]] = field(default_factory=list)  # (line, message)
     functions: dict[str, Signature] = field(default_factory=dict)
     main: Scope = field(default_factory=Scope)
-    types: dict[Expr, Type] = field(default_factory=dict)
-    steps: dict[Chain, list[Type]] = field(default_factory=dict)
+    types: dict[syntax.Expr, Type] = field(default_factory=dict)
+    steps: dict[syntax.Chain, list[Type]] = field(default_factory=dict)
     # A literal or number that a declared type converts: its elements (the type is in types).
-    constants: dict[Expr, list[int | float]] = field(default_factory=dict)
+    constants: dict[syntax.Expr, list[int | float]] = field(default_factory=dict)
     # What the keyword arguments of a builtin's call resolved to (axes, keepdims, dtype, ...).
-    options: dict[Call | Index, dict] = field(default_factory=dict)
+    options: dict[syntax.Call | syntax.Index, dict] = field(default_factory=dict)
     # The top level's names declared with var, which assignments may update.
     variables: set[str] = field(default_factory=set)
     # The program's lines, which notes quote (the operands as written).
@@ -130,16 +114,16 @@ class CheckerCore:
     # An extent is its first token and its last expression; the span is made only for an
     # error (most programs have none).
     spans: dict[Token, "Extent"] = field(default_factory=dict)
-    operands: dict[Token, list[tuple["Extent", "Type | Expr"]]] = field(default_factory=dict)
+    operands: dict[Token, list[tuple["Extent", "Type | syntax.Expr"]]] = field(default_factory=dict)
     # The expressions of the statement read as lists of integers known when compiling (a
     # shape, axes, a permutation): a note names them as lists, not as the tensors of f64
     # that a literal such as [2, 2] would be elsewhere.
-    integer_lists: set[Expr] = field(default_factory=set)
+    integer_lists: set[syntax.Expr] = field(default_factory=set)
 
     def warn(self, line: int, message: str) -> None:
         self.warnings.append((line, message))
 
-    def error(self, at: "Token | Expr | Span", code: str, message: str) -> MgError:
+    def error(self, at: "Token | syntax.Expr | Span", code: str, message: str) -> MgError:
         """The error ``code`` at ``at``: a token stands for the expression it names. An error
         about what an expression is given (not about a name or the syntax) notes the
         expression's operands as written, with their types."""
@@ -150,7 +134,7 @@ class CheckerCore:
             span = span_of(self.spans[at]) if at in self.spans else at.span
             # (an expression over several lines is reported on its token's line, as before)
             at = span if span.line == at.line else at.span
-        elif isinstance(at, Expr):
+        elif isinstance(at, syntax.Expr):
             at = at.span
         return MgError(at, message, code=code, notes=[n for n in notes if n])
 
@@ -162,7 +146,7 @@ class CheckerCore:
             if t in self.integer_lists:
                 named.append(f"`{self.written(span_of(where))}` is a list of integers")
                 continue
-            t = self.types.get(t) if isinstance(t, Expr) else t
+            t = self.types.get(t) if isinstance(t, syntax.Expr) else t
             if t is not None:
                 named.append(f"`{self.written(span_of(where))}` is {typed_text(t)}")
         kind = "arguments" if tok.kind == "name" else "operands"
@@ -189,13 +173,13 @@ class CheckerCore:
 
     # -- statements ---------------------------------------------------------------------
 
-    def statement(self, s: Statement) -> None:
+    def statement(self, s: syntax.Statement) -> None:
         self.spans.clear()
         self.operands.clear()
         self.integer_lists.clear()
-        if isinstance(s, Def):
+        if isinstance(s, syntax.Def):
             return self.define(s)
-        if isinstance(s, Let):
+        if isinstance(s, syntax.Let):
             if s.name.text in BUILTINS or s.name.text in self.functions or s.name.text in KEYWORDS:
                 raise self.error(s.name, "E-NAME-003", f"cannot bind {s.name.text!r}: it names a function or keyword")
             value = self.expr(s.value, self.main)
@@ -207,11 +191,11 @@ class CheckerCore:
             else:
                 self.variables.discard(s.name.text)  # (a let of the same name is a new, fixed one)
             return
-        if isinstance(s, Assign):
+        if isinstance(s, syntax.Assign):
             return self.assign(s)
         self.expr(s.value, self.main)  # (a number prints as a rank-0 f64 tensor)
 
-    def assign(self, s: Assign) -> None:
+    def assign(self, s: syntax.Assign) -> None:
         """``w += g`` (``-=``, ``*=``, ``/=``): ``w op g`` as the operator computes it (``g``
         broadcast to ``w``), which must keep ``w``'s type, written into ``w``'s buffer;
         ``w = EXPR`` rebinds ``w`` to a value of any type. ``w`` must be a ``var``."""
@@ -246,7 +230,7 @@ class CheckerCore:
             )
         self.main.env[name] = after
 
-    def define(self, d: Def) -> None:
+    def define(self, d: syntax.Def) -> None:
         name = d.name.text
         if name in BUILTINS or name in KEYWORDS:
             raise self.error(d.name, "E-NAME-003", f"cannot define {name!r}: it is a built-in name")
@@ -266,7 +250,7 @@ class CheckerCore:
             raise self.error(d.body, "E-DIM-003", f"the body of {name} must be a tensor, got {describe(body)}")
         self.functions[name] = Signature([p.text for p, _ in d.params], [t for _, t in d.params], body)
 
-    def declare(self, e: Expr, t: Type, declared: TensorType, what: str) -> TensorType:
+    def declare(self, e: syntax.Expr, t: Type, declared: TensorType, what: str) -> TensorType:
         """The type of ``e`` (of type ``t``) where ``what`` (a name, a result) is declared
         ``declared``: exactly that type, or a literal or number that converts to it."""
         if (values := written_numbers(e, t, declared)) is not None:
@@ -283,11 +267,11 @@ class CheckerCore:
 
     # -- expressions --------------------------------------------------------------------
 
-    def expr(self, e: Expr, scope: Scope) -> Type:
-        if not isinstance(e, (Chain, Compare)):  # (their tok is their first operand's)
+    def expr(self, e: syntax.Expr, scope: Scope) -> Type:
+        if not isinstance(e, (syntax.Chain, syntax.Compare)):  # (their tok is their first operand's)
             self.spans[e.tok] = extent(e)
-        if isinstance(e, Call):
-            listed = [item for a in e.args for item in (a.items if isinstance(a, ExprList) else [a])]
+        if isinstance(e, syntax.Call):
+            listed = [item for a in e.args for item in (a.items if isinstance(a, syntax.ExprList) else [a])]
             self.operands[e.tok] = [(extent(a), a) for a in listed]
             for key, value in e.keywords.values():
                 self.spans[key] = (key, value)
@@ -295,23 +279,23 @@ class CheckerCore:
         self.types[e] = t
         return t
 
-    def type_of(self, e: Expr, scope: Scope) -> Type:
-        if isinstance(e, Number):
+    def type_of(self, e: syntax.Expr, scope: Scope) -> Type:
+        if isinstance(e, syntax.Number):
             return e.value
-        if isinstance(e, Literal):
+        if isinstance(e, syntax.Literal):
             return TensorType(e.shape, element_types.I1 if e.boolean else element_types.DEFAULT)
-        if isinstance(e, Name):
+        if isinstance(e, syntax.Name):
             return self.name(e.tok, scope)
-        if isinstance(e, Negate):
+        if isinstance(e, syntax.Negate):
             t = self.expr(e.operand, scope)
             if is_number(t):
                 for _ in e.signs:
                     t = negated(t)
             self.no_booleans(e.tok, "cannot negate", t)
             return t
-        if isinstance(e, Compare):
+        if isinstance(e, syntax.Compare):
             return self.comparison(e, scope)
-        if isinstance(e, Chain):
+        if isinstance(e, syntax.Chain):
             t = self.expr(e.first, scope)
             steps = self.steps[e] = []
             last = e.first  # the chain so far is e.first through last
@@ -323,23 +307,23 @@ class CheckerCore:
                 t = self.matmul(tok, t, r) if tok.text == "@" else self.binary(tok, t, r)
                 steps.append(t)
             return t
-        if isinstance(e, Index):
+        if isinstance(e, syntax.Index):
             return self.index(e, scope)
-        if isinstance(e, ExprList) and not e.items:
+        if isinstance(e, syntax.ExprList) and not e.items:
             raise self.error(
                 e,
                 "E-SYN-003",
                 "the empty list [] is not a tensor (no dimension has size 0); it is a "
                 "list where one is expected: axes=[] (no axes), reshape(x, []) (rank 0)",
             )
-        if isinstance(e, ExprList):
+        if isinstance(e, syntax.ExprList):
             raise self.error(
                 e, "E-SYN-002", "a list of expressions is concat's (concat(axis, [a, b])); a literal holds numbers only"
             )
-        assert isinstance(e, Call)
+        assert isinstance(e, syntax.Call)
         return self.call(e, scope)
 
-    def index(self, e: Index, scope: Scope) -> TensorType:
+    def index(self, e: syntax.Index, scope: Scope) -> TensorType:
         """``x[1, -1]``: one element of ``x``, a rank-0 tensor; an integer index known when
         compiling per axis, a negative one counting from the end. One out of a static size's
         range is an error here; one into a ``?`` dimension is checked when the program runs."""
@@ -423,7 +407,7 @@ class CheckerCore:
             self.warn(tok.line, NEVER_BROADCAST)
         return shape
 
-    def comparison(self, e: Compare, scope: Scope) -> TensorType:
+    def comparison(self, e: syntax.Compare, scope: Scope) -> TensorType:
         """``a < b`` and the others: ``a`` and ``b`` combined as by ``+``, giving ``i1``."""
         left, right = self.expr(e.left, scope), self.expr(e.right, scope)
         self.spans[e.op] = extent(e)
@@ -478,7 +462,7 @@ class CheckerCore:
 
     # -- calls --------------------------------------------------------------------------
 
-    def call(self, c: Call, scope: Scope) -> Type:
+    def call(self, c: syntax.Call, scope: Scope) -> Type:
         """A call of a builtin (typed by its family's rule, named in its record) or of a def."""
         name = c.tok
         builtin = BUILTINS.get(name.text)
@@ -521,7 +505,7 @@ class CheckerCore:
                 )
         return sig.result_type
 
-    def arguments(self, c: Call, scope: Scope) -> list[Type]:
+    def arguments(self, c: syntax.Call, scope: Scope) -> list[Type]:
         return [self.expr(a, scope) for a in c.args]
 
     def unknown_function(self, name: str, scope: Scope) -> tuple[str, str]:

@@ -29,31 +29,10 @@ from xdsl.ir import Block, Operation, Region, SSAValue
 from mg_xdsl.core import element_types, shapes
 from mg_xdsl.core.shapes import Shape
 from mg_xdsl.dialects import mg
+from mg_xdsl.language import syntax_tree as syntax
 from mg_xdsl.language.builtins import BUILTINS, Builtin
-from mg_xdsl.language.checker import (
-    Checker,
-    TensorType,
-    Type,
-    fold,
-    is_number,
-    type_text,
-)
+from mg_xdsl.language.checker import Checker, TensorType, Type, fold, is_number, type_text
 from mg_xdsl.language.lexer import Token
-from mg_xdsl.language.syntax_tree import (
-    Assign,
-    Call,
-    Chain,
-    Compare,
-    Def,
-    Expr,
-    ExprList,
-    Index,
-    Let,
-    Literal,
-    Name,
-    Negate,
-    Statement,
-)
 
 # Each operator, and each builtin that combines two tensors, by the name that mg.scalar gives
 # it; the mg op of two tensors for each (a comparison's is mg.compare).
@@ -130,13 +109,13 @@ class IRGen:
 
     # -- statements ---------------------------------------------------------------------
 
-    def statement(self, s: Statement) -> None:
-        if isinstance(s, Def):
+    def statement(self, s: syntax.Statement) -> None:
+        if isinstance(s, syntax.Def):
             return self.define(s)
-        if isinstance(s, Assign):
+        if isinstance(s, syntax.Assign):
             return self.assign(s)
         value = self.expr(s.value, self.main)
-        if isinstance(s, Let):
+        if isinstance(s, syntax.Let):
             if s.mutable:
                 self.variables.add(s.name.text)
             value = self.owned(value, s.head) if self.variables else value
@@ -177,7 +156,7 @@ class IRGen:
             return value
         return self.emit(self.main, mg.ConvertOp(value, mg.tensor_type_of(value).element_type), tok)
 
-    def assign(self, s: Assign) -> None:
+    def assign(self, s: syntax.Assign) -> None:
         """``w += g``: ``w + g`` (``g`` grown to ``w``'s shape) computed into ``w``'s own
         buffer (``mg.in_place``); ``w = EXPR`` rebinds ``w`` to a buffer of its own."""
         name = s.head.text
@@ -198,7 +177,7 @@ class IRGen:
         update.attributes[mg.IN_PLACE] = UnitAttr()
         self.bind(name, self.emit(self.main, update, s.op))
 
-    def define(self, d: Def) -> None:
+    def define(self, d: syntax.Def) -> None:
         """``def NAME(P: TYPE, ...) = EXPR`` becomes ``func.func @NAME``."""
         fn = Function(Block())
         for pname, ptype in d.params:
@@ -227,32 +206,32 @@ class IRGen:
 
     # -- expressions --------------------------------------------------------------------
 
-    def expr(self, e: Expr, fn: Function) -> Value:
+    def expr(self, e: syntax.Expr, fn: Function) -> Value:
         t = self.checker.types[e]
         if not isinstance(t, TensorType):
             return t  # folded by the checker
         if e in self.checker.constants:  # a literal or number of a declared type
             return self.constant(fn, t, self.checker.constants[e], e.tok)
-        if isinstance(e, Name):
+        if isinstance(e, syntax.Name):
             return fn.env[e.tok.text]
-        if isinstance(e, Literal):
+        if isinstance(e, syntax.Literal):
             return self.constant(fn, t, e.values, e.tok)
-        if isinstance(e, Negate):
+        if isinstance(e, syntax.Negate):
             v = self.expr(e.operand, fn)
             for tok in reversed(e.signs):  # the innermost minus applies first
                 v = self.emit(fn, mg.NegOp(as_tensor(v)), tok)
             return v
-        if isinstance(e, Compare):
+        if isinstance(e, syntax.Compare):
             return self.step(fn, e.op, self.expr(e.left, fn), self.expr(e.right, fn), t)
-        if isinstance(e, Chain):
+        if isinstance(e, syntax.Chain):
             left = self.expr(e.first, fn)
             for (tok, right), t in zip(e.rest, self.checker.steps[e]):
                 left = self.step(fn, tok, left, self.expr(right, fn), t)
             return left
-        if isinstance(e, Index):
+        if isinstance(e, syntax.Index):
             base = as_tensor(self.expr(e.base, fn))
             return self.emit(fn, mg.ExtractOp(base, self.checker.options[e]["indices"]), e.tok)
-        assert isinstance(e, Call)
+        assert isinstance(e, syntax.Call)
         return self.call(e, fn, t)
 
     def step(self, fn: Function, tok: Token, left: Value, right: Value, t: Type) -> Value:
@@ -376,13 +355,13 @@ class IRGen:
             x = self.emit(fn, mg.ReshapeOp(x, mg.tensor_type(t.shape, mg.tensor_type_of(x).element_type)), tok)
         return x
 
-    def shape_op(self, fn: Function, c: Call, options: dict, t: TensorType) -> SSAValue:
+    def shape_op(self, fn: Function, c: syntax.Call, options: dict, t: TensorType) -> SSAValue:
         """``mg.transpose`` with a permutation, ``mg.reshape``, ``mg.broadcast`` (a ``?`` of
         the input claimed by ``mg.cast`` first, as for an operator), ``mg.slice``."""
         name = c.tok
         if name.text == "concat":
             listed = c.args[1]
-            assert isinstance(listed, ExprList)
+            assert isinstance(listed, syntax.ExprList)
             items = [as_tensor(self.expr(e, fn)) for e in listed.items]
             return self.emit(fn, mg.ConcatOp(items, options["axis"], mg.tensor_type(t.shape, t.element)), name)
         x = as_tensor(self.expr(c.args[0], fn))
@@ -465,24 +444,24 @@ class IRGen:
 
     # -- calls: a builtin's is built by its family's method (its record names the family) --
 
-    def call(self, c: Call, fn: Function, t: TensorType) -> SSAValue:
+    def call(self, c: syntax.Call, fn: Function, t: TensorType) -> SSAValue:
         builtin = BUILTINS.get(c.tok.text)
         if builtin is not None:
             return getattr(self, f"build_{builtin.family}")(c, fn, t, builtin)
         return self.call_def(c, fn, t)
 
-    def arguments(self, c: Call, fn: Function) -> list[Value]:
+    def arguments(self, c: syntax.Call, fn: Function) -> list[Value]:
         return [self.expr(a, fn) for a in c.args]
 
-    def tensors(self, c: Call, fn: Function) -> list[SSAValue]:
+    def tensors(self, c: syntax.Call, fn: Function) -> list[SSAValue]:
         """The values of ``c``'s arguments, which the checker typed as tensors."""
         return [as_tensor(v) for v in self.arguments(c, fn)]
 
-    def build_cast(self, c: Call, fn: Function, t: TensorType, _: Builtin) -> SSAValue:
+    def build_cast(self, c: syntax.Call, fn: Function, t: TensorType, _: Builtin) -> SSAValue:
         x = as_tensor(self.expr(c.args[0], fn))  # (the second argument names the element type)
         return self.emit(fn, mg.ConvertOp(x, t.element), c.tok)
 
-    def build_creation(self, c: Call, fn: Function, t: TensorType, builtin: Builtin) -> SSAValue:
+    def build_creation(self, c: syntax.Call, fn: Function, t: TensorType, builtin: Builtin) -> SSAValue:
         options = self.checker.options.get(c, {})
         if builtin.op is mg.FullLikeOp:
             like = as_tensor(self.expr(c.args[0], fn))
@@ -491,43 +470,43 @@ class IRGen:
             return self.emit(fn, mg.IotaOp(mg.tensor_type(t.shape, t.element), options["axis"]), c.tok)
         return self.emit(fn, mg.FullOp(mg.tensor_type(t.shape, t.element), options["value"]), c.tok)
 
-    def build_random(self, c: Call, fn: Function, t: TensorType, _: Builtin) -> SSAValue:
+    def build_random(self, c: syntax.Call, fn: Function, t: TensorType, _: Builtin) -> SSAValue:
         return self.random(fn, c.tok, self.checker.options.get(c, {}), t)
 
-    def build_shape_op(self, c: Call, fn: Function, t: TensorType, _: Builtin | None = None) -> SSAValue:
+    def build_shape_op(self, c: syntax.Call, fn: Function, t: TensorType, _: Builtin | None = None) -> SSAValue:
         return self.shape_op(fn, c, self.checker.options.get(c, {}), t)
 
-    def build_transpose(self, c: Call, fn: Function, t: TensorType, builtin: Builtin) -> SSAValue:
+    def build_transpose(self, c: syntax.Call, fn: Function, t: TensorType, builtin: Builtin) -> SSAValue:
         if len(c.args) == 2:  # transpose(x, perm)
             return self.build_shape_op(c, fn, t)
         x = as_tensor(self.expr(c.args[0], fn))
         return self.emit(fn, mg.TransposeOp(x), c.tok)
 
-    def build_where(self, c: Call, fn: Function, t: TensorType, _: Builtin) -> SSAValue:
+    def build_where(self, c: syntax.Call, fn: Function, t: TensorType, _: Builtin) -> SSAValue:
         return self.where(fn, c.tok, self.arguments(c, fn), t)
 
-    def build_reduction(self, c: Call, fn: Function, t: TensorType, builtin: Builtin) -> SSAValue:
+    def build_reduction(self, c: syntax.Call, fn: Function, t: TensorType, builtin: Builtin) -> SSAValue:
         options = self.checker.options.get(c, {})
         (x,) = self.tensors(c, fn)
         return self.reduction(fn, c.tok, builtin.kind, x, options["axes"], options["keepdims"], t)
 
-    def build_scan(self, c: Call, fn: Function, t: TensorType, _: Builtin) -> SSAValue:
+    def build_scan(self, c: syntax.Call, fn: Function, t: TensorType, _: Builtin) -> SSAValue:
         return self.scan(fn, c.tok, self.arguments(c, fn), self.checker.options.get(c, {}), t)
 
-    def build_indexing(self, c: Call, fn: Function, t: TensorType, builtin: Builtin) -> SSAValue:
+    def build_indexing(self, c: syntax.Call, fn: Function, t: TensorType, builtin: Builtin) -> SSAValue:
         assert builtin.op is not None
         return self.emit(fn, builtin.op(*self.tensors(c, fn), **self.checker.options.get(c, {})), c.tok)
 
-    def build_math_unary(self, c: Call, fn: Function, t: TensorType, builtin: Builtin) -> SSAValue:
+    def build_math_unary(self, c: syntax.Call, fn: Function, t: TensorType, builtin: Builtin) -> SSAValue:
         assert builtin.op is not None and issubclass(builtin.op, mg.UnaryOp)
         x = as_tensor(self.expr(c.args[0], fn))
         return self.emit(fn, builtin.op(x), c.tok)
 
-    def build_math_binary(self, c: Call, fn: Function, t: TensorType, builtin: Builtin) -> SSAValue:
+    def build_math_binary(self, c: syntax.Call, fn: Function, t: TensorType, builtin: Builtin) -> SSAValue:
         left, right = self.arguments(c, fn)
         return self.combine(fn, c.tok, builtin.combines, left, right, t)
 
-    def build_chapter(self, c: Call, fn: Function, t: TensorType, builtin: Builtin) -> SSAValue:
+    def build_chapter(self, c: syntax.Call, fn: Function, t: TensorType, builtin: Builtin) -> SSAValue:
         """``relu``, and the ``row_*`` (one value per row: axis 1) and ``col_*`` reductions
         (one per column: axis 0), the reduced axis kept."""
         (x,) = self.tensors(c, fn)
@@ -535,7 +514,7 @@ class IRGen:
             return self.emit(fn, mg.ReluOp(x), c.tok)
         return self.reduction(fn, c.tok, builtin.kind, x, [builtin.axis], True, t)
 
-    def call_def(self, c: Call, fn: Function, t: TensorType) -> SSAValue:
+    def call_def(self, c: syntax.Call, fn: Function, t: TensorType) -> SSAValue:
         """A call of a def: each argument given the parameter's type (a number a constant, a
         size claimed or forgotten), then ``func.call``."""
         name = c.tok

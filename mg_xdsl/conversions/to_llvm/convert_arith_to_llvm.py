@@ -36,24 +36,10 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import arith, llvm
-from xdsl.dialects.builtin import (
-    AnyFloat,
-    FloatAttr,
-    IntegerAttr,
-    IntegerType,
-    ModuleOp,
-    VectorType,
-    i1,
-    i32,
-    i64,
-)
+from xdsl.dialects.builtin import AnyFloat, FloatAttr, IntegerAttr, IntegerType, ModuleOp, VectorType, i1, i32, i64
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.passes import ModulePass
-from xdsl.pattern_rewriter import (
-    PatternRewriter,
-    RewritePattern,
-    op_type_rewrite_pattern,
-)
+from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 
 from mg_xdsl.conversions.to_llvm.type_conversion import (
     Conversion,

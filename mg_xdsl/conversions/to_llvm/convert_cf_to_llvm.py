@@ -36,19 +36,10 @@ from xdsl.dialects import cf
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Block, Operation, SSAValue
 from xdsl.passes import ModulePass
-from xdsl.pattern_rewriter import (
-    PatternRewriter,
-    RewritePattern,
-    op_type_rewrite_pattern,
-)
+from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from mg_xdsl.conversions.to_llvm.type_conversion import (
-    Conversion,
-    apply_conversions,
-    convert_type,
-    to_llvm,
-)
+from mg_xdsl.conversions.to_llvm.type_conversion import Conversion, apply_conversions, convert_type, to_llvm
 from mg_xdsl.support.op_builders import conversion_cast, llvm_br, llvm_cond_br
 
 _CONVERTED_BRANCHES = (cf.BranchOp, cf.ConditionalBranchOp)

@@ -31,11 +31,7 @@ from xdsl.dialects import func, llvm
 from xdsl.dialects.builtin import FunctionType, ModuleOp
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
-from xdsl.pattern_rewriter import (
-    PatternRewriter,
-    RewritePattern,
-    op_type_rewrite_pattern,
-)
+from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from mg_xdsl.conversions.to_llvm.type_conversion import (

@@ -33,11 +33,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Operation
 from xdsl.passes import ModulePass
-from xdsl.pattern_rewriter import (
-    PatternRewriter,
-    RewritePattern,
-    op_type_rewrite_pattern,
-)
+from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 
 from mg_xdsl.conversions.to_llvm.convert_arith_to_llvm import intrinsic_call
 from mg_xdsl.conversions.to_llvm.finalize_memref_to_llvm import element_ptr

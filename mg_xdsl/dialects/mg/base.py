@@ -6,21 +6,9 @@ attribute names and messages of the run-time checks.
 from dataclasses import dataclass
 from functools import lru_cache
 
-from xdsl.dialects.builtin import (
-    DYNAMIC_INDEX,
-    Float64Type,
-    FloatAttr,
-    IntegerAttr,
-    ShapedType,
-    TensorType,
-)
+from xdsl.dialects.builtin import DYNAMIC_INDEX, Float64Type, FloatAttr, IntegerAttr, ShapedType, TensorType
 from xdsl.ir import Attribute, Operation, SSAValue
-from xdsl.irdl import (
-    IRDLOperation,
-    operand_def,
-    result_def,
-    traits_def,
-)
+from xdsl.irdl import IRDLOperation, operand_def, result_def, traits_def
 from xdsl.traits import OpTrait, Pure
 from xdsl.utils.exceptions import VerifyException
 

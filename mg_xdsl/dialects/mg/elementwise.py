@@ -7,14 +7,7 @@ from collections.abc import Sequence
 from typing import ClassVar
 
 from xdsl.dialects import arith, math
-from xdsl.dialects.builtin import (
-    BoolAttr,
-    FloatAttr,
-    IntegerAttr,
-    StringAttr,
-    TensorType,
-    i1,
-)
+from xdsl.dialects.builtin import BoolAttr, FloatAttr, IntegerAttr, StringAttr, TensorType, i1
 from xdsl.ir import Attribute, SSAValue
 from xdsl.irdl import (
     IRDLOperation,

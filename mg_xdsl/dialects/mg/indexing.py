@@ -5,35 +5,14 @@
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from xdsl.dialects.builtin import (
-    DenseArrayBase,
-    IntegerAttr,
-    IntegerType,
-    TensorType,
-    i64,
-)
+from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, IntegerType, TensorType, i64
 from xdsl.ir import OpResult, SSAValue
-from xdsl.irdl import (
-    Operand,
-    ParsePropInAttrDict,
-    irdl_op_definition,
-    operand_def,
-    prop_def,
-    result_def,
-    traits_def,
-)
+from xdsl.irdl import Operand, ParsePropInAttrDict, irdl_op_definition, operand_def, prop_def, result_def, traits_def
 from xdsl.traits import Pure
 
 from mg_xdsl.core import element_types, shapes
 from mg_xdsl.core.shapes import Shape, ShapeError, fmt_shape
-from mg_xdsl.dialects.mg.base import (
-    MOVES,
-    LoweredElementTypes,
-    MgOp,
-    shape_of,
-    tensor_type,
-    tensor_type_of,
-)
+from mg_xdsl.dialects.mg.base import MOVES, LoweredElementTypes, MgOp, shape_of, tensor_type, tensor_type_of
 from mg_xdsl.dialects.mg.scalar import binary_arith, narrowed, widened
 
 

@@ -1,14 +1,8 @@
 """``mg.print``: the one op with an effect."""
 
-from xdsl.dialects.builtin import (
-    TensorType,
-)
+from xdsl.dialects.builtin import TensorType
 from xdsl.ir import SSAValue
-from xdsl.irdl import (
-    irdl_op_definition,
-    operand_def,
-    traits_def,
-)
+from xdsl.irdl import irdl_op_definition, operand_def, traits_def
 
 from mg_xdsl.core import element_types
 from mg_xdsl.dialects.mg.base import LoweredElementTypes, MgOp

@@ -4,36 +4,13 @@ cast between static and ``?`` sizes.
 
 from collections.abc import Sequence
 
-from xdsl.dialects.builtin import (
-    ArrayAttr,
-    DenseArrayBase,
-    IntegerAttr,
-    IntegerType,
-    StringAttr,
-    TensorType,
-    i64,
-)
+from xdsl.dialects.builtin import ArrayAttr, DenseArrayBase, IntegerAttr, IntegerType, StringAttr, TensorType, i64
 from xdsl.ir import Attribute, SSAValue
-from xdsl.irdl import (
-    ParsePropInAttrDict,
-    irdl_op_definition,
-    opt_prop_def,
-    prop_def,
-    result_def,
-    var_operand_def,
-)
+from xdsl.irdl import ParsePropInAttrDict, irdl_op_definition, opt_prop_def, prop_def, result_def, var_operand_def
 
 from mg_xdsl.core import shapes
 from mg_xdsl.core.shapes import ShapeError, fmt_dim, fmt_shape
-from mg_xdsl.dialects.mg.base import (
-    CHECK_MESSAGES,
-    MOVES,
-    MgOp,
-    UnaryOp,
-    shape_of,
-    tensor_type,
-    tensor_type_of,
-)
+from mg_xdsl.dialects.mg.base import CHECK_MESSAGES, MOVES, MgOp, UnaryOp, shape_of, tensor_type, tensor_type_of
 
 
 @irdl_op_definition

@@ -4,14 +4,7 @@ and the linear scan.
 
 from collections.abc import Sequence
 
-from xdsl.dialects.builtin import (
-    BoolAttr,
-    IntegerAttr,
-    IntegerType,
-    StringAttr,
-    TensorType,
-    i64,
-)
+from xdsl.dialects.builtin import BoolAttr, IntegerAttr, IntegerType, StringAttr, TensorType, i64
 from xdsl.ir import Attribute, SSAValue
 from xdsl.irdl import (
     ParsePropInAttrDict,
@@ -26,19 +19,8 @@ from xdsl.traits import Pure
 
 from mg_xdsl.core import element_types, shapes
 from mg_xdsl.core.shapes import ShapeError, fmt_shape
-from mg_xdsl.dialects.mg.base import (
-    MOVES,
-    LoweredElementTypes,
-    MgOp,
-    inferred_type,
-    shape_of,
-)
-from mg_xdsl.dialects.mg.scalar import (
-    INTEGER_REDUCTIONS,
-    REDUCTIONS,
-    Reduction,
-    binary_arith,
-)
+from mg_xdsl.dialects.mg.base import MOVES, LoweredElementTypes, MgOp, inferred_type, shape_of
+from mg_xdsl.dialects.mg.scalar import INTEGER_REDUCTIONS, REDUCTIONS, Reduction, binary_arith
 
 
 @irdl_op_definition

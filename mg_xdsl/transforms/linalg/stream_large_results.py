@@ -79,17 +79,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from mg_xdsl.core import element_types
 from mg_xdsl.core.target import CACHE_LINE, DEFAULT, FRESH_PAGES_BYTES, STREAMING_MIN_BYTES, worth_streaming
-from mg_xdsl.support.loop_builders import (
-    add,
-    ceil_div,
-    for_loop,
-    index,
-    minimum,
-    mul,
-    parallel_loop,
-    round_down,
-    sub,
-)
+from mg_xdsl.support.loop_builders import add, ceil_div, for_loop, index, minimum, mul, parallel_loop, round_down, sub
 from mg_xdsl.transforms.linalg.linalg_fuse_elementwise_ops import is_elementwise
 
 BLOCK = 8192  # elements per parallel block: 64 KiB of f64, one sfence each

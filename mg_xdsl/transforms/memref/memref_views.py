@@ -27,11 +27,8 @@ from xdsl.dialects import arith, memref
 from xdsl.dialects.builtin import DYNAMIC_INDEX, MemRefType, NoneAttr, StridedLayoutAttr
 from xdsl.ir import Attribute, Operation, SSAValue
 
-from mg_xdsl.support.buffers import (  # (a parameter is a tensor until the signature is lowered)
-    as_index,
-    static_strides_and_offset,
-    to_memref,
-)
+# (to_memref: a parameter is a tensor until the signature is lowered)
+from mg_xdsl.support.buffers import as_index, static_strides_and_offset, to_memref
 
 # The ops whose result reads their source's buffer (a cast changes only the static type).
 VIEW_OPS = (memref.CastOp, memref.SubviewOp, memref.ReinterpretCastOp, memref.CollapseShapeOp, memref.ExpandShapeOp)
