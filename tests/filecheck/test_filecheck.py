@@ -20,6 +20,7 @@ def test_every_pass_has_a_folder_of_its_own():
     test the front end, the dialect, pass options and whole pipelines."""
     from mg_xdsl.pipeline.registry import project_passes
 
-    folders = {p.name for p in (ROOT / "tests" / "filecheck").iterdir() if p.is_dir() and p.name != "__pycache__"}
+    # (a folder holding no test, such as the lit outputs left by a renamed folder, is none)
+    folders = {p.name for p in (ROOT / "tests" / "filecheck").iterdir() if any(p.glob("*.mlir")) or any(p.glob("*.mg"))}
     assert set(project_passes()) <= folders, sorted(set(project_passes()) - folders)
     assert folders - set(project_passes()) == {"frontend", "mg", "options", "pipelines"}
