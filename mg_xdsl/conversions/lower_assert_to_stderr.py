@@ -149,7 +149,7 @@ class AssertLowering(RewritePattern):
             # upstream's passes), which keeps one block: the report in an scf.if.
             b.insert(scf.YieldOp())
             checked = scf.IfOp(op.arg, [], Region(Block([scf.YieldOp()])), Region(failed))
-            rewriter.insert_op(checked, InsertPoint.before(op))
+            rewriter.insert(checked, InsertPoint.before(op))
         else:
             rest = block.split_before(op)
             block.parent.insert_block_before(failed, rest)
