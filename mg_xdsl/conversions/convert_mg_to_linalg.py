@@ -72,7 +72,7 @@ from xdsl.dialects.linalg import ops as linalg
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue, Use
 from xdsl.ir.affine import AffineExpr, AffineMap
 from xdsl.passes import ModulePass
-from xdsl.pattern_rewriter import GreedyRewritePatternApplier, PatternRewriteWalker, RewritePattern
+from xdsl.pattern_rewriter import RewritePattern
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from mg_xdsl.conversions import mg_lowering_common as common
@@ -428,27 +428,13 @@ class ConvertMgToLinalgPass(ModulePass):
             FullLikeToLinalg(sizes, views),
             FullToLinalg(sizes, views),
             ReshapeToLinalg(sizes, views),
-            common.IotaLowering(),
-            common.RandomLowering(),
-            common.LinearScanLowering(),
-            common.IndexLowering(),
-            common.IndexAddLowering(),
-            common.GatherLowering(),
-            common.ScatterAddLowering(),
             SliceToLinalg(sizes, views),
-            common.ConcatLowering(),
             ElementwiseUnaryToLinalg(sizes, views),
             BroadcastToLinalg(sizes, views),
             ReduceToLinalg(sizes, views),
             MatmulToLinalg(sizes, views),
             TransposeToLinalg(sizes, views),
-            common.CastLowering(),
-            common.ExtractLowering(),
-            common.PrintLowering(op),
+            *common.shared_patterns(op),
         ]
-        PatternRewriteWalker(GreedyRewritePatternApplier(patterns), apply_recursively=False).rewrite_module(op)
-        PatternRewriteWalker(
-            GreedyRewritePatternApplier([common.FuncSignatureLowering(), common.CallLowering()]),
-            apply_recursively=False,
-        ).rewrite_module(op)
+        common.lower_module(op, patterns)
         views.copy_at_boundaries()

@@ -55,7 +55,7 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import SSAValue
 from xdsl.passes import ModulePass
-from xdsl.pattern_rewriter import GreedyRewritePatternApplier, PatternRewriteWalker, RewritePattern
+from xdsl.pattern_rewriter import RewritePattern
 
 from mg_xdsl.conversions import mg_lowering_common as common
 from mg_xdsl.core import shapes
@@ -265,13 +265,6 @@ class LowerMgToAffinePass(ModulePass):
             ElementwiseLowering(),
             FullLikeLowering(),
             FullLowering(),
-            common.IotaLowering(),
-            common.RandomLowering(),
-            common.LinearScanLowering(),
-            common.IndexLowering(),
-            common.IndexAddLowering(),
-            common.GatherLowering(),
-            common.ScatterAddLowering(),
             ReshapeLowering(),
             ElementwiseUnaryLowering(),
             BroadcastLowering(),
@@ -279,13 +272,6 @@ class LowerMgToAffinePass(ModulePass):
             MatmulLowering(),
             TransposeLowering(),
             SliceLowering(),
-            common.ConcatLowering(),
-            common.CastLowering(),
-            common.ExtractLowering(),
-            common.PrintLowering(op),
+            *common.shared_patterns(op),
         ]
-        PatternRewriteWalker(GreedyRewritePatternApplier(patterns), apply_recursively=False).rewrite_module(op)
-        PatternRewriteWalker(
-            GreedyRewritePatternApplier([common.FuncSignatureLowering(), common.CallLowering()]),
-            apply_recursively=False,
-        ).rewrite_module(op)
+        common.lower_module(op, patterns)

@@ -35,7 +35,13 @@ from xdsl.dialects.builtin import (
     i64,
 )
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
-from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
+from xdsl.pattern_rewriter import (
+    GreedyRewritePatternApplier,
+    PatternRewriter,
+    PatternRewriteWalker,
+    RewritePattern,
+    op_type_rewrite_pattern,
+)
 
 from mg_xdsl.core import element_types, shapes
 from mg_xdsl.dialects import mg
@@ -575,3 +581,30 @@ class CallLowering(RewritePattern):
         new = func.CallOp(op.callee, op.arguments, [to_memref(r.type) for r in op.results])
         new.location = op.location
         rewriter.replace(op, new)
+
+
+def shared_patterns(module: ModuleOp) -> list[RewritePattern]:
+    """The patterns of the ops both lowerings lower alike (none of them builds a structured
+    op), after each pass's own."""
+    return [
+        IotaLowering(),
+        RandomLowering(),
+        LinearScanLowering(),
+        IndexLowering(),
+        IndexAddLowering(),
+        GatherLowering(),
+        ScatterAddLowering(),
+        ConcatLowering(),
+        CastLowering(),
+        ExtractLowering(),
+        PrintLowering(module),
+    ]
+
+
+def lower_module(module: ModuleOp, patterns: list[RewritePattern]) -> None:
+    """Lower the mg ops of ``module`` with ``patterns``, each op once (no pattern rewrites
+    what another built), then the function signatures and calls: a signature's tensor types
+    become memref types only after the ops of its body are lowered, as both passes need."""
+    PatternRewriteWalker(GreedyRewritePatternApplier(patterns), apply_recursively=False).rewrite_module(module)
+    signatures = GreedyRewritePatternApplier([FuncSignatureLowering(), CallLowering()])
+    PatternRewriteWalker(signatures, apply_recursively=False).rewrite_module(module)
