@@ -119,6 +119,28 @@ func.func @batched(%a: memref<8x64x48xf32>, %b: memref<8x48x?xf32>, %c: memref<8
 // CHECK-NOT:     linalg.generic
 // CHECK:         func.return
 
+// Two batch axes: the matrix at batch index (c, d) is each operand's [c, d, 0, 0].
+#cdik = affine_map<(c, d, i, k, j) -> (c, d, i, k)>
+#cdkj = affine_map<(c, d, i, k, j) -> (c, d, k, j)>
+#cdij = affine_map<(c, d, i, k, j) -> (c, d, i, j)>
+func.func @two_batch_axes(%a: memref<2x3x64x48xf32>, %b: memref<2x3x48x64xf32>, %c: memref<2x3x64x64xf32>) {
+  linalg.generic {indexing_maps = [#cdik, #cdkj, #cdij], iterator_types = ["parallel", "parallel", "parallel", "reduction", "parallel"]}
+      ins(%a, %b : memref<2x3x64x48xf32>, memref<2x3x48x64xf32>) outs(%c : memref<2x3x64x64xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+// CHECK-LABEL: func.func @two_batch_axes(
+// CHECK:         scf.for %[[C:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK-NEXT:      %{{.*}} = arith.constant
+// CHECK:           scf.for %[[D:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK-NEXT:        %{{.*}} = memref.subview %a[%[[C]], %[[D]], 0, 0] [1, 1, 64, 48] [1, 1, 1, 1]
+// CHECK-NEXT:        %{{.*}} = memref.subview %b[%[[C]], %[[D]], 0, 0] [1, 1, 48, 64] [1, 1, 1, 1]
+// CHECK-NEXT:        %{{.*}} = memref.subview %c[%[[C]], %[[D]], 0, 0] [1, 1, 64, 64] [1, 1, 1, 1]
+
 // A batch whose B is read transposed stays as it is (its copy would be a batch too).
 func.func @batched_b_transposed(%a: memref<8x64x48xf32>, %bt: memref<8x64x48xf32>, %c: memref<8x64x64xf32>) {
   linalg.generic {indexing_maps = [#bik, #bjk, #bij], iterator_types = ["parallel", "parallel", "reduction", "parallel"]}
