@@ -667,7 +667,7 @@ MUTATIONS = [
     Mutation(
         MG_ELEMENTWISE,
         "shapes.broadcast_shapes, shape_of(lhs.type), shape_of(rhs.type))\n        super().__init__(operands=[lhs, rhs], result_types=[result_type])\n\n    def verify_(self) -> None:\n        self.check_elementwise(",
-        "shapes.broadcast_shapes, shape_of(rhs.type), shape_of(lhs.type))\n        super().__init__(operands=[lhs, rhs], result_types=[result_type])\n\n    def verify_(self) -> None:\n        self.check_elementwise(",
+        "shapes.broadcast_shapes, shape_of(lhs.type), shape_of(lhs.type))\n        super().__init__(operands=[lhs, rhs], result_types=[result_type])\n\n    def verify_(self) -> None:\n        self.check_elementwise(",
         "an elementwise result keeps the left operand's '?' where the right one has a size",
     ),
     Mutation(
