@@ -10,6 +10,8 @@ from xdsl.dialects.builtin import DYNAMIC_INDEX, AnyFloat, MemRefType, ModuleOp,
 from xdsl.ir import Attribute, Block, BlockArgument, Region, SSAValue
 from xdsl.rewriter import InsertPoint
 
+from mg_xdsl.support.buffers import element_type_of
+
 
 def strided_matrix(element: Attribute) -> MemRefType:
     """``memref<?x?x<element>, strided<[?, 1], offset: ?>>``: rows of any length apart, from any
@@ -20,9 +22,9 @@ def strided_matrix(element: Attribute) -> MemRefType:
 def element_type(buffer: SSAValue) -> AnyFloat:
     """The element type of a buffer that a kernel reads or writes: a float, as the ops the
     kernels take compute on floats (``arith.mulf`` and ``arith.addf``, ``arith.maximumf``)."""
-    t = buffer.type
-    assert isinstance(t, MemRefType) and isinstance(t.element_type, AnyFloat)
-    return t.element_type
+    t = element_type_of(buffer)
+    assert isinstance(t, AnyFloat), t
+    return t
 
 
 def kernel_function(
