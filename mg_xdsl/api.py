@@ -8,7 +8,8 @@
 Each ``def`` becomes a method of the returned ``Library``, taking its arguments by position
 or by parameter name; any other name raises ``AttributeError`` listing the defs. The
 program's top-level statements (``let``, ``print``, ...) are checked but not compiled: the
-first one draws an ``MgWarning`` naming its line.
+first one draws an ``MgWarning`` naming its line. Nothing sets run-time arguments
+(``arg("lr", 0.1)``, for ``mgc run`` and executables): a def that reads one reads its default.
 
 Arguments are converted to C-contiguous arrays of the parameter's dtype (``float64`` for
 ``f64``, ``float32``, ``ml_dtypes.bfloat16``, ``int32``, ``int64``, ``bool`` for ``i1``);
@@ -21,12 +22,15 @@ default) for an ``i32`` parameter converts where every value fits, and the first
 not (or an ``int64`` with no exact ``float64``, beyond 2^53) raises ``TypeError`` naming it; a
 ``float64`` array for an ``f32`` parameter, or floats for an integer one, raise ``TypeError``
 (a list or a Python number of floats rounds to a float parameter's precision).
-Results come back as arrays of their own dtype.
+Results come back as arrays of their own dtype: a def of one result returns an array, a def
+of several (``return a, b``) a tuple of arrays, in order, each owning its own buffer
+(``Function.result_count`` says how many; ``__doc__`` writes them ``-> (?x3, i32)``).
 
 Failures inside the compiled code leave the interpreter running: a run-time check that fails
 raises ``RuntimeCheckFailed`` with the text ``mgc run`` would print (the check's one-line
 message, then where it failed) and its parts as attributes; an allocation that fails raises
-``MemoryError``. (Buffers the call had allocated before it failed are not freed.)
+``MemoryError``; a ``.npy`` file that ``load`` or ``save`` cannot read or write raises
+``MgFileError`` (a ``RuntimeCheckFailed``). (Buffers the call had allocated before it failed are not freed.)
 
 A program's compile-time warnings are issued as ``MgWarning``s (``warnings.warn``) when it is
 compiled. With ``compile(..., gpu=True)`` the parallel loop nests run as kernels on an NVIDIA
@@ -48,6 +52,7 @@ import ml_dtypes
 import numpy as np
 
 from mg_xdsl.backend.gpu_runtime import GpuError
+from mg_xdsl.backend.runtime_files_ir import FILE_ERROR
 from mg_xdsl.backend.runtime_ir import CHECK_FAILED, FAILURE_TEXT_BYTES, OUT_OF_MEMORY, guarded_wrapper
 from mg_xdsl.core import element_types
 from mg_xdsl.core.shapes import fmt_shape
@@ -60,6 +65,7 @@ __all__ = [
     "Library",
     "ShapeMismatch",
     "RuntimeCheckFailed",
+    "MgFileError",
     "MgError",
     "MgWarning",
     "GpuError",
@@ -97,6 +103,21 @@ class RuntimeCheckFailed(RuntimeError):
         return type(self), (str(self), self.message, self.path, self.line, self.sizes)
 
 
+class MgFileError(RuntimeCheckFailed):
+    """``load`` or ``save`` could not read or write a ``.npy`` file: missing or unreadable, not
+    a ``.npy`` file, of another element type, rank or size than declared, cut short, or in a
+    directory that cannot be written. ``str()`` (and ``.message``) is what ``mgc run`` prints,
+    with exit status 1 there, e.g. ``load: /data/x.npy: expected 2 dimensions, found 3``;
+    ``.file`` is the file's path (``.path``, ``.line`` and ``.sizes`` are ``None``)."""
+
+    def __init__(self, text: str, file: str | None = None):
+        super().__init__(text, text)
+        self.file = file
+
+    def __reduce__(self) -> tuple:  # (its own arguments, not RuntimeCheckFailed's)
+        return type(self), (str(self), self.file)
+
+
 @lru_cache(maxsize=None)
 def descriptor_type(rank: int) -> type[ctypes.Structure]:
     """Upstream MLIR's descriptor of a memref of f64 of ``rank`` dimensions."""
@@ -104,6 +125,21 @@ def descriptor_type(rank: int) -> type[ctypes.Structure]:
     if rank:
         fields += [("sizes", ctypes.c_int64 * rank), ("strides", ctypes.c_int64 * rank)]
     return type(f"Descriptor{rank}", (ctypes.Structure,), {"_fields_": fields})
+
+
+def results_type(ranks: Sequence[int]) -> type[ctypes.Structure]:
+    """What ``_mlir_ciface_NAME`` stores its results in: one result's descriptor, or for
+    several a struct of their descriptors (fields ``r0``, ``r1``, ...), as upstream MLIR packs
+    several results into one struct returned through the first pointer."""
+    if len(ranks) == 1:
+        return descriptor_type(ranks[0])
+    return _descriptors_type(tuple(ranks))
+
+
+@lru_cache(maxsize=None)
+def _descriptors_type(ranks: tuple[int, ...]) -> type[ctypes.Structure]:
+    fields = [(f"r{i}", descriptor_type(rank)) for i, rank in enumerate(ranks)]
+    return type(f"Results{'_'.join(map(str, ranks))}", (ctypes.Structure,), {"_fields_": fields})
 
 
 class Failure(ctypes.Structure):
@@ -125,6 +161,8 @@ class Failure(ctypes.Structure):
         text = self.text.decode(errors="replace")
         if self.kind == OUT_OF_MEMORY:
             return MemoryError(text)
+        if self.kind == FILE_ERROR:
+            return MgFileError(text, self.path.decode(errors="replace") if self.path is not None else None)
         assert self.kind == CHECK_FAILED, f"unknown failure kind {self.kind}"
         sizes = (self.size_a, self.size_b) if self.size_a >= 0 else None
         path = self.path.decode(errors="replace") if self.path is not None else None
@@ -351,7 +389,9 @@ def _plural(n: int, word: str) -> str:
 
 class Function:
     """One compiled ``def``, called with NumPy arrays (or anything ``np.asarray`` takes), by
-    position or by parameter name."""
+    position or by parameter name; it returns an array, or a tuple of arrays for a def of
+    several results. ``signature`` is its ``Signature`` (``signature.results``: the results'
+    types)."""
 
     def __init__(self, library: "Library", name: str, sig: Signature):
         self.name, self.signature, self._library = name, sig, library
@@ -359,16 +399,19 @@ class Function:
         self._positions = range(1, len(sig.params) + 1)
         # Each array as its data and its sizes.
         arrays = [t for _, shape in sig.params for t in (ctypes.c_void_p, *[ctypes.c_int64] * len(shape))]
-        self._result_rank = len(sig.result)
-        self._result_type = descriptor_type(self._result_rank)
         self._dtypes = [dtype_of(t) for t in sig.types]
-        self._result_dtype = dtype_of(sig.result_type)
+        # Each result as its rank and dtype; one result is a bare array, several a tuple.
+        self._results = [(len(t.shape), dtype_of(t)) for t in sig.results]
+        self._result_rank, self._result_dtype = self._results[0]
+        self._several = len(self._results) > 1
+        self._result_type = results_type([rank for rank, _ in self._results])
         proto = ctypes.CFUNCTYPE(ctypes.c_int32, ctypes.POINTER(Failure), ctypes.POINTER(self._result_type), *arrays)
         self._call = proto(library._engine.address(f"mgrt_guarded_{name}"))
+        results = ", ".join(_type_text(t) for t in sig.results)
         self.__doc__ = (
             f"{name}("
             + ", ".join(f"{p}: {_type_text(t)}" for p, t in zip(sig.names, sig.types))
-            + f") -> {_type_text(sig.result_type)}"
+            + f") -> {f'({results})' if self._several else results}"
         )
 
     def __repr__(self) -> str:
@@ -447,7 +490,12 @@ class Function:
             raise TypeError(f"{self.name} is missing {_plural(len(missing), 'argument')}: {names}")
         return [bound[p] for p in params]
 
-    def __call__(self, *args, **kwargs) -> np.ndarray:
+    @property
+    def result_count(self) -> int:
+        """How many arrays a call returns: 1 (a bare array), or more (a tuple of them)."""
+        return len(self._results)
+
+    def __call__(self, *args, **kwargs) -> "np.ndarray | tuple[np.ndarray, ...]":
         # As little Python as it takes: after a kernel that streamed megabytes through the
         # caches, each step here runs from cold caches, and a call's overhead triples.
         values = args if not kwargs and len(args) == len(self.parameters) else self._bind(args, kwargs)
@@ -458,6 +506,9 @@ class Function:
         flat = [x for a in arrays for x in (_address(a), *a.shape)]
         if self._call(failure_ref, ctypes.byref(result), *flat):
             raise failure.exception()
+        if self._several:
+            # (each result owns its own buffer: buffer-deallocation copies one returned twice)
+            return tuple(_take(getattr(result, f"r{i}"), r, d) for i, (r, d) in enumerate(self._results))
         return _take(result, self._result_rank, self._result_dtype)
 
 

@@ -15,12 +15,15 @@ from __future__ import annotations
 
 import ctypes
 import struct
+from collections.abc import Sequence
 from functools import cache
 from typing import TYPE_CHECKING
 
 import llvmlite.binding as llvm
 
 from mg_xdsl.backend import runtime
+from mg_xdsl.backend.runtime_arguments_ir import ARGUMENTS_IR, NO_ARGUMENTS
+from mg_xdsl.backend.runtime_files_ir import FILES_IR
 from mg_xdsl.backend.runtime_ir import RUNTIME_IR
 from mg_xdsl.backend.threads_ir import THREADS_IR
 from mg_xdsl.core.target import host, llvm_tuning
@@ -113,7 +116,11 @@ def link(ir: str, *extra: str, thread_pool: bool = True) -> llvm.ModuleRef:
     threads = (THREADS_IR,) if thread_pool and "mgrt_parallel_for" in ir else ()
     # The run-time library last: LLVM links its linkonce_odr definitions only where
     # something already linked uses them (the guards of ``extra`` use ``mgrt_set_guard``).
-    for text in (*extra, *threads, RUNTIME_IR):
+    # The .npy functions (before the library, whose failure records they use) only where called.
+    files = (FILES_IR,) if "@mgrt_npy_" in ir else ()
+    # The command-line arguments' functions only where the program has any (mg.arg).
+    arguments = (ARGUMENTS_IR,) if "@mgrt_arg_" in ir else ()
+    for text in (*extra, *threads, *files, *arguments, RUNTIME_IR):
         mod.link_in(llvm.parse_assembly(text))
     mod.verify()
     return mod
@@ -185,6 +192,17 @@ def load_object(obj: bytes, tm: llvm.TargetMachine) -> llvm.ExecutionEngine:
     return engine
 
 
+class TakesNoArguments(Exception):
+    """A program without ``mg.arg`` was given arguments: ``str()`` says so as its executable
+    would (``runtime.c``), for stderr and exit status 1; ``help`` where the argument was
+    ``--help``, to say ``NO_ARGUMENTS`` on stdout with status 0."""
+
+    def __init__(self, argument: str):
+        self.help = argument == "--help"
+        name = argument.split("=", 1)[0]
+        super().__init__(NO_ARGUMENTS if self.help else f"unknown argument '{name}': {NO_ARGUMENTS}")
+
+
 class _Loaded:
     """Compiled code in an MCJIT engine (``self.engine``). Keep it alive while calling into it."""
 
@@ -196,7 +214,18 @@ class _Loaded:
             raise KeyError(f"no function {name!r} in the compiled module")
         return address
 
-    def run_main(self) -> None:
+    def run_main(self, arguments: Sequence[str] = ()) -> None:
+        """Run the program's top-level statements, given the command-line ``arguments``
+        (``NAME=VALUE``, for its ``mg.arg``s): a program that has some checks them itself,
+        first (``runtime_arguments_ir``); one that has none, given some, raises
+        ``TakesNoArguments`` before it runs."""
+        set_args = self.engine.get_function_address("mgrt_set_args")
+        if not set_args and arguments:
+            raise TakesNoArguments(arguments[0])
+        # (kept alive until the program has run: the run-time library keeps the pointers)
+        argv = (ctypes.c_char_p * max(len(arguments), 1))(*(a.encode() for a in arguments))
+        if set_args:
+            ctypes.CFUNCTYPE(None, ctypes.c_int64, ctypes.c_void_p)(set_args)(len(arguments), ctypes.addressof(argv))
         ctypes.CFUNCTYPE(None)(self.address("main"))()
 
 

@@ -244,6 +244,7 @@ _BINARY = {
     llvm.FMulOp: ("fmul", _fast_math),
     llvm.FDivOp: ("fdiv", _fast_math),
     llvm.FRemOp: ("frem", _fast_math),
+    llvm.FRemOp: ("frem", _fast_math),
 }
 
 _CASTS = {

@@ -3,7 +3,8 @@ system C compiler).
 
 - ``object_code``: the program's LLVM IR with the run-time library of ``runtime_ir`` linked
   in, optimised and emitted as a position-independent object file;
-- ``link_executable``: that object plus ``runtime.c`` (the ``printMemref*`` printers and ``main``),
+- ``link_executable``: that object plus ``runtime.c`` (the ``printMemref*`` printers and ``main``,
+  which gives the program its command line's ``NAME=VALUE`` arguments: ``runtime_arguments_ir``),
   linked by ``cc`` into a program that runs without Python;
 - a library is the object alone (its defs and their ``_mlir_ciface_`` wrappers) with the
   C++ header of ``cpp_header``.

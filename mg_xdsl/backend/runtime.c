@@ -5,7 +5,8 @@
  * They are the printers that the element types' records name (ELEMENT_TYPES in
  * mg_xdsl/core/element_records.py: `printer`, and `ctype` for the C type each reads); a
  * record with a new printer needs its function here (tests/unit/dialects/test_element_types.py checks).
- * main() runs the program's top-level statements, compiled as mg_main. Failed run-time checks (mgrt_check_failed) and failed allocations
+ * main() runs the program's top-level statements, compiled as mg_main, given its command-line
+ * arguments (mgrt_set_args). Failed run-time checks (mgrt_check_failed) and failed allocations
  * (mgrt_out_of_memory, called by the allocator _mlir_memref_to_llvm_alloc) report on stderr
  * and abort; they are compiled into the program's object from LLVM IR
  * (mg_xdsl/backend/runtime_ir.py), as they are for the JIT and for `mgc lib` objects.
@@ -13,6 +14,8 @@
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 /* A ranked memref descriptor of any rank: sizes[rank] then strides[rank] follow offset. */
 typedef struct {
@@ -87,7 +90,24 @@ void printMemrefI64(int64_t rank, Descriptor *d) { print_memref(rank, d, print_i
 
 void mg_main(void);
 
-int main(void) {
+/* The program's NAME=VALUE arguments (mg.arg), kept for its lookups before it runs. A program
+ * that has some links its own mgrt_set_args (mg_xdsl/backend/runtime_arguments_ir.py), which
+ * replaces this one; this one, of a program that has none, refuses any argument as `mgc run`
+ * does (NO_ARGUMENTS there: the same words). */
+__attribute__((weak)) void mgrt_set_args(int64_t count, char **argv) {
+  if (count == 0) return;
+  if (strcmp(argv[0], "--help") == 0) {
+    puts("this program takes no arguments");
+    exit(0);
+  }
+  const char *equals = strchr(argv[0], '=');
+  int length = equals ? (int)(equals - argv[0]) : (int)strlen(argv[0]);
+  fprintf(stderr, "unknown argument '%.*s': this program takes no arguments\n", length, argv[0]);
+  exit(1);
+}
+
+int main(int argc, char **argv) {
+  mgrt_set_args(argc - 1, argv + 1);
   mg_main();
   return 0;
 }

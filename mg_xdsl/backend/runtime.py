@@ -156,8 +156,35 @@ def _printer(printer: str):
     return PRINT_MEMREF(print_or_abort)
 
 
+WRITE_OUTPUT = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int64)
+
+
+def write_output(text: str, stream: TextIO | None = None) -> None:
+    """Write text that compiled code printed (a line of ``println``) where ``print_memref``
+    writes, flushed as it is: the output of ``print`` and ``println`` comes out in program
+    order, and ``capture()`` holds both."""
+    out = stream or _output[-1] or sys.stdout
+    try:
+        out.write(text)
+        out.flush()
+    except BrokenPipeError:  # (as in print_memref)
+        os.dup2(os.open(os.devnull, os.O_WRONLY), out.fileno())
+
+
+def _write_output(data: int | None, size: int) -> None:
+    # ``mgrt_write_output(data, size)``, which the run-time library's println calls with each
+    # whole line when the process provides it (the JIT); an executable's has none, and it
+    # writes to C's stdout instead. An exception must not return to the compiled code.
+    try:
+        write_output(ctypes.string_at(data or 0, size).decode("utf-8", "replace"))
+    except Exception as e:
+        os.write(2, f"mgc: internal error: println could not write its line ({type(e).__name__}: {e})\n".encode())
+        os.abort()
+
+
 # Kept at module level so the callbacks outlive every JIT that points at them.
 _CALLBACKS = {name: _printer(name) for name in PRINTERS}
+_CALLBACKS["mgrt_write_output"] = WRITE_OUTPUT(_write_output)
 
 
 def symbols() -> dict[str, int]:

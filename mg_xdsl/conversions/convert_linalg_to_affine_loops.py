@@ -58,6 +58,7 @@ from xdsl.ir.affine import AffineConstantExpr, AffineDimExpr, AffineMap
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import PatternRewriteWalker
 
+from mg_xdsl.conversions.lower_affine import lower_nests_upstream_rejects
 from mg_xdsl.conversions.mg_lowering_common import MgLowering
 from mg_xdsl.support.buffers import index_constant, load, nest, store
 
@@ -183,3 +184,5 @@ class ConvertLinalgToAffineLoopsPass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         PatternRewriteWalker(LinalgToAffineLoops(self.min_parallel_work), apply_recursively=False).rewrite_module(op)
+        # (in the front end's loops, a nest bounded by a size computed there: see there)
+        lower_nests_upstream_rejects(op)

@@ -86,21 +86,37 @@ from mg_xdsl.support.op_builders import iterator_types, linalg_generic, linalg_y
 from mg_xdsl.transforms.memref.memref_views import VIEW_OPS, reshape_view, subview, transpose_view
 
 
-class Sizes(dict[SSAValue, list[int | SSAValue]]):
+class Sizes(dict[tuple[SSAValue, Block | None], list[int | SSAValue]]):
     """The sizes of the buffers of a function: those this pass allocated, the sizes it
     allocated them with; any other, read once (``memref.dim`` of each ``?``). So the sizes of
     a chain of ops on ``?`` shapes are the same values all along, and a check that compares
     a size with itself is left out (``a - a - a ...``: no check at all; the reference
-    pipeline's ``lower-mg-to-affine`` makes 2 * 10^4 of them for 10^4 terms)."""
+    pipeline's ``lower-mg-to-affine`` makes 2 * 10^4 of them for 10^4 terms).
+
+    Each entry is kept with the block it was computed in (that of the op being lowered,
+    ``MgLowering.current_block``) and serves that block and the blocks nested in it: a size
+    read in a loop's body or a branch is not visible after the loop or in the other branch
+    (the ops are lowered in order, so an entry of an enclosing block comes before)."""
+
+    def _find(self, v: SSAValue) -> list[int | SSAValue] | None:
+        block = common.MgLowering.current_block
+        while True:
+            if (v, block) in self:
+                return self[v, block]
+            if block is None:
+                return None
+            block = block.parent_block()
 
     def of(self, v: SSAValue) -> list[int | SSAValue]:
-        if v not in self:
-            self[v] = extents(v, shape_of(v.type))
-        return self[v]
+        found = self._find(v)
+        if found is None:
+            found = self[v, common.MgLowering.current_block] = extents(v, shape_of(v.type))
+        return found
 
     def alloc(self, result_type: Attribute, sizes: Sequence[int | SSAValue]) -> SSAValue:
         out = alloc(result_type, sizes)
-        self[out] = [d if d is not None else s for d, s in zip(shape_of(result_type), sizes)]
+        sizes = [d if d is not None else s for d, s in zip(shape_of(result_type), sizes)]
+        self[out, common.MgLowering.current_block] = sizes
         return out
 
 

@@ -20,8 +20,8 @@ module handles the operands, and expands expressions as xDSL's ``affine_expr_ops
 from collections.abc import Sequence
 
 from xdsl.context import Context
-from xdsl.dialects import affine, arith, builtin, scf
-from xdsl.ir import Operation, SSAValue
+from xdsl.dialects import affine, arith, builtin, func, memref, scf
+from xdsl.ir import Block, Operation, SSAValue
 from xdsl.ir.affine import (
     AffineBinaryOpExpr,
     AffineBinaryOpKind,
@@ -156,17 +156,79 @@ class LowerAffinePass(ModulePass):
     name = "lower-affine"
 
     def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
-        rewrite_each(
-            [inner for inner in op.walk() if inner.name.startswith("affine.")],
-            GreedyRewritePatternApplier(
-                [
-                    LowerAffineFor(),
-                    LowerAffineParallel(),
-                    LowerAffineLoad(),
-                    LowerAffineStore(),
-                    LowerAffineApply(),
-                    LowerAffineYield(),
-                ],
-                dce_enabled=False,  # a conversion keeps dead code, as upstream's does
-            ),
-        )
+        rewrite_each([inner for inner in op.walk() if inner.name.startswith("affine.")], patterns())
+
+
+def patterns() -> GreedyRewritePatternApplier:
+    return GreedyRewritePatternApplier(
+        [
+            LowerAffineFor(),
+            LowerAffineParallel(),
+            LowerAffineLoad(),
+            LowerAffineStore(),
+            LowerAffineApply(),
+            LowerAffineYield(),
+        ],
+        dce_enabled=False,  # a conversion keeps dead code, as upstream's does
+    )
+
+
+AFFINE_LOOPS = (affine.ForOp, affine.ParallelOp)
+
+
+def _top_level(value: SSAValue) -> bool:
+    """Whether ``value`` is defined at the top level of its function (a parameter, or a
+    result of an op of the function's own block): upstream's valid symbol of any type."""
+    block = value.owner if isinstance(value.owner, Block) else value.owner.parent_block()
+    return block is not None and isinstance(block.parent_op(), func.FuncOp)
+
+
+def _valid_symbol(value: SSAValue) -> bool:
+    """Upstream MLIR's rule (``affine::isValidSymbol``), for the values the lowerings use as
+    loop bounds: a constant, a top-level value, or the size of a top-level buffer (or of an
+    allocation whose sizes are valid symbols)."""
+    if _top_level(value) or isinstance(value.owner, arith.ConstantOp):
+        return True
+    if isinstance(value.owner, memref.DimOp):
+        source = value.owner.source
+        if _top_level(source):
+            return True
+        if isinstance(source.owner, memref.AllocOp):
+            return all(_valid_symbol(s) for s in source.owner.dynamic_sizes)
+    return False
+
+
+def _valid_operands(op: Operation) -> bool:
+    """Whether upstream accepts the operands of an affine op: each the induction variable of
+    an affine loop, or a valid symbol."""
+    if not isinstance(op, (*AFFINE_LOOPS, affine.LoadOp, affine.StoreOp, affine.ApplyOp)):
+        return True
+    values = op.operands
+    if isinstance(op, affine.LoadOp | affine.StoreOp):
+        values = op.indices
+    return all(
+        (isinstance(v.owner, Block) and isinstance(v.owner.parent_op(), AFFINE_LOOPS)) or _valid_symbol(v)
+        for v in values
+    )
+
+
+def lower_nests_upstream_rejects(module: builtin.ModuleOp) -> None:
+    """The affine nests (in the front end's loops and conditionals) that upstream MLIR would
+    reject -> ``scf.for`` loops and ``memref.load/store``, as ``lower-affine`` makes them.
+
+    Upstream's affine scope is the function: inside an ``scf.for`` body or an ``scf.if``
+    branch, a loop bound that is computed there (the size of a ``?`` dimension of an
+    iteration argument or of a buffer allocated there) is not a valid symbol, and
+    ``mlir-opt`` rejects the nest. Each such nest (its outermost affine loop) is lowered
+    whole here, so that the affine stage stays valid upstream input; xDSL's passes would
+    take either form."""
+    rejected = [op for op in module.walk() if not _valid_operands(op)]
+    roots: list[Operation] = []
+    for op in rejected:
+        while isinstance(op.parent_op(), AFFINE_LOOPS):
+            op = op.parent_op()
+            assert op is not None
+        if op not in roots:
+            roots.append(op)
+    if roots:
+        rewrite_each([inner for root in roots for inner in root.walk() if inner.name.startswith("affine.")], patterns())

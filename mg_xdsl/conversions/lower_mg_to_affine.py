@@ -40,9 +40,14 @@ differ at runtime in dimension 0``. Static shapes get no check.
 - ``mg.print``: a cast to ``memref<*xf64>`` and a call to ``printMemrefF64``, the printer of
   MLIR's runner library (provided by ``mg_xdsl.backend.runtime`` when JIT-compiling); an
   ``f32`` tensor to ``memref<*xf32>`` and ``printMemrefF32``, and so on
-  (``element_types.PRINTERS``).
+  (``element_types.PRINTERS``);
+- ``mg.item``: a ``memref.load`` of the rank-0 buffer; ``mg.from_item``: a new rank-0 buffer
+  and a ``memref.store``.
 
-Function signatures, calls and returns change their tensor types to memref types last.
+Function signatures, calls and returns change their tensor types to memref types last, and
+then the front end's loops and conditionals (``scf.for`` with iteration arguments, ``scf.if``
+with results), whose bodies' mg ops are lowered like any other: their results, iteration
+arguments and yields carry memrefs (``mg_lowering_common.lower_control_flow``).
 
 The patterns here are the ops that ``convert-mg-to-linalg`` lowers otherwise (to structured
 ops); those of the ops that both lower alike, and the size checks, are in

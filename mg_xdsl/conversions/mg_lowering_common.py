@@ -12,15 +12,17 @@ optimised pipeline's) import it, and ``convert-linalg-to-affine-loops`` builds o
   where a structured op cannot say the copy (``reshape_copy``, ``slice_copy``);
 - the patterns of ops that build no structured op: ``mg.iota``, ``mg.random``,
   ``mg.linear_scan``, ``mg.index``, ``mg.index_add``, ``mg.gather``, ``mg.scatter_add``,
-  ``mg.concat``, ``mg.cast``, ``mg.extract``, ``mg.constant``, ``mg.print``, and the function
-  signatures and calls, whose tensor types become memref types.
+  ``mg.concat``, ``mg.cast``, ``mg.extract``, ``mg.constant``, ``mg.print``, ``mg.item`` and
+  ``mg.from_item``, and the function signatures and calls, whose tensor types become memref
+  types, and the ``scf.for``/``scf.if`` ops that carry tensors (``lower_control_flow``).
 
 What each of them builds is in ``lower_mg_to_affine``'s docstring.
 """
 
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Generic, TypeVar
+from typing import ClassVar, Generic, TypeVar
 
 from xdsl.builder import ImplicitBuilder
 from xdsl.dialects import arith, cf, func, memref, scf
@@ -42,7 +44,12 @@ from xdsl.pattern_rewriter import (
     RewritePattern,
     op_type_rewrite_pattern,
 )
+from xdsl.rewriter import InsertPoint, Rewriter
 
+from mg_xdsl.conversions.lower_affine import lower_nests_upstream_rejects
+from mg_xdsl.conversions.lower_arguments import argument_patterns
+from mg_xdsl.conversions.lower_files import file_patterns
+from mg_xdsl.conversions.lower_println import PrintlnLowering
 from mg_xdsl.core import element_types, shapes
 from mg_xdsl.dialects import mg
 from mg_xdsl.dialects.mg import shape_of
@@ -79,6 +86,10 @@ class MgLowering(RewritePattern, Generic[OpT]):
     of ``OpT``)."""
 
     op_type: type[OpT] | tuple[type[OpT], ...]
+    # The block of the op being lowered, while ``build`` runs: where the values it makes will
+    # be (``build`` makes them in a block of its own), so that a table of values made for
+    # earlier ops (``convert-mg-to-linalg``'s sizes) hands out only those that dominate it.
+    current_block: ClassVar[Block | None] = None
 
     def build(self, op: OpT) -> SSAValue | None:
         raise NotImplementedError
@@ -86,6 +97,7 @@ class MgLowering(RewritePattern, Generic[OpT]):
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
         if not isinstance(op, self.op_type):
             return
+        MgLowering.current_block = op.parent_block()
         block = Block()
         with ImplicitBuilder(block):
             result = self.build(op)
@@ -135,14 +147,25 @@ def broadcast_sizes(
 ) -> list[int | SSAValue]:
     """The sizes of a broadcast's result: static where its type says, else (a ``?``, which
     is never broadcast) the input's size of that dimension, or for a dimension added in
-    front the size of the ``like`` operand that gives it (``mg.size_source``).
+    front or grown from a static 1 the size of the ``like`` operand that gives it
+    (``mg.size_source``).
     ``sizes_of(v)`` gives a value's sizes."""
     out_shape = shape_of(op.result.type)
     in_sizes = sizes_of(op.input)
     lead = len(out_shape) - len(in_sizes)
+    # A broadcast that grows a static 1 to a '?' (broadcast_to(m, shape(x))) takes its shape
+    # from its like operand: a '?' it keeps must be the like operand's size too.
+    to_like = any(mg.grows(op, i) and out_shape[i] is None for i in range(lead, len(out_shape)))
 
     def size(i: int) -> int | SSAValue:
-        if i >= lead:
+        if not mg.grows(op, i):
+            if to_like and (found := mg.size_source(op, i)) is not None:
+                source, pos = found
+                check_same_size(
+                    in_sizes[i - lead],
+                    sizes_of(source)[pos],
+                    f"mg.broadcast: dimension {i} differs at runtime from the shape broadcast to",
+                )
             return in_sizes[i - lead]
         found = mg.size_source(op, i)
         assert found is not None  # (the verifier made sure: a ``like`` operand gives the size)
@@ -548,8 +571,113 @@ class PrintLowering(MgLowering[mg.PrintOp]):
         return None
 
 
+class ItemLowering(MgLowering[mg.ItemOp | mg.FromItemOp]):
+    """``mg.item %t`` -> ``memref.load %t[]`` (the element of the rank-0 buffer);
+    ``mg.from_item %s`` -> a new rank-0 buffer and ``memref.store %s``."""
+
+    op_type = (mg.ItemOp, mg.FromItemOp)
+
+    def build(self, op: mg.ItemOp | mg.FromItemOp) -> SSAValue:
+        if isinstance(op, mg.ItemOp):
+            return op_builders.memref_load(op.input, []).res
+        out = alloc(op.result.type, [])
+        op_builders.memref_store(op.input, out, [])
+        return out
+
+
+class DynamicSliceLowering(MgLowering[mg.DynamicSliceOp]):
+    """``mg.dynamic_slice``: the start (``memref.load``) checked to be one of the ``dim - size
+    + 1`` starts that fit (one unsigned compare: a negative start fails too; a dimension
+    shorter than the slice has none), then a copy of the ``size`` elements from it along the
+    axis (a mini-batch is read once, by the copy, and is then contiguous)."""
+
+    op_type = mg.DynamicSliceOp
+
+    def build(self, op: mg.DynamicSliceOp) -> SSAValue:
+        axis, size = op.axis.value.data, op.size.value.data
+        in_sizes = extents(op.input, shape_of(op.input.type))
+        start = arith.IndexCastOp(load(op.start, []), INDEX).result
+        dim = in_sizes[axis]
+        if isinstance(dim, int):
+            starts = index_constant(max(dim - size + 1, 0))
+        else:
+            fitting = arith.SubiOp(dim, index_constant(size - 1)).result
+            starts = arith.MaxSIOp(fitting, index_constant(0)).result
+        inside = arith.CmpiOp(start, starts, "ult")
+        cf.AssertOp(
+            inside.result,
+            f"{op.name}: start %ld is out of range for axis {axis}: a slice of {size} has %ld starts (0 to %ld)",
+        )
+        sizes = [size if d == axis else s for d, s in enumerate(in_sizes)]
+        out = alloc(op.result.type, sizes)
+
+        def body(ivs: list[SSAValue]) -> None:
+            at = list(ivs)
+            at[axis] = arith.AddiOp(ivs[axis], start).result
+            store(op_builders.memref_load(op.input, at).res, out, ivs)
+
+        nest(sizes, body)
+        return out
+
+
+class ArgReduceLowering(MgLowering[mg.ArgReduceOp]):
+    """``mg.arg_reduce``: per element of the result, an ``scf.for`` along the axis carrying
+    the best element so far and its position, replaced only by a strictly better one (the
+    first of equal ones wins) or by the first NaN (which then stays: NumPy's rule)."""
+
+    op_type = mg.ArgReduceOp
+
+    def build(self, op: mg.ArgReduceOp) -> SSAValue:
+        axis, largest = op.axis.value.data, op.kind.data == "max"
+        in_sizes = extents(op.input, shape_of(op.input.type))
+        sizes = [s for d, s in enumerate(in_sizes) if d != axis]
+        out = alloc(op.result.type, sizes)
+
+        def at(ivs: list[SSAValue], k: SSAValue) -> list[SSAValue]:
+            return [*ivs[:axis], k, *ivs[axis:]]
+
+        def body(ivs: list[SSAValue]) -> None:
+            first = mg.widened(load(op.input, at(ivs, index_constant(0))))
+            step = Block(arg_types=[INDEX, first.type, INDEX])
+            k, best, where = step.args
+            with ImplicitBuilder(step):
+                x = mg.widened(load(op.input, at(ivs, k)))
+                better = mg.compare("gt" if largest else "lt", x, best)
+                if element_types.is_float(x.type):  # (the first NaN is taken and kept)
+                    first_nan = arith.AndIOp(
+                        arith.CmpfOp(x, x, "uno").result, arith.CmpfOp(best, best, "ord").result
+                    ).result
+                    better = arith.OrIOp(better, first_nan).result
+                scf.YieldOp(arith.SelectOp(better, x, best).result, arith.SelectOp(better, k, where).result)
+            loop = scf.ForOp(
+                index_constant(1), as_index(in_sizes[axis]), index_constant(1), [first, index_constant(0)], step
+            )
+            store(arith.IndexCastOp(loop.results[1], i64).result, out, ivs)
+
+        nest(sizes, body)
+        return out
+
+
+class SizeLowering(MgLowering[mg.SizeOp]):
+    """``mg.size %x {axes}`` -> the product of ``memref.dim`` of those axes (a static size
+    as a constant), as ``i64``, stored into a new rank-0 buffer."""
+
+    op_type = mg.SizeOp
+
+    def build(self, op: mg.SizeOp) -> SSAValue:
+        sizes = [extents(op.input, shape_of(op.input.type))[axis] for axis in op.axes.get_values()]
+        static = math.prod(size for size in sizes if isinstance(size, int))
+        count: SSAValue | None = None
+        for size in [size for size in sizes if not isinstance(size, int)] + ([static] if static != 1 else []):
+            count = as_index(size) if count is None else arith.MuliOp(count, as_index(size)).result
+        count = count or index_constant(1)
+        out = alloc(op.result.type, [])
+        op_builders.memref_store(arith.IndexCastOp(count, i64).result, out, [])
+        return out
+
+
 # ---------------------------------------------------------------------------------------
-# Function signatures and calls, last
+# Function signatures and calls, and the loops and conditionals that carry tensors, last
 # ---------------------------------------------------------------------------------------
 
 
@@ -583,6 +711,50 @@ class CallLowering(RewritePattern):
         rewriter.replace(op, new)
 
 
+def copy_into(value: SSAValue, result_type: Attribute, before: Operation) -> SSAValue:
+    """A new buffer of ``result_type`` (a memref of identity layout) holding a copy of
+    ``value`` (a view of a strided layout), made by a copying nest just before ``before``.
+    (A nest of loads reads the view through its layout, as ``convert-mg-to-linalg``'s
+    ``copy_at_boundaries`` expects of the ops that read a view.)"""
+    block = Block()
+    with ImplicitBuilder(block):
+        out = copied(value, extents(value, shape_of(value.type)), result_type)
+    for new_op in block.walk():
+        new_op.location = before.location
+    for new_op in list(block.ops):
+        new_op.detach()
+        Rewriter.insert_op(new_op, InsertPoint.before(before))
+    return out
+
+
+def lower_control_flow(module: ModuleOp) -> None:
+    """The ``scf.for`` and ``scf.if`` ops that carry tensors (the front end's loops and
+    conditionals, whose bodies hold mg ops) carry memrefs: each tensor result, iteration
+    argument and body argument takes the memref type of its tensor type. A value that an
+    ``scf.yield`` yields (or that a loop starts from) whose memref type differs from the
+    result's (a view of a strided layout: a slice, a transpose) is first copied into a new
+    buffer of identity layout, so that every iteration carries the same type."""
+    ops = [op for op in module.walk() if isinstance(op, (scf.ForOp, scf.IfOp))]
+    for op in ops:
+        values = [*op.results, *(op.body.block.args[1:] if isinstance(op, scf.ForOp) else ())]
+        for value in values:
+            if isinstance(value.type, TensorType):
+                Rewriter.replace_value_with_new_type(value, to_memref(value.type))
+    for op in ops:
+        if isinstance(op, scf.ForOp):
+            for i, (init, result) in enumerate(zip(op.iter_args, op.results)):
+                if init.type != result.type:
+                    op.operands[3 + i] = copy_into(init, result.type, op)
+        for region in op.regions:
+            for block in region.blocks:
+                yield_op = block.last_op
+                if not isinstance(yield_op, scf.YieldOp):
+                    continue
+                for i, (value, result) in enumerate(zip(yield_op.operands, op.results)):
+                    if value.type != result.type:
+                        yield_op.operands[i] = copy_into(value, result.type, yield_op)
+
+
 def shared_patterns(module: ModuleOp) -> list[RewritePattern]:
     """The patterns of the ops both lowerings lower alike (none of them builds a structured
     op), after each pass's own."""
@@ -598,13 +770,25 @@ def shared_patterns(module: ModuleOp) -> list[RewritePattern]:
         CastLowering(),
         ExtractLowering(),
         PrintLowering(module),
+        PrintlnLowering(module),
+        ItemLowering(),
+        SizeLowering(),
+        ArgReduceLowering(),
+        DynamicSliceLowering(),
+        *file_patterns(module),
+        *argument_patterns(module),
     ]
 
 
 def lower_module(module: ModuleOp, patterns: list[RewritePattern]) -> None:
     """Lower the mg ops of ``module`` with ``patterns``, each op once (no pattern rewrites
     what another built), then the function signatures and calls: a signature's tensor types
-    become memref types only after the ops of its body are lowered, as both passes need."""
+    become memref types only after the ops of its body are lowered, as both passes need;
+    last the loops and conditionals that carry tensors (``lower_control_flow``). A nest in
+    their bodies that upstream MLIR would reject (``lower_affine.lower_nests_upstream_rejects``)
+    becomes ``scf`` loops."""
     PatternRewriteWalker(GreedyRewritePatternApplier(patterns), apply_recursively=False).rewrite_module(module)
     signatures = GreedyRewritePatternApplier([FuncSignatureLowering(), CallLowering()])
     PatternRewriteWalker(signatures, apply_recursively=False).rewrite_module(module)
+    lower_control_flow(module)
+    lower_nests_upstream_rejects(module)

@@ -120,17 +120,18 @@ def needs_broadcast(shape: Sequence[Dim], target: Sequence[Dim]) -> bool:
     return len(shape) != len(target) or not shapes_compatible(shape, target)
 
 
-def broadcast_blocker(shape: Sequence[Dim], target: Sequence[Dim]) -> int | None:
+def broadcast_blocker(shape: Sequence[Dim], target: Sequence[Dim], grows_to_unknown: bool = False) -> int | None:
     """The rule of ``mg.broadcast``: the first dimension of ``target`` (after right-aligning
     ``shape``) that ``shape`` can neither keep (the same static size, or ``?`` for ``?``) nor
-    grow to from a static 1 (to a static size: a ``?`` is never broadcast, so no dimension
-    of ``shape`` grows to one); ``None`` if ``shape`` broadcasts to ``target``. The
-    dimensions added in front may be anything, ``?`` included."""
+    grow to from a static 1 (to a static size; to a ``?`` only if ``grows_to_unknown``: an
+    operator never grows a static 1 to a ``?``, ``broadcast_to(m, shape(x))`` does);
+    ``None`` if ``shape`` broadcasts to ``target``. The dimensions added in front may be
+    anything, ``?`` included."""
     if len(shape) > len(target):
         return 0
     lead = len(target) - len(shape)
     for d, (a, t) in enumerate(zip(shape, target[lead:]), start=lead):
-        if a != t and (a != 1 or t is None):
+        if a != t and (a != 1 or t is None and not grows_to_unknown):
             return d
     return None
 
@@ -212,6 +213,23 @@ def batched_matmul_shape(lhs: Sequence[Dim], rhs: Sequence[Dim]) -> Shape:
         return matmul_shape(lhs, rhs)  # (which says what is wrong)
     batch = broadcast_shapes(lhs[:-2], rhs[:-2], "matrix-multiply")
     return matmul_shape((*batch, *lhs[-2:]), (*batch, *rhs[-2:]))
+
+
+def as_matrices(lhs: Sequence[Dim], rhs: Sequence[Dim]) -> tuple[Shape, Shape]:
+    """The operands of ``@`` as matrices, NumPy's ``matmul`` rule for a vector (rank 1): a
+    row (``1xN``) on the left, a column (``Nx1``) on the right."""
+    return ((1, *lhs) if len(lhs) == 1 else tuple(lhs)), ((*rhs, 1) if len(rhs) == 1 else tuple(rhs))
+
+
+def vector_product_shape(product: Sequence[Dim], lhs: Sequence[Dim], rhs: Sequence[Dim]) -> Shape:
+    """The shape of ``lhs @ rhs`` from that of the product of ``as_matrices``: the axis a
+    vector operand gained, dropped again (two vectors give rank 0)."""
+    shape = list(product)
+    if len(rhs) == 1:
+        del shape[-1]
+    if len(lhs) == 1:
+        del shape[-2 if len(rhs) != 1 else -1]
+    return tuple(shape)
 
 
 def transpose_shape(shape: Sequence[Dim], permutation: Sequence[int] | None = None) -> Shape:

@@ -10,6 +10,8 @@ Its modules, in the order to read them:
                         statements, names, operators, calls of defs; a builtin's call goes
                         to the rule its record's family names (``Checker.<family>``)
     checker_arguments   how those rules read a builtin's arguments (counts, axes, keywords)
+    checker_blocks      blocks: a def's body and return, for, if/elif/else, let a, b = ...,
+                        println, calls made as statements
     checker_elementwise, checker_reductions, checker_creation, checker_shape_ops,
     checker_indexing, checker_scans, checker_matrix
                         the rules of the families of builtins, a module per group
@@ -18,6 +20,7 @@ The rules themselves are ``mg_xdsl.core.shapes``'s and ``mg_xdsl.core.element_ty
 shared with the mg dialect's verifiers; the checker phrases them for the program's author.
 """
 
+from mg_xdsl.language.checker_blocks import BlockRules
 from mg_xdsl.language.checker_creation import CreationRules
 from mg_xdsl.language.checker_elementwise import ElementwiseRules
 from mg_xdsl.language.checker_indexing import IndexingRules
@@ -28,7 +31,7 @@ from mg_xdsl.language.checker_types import Signature, Type, fold, is_number, typ
 from mg_xdsl.language.syntax_tree import TensorType
 
 
-class Checker(ElementwiseRules, ReductionRules, CreationRules, MatrixRules, IndexingRules, ScanRules):
+class Checker(BlockRules, ElementwiseRules, ReductionRules, CreationRules, MatrixRules, IndexingRules, ScanRules):
     """The checker of one program: the core's rules and every family's (``MatrixRules``
     brings ``ShapeRules``, whose ``shape_op`` its ``transpose`` calls)."""
 

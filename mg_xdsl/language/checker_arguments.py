@@ -48,6 +48,18 @@ class ArgumentReader(CheckerCore):
             self.integer_lists.add(e)
         return [int(v) for v in values]
 
+    def run_time_shape(self, e: Expr, scope: Scope) -> tuple[Expr, TensorType] | None:
+        """``shape(x)`` where a shape is expected and ``x`` has a ``?`` size: ``x`` (and its
+        type), whose sizes the result takes when the program runs; else None (a static shape
+        is read by ``static_ints``)."""
+        if not (isinstance(e, Call) and e.tok.text == "shape" and len(e.args) == 1 and not e.keywords):
+            return None
+        t = self.expr(e.args[0], scope)
+        if not isinstance(t, TensorType) or None not in t.shape:
+            return None
+        self.types[e] = TensorType((len(t.shape),), element_types.NAMES["i64"])
+        return e.args[0], t
+
     def keyword_bool(self, c: Call, key: str, scope: Scope, default: bool) -> bool:
         if key not in c.keywords:
             return default

@@ -33,10 +33,18 @@ from mg_xdsl.language.syntax_tree import TensorType, between
 NO_BOOLEAN_ARITHMETIC = "i1 tensors (true/false) have no arithmetic; cast them to a number type first"
 NEVER_BROADCAST = (
     "a '?' dimension is never broadcast: this aborts at run time unless the sizes are "
-    "equal; give the dimension a static size"
+    "equal; give the dimension a static size, or grow the 1 to x's size explicitly with "
+    "broadcast_to(m, shape(x))"
 )
 
-VERBS = {"+": "add", "-": "subtract", "*": "multiply", "/": "divide"}
+VERBS = {
+    "+": "add",
+    "-": "subtract",
+    "*": "multiply",
+    "/": "divide",
+    "%": "take the remainder of",
+    "//": "floor-divide",
+}
 # Symbols the generated code links against: a def with one of these names would clash.
 RESERVED = {"main", "malloc", "free", "abort", *element_types.PRINTERS.values()}
 
@@ -81,11 +89,52 @@ def did_you_mean(name: str, candidates: list[str]) -> str:
 
 @dataclass
 class Scope:
-    """The names visible where an expression is checked: a def's parameters, or the top
-    level's ``let``s; ``name`` is the def being checked (None at the top level)."""
+    """The names bound in one block: the top level, a def's body (its parameters and
+    locals), or a ``for``/``if`` body inside either. A block sees the names of the blocks
+    around it up to its def (a def sees none of the top level's). ``name`` is the def being
+    checked (None at the top level), ``where`` the block as messages say it."""
 
     env: dict[str, Type] = field(default_factory=dict)
     name: str | None = None
+    parent: "Scope | None" = None
+    where: str = "the top level"
+    # The names declared with var in this block, which assignments may update.
+    variables: set[str] = field(default_factory=set)
+    # The vars of blocks around this one that it assigns (in order): a loop carries them
+    # from iteration to iteration, an if out of its branches.
+    assigned: dict[str, None] = field(default_factory=dict)
+    # Names of blocks inside this one that have ended (name -> where they were bound), for
+    # the message when one is used after its block.
+    ended: dict[str, str] = field(default_factory=dict)
+
+    def owner(self, name: str) -> "Scope | None":
+        """The block around (or at) this one that binds ``name``, up to the def's."""
+        scope: Scope | None = self
+        while scope is not None:
+            if name in scope.env:
+                return scope
+            scope = scope.parent
+        return None
+
+    def lookup(self, name: str) -> Type | None:
+        owner = self.owner(name)
+        return owner.env[name] if owner else None
+
+    def ended_where(self, name: str) -> str | None:
+        scope: Scope | None = self
+        while scope is not None:
+            if name in scope.ended:
+                return scope.ended[name]
+            scope = scope.parent
+        return None
+
+    def visible(self) -> list[str]:
+        names: list[str] = []
+        scope: Scope | None = self
+        while scope is not None:
+            names += scope.env
+            scope = scope.parent
+        return names
 
 
 @dataclass
@@ -104,8 +153,6 @@ class CheckerCore:
     constants: dict[syntax.Expr, list[int | float]] = field(default_factory=dict)
     # What the keyword arguments of a builtin's call resolved to (axes, keepdims, dtype, ...).
     options: dict[syntax.Call | syntax.Index, dict] = field(default_factory=dict)
-    # The top level's names declared with var, which assignments may update.
-    variables: set[str] = field(default_factory=set)
     # The program's lines, which notes quote (the operands as written).
     source: list[str] = field(default_factory=list)
     # Within the statement being checked: the extent of the expression each token names (a
@@ -173,47 +220,81 @@ class CheckerCore:
 
     # -- statements ---------------------------------------------------------------------
 
-    def statement(self, s: syntax.Statement) -> None:
+    def statement(self, s: syntax.Statement, scope: "Scope | None" = None) -> None:
+        scope = scope or self.main
         self.spans.clear()
         self.operands.clear()
         self.integer_lists.clear()
         if isinstance(s, syntax.Def):
+            if scope is not self.main:
+                raise self.error(s.head, "E-SYN-005", "a def is written at the top level, not inside a block")
             return self.define(s)
         if isinstance(s, syntax.Let):
-            if s.name.text in BUILTINS or s.name.text in self.functions or s.name.text in KEYWORDS:
-                raise self.error(s.name, "E-NAME-003", f"cannot bind {s.name.text!r}: it names a function or keyword")
-            value = self.expr(s.value, self.main)
+            if isinstance(s.value, syntax.Call) and s.value.tok.text == "load" and s.declared is not None:
+                self.bind(s.name, self.load(s.value, s.declared), scope, s.mutable)
+                return
+            value = self.expr(s.value, scope)
             if s.declared is not None:
                 value = self.declare(s.value, value, s.declared, f"{s.name.text} is declared")
-            self.main.env[s.name.text] = value
-            if s.mutable:
-                self.variables.add(s.name.text)
-            else:
-                self.variables.discard(s.name.text)  # (a let of the same name is a new, fixed one)
+            self.bind(s.name, value, scope, s.mutable)
             return
         if isinstance(s, syntax.Assign):
-            return self.assign(s)
-        self.expr(s.value, self.main)  # (a number prints as a rank-0 f64 tensor)
+            return self.assign(s, scope)
+        assert isinstance(s, syntax.Print), f"a statement the checker does not know: {s}"
+        self.expr(s.value, scope)  # (a number prints as a rank-0 f64 tensor)
 
-    def assign(self, s: syntax.Assign) -> None:
+    def bind(self, name: Token, value: Type, scope: "Scope", mutable: bool) -> None:
+        """Bind ``name`` in ``scope`` (a ``var`` if ``mutable``). In a block inside another, a
+        name of a block around it cannot be bound again: in Python that would assign the
+        outer name, here it would hide it for the rest of the block only."""
+        if name.text in BUILTINS or name.text in self.functions or name.text in KEYWORDS:
+            raise self.error(name, "E-NAME-003", f"cannot bind {name.text!r}: it names a function or keyword")
+        owner = scope.owner(name.text)
+        if owner is not None and owner is not scope:
+            raise self.error(
+                name,
+                "E-NAME-002",
+                f"{name.text} is already bound in {owner.where}: a block cannot bind it again "
+                f"(to change it inside the block, declare it with var {name.text} = ... there and "
+                f"assign it with {name.text} = ... here)",
+            )
+        scope.env[name.text] = value
+        if mutable:
+            scope.variables.add(name.text)
+        else:
+            scope.variables.discard(name.text)  # (a let of the same name is a new, fixed one)
+
+    def assign(self, s: syntax.Assign, scope: "Scope") -> None:
         """``w += g`` (``-=``, ``*=``, ``/=``): ``w op g`` as the operator computes it (``g``
         broadcast to ``w``), which must keep ``w``'s type, written into ``w``'s buffer;
-        ``w = EXPR`` rebinds ``w`` to a value of any type. ``w`` must be a ``var``."""
+        ``w = EXPR`` rebinds ``w`` to a value of any type (in a block inside the one that
+        declared ``w``, of ``w``'s type: a loop carries it, an if gives it back). ``w`` must be
+        a ``var``."""
         name = s.head.text
-        if name not in self.main.env:
+        owner = scope.owner(name)
+        if owner is None:
             raise self.error(s.head, "E-NAME-001", f"unknown name {name!r}: declare it with var {name} = ... first")
-        if name not in self.variables:
+        if name not in owner.variables:
             raise self.error(
                 s.head,
                 "E-BIND-001",
                 f"cannot assign to {name}: it is bound by let, which never changes "
                 f"(declare it with var {name} = ... to update it)",
             )
-        value = self.expr(s.value, self.main)
+        value = self.expr(s.value, scope)
+        before = owner.env[name]
+        if owner is not scope:
+            self.carry(s, name, before, scope, owner)
         if s.op.text == "=":
-            self.main.env[name] = value
+            if owner is not scope and value != before:
+                raise self.error(
+                    s.value,
+                    "E-FLOW-004",
+                    f"{name} is {describe(before)}, declared in {owner.where}; assigned in "
+                    f"{scope.where} it keeps that type, but the value is {describe(value)}",
+                )
+            owner.env[name] = value
             return
-        before = self.main.env[name]
         op = Token(s.op.kind, s.op.text[0], s.op.col, s.op.line)  # w += g computes w + g
         self.spans[op] = (s.head, s.value)
         self.operands[op] = [((s.head, s.head), before), (extent(s.value), value)]
@@ -228,7 +309,23 @@ class CheckerCore:
                 f"writes into {name}'s buffer (rebind it with {name} = {name} "
                 f"{s.op.text[0]} ... instead)",
             )
-        self.main.env[name] = after
+        owner.env[name] = after
+
+    def carry(self, s: syntax.Assign, name: str, before: Type, scope: "Scope", owner: "Scope") -> None:
+        """``name``, a var of ``owner``, is assigned in ``scope``, a block inside it: each
+        block between carries it out (a loop from iteration to iteration). A var holding a
+        compile-time number has no buffer to carry."""
+        if is_number(before):
+            raise self.error(
+                s.head,
+                "E-FLOW-004",
+                f"{name} holds a number known when compiling, which a block inside cannot change: "
+                f"declare it as a tensor of one element (var {name}: tensor[] = ...)",
+            )
+        block: Scope | None = scope
+        while block is not None and block is not owner:
+            block.assigned[name] = None
+            block = block.parent
 
     def define(self, d: syntax.Def) -> None:
         name = d.name.text
@@ -238,17 +335,31 @@ class CheckerCore:
             raise self.error(d.name, "E-NAME-003", f"cannot define {name!r}: the name is reserved")
         if name in self.functions:
             raise self.error(d.name, "E-NAME-002", f"function {name!r} is already defined")
-        scope = Scope(name=name)
+        scope = Scope(name=name, where=f"def {name}")
         for pname, ptype in d.params:
             if pname.text in scope.env:
                 raise self.error(pname, "E-NAME-002", f"parameter {pname.text!r} appears twice")
             scope.env[pname.text] = ptype
-        body = self.expr(d.body, scope)
-        if d.declared is not None:
-            body = self.declare(d.body, body, d.declared, f"the result of {name} is declared")
-        if not isinstance(body, TensorType):
-            raise self.error(d.body, "E-DIM-003", f"the body of {name} must be a tensor, got {describe(body)}")
-        self.functions[name] = Signature([p.text for p, _ in d.params], [t for _, t in d.params], body)
+        if d.body is None:
+            results = self.define_block(d, scope)
+        else:
+            body = self.expr(d.body, scope)
+            if d.declared is not None:
+                body = self.declare(d.body, body, d.declared, f"the result of {name} is declared")
+            if not isinstance(body, TensorType):
+                raise self.error(d.body, "E-DIM-003", f"the body of {name} must be a tensor, got {describe(body)}")
+            results = [body]
+        self.functions[name] = Signature(
+            [p.text for p, _ in d.params], [t for _, t in d.params], results[0], list(results)
+        )
+
+    def define_block(self, d: syntax.Def, scope: Scope) -> list[TensorType]:
+        """The result types of a def with a block body (``BlockRules`` checks blocks)."""
+        raise NotImplementedError
+
+    def load(self, c: syntax.Call, declared: TensorType) -> TensorType:
+        """``load`` into a declared type (``BlockRules`` checks it)."""
+        raise NotImplementedError
 
     def declare(self, e: syntax.Expr, t: Type, declared: TensorType, what: str) -> TensorType:
         """The type of ``e`` (of type ``t``) where ``what`` (a name, a result) is declared
@@ -295,12 +406,17 @@ class CheckerCore:
             return t
         if isinstance(e, syntax.Compare):
             return self.comparison(e, scope)
+        if isinstance(e, syntax.Logical):
+            return self.logical(e, scope)
         if isinstance(e, syntax.Chain):
             t = self.expr(e.first, scope)
             steps = self.steps[e] = []
             last = e.first  # the chain so far is e.first through last
             for tok, right in e.rest:
                 r = self.expr(right, scope)
+                if last is e.first:
+                    t = self.adopt(e.first, t, r)
+                r = self.adopt(right, r, t)
                 self.spans[tok] = (e.first.start_token, right)
                 self.operands[tok] = [((e.first.start_token, last), t), (extent(right), r)]
                 last = right
@@ -320,16 +436,33 @@ class CheckerCore:
             raise self.error(
                 e, "E-SYN-002", "a list of expressions is concat's (concat(axis, [a, b])); a literal holds numbers only"
             )
+        if isinstance(e, syntax.Str):
+            raise self.error(
+                e, "E-SYN-002", "a string is no value: strings are load's and save's paths and println's text"
+            )
         assert isinstance(e, syntax.Call)
         return self.call(e, scope)
 
     def index(self, e: syntax.Index, scope: Scope) -> TensorType:
         """``x[1, -1]``: one element of ``x``, a rank-0 tensor; an integer index known when
         compiling per axis, a negative one counting from the end. One out of a static size's
-        range is an error here; one into a ``?`` dimension is checked when the program runs."""
+        range is an error here; one into a ``?`` dimension is checked when the program runs.
+        A subscript with a slice (``x[1:3, :]``), fewer indices than axes (``x[1]``) or an
+        index known only when the program runs (``x[i]``) is a part of ``x`` (``part``)."""
         t = self.expr(e.base, scope)
         if not isinstance(t, TensorType):
             raise self.error(e, "E-DIM-003", f"cannot index {describe(t)}: only a tensor has elements")
+        if len(e.indices) > len(t.shape):
+            raise self.error(
+                e,
+                "E-DIM-001",
+                f"{describe(t)} has {len(t.shape)} ax{'i' if len(t.shape) == 1 else 'e'}s, "
+                f"got {len(e.indices)} indices",
+            )
+        if len(e.indices) < len(t.shape) or any(isinstance(i, syntax.SliceItem) for i in e.indices):
+            return self.part(e, t, scope)
+        if any(not is_number(self.expr(i, scope)) for i in e.indices):
+            return self.part(e, t, scope)
         if len(e.indices) != len(t.shape):
             raise self.error(
                 e,
@@ -356,18 +489,136 @@ class CheckerCore:
         self.options[e] = {"indices": indices}
         return TensorType((), t.element)
 
+    def part(self, e: syntax.Index, t: TensorType, scope: Scope) -> TensorType:
+        """``x[a:b, :, k, i]``, NumPy's basic indexing: per axis a slice (compile-time bounds,
+        either left out, negative ones counting from the end), or ``START : START + LENGTH``
+        with a start known only when the program runs and a length known when compiling; an
+        index drops its axis (a compile-time one, or a rank-0 integer tensor); the axes after
+        the subscript are whole. The steps are recorded as ``options[e]["part"]``."""
+        steps: list[tuple] = []
+        shape: list[int | None] = []
+        for axis, item in enumerate([*e.indices, *[None] * (len(t.shape) - len(e.indices))]):
+            size = t.shape[axis]
+            if item is None:
+                shape.append(size)
+                continue
+            if not isinstance(item, syntax.SliceItem):
+                value = self.expr(item, scope)
+                if is_number(value):
+                    k = self.static_position(item, value, size, axis, "index")
+                    steps.append(("slice", axis, k, k + 1))
+                else:
+                    self.run_time_position(item, value, axis)
+                    steps.append(("dynamic", axis, item, 1))
+                continue
+            lower = self.expr(item.lower, scope) if item.lower is not None else 0
+            if not is_number(lower):
+                assert item.lower is not None  # (a start left out is 0)
+                self.run_time_position(item.lower, lower, axis)
+                length = self.run_time_length(item, size, axis, scope)
+                steps.append(("dynamic", axis, item.lower, length))
+                shape.append(length)
+                continue
+            upper = self.expr(item.upper, scope) if item.upper is not None else size
+            if upper is None:
+                raise self.error(
+                    item,
+                    "E-ARG-003",
+                    f"a slice of axis {axis}, a '?' dimension, needs its stop: x[a:b] (or START : START + LENGTH)",
+                )
+            if not is_number(upper):
+                raise self.error(
+                    item.upper or item,
+                    "E-ARG-003",
+                    f"the stop of a slice must be known when compiling, got {describe(upper)}",
+                )
+            lo = self.static_position(item.lower or item, lower, size, axis, "start", end=True)
+            hi = self.static_position(item.upper or item, upper, size, axis, "stop", end=True)
+            if not lo < hi:
+                raise self.error(
+                    item, "E-ARG-004", f"the slice {lo}:{hi} of axis {axis} is empty: start must be below stop"
+                )
+            steps.append(("slice", axis, lo, hi))
+            shape.append(hi - lo)
+        self.options[e] = {"part": steps}
+        return TensorType(tuple(shape), t.element)
+
+    def static_position(
+        self, e: syntax.Expr, value: int | float, size: int | None, axis: int, what: str, end: bool = False
+    ) -> int:
+        """A compile-time index (``end``: a slice bound, which may equal the size), a negative
+        one counting from the end of a static size."""
+        if not is_whole(value):
+            raise self.error(e, "E-ARG-003", f"the {what} for axis {axis} must be an integer, got {number_text(value)}")
+        k = int(value)
+        if k < 0 and size is None:
+            raise self.error(
+                e,
+                "E-ARG-004",
+                f"a negative {what} counts from the end, which a '?' dimension (axis {axis}) has only when it runs",
+            )
+        if size is not None and not -size <= k < size + end:
+            raise self.error(
+                e,
+                "E-ARG-004",
+                f"{what} {k} is out of range for axis {axis} of size {size} (-{size} to {size - 1 + end})",
+            )
+        return k % size if size is not None and k < 0 else k
+
+    def run_time_position(self, e: syntax.Expr, value: Type, axis: int) -> None:
+        """An index or start known when the program runs: one integer (a rank-0 i64/i32)."""
+        if not (isinstance(value, TensorType) and value.shape == () and value.element in element_types.INTEGERS):
+            raise self.error(
+                e,
+                "E-ARG-003",
+                f"an index or start for axis {axis} is an integer (a rank-0 i64 or i32), got {describe(value)}",
+            )
+
+    def run_time_length(self, item: syntax.SliceItem, size: int | None, axis: int, scope: Scope) -> int:
+        """The length of ``START : START + LENGTH``, a slice whose start is known only when the
+        program runs: the stop must be written as the start plus a whole number, so the
+        result's size is known when compiling (checked in range when the program runs)."""
+        upper, lower = item.upper, item.lower
+        assert lower is not None
+        form = "a slice whose start is known only when the program runs is written x[s : s + LENGTH], LENGTH a whole number"
+        if not (isinstance(upper, syntax.Chain) and upper.rest and upper.rest[-1][0].text == "+"):
+            raise self.error(upper or item, "E-ARG-003", form)
+        plus, length_expr = upper.rest[-1]
+        same_line = upper.start_token.line == plus.line == lower.start_token.line == lower.end_token.line
+        text = self.source[plus.line - 1] if same_line and 0 < plus.line <= len(self.source) else ""
+        prefix = text[upper.start_token.col - 1 : plus.col - 1]
+        if not text or "".join(prefix.split()) != "".join(self.written(lower.span).split()):
+            raise self.error(upper, "E-ARG-003", form)
+        length = self.expr(length_expr, scope)
+        if not is_number(length) or not is_whole(length) or length <= 0:
+            raise self.error(length_expr, "E-ARG-003", form + f" above 0, got {describe(length)}")
+        if size is not None and length > size:
+            raise self.error(
+                length_expr, "E-ARG-004", f"a slice of {int(length)} is longer than axis {axis} of size {size}"
+            )
+        return int(length)
+
     def name(self, tok: Token, scope: Scope) -> Type:
-        if tok.text in scope.env:
-            return scope.env[tok.text]
+        found = scope.lookup(tok.text)
+        if found is not None:
+            return found
         if tok.text in BUILTINS or tok.text in self.functions:
             raise self.error(tok, "E-NAME-004", f"{tok.text!r} is a function: call it as {tok.text}(...)")
-        if scope is not self.main and tok.text in self.main.env:
+        if (where := scope.ended_where(tok.text)) is not None:
+            raise self.error(
+                tok,
+                "E-NAME-001",
+                f"{tok.text} is bound in {where} and is out of scope here: a name bound in a block "
+                f"lives until the block ends (declare it before the block with var {tok.text} = ... "
+                "and assign it inside to keep its value)",
+            )
+        if scope.name is not None and tok.text in self.main.env:
             raise self.error(
                 tok,
                 "E-NAME-001",
                 f"unknown name {tok.text!r}: a def sees only its parameters ({tok.text} is defined at the top level)",
             )
-        raise self.error(tok, "E-NAME-001", f"unknown name {tok.text!r}{did_you_mean(tok.text, list(scope.env))}")
+        raise self.error(tok, "E-NAME-001", f"unknown name {tok.text!r}{did_you_mean(tok.text, scope.visible())}")
 
     # -- operators ----------------------------------------------------------------------
 
@@ -410,6 +661,7 @@ class CheckerCore:
     def comparison(self, e: syntax.Compare, scope: Scope) -> TensorType:
         """``a < b`` and the others: ``a`` and ``b`` combined as by ``+``, giving ``i1``."""
         left, right = self.expr(e.left, scope), self.expr(e.right, scope)
+        left, right = self.adopt(e.left, left, right), self.adopt(e.right, right, left)
         self.spans[e.op] = extent(e)
         self.operands[e.op] = [(extent(e.left), left), (extent(e.right), right)]
         if is_number(left) and is_number(right):
@@ -419,6 +671,47 @@ class CheckerCore:
                 f"{left:g} {e.op.text} {right:g} compares two numbers: write its value, true or false",
             )
         return TensorType(self.elementwise(e.op, "compare", left, right).shape, element_types.I1)
+
+    def adopt(self, e: syntax.Expr, t: Type, other: Type) -> Type:
+        """The type of ``e``, a literal of numbers written without a type (``[1, 2]``, f64),
+        beside a tensor of another element type: that type, where each of its numbers is a
+        number of it (as a lone number is: ``x_f32 + [1, 2]`` is f32; ``[1.5]`` beside an
+        ``i32`` tensor stays f64, and the operator says the types differ)."""
+        if not (
+            isinstance(e, syntax.Literal)
+            and not e.boolean
+            and e not in self.constants
+            and isinstance(t, TensorType)
+            and isinstance(other, TensorType)
+            and other.element != t.element
+            and not element_types.is_bool(other.element)
+        ):
+            return t
+        typed = TensorType(t.shape, other.element)
+        if any(number_of_type(v, typed) is not None for v in e.values):
+            return t
+        self.types[e] = typed
+        self.constants[e] = e.values
+        return typed
+
+    def logical(self, e: syntax.Logical, scope: Scope) -> TensorType:
+        """``a and b``, ``a or b``, ``not a``: ``i1`` tensors (true/false), element by element,
+        their shapes broadcast as an operator's."""
+        types = [self.expr(x, scope) for x in e.operands]
+        self.operands[e.tok] = [(extent(x), t) for x, t in zip(e.operands, types)]
+        for t in types:
+            if not (isinstance(t, TensorType) and element_types.is_bool(t.element)):
+                raise self.error(
+                    e.tok,
+                    "E-DIM-002",
+                    f"{e.tok.text} takes true/false values (i1, such as a comparison), got {describe(t)}",
+                )
+        result = types[0]
+        for t in types[1:]:
+            assert isinstance(result, TensorType) and isinstance(t, TensorType)
+            result = TensorType(self.broadcast(e.tok, f"combine with {e.tok.text}", result, t), result.element)
+        assert isinstance(result, TensorType)
+        return result
 
     def same_element_type(self, tok: Token, verb: str, left: TensorType, right: TensorType) -> None:
         if left.element != right.element:
@@ -441,7 +734,10 @@ class CheckerCore:
         self.same_element_type(tok, "matrix-multiply", left, right)
         self.no_booleans(tok, "cannot matrix-multiply", left)
         try:
-            shape = shapes.batched_matmul_shape(left.shape, right.shape)
+            # NumPy's rule for a vector: a row on the left, a column on the right, that axis
+            # dropped from the result (a dot product of two is rank 0)
+            shape = shapes.batched_matmul_shape(*shapes.as_matrices(left.shape, right.shape))
+            shape = shapes.vector_product_shape(shape, left.shape, right.shape)
         except ShapeError as e:
             raise self.error(tok, "E-DIM-001", str(e)) from None
         if shapes.never_broadcast(left.shape[:-2], right.shape[:-2]):
@@ -473,6 +769,19 @@ class CheckerCore:
                 raise self.error(tok, "E-ARG-002", f"{name.text} {takes}, not {key}")
         if builtin is not None:
             return getattr(self, builtin.family)(c, scope, builtin)
+        sig = self.def_call(c, scope)
+        if len(sig.results) > 1:
+            names = ", ".join(f"r{i}" for i in range(len(sig.results)))
+            raise self.error(
+                name,
+                "E-ARG-005",
+                f"{name.text} returns {len(sig.results)} values: bind them with let {names} = {name.text}(...)",
+            )
+        return sig.result_type
+
+    def def_call(self, c: syntax.Call, scope: Scope) -> Signature:
+        """The signature of the def that ``c`` calls, its arguments checked against it."""
+        name = c.tok
         args = self.arguments(c, scope)
         sig = self.functions.get(name.text)
         if sig is None:
@@ -503,7 +812,7 @@ class CheckerCore:
                     f"{describe_beside(arg, ptype)} "
                     "(convert it with cast)",
                 )
-        return sig.result_type
+        return sig
 
     def arguments(self, c: syntax.Call, scope: Scope) -> list[Type]:
         return [self.expr(a, scope) for a in c.args]
@@ -512,6 +821,6 @@ class CheckerCore:
         """The code and message for a call of ``name``, which is no function."""
         if name == scope.name:
             return "E-NAME-004", f"def {name} calls itself: recursion is not supported"
-        if name in scope.env:
-            return "E-NAME-004", f"{name!r} is {describe(scope.env[name])}, not a function"
+        if (t := scope.lookup(name)) is not None:
+            return "E-NAME-004", f"{name!r} is {describe(t)}, not a function"
         return "E-NAME-001", f"unknown function {name!r}{did_you_mean(name, [*BUILTINS, *self.functions])}"

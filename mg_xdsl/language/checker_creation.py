@@ -10,7 +10,7 @@ from mg_xdsl.language.builtins import Builtin
 from mg_xdsl.language.checker_arguments import ArgumentReader
 from mg_xdsl.language.checker_core import Scope
 from mg_xdsl.language.checker_types import describe, is_number, is_whole, number_of_type, number_text
-from mg_xdsl.language.syntax_tree import Call, TensorType
+from mg_xdsl.language.syntax_tree import Call, Expr, TensorType
 
 
 class CreationRules(ArgumentReader):
@@ -32,6 +32,8 @@ class CreationRules(ArgumentReader):
             self.arity(name, c.args, 2, "a shape and a number")
         else:
             self.arity(name, c.args, 1, "a shape like [2, 3]")
+        if name.text != "iota" and (like := self.run_time_shape(c.args[0], scope)) is not None:
+            return self.created_like(c, scope, *like)
         dims = self.static_ints(c.args[0], scope, f"the shape of {name.text}")
         if any(d <= 0 for d in dims):
             raise self.error(name, "E-ARG-004", f"the shape of {name.text} must be positive sizes, got {dims}")
@@ -61,6 +63,22 @@ class CreationRules(ArgumentReader):
                 raise self.error(name, "E-DIM-002", f"full: {problem}")
             value = number
         self.options[c] = {"value": value}
+        return t
+
+    def created_like(self, c: Call, scope: Scope, x: Expr, like: TensorType) -> TensorType:
+        """``zeros(shape(x))``, ``ones``, ``full(shape(x), v)`` of an ``x`` with ``?`` sizes:
+        a tensor of ``x``'s shape when the program runs (``mg.full_like`` of ``x``)."""
+        element = self.keyword_dtype(c, "f64")
+        t = TensorType(like.shape, element)
+        value = {"zeros": 0.0, "ones": 1.0}.get(c.tok.text)
+        if value is None:
+            number = self.expr(c.args[1], scope)
+            if not is_number(number):
+                raise self.error(c.tok, "E-ARG-003", f"the value of full must be a number, got {describe(number)}")
+            if (problem := number_of_type(number, t)) is not None:
+                raise self.error(c.tok, "E-DIM-002", f"full: {problem}")
+            value = number
+        self.options[c] = {"value": value, "like": x}
         return t
 
     def random(self, c: Call, scope: Scope, builtin: Builtin) -> TensorType:

@@ -1,6 +1,7 @@
 """The type rule of the reductions along any axes: ``sum``, ``prod``, ``max``, ``min``,
 ``mean``."""
 
+from mg_xdsl.core import element_types
 from mg_xdsl.language.builtins import Builtin
 from mg_xdsl.language.checker_arguments import ArgumentReader
 from mg_xdsl.language.checker_core import Scope
@@ -26,10 +27,8 @@ class ReductionRules(ArgumentReader):
         written = self.static_ints(c.keywords["axes"][1], scope, "axes") if "axes" in c.keywords else list(range(rank))
         axes = self.axes(name, rank, written)
         keepdims = self.keyword_bool(c, "keepdims", scope, False)
-        if name.text == "mean":
+        if name.text == "mean":  # (over a '?' size it divides by the count when the program runs)
             self.floats_only(name, arg)
-            if any(arg.shape[a] is None for a in axes):
-                raise self.error(name, "E-DIM-001", "mean needs static sizes along the averaged axes, not '?'")
         self.options[c] = {"axes": axes, "keepdims": keepdims}
         shape = (
             tuple(1 if d in axes else s for d, s in enumerate(arg.shape))
@@ -37,3 +36,21 @@ class ReductionRules(ArgumentReader):
             else tuple(s for d, s in enumerate(arg.shape) if d not in axes)
         )
         return TensorType(shape, arg.element)
+
+    def arg_reduction(self, c: Call, scope: Scope, builtin: Builtin) -> TensorType:
+        """``argmax(x, axis=1)``, ``argmin``: the position of the largest (smallest) element
+        along the axis, which the result drops, as ``i64``; ``axis=`` may be left out for a
+        vector (NumPy's default, the flattened tensor, is not this)."""
+        name = c.tok
+        args = self.arguments(c, scope)
+        self.arity(name, args, 1, "a tensor, then axis=")
+        (arg,) = args
+        if not isinstance(arg, TensorType) or not arg.shape:
+            raise self.error(name, "E-DIM-003", f"{name.text} needs a tensor of rank 1 or more, got {describe(arg)}")
+        if "axis" not in c.keywords and len(arg.shape) > 1:
+            raise self.error(
+                name, "E-ARG-001", f"{name.text} of {describe(arg)} needs axis=: which axis to search along"
+            )
+        axis = self.keyword_axis(c, scope, len(arg.shape))
+        self.options[c] = {"axis": axis}
+        return TensorType(tuple(s for d, s in enumerate(arg.shape) if d != axis), element_types.NAMES["i64"])

@@ -10,7 +10,7 @@ from mg_xdsl.language.builtins import Builtin
 from mg_xdsl.language.checker_arguments import ArgumentReader
 from mg_xdsl.language.checker_core import Scope
 from mg_xdsl.language.checker_types import Type, describe, type_text
-from mg_xdsl.language.syntax_tree import Call, ExprList, TensorType
+from mg_xdsl.language.syntax_tree import Call, Expr, ExprList, TensorType
 
 
 class ShapeRules(ArgumentReader):
@@ -41,6 +41,8 @@ class ShapeRules(ArgumentReader):
                 axis = self.axes(name, rank, axis)
                 self.options[c] = {"axis": axis[0], "start": start[0], "stop": stop[0]}
                 return TensorType(shapes.slice_shape(t.shape, axis[0], start[0], stop[0]), t.element)
+            if name.text == "broadcast_to" and (like := self.run_time_shape(c.args[1], scope)) is not None:
+                return self.broadcast_like(c, t, *like)
             written = self.static_ints(c.args[1], scope, f"the second argument of {name.text}")
             if name.text == "transpose":
                 axes = [a % rank if -rank <= a < rank else a for a in written]
@@ -73,6 +75,22 @@ class ShapeRules(ArgumentReader):
             return TensorType(tuple(written), t.element)
         except ShapeError as e:
             raise self.error(name, "E-DIM-001", str(e)) from None
+
+    def broadcast_like(self, c: Call, t: TensorType, x: Expr, like: TensorType) -> TensorType:
+        """``broadcast_to(m, shape(x))`` of an ``x`` with ``?`` sizes: ``m`` grown to ``x``'s
+        shape when the program runs. Each size of ``m`` (right-aligned) is ``x``'s or a
+        static 1, which grows, to a ``?`` too; a ``?`` of both is checked equal at run time."""
+        lead = len(like.shape) - len(t.shape)
+        for d, size in enumerate(t.shape):
+            if lead < 0 or size != 1 and size != like.shape[lead + d]:
+                raise self.error(
+                    c.tok,
+                    "E-DIM-001",
+                    f"cannot broadcast {describe(t)} to the shape of {describe(like)}: each size must be "
+                    "the same or a static 1, which grows",
+                )
+        self.options[c] = {"like": x}
+        return TensorType(like.shape, t.element)
 
     def concat(self, c: Call, scope: Scope) -> TensorType:
         """``concat(axis, [a, b, c])``: tensors of one rank and element type, of equal sizes
@@ -122,8 +140,10 @@ class ShapeRules(ArgumentReader):
 
     def shape_query(self, c: Call, scope: Scope, _: Builtin | None = None) -> Type:
         """``rank(x)``, ``dim(x, axis)``, ``numel(x)``: numbers the compiler knows from ``x``'s
-        type; ``shape(x)``: its sizes, a list wherever one is expected (``zeros(shape(x))``)
-        and elsewhere a tensor of ``i64``. A ``?`` size is known only at run time."""
+        type, or of ``?`` sizes rank-0 ``i64`` tensors known when the program runs
+        (``mg.size``); ``shape(x)``: its sizes, a list wherever one is expected
+        (``zeros(shape(x))``) and elsewhere a tensor of ``i64``; of ``?`` sizes only where a
+        shape is expected (``run_time_shape``)."""
         name = c.tok
         if name.text == "dim":
             self.arity(name, c.args, 2, "a tensor and an axis")
@@ -134,16 +154,21 @@ class ShapeRules(ArgumentReader):
             raise self.error(name, "E-DIM-003", f"{name.text} needs a tensor, got {describe(t)}")
         if name.text == "rank":
             return len(t.shape)
-        sizes = t.shape
+        axes = list(range(len(t.shape)))
         if name.text == "dim":
-            sizes = (t.shape[self.one_axis(name, c.args[1], scope, len(t.shape), f"the axis of {name.text}")],)
+            axes = [self.one_axis(name, c.args[1], scope, len(t.shape), f"the axis of {name.text}")]
+        sizes = tuple(t.shape[a] for a in axes)
         static = [size for size in sizes if size is not None]
+        if len(static) != len(sizes) and name.text != "shape":  # dim, numel: known when it runs
+            self.options[c] = {"axes": axes}
+            return TensorType((), element_types.NAMES["i64"])
         if len(static) != len(sizes):
             raise self.error(
                 name,
                 "E-DIM-001",
-                f"{name.text} of {describe(t)} is not known when compiling: a '?' size is "
-                "known only when the program runs",
+                f"shape of {describe(t)} is known only when the program runs: it is a shape where "
+                "one is expected (zeros(shape(x)), full(shape(x), v), broadcast_to(m, shape(x))); "
+                "dim(x, axis) gives one size as a value",
             )
         if name.text != "shape":
             return math.prod(static)

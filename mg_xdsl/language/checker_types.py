@@ -9,7 +9,7 @@ element type if it is a number of that type (``2`` with an ``i32`` tensor, not `
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TypeGuard
 
 from mg_xdsl.core import element_types
@@ -36,12 +36,19 @@ def number_text(value: int | float) -> str:
 
 @dataclass
 class Signature:
-    """A def's parameters (names and types) and its result's type, as the Python API and
-    the C++ header present them."""
+    """A def's parameters (names and types) and its results' types, as the Python API and
+    the C++ header present them. ``results`` lists every result's type in order (a def that
+    returns ``a, b`` has two); left out, it is ``[result_type]``. ``result_type`` is the first
+    result's (the only one's, for a def of one result)."""
 
     names: list[str]
     types: list[TensorType]
     result_type: TensorType
+    results: list[TensorType] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        if not self.results:
+            self.results = [self.result_type]
 
     @property
     def params(self) -> list[tuple[str, Shape]]:
@@ -117,7 +124,8 @@ def number_of_type(value: int | float, t: TensorType) -> str | None:
 def fold(op: str, a: int | float, b: int | float) -> int | float:
     """Arithmetic on two compile-time numbers: ``+ - *`` of integers exactly (up to 2^64, the
     integer types' range and more: ``2^53 + 1`` stays itself for an ``i64``), everything else
-    in ``f64`` (``7 / 2`` is 3.5), with IEEE results for division by zero."""
+    in ``f64`` (``7 / 2`` is 3.5), with IEEE results for division by zero; ``%`` and ``//``
+    as Python computes them (NumPy's remainder and floor_divide; ``7 // 2`` is 3)."""
     if isinstance(a, int) and isinstance(b, int) and op in "+-*":
         exact = a + b if op == "+" else a - b if op == "-" else a * b
         if exact and abs(exact) < 2**64:
@@ -129,6 +137,14 @@ def fold(op: str, a: int | float, b: int | float) -> int | float:
         return a - b
     if op == "*":
         return a * b
+    if op in ("%", "//"):  # (Python's rules are NumPy's remainder and floor_divide)
+        if b == 0:
+            return (
+                math.nan if op == "%" or a == 0 or math.isnan(a) else math.copysign(math.inf, a) * math.copysign(1.0, b)
+            )
+        if isinstance(a, int) and isinstance(b, int):
+            return a % b if op == "%" else a // b
+        return float(a) % float(b) if op == "%" else float(a) // float(b)
     if b == 0:
         if a == 0 or math.isnan(a):
             return math.nan

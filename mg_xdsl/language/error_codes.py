@@ -53,6 +53,43 @@ CODES: dict[str, ErrorCode] = {
         "tensor[] and tensor[i32] are rank 0.",
         "def f(x: tensor[2xf16]) = x\n",
     ),
+    "E-SYN-005": ErrorCode(
+        "a block's indentation",
+        "A def, for, if, elif or else line ends with ':' and the lines indented under it are "
+        "its block, as in Python; the block ends at the first line indented no further than "
+        "its header. The lines of a block are indented alike, with spaces (a tab's width "
+        "depends on the editor), and a def is written at the top level.",
+        "for i in range(3):\nprint i\n",
+    ),
+    "E-FLOW-001": ErrorCode(
+        "if on a tensor",
+        "An if (or elif) chooses one branch, so its condition is one true/false value: a "
+        "rank-0 i1 such as loss < best or i == 0. A condition of many elements chooses "
+        "element by element: write where(cond, a, b).",
+        "let x = [1.0, -2.0]\nif x > 0.0:\n    print x\n",
+    ),
+    "E-FLOW-002": ErrorCode(
+        "a loop that does not count",
+        "A for loop counts with range(STOP), range(START, STOP) or range(START, STOP, STEP): "
+        "each bound a whole number or a rank-0 integer tensor known when the program runs "
+        "(dim(x, 0), an argument), the step a positive whole number.",
+        "for i in range(2.5):\n    print i\n",
+    ),
+    "E-FLOW-003": ErrorCode(
+        "a return out of place",
+        "A def with a block body ends with return EXPR (return a, b for several results), "
+        "giving one value per declared result; return appears nowhere else (not at the top "
+        "level, not inside a loop or an if).",
+        "def f(x: tensor[3]):\n    let y = x * 2.0\n",
+    ),
+    "E-FLOW-004": ErrorCode(
+        "a var that a block cannot change",
+        "A var assigned inside a loop or an if is carried out of it, in its buffer: it keeps "
+        "the type it was declared with (rebind it only to a value of that type), and it must "
+        "be a tensor (a var holding a number known when compiling is folded away; declare "
+        "it var n: tensor[] = 0.0).",
+        "var n = 0.0\nfor i in range(3):\n    n += 1.0\n",
+    ),
     "E-LIMIT-001": ErrorCode(
         "beyond the compiler's limits",
         "A dimension is at most 2^40 and a tensor's bytes must be addressable with 63 bits; "
@@ -131,6 +168,27 @@ CODES: dict[str, ErrorCode] = {
         "only a literal or a number converts to it (let a: tensor[2xi32] = [1, 2]). Use "
         "cast to convert a tensor.",
         "let a: tensor[3] = [1, 2]\n",
+    ),
+    "E-ARG-005": ErrorCode(
+        "results bound to the wrong number of names",
+        "A def that returns several values (return a, b) is called as let a, b = f(...), one "
+        "name per result; it cannot be used inside an expression.",
+        "def f(x: tensor[2]) -> (tensor[2], tensor[2]):\n    return x, x * 2.0\nprint f([1.0, 2.0])\n",
+    ),
+    "E-ARG-006": ErrorCode(
+        "a format spec println cannot apply",
+        "The part after ':' in println's {value:spec} is Python's format spec: "
+        "[[fill]align][sign][0][width][.precision][type], type one of e E f F g G % for "
+        "floats and d for integers. A spec that does not fit the value's element type, or "
+        "one whose output printf cannot give exactly, is an error.",
+        'let x = [1.5]\nprintln("x = {x[0]:.2q}")\n',
+    ),
+    "E-ARG-007": ErrorCode(
+        "load without a declared type",
+        "load reads a NumPy .npy file into a tensor of the type the program declares, so the "
+        'compiler knows its rank and element type: let x: tensor[?x64xf32] = load("x.npy") '
+        "(the ? sizes are the file's; the rest is checked against the file when it runs).",
+        'let x = load("x.npy")\n',
     ),
     "E-DIM-001": ErrorCode(
         "shapes do not fit",

@@ -26,14 +26,16 @@ at run time get warnings instead, collected in ``Program.warnings`` as
 ``PATH:LINE: warning: MESSAGE``.
 """
 
+from collections.abc import Iterator
+
 from xdsl.dialects.builtin import ModuleOp
 
 from mg_xdsl.language.checker import Checker, Signature
 from mg_xdsl.language.diagnostics import MgError, MgWarning
 from mg_xdsl.language.irgen import IRGen
-from mg_xdsl.language.lexer import split_lines, statements
+from mg_xdsl.language.lexer import Token, split_lines, statements
 from mg_xdsl.language.parser import parse_statement
-from mg_xdsl.language.syntax_tree import Def
+from mg_xdsl.language.syntax_tree import Def, For, If, Statement
 
 __all__ = ["MgError", "MgWarning", "Signature", "Program", "parse_program", "compile_source"]
 
@@ -63,8 +65,7 @@ class Program:
         texts = [f"{self.path}:{line}: warning: {message}" for line, message in self.checker.warnings]
         return list(dict.fromkeys(texts))
 
-    def statement(self, tokens) -> None:
-        tree = parse_statement(tokens)
+    def statement(self, tree: Statement) -> None:
         if self.first_top_level is None and not isinstance(tree, Def):
             self.first_top_level = tree.head.line
         self.checker.statement(tree)
@@ -78,6 +79,89 @@ class Program:
             self.checker.warn(self.first_top_level, LEFT_OUT)
             self.checker.warnings.sort(key=lambda w: w[0])  # (in source order, as the others are)
         return self.irgen.finish(with_main)
+
+
+UNEXPECTED_INDENT = (
+    "unexpected indentation: the lines of a block are indented alike, and a block starts "
+    "after a line that ends with ':' (def, for, if, elif, else)"
+)
+
+
+class Blocks:
+    """Statements -> syntax trees with their blocks: the lines indented under a ``def``,
+    ``for``, ``if``, ``elif`` or ``else`` line (one that ends with ``:``) are its body, as in
+    Python; the body ends at the first line indented no further than its header. An ``elif``
+    or ``else`` joins the ``if`` before it at the same indentation."""
+
+    def __init__(self, stream: Iterator[list[Token]]):
+        self.stream = stream
+        self.ahead: list[Token] | None = None
+        self.done = False
+        self.line = 0  # the line of the statement read last
+
+    def peek(self) -> list[Token] | None:
+        if self.ahead is None and not self.done:
+            self.ahead = next(self.stream, None)
+            self.done = self.ahead is None
+        return self.ahead
+
+    def take(self) -> list[Token]:
+        tokens = self.peek()
+        assert tokens is not None
+        self.ahead = None
+        self.line = tokens[0].line
+        return tokens
+
+    def read(self, indent: int) -> Iterator[Statement]:
+        """The statements of a block whose lines are indented by ``indent`` spaces."""
+        while (tokens := self.peek()) is not None and indentation_of(tokens) >= indent:
+            if indentation_of(tokens) > indent:
+                raise MgError(tokens[0].span, UNEXPECTED_INDENT, code="E-SYN-005")
+            tree = self.with_body(parse_statement(self.take()), indent)
+            if isinstance(tree, If) and tree.head.text != "if":
+                raise MgError(
+                    tree.head.span, f"{tree.head.text} without an if before it (at its indentation)", code="E-SYN-005"
+                )
+            if isinstance(tree, If):
+                self.join_branches(tree, indent)
+            yield tree
+
+    def join_branches(self, tree: If, indent: int) -> None:
+        """The ``elif`` and ``else`` lines after an ``if``, each with its body."""
+        while (tokens := self.peek()) is not None and indentation_of(tokens) == indent:
+            if tokens[0].text not in ("elif", "else") or tree.branches[-1][1] is None:
+                return  # (a second else, or an elif after else, is an if-less one: reported by read)
+            branch = self.with_body(parse_statement(self.take()), indent)
+            assert isinstance(branch, If)
+            tree.branches.extend(branch.branches)
+
+    def with_body(self, tree: Statement, indent: int) -> Statement:
+        """``tree``, and if it is a block's header its body: the lines indented further."""
+        is_head = isinstance(tree, For | If) or isinstance(tree, Def) and tree.body is None
+        if not is_head:
+            return tree
+        tokens = self.peek()
+        if tokens is None or indentation_of(tokens) <= indent:
+            where = "at the end of the file" if tokens is None else f"on line {tokens[0].line}"
+            raise MgError(
+                tree.head.line,
+                f"expected an indented block after the {tree.head.text} line, {where}",
+                code="E-SYN-005",
+            )
+        body = list(self.read(indentation_of(tokens)))
+        if isinstance(tree, For):
+            tree.body = body
+        elif isinstance(tree, If):
+            tree.branches[-1][2].extend(body)
+        else:
+            assert isinstance(tree, Def)
+            tree.block = body
+        return tree
+
+
+def indentation_of(tokens: list[Token]) -> int:
+    """How far the statement's first line is indented (``lexer.statements`` refused tabs)."""
+    return tokens[0].col - 1
 
 
 def decode(source: bytes | str, path: str) -> str:
@@ -99,11 +183,10 @@ def parse_program(source: bytes | str, path: str = "<input>", with_main: bool = 
     text = decode(source, path)
     lines = split_lines(text)
     program = Program(path, lines)
-    line_no = 0
+    blocks = Blocks(statements(text))
     try:
-        for tokens in statements(text):
-            line_no = tokens[0].line
-            program.statement(tokens)
+        for tree in blocks.read(0):
+            program.statement(tree)
         program.finish(with_main)
     except MgError as e:
         e.path = path
@@ -113,7 +196,7 @@ def parse_program(source: bytes | str, path: str = "<input>", with_main: bool = 
     except RecursionError:
         # MAX_NESTING keeps the stages well below the limit; this is for a caller that is
         # itself deep in the stack.
-        raise MgError(line_no, "expression is nested too deeply", path, code="E-LIMIT-001") from None
+        raise MgError(blocks.line, "expression is nested too deeply", path, code="E-LIMIT-001") from None
     program.module.verify()
     return program
 

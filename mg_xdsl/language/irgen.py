@@ -11,18 +11,23 @@ size carries the messages of its run-time checks in the program's terms (the pro
 a call or an operator, not the cast).
 """
 
+import math
+import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from xdsl.dialects import func
+from xdsl.dialects import arith, func, scf
 from xdsl.dialects.builtin import (
     DenseIntOrFPElementsAttr,
     FileLineColLoc,
     FunctionType,
+    IndexType,
     IntAttr,
+    IntegerAttr,
     ModuleOp,
     StringAttr,
     UnitAttr,
+    i64,
 )
 from xdsl.ir import Block, Operation, Region, SSAValue
 
@@ -41,6 +46,8 @@ OPERATORS = {
     "-": "sub",
     "*": "mul",
     "/": "div",
+    "%": "rem",
+    "//": "floordiv",
     "<": "lt",
     "<=": "le",
     ">": "gt",
@@ -53,6 +60,8 @@ ELEMENTWISE_OPS: dict[str, type[mg.ElementwiseBinaryOp]] = {
     "sub": mg.SubOp,
     "mul": mg.MulOp,
     "div": mg.DivOp,
+    "rem": mg.RemOp,
+    "floordiv": mg.FloorDivOp,
     "max": mg.MaxOp,
     "min": mg.MinOp,
     "pow": mg.PowOp,
@@ -94,6 +103,14 @@ class IRGen:
     # The values a top-level name has been bound to: their buffers have an owner already.
     named: set[SSAValue] = field(default_factory=set)
 
+    @property
+    def directory(self) -> str:
+        """What a relative path in the program (``load``, ``save``) is relative to: the
+        program's directory, or the working directory for ``<stdin>``, ``-`` and text."""
+        if self.path.startswith("<") or self.path == "-":
+            return os.getcwd()
+        return os.path.dirname(os.path.abspath(self.path))
+
     def loc(self, tok: Token) -> FileLineColLoc:
         return FileLineColLoc(StringAttr(self.path), IntAttr(tok.line), IntAttr(tok.col))
 
@@ -109,37 +126,56 @@ class IRGen:
 
     # -- statements ---------------------------------------------------------------------
 
-    def statement(self, s: syntax.Statement) -> None:
+    def statement(self, s: syntax.Statement, fn: Function | None = None) -> None:
+        fn = fn or self.main
         if isinstance(s, syntax.Def):
             return self.define(s)
         if isinstance(s, syntax.Assign):
-            return self.assign(s)
-        value = self.expr(s.value, self.main)
+            return self.assign(s, fn)
+        if isinstance(s, syntax.For):
+            return self.for_loop(s, fn)
+        if isinstance(s, syntax.If):
+            return self.conditional(s, fn)
+        if isinstance(s, syntax.LetMany):
+            return self.let_many(s, fn)
+        if isinstance(s, syntax.Println):
+            return self.println(s, fn)
+        if isinstance(s, syntax.Do):  # save("w.npy", w), the one call made as a statement
+            path, x = s.call.args
+            assert isinstance(path, syntax.Str)
+            self.place(fn, mg.SaveOp(as_tensor(self.expr(x, fn)), self.file_path(path.value)), s.head)
+            return
+        assert not isinstance(s, syntax.Return)  # (define_block emits a def's return)
+        value = self.expr(s.value, fn)
         if isinstance(s, syntax.Let):
-            if s.mutable:
-                self.variables.add(s.name.text)
-            value = self.owned(value, s.head) if self.variables else value
-            if not s.mutable:
-                self.variables.discard(s.name.text)  # (a let of a var's name binds a fixed one)
-            self.bind(s.name.text, value)
+            self.let(s.name.text, value, s.mutable, s.head, fn)
             return
         if not isinstance(value, SSAValue):  # a compile-time number prints as a rank-0 tensor
-            value = self.constant(self.main, TensorType(()), [value], s.head)
+            value = self.constant(fn, TensorType(()), [value], s.head)
         element = mg.tensor_type_of(value).element_type
         shown = element_types.printed_as(element)  # (i1 as printMemrefI32 prints 0 and 1, bf16 as f32)
         if shown != element:
-            value = self.emit(self.main, mg.ConvertOp(value, shown), s.head)
-        self.place(self.main, mg.PrintOp(value), s.head)
+            value = self.emit(fn, mg.ConvertOp(value, shown), s.head)
+        self.place(fn, mg.PrintOp(value), s.head)
 
     # -- variables ----------------------------------------------------------------------
 
-    def bind(self, name: str, value: Value) -> None:
-        """Bind a top-level ``name`` to ``value``."""
-        self.main.env[name] = value
+    def let(self, name: str, value: Value, mutable: bool, tok: Token, fn: Function) -> None:
+        """``let``/``var NAME = value``: from the first var on, a name owns its buffer."""
+        if mutable:
+            self.variables.add(name)
+        value = self.owned(value, tok, fn) if self.variables else value
+        if not mutable:
+            self.variables.discard(name)  # (a let of a var's name binds a fixed one)
+        self.bind(name, value, fn)
+
+    def bind(self, name: str, value: Value, fn: Function) -> None:
+        """Bind ``name`` to ``value`` in ``fn``'s block."""
+        fn.env[name] = value
         if isinstance(value, SSAValue):
             self.named.add(value)
 
-    def owned(self, value: Value, tok: Token) -> Value:
+    def owned(self, value: Value, tok: Token, fn: Function) -> Value:
         """``value`` in a buffer that nothing else holds, so that a ``var`` may update it in
         place and a name bound to it never sees an update: a copy (``mg.convert`` to its own
         type) unless an op has just computed it into a new buffer that no name holds yet
@@ -154,42 +190,148 @@ class IRGen:
         )
         if not isinstance(value, SSAValue) or fresh:
             return value
-        return self.emit(self.main, mg.ConvertOp(value, mg.tensor_type_of(value).element_type), tok)
+        return self.emit(fn, mg.ConvertOp(value, mg.tensor_type_of(value).element_type), tok)
 
-    def assign(self, s: syntax.Assign) -> None:
+    def assign(self, s: syntax.Assign, fn: Function) -> None:
         """``w += g``: ``w + g`` (``g`` grown to ``w``'s shape) computed into ``w``'s own
         buffer (``mg.in_place``); ``w = EXPR`` rebinds ``w`` to a buffer of its own."""
         name = s.head.text
-        value = self.expr(s.value, self.main)
+        value = self.expr(s.value, fn)
         if s.op.text == "=":
-            self.bind(name, self.owned(value, s.head))
+            self.bind(name, self.owned(value, s.head, fn), fn)
             return
-        w, op = self.main.env[name], OPERATORS[s.op.text[0]]
+        w, op = fn.env[name], OPERATORS[s.op.text[0]]
         if not isinstance(w, SSAValue):  # a number, folded (the checker made sure value is one)
             assert is_number(value)
-            self.bind(name, fold(s.op.text[0], w, value))
+            self.bind(name, fold(s.op.text[0], w, value), fn)
             return
         if not isinstance(value, SSAValue):
             update = mg.ScalarOp(w, op, value, reversed=False)
         else:
-            grown = self.grow(self.main, value, mg.shape_of(w.type), s.op, [w], operands_differ(ELEMENTWISE_OPS[op]))
+            grown = self.grow(fn, value, mg.shape_of(w.type), s.op, [w], operands_differ(ELEMENTWISE_OPS[op]))
             update = ELEMENTWISE_OPS[op](w, grown, w.type)
         update.attributes[mg.IN_PLACE] = UnitAttr()
-        self.bind(name, self.emit(self.main, update, s.op))
+        self.bind(name, self.emit(fn, update, s.op), fn)
+
+    # -- blocks: loops, conditionals, several results ------------------------------------
+
+    def index_of(self, fn: Function, bound: syntax.Expr, tok: Token) -> SSAValue:
+        """A bound of a loop as an ``index``: a constant, or a rank-0 integer tensor's
+        element (``mg.item``) converted."""
+        value = self.expr(bound, fn)
+        if not isinstance(value, SSAValue):
+            return self.emit(fn, arith.ConstantOp(IntegerAttr(int(value), IndexType())), tok)
+        item = self.emit(fn, mg.ItemOp(value), tok)
+        if item.type != i64:
+            item = self.emit(fn, arith.ExtSIOp(item, i64), tok)
+        return self.emit(fn, arith.IndexCastOp(item, IndexType()), tok)
+
+    def for_loop(self, s: syntax.For, fn: Function) -> None:
+        """``scf.for`` from START to STOP by STEP, carrying the vars its body assigns
+        (``iter_args``, the loop's results bound to them after it): an update in place
+        writes into the buffer the loop carries, so no iteration allocates one. The counter
+        is a rank-0 ``i64`` tensor (``mg.from_item``), made only if the body reads it."""
+        args = s.range.args
+        bounds = [self.index_of(fn, e, s.head) for e in args]
+        if len(bounds) == 1:
+            bounds.insert(0, self.emit(fn, arith.ConstantOp(IntegerAttr(0, IndexType())), s.head))
+        if len(bounds) == 2:
+            bounds.append(self.emit(fn, arith.ConstantOp(IntegerAttr(1, IndexType())), s.head))
+        carried = self.checker.carried[s]
+        inits = [as_tensor(fn.env[name]) for name in carried]
+        block = Block(arg_types=[IndexType(), *(v.type for v in inits)])
+        body = Function(block, dict(fn.env))
+        counter = self.emit(body, arith.IndexCastOp(block.args[0], i64), s.name)
+        number = self.emit(body, mg.FromItemOp(counter), s.name)
+        body.env[s.name.text] = number
+        for name, arg in zip(carried, block.args[1:]):
+            arg.name_hint = name
+            body.env[name] = arg
+        for statement in s.body:
+            self.statement(statement, body)
+        self.place(body, scf.YieldOp(*(as_tensor(body.env[name]) for name in carried)), s.head)
+        if not number.uses:
+            for unused in (number.owner, counter.owner):
+                assert isinstance(unused, Operation)
+                unused.detach()
+                unused.erase()
+        loop = scf.ForOp(bounds[0], bounds[1], bounds[2], inits, block)
+        self.place(fn, loop, s.head)
+        for name, result in zip(carried, loop.results):
+            self.bind(name, result, fn)
+
+    def conditional(self, s: syntax.If, fn: Function) -> None:
+        """``scf.if`` on the condition's element (``mg.item``), its results the vars the
+        branches assign; ``elif`` is an ``scf.if`` in the else branch, and a branch that is
+        not written gives the vars back unchanged."""
+        self.branches(s.branches, self.checker.carried[s], fn)
+
+    def branches(self, branches: list, carried: list[str], fn: Function) -> None:
+        (head, condition, body), rest = branches[0], branches[1:]
+        if condition is None:  # else: its body is the block the if before it made
+            for statement in body:
+                self.statement(statement, fn)
+            return
+        flag = self.emit(fn, mg.ItemOp(as_tensor(self.expr(condition, fn))), head)
+        types = [as_tensor(fn.env[name]).type for name in carried]
+        regions = []
+        for fill in (
+            lambda b: [self.statement(x, b) for x in body],
+            lambda b: rest and self.branches(rest, carried, b),
+        ):
+            branch = Function(Block(), dict(fn.env))
+            fill(branch)
+            self.place(branch, scf.YieldOp(*(as_tensor(branch.env[name]) for name in carried)), head)
+            regions.append(Region(branch.block))
+        op = scf.IfOp(flag, types, regions[0], regions[1])
+        self.place(fn, op, head)
+        for name, result in zip(carried, op.results):
+            self.bind(name, result, fn)
+
+    def let_many(self, s: syntax.LetMany, fn: Function) -> None:
+        """``let a, b = f(...)``: the results of one ``func.call``, a name each."""
+        assert isinstance(s.value, syntax.Call)
+        call = self.call_def(s.value, fn, None)
+        for name, result in zip(s.names, call.results):
+            self.let(name.text, result, s.mutable, s.head, fn)
+
+    def println(self, s: syntax.Println, fn: Function) -> None:
+        """``mg.println`` of the values (a number as a rank-0 constant of its type)."""
+        values = []
+        for e in s.values:
+            v = self.expr(e, fn)
+            if not isinstance(v, SSAValue):
+                v = self.constant(fn, TensorType(()), [v], e.tok)
+            values.append(v)
+        self.place(fn, mg.PrintlnOp(s.pieces, values, s.specs), s.head)
 
     def define(self, d: syntax.Def) -> None:
-        """``def NAME(P: TYPE, ...) = EXPR`` becomes ``func.func @NAME``."""
+        """``def NAME(P: TYPE, ...) = EXPR`` (or with a block ending in ``return a, b``)
+        becomes ``func.func @NAME``."""
         fn = Function(Block())
         for pname, ptype in d.params:
             arg = fn.block.insert_arg(mg.tensor_type(ptype.shape, ptype.element), len(fn.block.args))
             arg.name_hint = pname.text
             fn.env[pname.text] = arg
-        body = self.expr(d.body, fn)
-        self.place(fn, func.ReturnOp(as_tensor(body)), d.name)
         sig = self.checker.functions[d.name.text]
+        if d.body is not None:
+            returned = [self.expr(d.body, fn)]
+            where = d.name
+        else:
+            assert d.block is not None
+            *body, last = d.block
+            assert isinstance(last, syntax.Return)
+            for statement in body:
+                self.statement(statement, fn)
+            returned = [self.expr(e, fn) for e in last.values]
+            where = last.head
+        values = [
+            v if isinstance(v, SSAValue) else self.constant(fn, t, [v], where) for v, t in zip(returned, sig.results)
+        ]
+        self.place(fn, func.ReturnOp(*values), where)
         fn_type = FunctionType.from_lists(
             [mg.tensor_type(t.shape, t.element) for t in sig.types],
-            [mg.tensor_type(sig.result, sig.result_type.element)],
+            [mg.tensor_type(t.shape, t.element) for t in sig.results],
         )
         op = func.FuncOp(d.name.text, fn_type, Region(fn.block))
         # Callable from C, C++ and Python through a `_mlir_ciface_` wrapper.
@@ -223,6 +365,8 @@ class IRGen:
             return v
         if isinstance(e, syntax.Compare):
             return self.step(fn, e.op, self.expr(e.left, fn), self.expr(e.right, fn), t)
+        if isinstance(e, syntax.Logical):
+            return self.logical(fn, e, t)
         if isinstance(e, syntax.Chain):
             left = self.expr(e.first, fn)
             for (tok, right), t in zip(e.rest, self.checker.steps[e]):
@@ -230,9 +374,41 @@ class IRGen:
             return left
         if isinstance(e, syntax.Index):
             base = as_tensor(self.expr(e.base, fn))
-            return self.emit(fn, mg.ExtractOp(base, self.checker.options[e]["indices"]), e.tok)
+            options = self.checker.options[e]
+            if "part" in options:
+                return self.part(fn, e, base, options["part"], t)
+            return self.emit(fn, mg.ExtractOp(base, options["indices"]), e.tok)
         assert isinstance(e, syntax.Call)
         return self.call(e, fn, t)
+
+    def part(self, fn: Function, e: syntax.Index, x: SSAValue, steps: list[tuple], t: TensorType) -> SSAValue:
+        """``x[a:b, i, s : s + n]``: an ``mg.slice`` per axis with compile-time bounds (a view
+        where the pipeline can make one), an ``mg.dynamic_slice`` per run-time start (an
+        index is a slice of one), then ``mg.reshape`` dropping the indexed axes."""
+        for kind, axis, *bounds in steps:
+            if kind == "slice":
+                lo, hi = bounds
+                if (lo, hi) != (0, mg.shape_of(x.type)[axis]):
+                    x = self.emit(fn, mg.SliceOp(x, axis, lo, hi), e.tok)
+            else:
+                start, length = bounds
+                x = self.emit(fn, mg.DynamicSliceOp(x, as_tensor(self.expr(start, fn)), axis, length), e.tok)
+        if mg.shape_of(x.type) != t.shape:
+            x = self.emit(fn, mg.ReshapeOp(x, mg.tensor_type(t.shape, t.element)), e.tok)
+        return x
+
+    def logical(self, fn: Function, e: syntax.Logical, t: TensorType) -> SSAValue:
+        """``a and b`` is ``where(a, b, false)``, ``a or b`` ``where(a, true, b)``, ``not a``
+        ``where(a, false, true)`` (``mg.select``, each operand grown to the result's shape)."""
+        values = [self.expr(x, fn) for x in e.operands]
+        if e.tok.text == "not":
+            return self.where(fn, e.tok, [values[0], 0, 1], t)
+        result = values[0]
+        for v in values[1:]:
+            args = [result, v, 0] if e.tok.text == "and" else [result, 1, v]
+            shape = shapes.broadcast_shapes(mg.shape_of(as_tensor(result).type), mg.shape_of(as_tensor(v).type))
+            result = self.where(fn, e.tok, args, TensorType(shape, t.element))
+        return as_tensor(result)
 
     def step(self, fn: Function, tok: Token, left: Value, right: Value, t: Type) -> Value:
         """One operator of a chain, whose result the checker typed ``t`` (a number is its
@@ -240,11 +416,20 @@ class IRGen:
         if not isinstance(t, TensorType):
             return t
         if tok.text == "@":  # (the batch axes of each operand grown to the result's)
-            batch = t.shape[:-2]
             left, right = as_tensor(left), as_tensor(right)
+            # a vector as a row on the left, a column on the right (NumPy's matmul rule)
+            as_matrices = shapes.as_matrices(mg.shape_of(left.type), mg.shape_of(right.type))
+            left, right = (
+                v if mg.shape_of(v.type) == m else self.emit(fn, mg.ReshapeOp(v, mg.tensor_type(m, t.element)), tok)
+                for v, m in zip((left, right), as_matrices)
+            )
+            batch = shapes.batched_matmul_shape(*as_matrices)[:-2]
             lhs = self.grow(fn, left, (*batch, *mg.shape_of(left.type)[-2:]), tok, [right], mg.batch_differs)
             rhs = self.grow(fn, right, (*batch, *mg.shape_of(right.type)[-2:]), tok, [left], mg.batch_differs)
-            return self.accumulating(fn, tok, [lhs, rhs], lambda a, b: self.emit(fn, mg.MatmulOp(a, b), tok))
+            product = self.accumulating(fn, tok, [lhs, rhs], lambda a, b: self.emit(fn, mg.MatmulOp(a, b), tok))
+            if mg.shape_of(product.type) != t.shape:
+                product = self.emit(fn, mg.ReshapeOp(product, mg.tensor_type(t.shape, t.element)), tok)
+            return product
         return self.combine(fn, tok, OPERATORS[tok.text], left, right, t)
 
     def combine(self, fn: Function, tok: Token, op: str, left: Value, right: Value, t: TensorType) -> SSAValue:
@@ -343,14 +528,20 @@ class IRGen:
         self, fn: Function, tok: Token, kind: str, x: SSAValue, axes: list[int], keepdims: bool, t: TensorType
     ) -> SSAValue:
         mean, kind = kind == "mean", "sum" if kind == "mean" else kind
-        count = 1
+        shape, element = mg.shape_of(x.type), mg.tensor_type_of(x).element_type
+        # A mean over '?' sizes divides by the count when the program runs (mg.size).
+        counted = self.emit(fn, mg.SizeOp(x, axes), tok) if mean and any(shape[a] is None for a in axes) else None
         # The innermost axis first: its loop then reads contiguous elements, and the later
         # reductions (along the axes that strided) have less to read.
         for axis in reversed(axes):
-            count *= mg.shape_of(x.type)[axis] or 1  # (the checker made the mean's sizes static)
             x = self.emit(fn, mg.ReduceOp(x, axis, kind), tok)
-        if mean:
+        if mean and counted is None:
+            count = math.prod(shape[a] or 1 for a in axes)
             x = self.emit(fn, mg.ScalarOp(x, "div", float(count), reversed=False), tok)
+        elif counted is not None:
+            count = self.emit(fn, mg.ConvertOp(counted, element), tok)
+            count = self.emit(fn, mg.BroadcastOp(count, x.type, [x]), tok)
+            x = self.emit(fn, mg.DivOp(x, count), tok)
         if not keepdims and axes:
             x = self.emit(fn, mg.ReshapeOp(x, mg.tensor_type(t.shape, mg.tensor_type_of(x).element_type)), tok)
         return x
@@ -374,6 +565,10 @@ class IRGen:
 
         def differs(d: int) -> str:
             return f"mg.broadcast: dimension {d} differs at runtime from the shape broadcast to"
+
+        if "like" in options:  # broadcast_to(m, shape(x)) of an x with '?' sizes
+            like = as_tensor(self.expr(options["like"], fn))
+            return self.emit(fn, mg.BroadcastOp(x, mg.tensor_type(t.shape, t.element), [like]), name)
 
         grown = self.grow(fn, x, t.shape, name, [], differs)
         if mg.shape_of(grown.type) != t.shape:  # (a '?' where nothing grows: claimed, as grow claims)
@@ -448,7 +643,7 @@ class IRGen:
         builtin = BUILTINS.get(c.tok.text)
         if builtin is not None:
             return getattr(self, f"build_{builtin.family}")(c, fn, t, builtin)
-        return self.call_def(c, fn, t)
+        return self.call_def(c, fn, t).results[0]
 
     def arguments(self, c: syntax.Call, fn: Function) -> list[Value]:
         return [self.expr(a, fn) for a in c.args]
@@ -461,8 +656,32 @@ class IRGen:
         x = as_tensor(self.expr(c.args[0], fn))  # (the second argument names the element type)
         return self.emit(fn, mg.ConvertOp(x, t.element), c.tok)
 
+    def file_path(self, path: str) -> str:
+        """``path`` made absolute: a relative one is relative to the program's directory (the
+        working directory for a program read from standard input or given as text)."""
+        return os.path.abspath(os.path.join(self.directory, os.path.expanduser(path)))
+
+    def build_argument(self, c: syntax.Call, fn: Function, t: TensorType, _: Builtin) -> SSAValue:
+        """``arg("lr", 0.1)``: ``mg.arg``, the value given on the command line or the default."""
+        options = self.checker.options[c]
+        return self.emit(fn, mg.ArgOp(options["name"], options["default"]), c.tok)
+
+    def build_files(self, c: syntax.Call, fn: Function, t: TensorType, _: Builtin) -> SSAValue:
+        """``load("x.npy")`` into its declared type ``t`` (``save`` is a statement)."""
+        path = c.args[0]
+        assert isinstance(path, syntax.Str)
+        return self.emit(fn, mg.LoadOp(self.file_path(path.value), mg.tensor_type(t.shape, t.element)), c.tok)
+
+    def build_shape_query(self, c: syntax.Call, fn: Function, t: TensorType, _: Builtin) -> SSAValue:
+        """``dim(x, a)``, ``numel(x)`` of ``?`` sizes: ``mg.size`` (the static ones are numbers)."""
+        x = as_tensor(self.expr(c.args[0], fn))
+        return self.emit(fn, mg.SizeOp(x, self.checker.options[c]["axes"]), c.tok)
+
     def build_creation(self, c: syntax.Call, fn: Function, t: TensorType, builtin: Builtin) -> SSAValue:
         options = self.checker.options.get(c, {})
+        if "like" in options:  # zeros(shape(x)) of an x with '?' sizes
+            like = as_tensor(self.expr(options["like"], fn))
+            return self.emit(fn, mg.FullLikeOp(like, options["value"], t.element), c.tok)
         if builtin.op is mg.FullLikeOp:
             like = as_tensor(self.expr(c.args[0], fn))
             return self.emit(fn, mg.FullLikeOp(like, options["value"], t.element), c.tok)
@@ -484,6 +703,10 @@ class IRGen:
 
     def build_where(self, c: syntax.Call, fn: Function, t: TensorType, _: Builtin) -> SSAValue:
         return self.where(fn, c.tok, self.arguments(c, fn), t)
+
+    def build_arg_reduction(self, c: syntax.Call, fn: Function, t: TensorType, builtin: Builtin) -> SSAValue:
+        (x,) = self.tensors(c, fn)
+        return self.emit(fn, mg.ArgReduceOp(x, self.checker.options[c]["axis"], builtin.kind), c.tok)
 
     def build_reduction(self, c: syntax.Call, fn: Function, t: TensorType, builtin: Builtin) -> SSAValue:
         options = self.checker.options.get(c, {})
@@ -514,7 +737,7 @@ class IRGen:
             return self.emit(fn, mg.ReluOp(x), c.tok)
         return self.reduction(fn, c.tok, builtin.kind, x, [builtin.axis], True, t)
 
-    def call_def(self, c: syntax.Call, fn: Function, t: TensorType) -> SSAValue:
+    def call_def(self, c: syntax.Call, fn: Function, t: TensorType | None) -> func.CallOp:
         """A call of a def: each argument given the parameter's type (a number a constant, a
         size claimed or forgotten), then ``func.call``."""
         name = c.tok
@@ -537,4 +760,6 @@ class IRGen:
                     lambda d: f"{wanted}: its size in dimension {d} differs at runtime",
                 )
             values.append(arg)
-        return self.emit(fn, func.CallOp(name.text, values, [mg.tensor_type(t.shape, t.element)]), name)
+        call = func.CallOp(name.text, values, [mg.tensor_type(r.shape, r.element) for r in sig.results])
+        self.place(fn, call, name)
+        return call

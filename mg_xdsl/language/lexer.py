@@ -16,7 +16,8 @@ _TOKEN = re.compile(
     (?P<ws>[ \t\r\f\v]+)
   | (?P<num>(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)
   | (?P<name>[A-Za-z_][A-Za-z_0-9]*)
-  | (?P<op>->|[<>=!]=|[-+*/]=|[-+*/@()\[\],=:?<>])
+  | (?P<str>"(?:[^"\\]|\\.)*")
+  | (?P<op>->|[<>=!]=|[-+*/]=|//|\*\*|[-+*/%@()\[\],=:?<>])
     """,
     re.VERBOSE,
 )
@@ -24,7 +25,7 @@ _TOKEN = re.compile(
 
 @dataclass(frozen=True)
 class Token:
-    kind: str  # "num", "name", "op" or "end"
+    kind: str  # "num", "name", "op", "str" (a string literal, quotes included) or "end"
     text: str
     col: int
     line: int
@@ -43,6 +44,10 @@ def tokenize(text: str, line: int) -> list[Token]:
         if text[pos] == "#":
             break
         m = _TOKEN.match(text, pos)
+        if m is None and text[pos] == '"':
+            raise MgError(
+                Span(line, pos + 1, None), "unterminated string: a string ends with '\"' on its line", code="E-SYN-001"
+            )
         if m is None:
             raise MgError(Span(line, pos + 1, pos + 2), f"unexpected character {text[pos]!r}", code="E-SYN-001")
         if m.lastgroup != "ws":
@@ -56,7 +61,22 @@ def split_lines(text: str) -> list[str]:
     return text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
 
 
-STATEMENT_KEYWORDS = {"let", "print", "def"}
+STATEMENT_KEYWORDS = {"let", "var", "print", "println", "def", "for", "if", "elif", "else", "return"}
+
+
+def indentation(line: str, line_no: int) -> int:
+    """The width of ``line``'s indentation, in spaces: a block's statements are indented
+    more than its header (``def``, ``for``, ``if``). Tabs are refused: how wide a tab is
+    depends on the editor, and a block that looks right could be wrong."""
+    stripped = line.lstrip(" \t\f")
+    lead = line[: len(line) - len(stripped)]
+    if "\t" in lead:
+        raise MgError(
+            Span(line_no, lead.index("\t") + 1, len(lead) + 1),
+            "indent with spaces, not tabs: a tab's width depends on the editor",
+            code="E-SYN-005",
+        )
+    return len(lead)
 
 
 def statements(text: str) -> Iterator[list[Token]]:
@@ -75,6 +95,8 @@ def statements(text: str) -> Iterator[list[Token]]:
     depth = 0  # brackets and parentheses open at the end of the line so far
     for line_no, line in enumerate(split_lines(text), start=1):
         tokens = tokenize(line, line_no)
+        if tokens and not current:
+            indentation(line, line_no)  # (refuses tabs before a statement)
         starts_statement = bool(tokens) and tokens[0].kind == "name" and tokens[0].text in STATEMENT_KEYWORDS
         if current and starts_statement:
             yield current + [Token("end", "", current[-1].col + len(current[-1].text), current[-1].line)]

@@ -29,23 +29,32 @@ from dataclasses import dataclass
 from mg_xdsl.core import element_types, shapes
 from mg_xdsl.core.shapes import MAX_DIMENSION, Shape, ShapeError
 from mg_xdsl.language.diagnostics import MgError, Span
-from mg_xdsl.language.lexer import Token
+from mg_xdsl.language.lexer import Token, tokenize
 from mg_xdsl.language.syntax_tree import (
     Assign,
     Call,
     Chain,
     Compare,
     Def,
+    Do,
     Expr,
     ExprList,
+    For,
+    If,
     Index,
     Let,
+    LetMany,
     Literal,
+    Logical,
     Name,
     Negate,
     Number,
     Print,
+    Println,
+    Return,
+    SliceItem,
     Statement,
+    Str,
     TensorType,
     between,
 )
@@ -62,9 +71,15 @@ MAX_NESTING = 100
 
 # The statements that update a ``var`` (``w += g``) or rebind it (``w = EXPR``).
 ASSIGNMENTS = ("+=", "-=", "*=", "/=", "=")
-KEYWORDS = {"let", "var", "print", "def", "tensor", "true", "false"}
+KEYWORDS = {
+    "let", "var", "print", "println", "def", "tensor", "true", "false",
+    "for", "in", "if", "elif", "else", "return", "and", "or", "not", "inf", "nan",
+}  # fmt: skip
+# The statements that open an indented block: their line ends with ':'.
+BLOCK_HEADS = ("def", "for", "if", "elif", "else")
 COMPARISON_OPERATORS = ("<", "<=", ">", ">=", "==", "!=")
 BOOLEANS = {"true": 1.0, "false": 0.0}
+SPECIAL_NUMBERS = {"inf": math.inf, "nan": math.nan}  # (-inf is a minus and inf)
 
 
 def negated(value: int | float) -> int | float:
@@ -140,6 +155,20 @@ class Parser:
         head = self.peek()
         if head.kind == "name" and head.text == "def":
             return self.define()
+        if head.kind == "name" and head.text in ("for", "if", "elif", "else"):
+            return self.block_head()
+        if head.kind == "name" and head.text == "return":
+            self.next()
+            values = [self.expr()]
+            while self.peek().text == ",":
+                self.next()
+                values.append(self.expr())
+            self.expect_end()
+            return Return(head, values)
+        if head.kind == "name" and head.text == "println" and self.peek(1).text == "(":
+            return self.println()
+        if head.kind == "name" and head.text in ("let", "var") and self.peek(2).text == ",":
+            return self.let_many()
         if head.kind == "name" and head.text in ("let", "var"):
             if not (self.peek(1).kind == "name" and self.peek(2).text in ("=", ":")):
                 raise self.error(
@@ -164,7 +193,80 @@ class Parser:
             value = self.expr()
             self.expect_end()
             return Print(head, value)
-        raise self.error(f"expected a statement (let, var, print, def or an assignment), found {found(head)}")
+        if head.kind == "name" and self.peek(1).text == "(":
+            self.pos = 1
+            call = Call(head, *self.arguments())
+            self.spanned(call, head)
+            self.expect_end()
+            return Do(head, call)
+        raise self.error(
+            "expected a statement (let, var, print, println, def, for, if, return, a call or an "
+            f"assignment), found {found(head)}"
+        )
+
+    def let_many(self) -> LetMany:
+        """``let a, b = f(...)``."""
+        head = self.next()
+        names = [self.next()]
+        while self.peek().text == ",":
+            self.next()
+            name = self.next()
+            if name.kind != "name":
+                raise self.error(f"expected a name after ',' in {head.text}, found {found(name)}", name)
+            names.append(name)
+        self.expect("=", f"'=' after the names of {head.text}")
+        value = self.expr()
+        self.expect_end()
+        return LetMany(head, names, value, mutable=head.text == "var")
+
+    def block_head(self) -> For | If:
+        """``for NAME in range(...):``, ``if COND:``, ``elif COND:``, ``else:``: the header
+        of a block, its body left empty (the front end reads the indented lines after it).
+        An ``elif`` or ``else`` is an ``If`` of one branch that the front end joins to the
+        ``if`` before it."""
+        head = self.next()
+        if head.text == "for":
+            name = self.next()
+            if name.kind != "name" or name.text in KEYWORDS:
+                raise self.error(f"expected a name after 'for', found {found(name)}", name)
+            self.expect("in", f"'in' after 'for {name.text}'")
+            start = self.peek()
+            if not (start.text == "range" and self.peek(1).text == "("):
+                raise self.error(
+                    f"expected range(...) after 'in', found {found(start)}: a loop counts with "
+                    "range(N), range(START, STOP) or range(START, STOP, STEP)",
+                    code="E-FLOW-002",
+                )
+            self.next()
+            counted = Call(start, *self.arguments())
+            self.spanned(counted, start)
+            self.block_colon(head)
+            return For(head, name, counted, [])
+        condition = None if head.text == "else" else self.expr()
+        self.block_colon(head)
+        return If(head, [(head, condition, [])])
+
+    def block_colon(self, head: Token) -> None:
+        """The ``:`` that ends a block's header line."""
+        if self.peek().text != ":":
+            raise self.error(f"expected ':' at the end of the {head.text} line, found {found(self.peek())}")
+        self.next()
+        self.expect_end()
+
+    def println(self) -> Println:
+        """``println("text {EXPR} and {EXPR:SPEC}")``: the string split into its texts and
+        the expressions between braces, each parsed from its own tokens (so that an error
+        points into the string)."""
+        head = self.next()
+        self.expect("(", "'(' after println")
+        string = self.peek()
+        if string.kind != "str":
+            raise self.error(f"println takes one string, found {found(string)}", code="E-ARG-001")
+        self.next()
+        self.expect(")", "')' after println's string")
+        self.expect_end()
+        pieces, values, specs = interpolated(string)
+        return Println(head, pieces, values, specs)
 
     def define(self) -> Def:
         """``def NAME(P: TYPE, ...) = EXPR``."""
@@ -185,11 +287,27 @@ class Parser:
             elif self.peek().text != ")":
                 raise self.error(f"expected ',' or ')' in the parameter list, found {found(self.peek())}")
         self.next()
-        declared = None
+        declared, results = None, None
         if self.peek().text == "->":
             self.next()
-            declared = self.tensor_type()
-        self.expect("=", f"'=' and the body of {name.text}")
+            if self.peek().text == "(":  # -> (TYPE, TYPE): several results
+                self.next()
+                results = [self.tensor_type()]
+                while self.peek().text == ",":
+                    self.next()
+                    results.append(self.tensor_type())
+                self.expect(")", "',' or ')' after the result types")
+            else:
+                declared = self.tensor_type()
+        if self.peek().text == ":":  # a block body: the front end reads its lines
+            self.block_colon(head)
+            return Def(head, name, params, None, declared, [], results)
+        if results is not None:
+            raise self.error(
+                f"a def with several results has a block body: def {name.text}(...) -> (...): "
+                "then indented lines ending in return a, b"
+            )
+        self.expect("=", f"'=' and the body of {name.text} (or ':' and an indented block)")
         body = self.expr()
         self.expect_end()
         return Def(head, name, params, body, declared)
@@ -205,17 +323,49 @@ class Parser:
         return self.spanned(Chain(first.tok, first, rest), first.start_token) if rest else first
 
     def expr(self) -> Expr:
-        left = self.sum()
-        if not self.at_comparison():
-            return left
-        op = self.next()
-        right = self.sum()
-        if self.at_comparison():
-            raise self.error(
-                f"comparisons do not chain: write a {op.text} b and b {self.peek().text} c "
-                f"as two comparisons (a {op.text} b is a tensor of i1)"
-            )
-        return self.spanned(Compare(left.tok, left, op, right), left.start_token)
+        """``a or b``, ``a and b``, ``not a``, ``a < b`` and the arithmetic below them:
+        ``or`` binds loosest, then ``and``, then ``not``, then one comparison (Python's).
+        Read in one loop rather than a function per level, so that each level of
+        parentheses costs as few Python frames as before these operators existed."""
+        start = self.peek()
+        disjuncts: list[Expr] = []
+        conjuncts: list[Expr] = []
+        or_tok: Token | None = None
+        and_tok: Token | None = None
+        while True:
+            nots: list[Token] = []
+            while self.peek().kind == "name" and self.peek().text == "not":
+                nots.append(self.next())
+            e = self.sum()
+            if self.at_comparison():  # (one, written here: a function would be a frame more)
+                op = self.next()
+                right = self.sum()
+                if self.at_comparison():
+                    raise self.error(
+                        f"comparisons do not chain: write a {op.text} b and b {self.peek().text} c "
+                        f"as two comparisons (a {op.text} b is a tensor of i1)"
+                    )
+                e = self.spanned(Compare(e.tok, e, op, right), e.start_token)
+            for tok in reversed(nots):
+                e = self.spanned(Logical(tok, [e]), tok)
+            conjuncts.append(e)
+            if self.at_word("and"):
+                and_tok = and_tok or self.peek()
+                self.next()
+                continue
+            first = conjuncts[0]
+            group = first if and_tok is None else self.spanned(Logical(and_tok, conjuncts), first.start_token)
+            disjuncts.append(group)
+            conjuncts, and_tok = [], None
+            if self.at_word("or"):
+                or_tok = or_tok or self.peek()
+                self.next()
+                continue
+            break
+        return disjuncts[0] if or_tok is None else self.spanned(Logical(or_tok, disjuncts), start)
+
+    def at_word(self, word: str) -> bool:
+        return self.peek().kind == "name" and self.peek().text == word
 
     def at_comparison(self) -> bool:
         return self.peek().kind == "op" and self.peek().text in COMPARISON_OPERATORS
@@ -224,13 +374,20 @@ class Parser:
         return self.chain(("+", "-"), self.term)
 
     def term(self) -> Expr:
-        return self.chain(("@", "*", "/"), self.unary)
+        return self.chain(("@", "*", "/", "%", "//"), self.unary)
 
     def unary(self) -> Expr:
         signs: list[Token] = []
         while self.peek().text == "-" and self.peek().kind == "op":
             signs.append(self.next())
+        start = self.peek()
         operand = self.atom()
+        if self.peek().kind == "op" and self.peek().text == "**":
+            # a ** b is pow(a, b): tighter than a minus on its left (-x ** 2 is -(x ** 2)),
+            # and from the right (a ** b ** c is a ** (b ** c))
+            op = self.next()
+            exponent = self.unary()
+            operand = self.spanned(Call(Token("name", "pow", op.col, op.line), [operand, exponent]), start)
         return self.spanned(Negate(signs[0], signs, operand), signs[0]) if signs else operand
 
     def atom(self) -> Expr:
@@ -242,8 +399,29 @@ class Parser:
         return e
 
     def index(self, base: Expr) -> Index:
-        open_, indices = self.bracketed("after an index")
-        return Index(open_, base, indices)
+        """``[i, a:b, :, ...]``: an index or a slice per axis."""
+        open_ = self.next()
+        self.enter(open_)
+        items = [self.subscript()]
+        while self.peek().text == ",":
+            self.next()
+            items.append(self.subscript())
+        self.expect("]", "',' or ']' after an index")
+        self.depth -= 1
+        return Index(open_, base, items)
+
+    def subscript(self) -> Expr:
+        """One item of a subscript: ``EXPR``, or ``START:STOP`` with either left out."""
+        first = self.peek()
+        start = None if first.text == ":" else self.expr()
+        if self.peek().text != ":":
+            assert start is not None
+            return start
+        colon = self.next()
+        stop = None if self.peek().text in (",", "]") else self.expr()
+        item = SliceItem(colon, start, stop)
+        item.start, item.end = first, self.tokens[self.pos - 1]
+        return item
 
     def bracketed(self, where: str) -> tuple[Token, list[Expr]]:
         """``[e, e, ...]``: its ``[`` and its expressions (``where`` completes the message
@@ -263,9 +441,15 @@ class Parser:
         if tok.kind == "num":
             self.next()
             return Number(tok, self.number(tok))
+        if tok.kind == "str":
+            self.next()
+            return Str(tok, unescaped(tok))
         if tok.kind == "name" and tok.text in BOOLEANS:
             self.next()
             return Literal(tok, (), [BOOLEANS[tok.text]], boolean=True)
+        if tok.kind == "name" and tok.text in SPECIAL_NUMBERS:
+            self.next()
+            return Number(tok, SPECIAL_NUMBERS[tok.text])
         if tok.kind == "name":
             self.next()
             if self.peek().text == "(":
@@ -330,7 +514,9 @@ class Parser:
             depth -= tok.text == "]"
             if depth == 0 or tok.kind == "end":
                 return False
-            if depth == 1 and ((tok.kind == "name" and tok.text not in BOOLEANS) or tok.text == "("):
+            if depth == 1 and (
+                (tok.kind == "name" and tok.text not in BOOLEANS and tok.text not in SPECIAL_NUMBERS) or tok.text == "("
+            ):
                 return True
         return False
 
@@ -417,6 +603,9 @@ class Parser:
         if negative:
             self.next()
         tok = self.peek()
+        if tok.kind == "name" and tok.text in SPECIAL_NUMBERS:
+            self.next()
+            return -SPECIAL_NUMBERS[tok.text] if negative else SPECIAL_NUMBERS[tok.text]
         if tok.kind != "num":
             raise self.error(f"matrix literal elements must be numbers, found {found(tok)}", code="E-SYN-003")
         self.next()
@@ -475,6 +664,75 @@ class Parser:
         except ShapeError as e:
             raise self.error(str(e), written, "E-LIMIT-001") from None
         return TensorType(tuple(dims), element)
+
+
+ESCAPES = {"n": "\n", "t": "\t", "\\": "\\", '"': '"', "r": "\r", "0": "\0"}
+
+
+def unescaped(string: Token) -> str:
+    """The text of a string without interpolation (a path): its escapes replaced."""
+    text, out, i = string.text[1:-1], "", 0
+    while i < len(text):
+        if text[i] == "\\":
+            escaped = text[i + 1 : i + 2]
+            if escaped not in ESCAPES:
+                col = string.col + 1 + i
+                raise MgError(
+                    Span(string.line, col, col + 2), f"unknown escape \\{escaped} in a string", code="E-SYN-001"
+                )
+            out += ESCAPES[escaped]
+            i += 2
+        else:
+            out += text[i]
+            i += 1
+    return out
+
+
+def interpolated(string: Token) -> tuple[list[str], list[Expr], list[str]]:
+    """The texts, expressions and format specs of a string with ``{EXPR}`` and
+    ``{EXPR:SPEC}`` in it (``{{`` and ``}}`` are braces); escapes as Python's."""
+    text, pieces, values, specs = string.text[1:-1], [""], [], []
+    i = 0
+    while i < len(text):
+        c = text[i]
+        col = string.col + 1 + i  # the column of text[i]
+        if c == "\\":
+            escaped = text[i + 1 : i + 2]
+            if escaped not in ESCAPES:
+                raise MgError(
+                    Span(string.line, col, col + 2), f"unknown escape \\{escaped} in a string", code="E-SYN-001"
+                )
+            pieces[-1] += ESCAPES[escaped]
+            i += 2
+        elif c in "{}" and text[i + 1 : i + 2] == c:
+            pieces[-1] += c
+            i += 2
+        elif c == "}":
+            raise MgError(Span(string.line, col, col + 1), "a '}' in a string is written '}}'", code="E-SYN-001")
+        elif c == "{":
+            close = text.find("}", i)
+            if close < 0:
+                raise MgError(Span(string.line, col, None), "'{' without its '}' in the string", code="E-SYN-001")
+            inside = text[i + 1 : close]
+            expression, _, spec = inside.partition(":")
+            if not expression.strip():
+                raise MgError(
+                    Span(string.line, col, col + close - i + 1),
+                    "an empty {} in a string: put a name or an expression in it ({{ for a brace)",
+                    code="E-SYN-001",
+                )
+            tokens = tokenize(" " * (col) + expression, string.line)
+            tokens.append(Token("end", "", col + 1 + len(expression), string.line))
+            parser = Parser(tokens)
+            values.append(parser.expr())
+            parser.expect_end()
+            specs.append(spec)
+            pieces.append("")
+            i = close + 1
+        else:
+            pieces[-1] += c
+            i += 1
+    return pieces, values, specs
 
 
 def parse_statement(tokens: list[Token]) -> Statement:

@@ -72,6 +72,14 @@ class Name(Expr):
 
 
 @dataclass(eq=False)
+class Str(Expr):
+    """A string, as written (``"data/x.npy"``): a path for ``load``/``save``, a name for
+    ``arg``; no tensor."""
+
+    value: str
+
+
+@dataclass(eq=False)
 class Literal(Expr):
     """``[[1, 2], [3, 4]]``, ``[1, 2, 3]``, ``[[[1], [2]]]``, ``[true, false]``: a tensor
     written as nested lists (``tok`` is its first ``[``), as its shape and its elements in
@@ -110,6 +118,14 @@ class Compare(Expr):
 
 
 @dataclass(eq=False)
+class Logical(Expr):
+    """``a and b and c`` or ``a or b`` (``tok`` is the first operator) on ``i1`` values,
+    element by element; ``not a`` is ``Logical`` with the one operand and ``not``."""
+
+    operands: list[Expr]
+
+
+@dataclass(eq=False)
 class Call(Expr):
     """``name(args, key=value, ...)`` of a built-in or a def (``tok`` is the name); keyword
     arguments (``axes=[0, -1]``, ``keepdims=true``, ``dtype=f32``) come after the others."""
@@ -120,10 +136,20 @@ class Call(Expr):
 
 @dataclass(eq=False)
 class Index(Expr):
-    """``x[1, -1]``: one element of ``base``, an index per axis (``tok`` is the ``[``)."""
+    """``x[1, -1]``: one element of ``base``, an index per axis (``tok`` is the ``[``); with
+    a ``SliceItem`` for some axis, or fewer indices than axes, a part of it
+    (``x[1:3, :, 2]``, ``x[i]``)."""
 
     base: Expr
-    indices: list[Expr]
+    indices: "list[Expr]"
+
+
+@dataclass(eq=False)
+class SliceItem(Expr):
+    """``LOWER:UPPER`` in a subscript (``tok`` is the ``:``); either may be left out."""
+
+    lower: Expr | None
+    upper: Expr | None
 
 
 @dataclass(eq=False)
@@ -165,11 +191,75 @@ class Print:
 
 @dataclass(eq=False)
 class Def:
+    """``def NAME(P: TYPE, ...) = EXPR`` (``body`` is the expression), or with a block body
+    (``def NAME(...):`` and indented statements ending in ``return``: ``block``)."""
+
     head: Token
     name: Token
     params: list[tuple[Token, TensorType]]  # (name, type)
-    body: Expr
-    declared: TensorType | None = None  # ``def f(...) -> TYPE = ...``
+    body: Expr | None
+    declared: TensorType | None = None  # ``def f(...) -> TYPE ...``
+    block: "list[Statement] | None" = None
+    # ``-> (T1, T2)``: the declared types of several results (``declared`` stays None)
+    declared_results: list[TensorType] | None = None
 
 
-Statement = Let | Assign | Print | Def
+@dataclass(eq=False)
+class LetMany:
+    """``let a, b = f(...)``: the results of a def that returns several values, each bound
+    to a name in order (``var a, b = ...`` binds vars)."""
+
+    head: Token
+    names: list[Token]
+    value: Expr
+    mutable: bool = False
+
+
+@dataclass(eq=False)
+class Return:
+    """``return EXPR`` or ``return a, b`` (several results), the last statement of a def."""
+
+    head: Token
+    values: list[Expr]
+
+
+@dataclass(eq=False)
+class For:
+    """``for NAME in range(STOP):`` (``range(START, STOP)``, ``range(START, STOP, STEP)``)
+    and its indented body; ``NAME`` is the iteration's number, a rank-0 ``i64``."""
+
+    head: Token
+    name: Token
+    range: Call
+    body: "list[Statement]"
+
+
+@dataclass(eq=False)
+class If:
+    """``if COND:`` ... ``elif COND:`` ... ``else:`` ...: each branch's head (``if``,
+    ``elif``, ``else``), its condition (None for ``else``) and its body."""
+
+    head: Token
+    branches: "list[tuple[Token, Expr | None, list[Statement]]]"
+
+
+@dataclass(eq=False)
+class Println:
+    """``println("text {EXPR} more {EXPR:SPEC}")``: the literal texts (one more than the
+    values), each interpolated expression and its format spec (``""`` for none)."""
+
+    head: Token
+    pieces: list[str]
+    values: list[Expr]
+    specs: list[str]
+
+
+@dataclass(eq=False)
+class Do:
+    """A call made for what it does, not for a value: ``save("w.npy", w)``."""
+
+    head: Token
+    call: Call
+
+
+Statement = Let | Assign | Print | Def | LetMany | Return | For | If | Println | Do

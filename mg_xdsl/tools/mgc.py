@@ -1,6 +1,7 @@
 """``mgc``: the Mountain Goat compiler driver.
 
     mgc run   prog.mg                 compile to native code in memory and run it
+    mgc run   prog.mg lr=0.05         the same, setting the program's run-time argument lr
     mgc run   prog.mg --gpu           the same, with every parallel loop nest a GPU kernel
                                       (--gpu-emulated: those kernels run on the CPU)
     mgc build prog.mg -o exe          a native executable (linked by the system C compiler)
@@ -132,6 +133,7 @@ EXAMPLES = """examples:
   mgc run --gpu examples/07_mlp_layer.mg          (kernels on an NVIDIA GPU)
   mgc run --gpu-emulated examples/07_mlp_layer.mg (the same kernels, run on the CPU)
   echo 'print relu([[1, -2]])' | mgc run -        (the program from standard input)
+  mgc run train.mg lr=0.05 steps=10               (its arg("lr", 0.1), arg("steps", 100))
   mgc mlir examples/01_relu.mg --stage affine
   mg-opt examples/01_relu.mg -p lower-mg-to-affine,lower-affine   (one pass at a time)
   mg-opt examples/01_relu.mg -p "$(mgc pipeline)" -t llvm        (all of them)
@@ -214,6 +216,13 @@ def parser() -> argparse.ArgumentParser:
         return c
 
     run = command("run", "compile the program to native code in memory and run it")
+    run.add_argument(
+        "arguments",
+        nargs="*",
+        metavar="NAME=VALUE",
+        help='the values of the program\'s run-time arguments (its arg("NAME", DEFAULT)s), after the '
+        "program: mgc run prog.mg lr=0.05 steps=10; `mgc run prog.mg -- --help` lists them with their defaults",
+    )
     backend_help = (
         "who lowers the affine-level IR to LLVM: this project's passes (xdsl, the "
         "default) or upstream MLIR's mlir-opt-22 (mlir)"
@@ -510,6 +519,8 @@ def code_options(args: argparse.Namespace) -> dict[str, object]:
         "optimise": not args.reference,
         "backend": args.backend,
         "path": args.file,
+        # What the program's relative paths (load, save) are relative to: compiled in.
+        "directory": os.getcwd() if args.file == "-" else os.path.dirname(os.path.abspath(args.file)),
     }
     if args.backend == "mlir":
         import shutil
@@ -546,7 +557,7 @@ def run(args: argparse.Namespace) -> int:
     their kernels are compiled for the device at every run."""
     if args.gpu:
         return run_on_gpu(args)
-    from mg_xdsl.backend.jit import ObjectEngine  # (see the module docstring)
+    from mg_xdsl.backend.jit import ObjectEngine, TakesNoArguments  # (see the module docstring)
 
     times: dict[str, float] = {}
     source = read_source(args.file)
@@ -572,7 +583,12 @@ def run(args: argparse.Namespace) -> int:
     times["load object code"] = time.perf_counter() - start
     report_cache(args, outcome)
     start = time.perf_counter()
-    program.run_main()
+    try:
+        program.run_main(args.arguments)
+    except TakesNoArguments as e:
+        program.close()
+        print(e, file=sys.stdout if e.help else sys.stderr)
+        return 0 if e.help else 1
     times["run"] = time.perf_counter() - start
     program.close()
     report_times(args, times)
@@ -589,7 +605,13 @@ def run_on_gpu(args: argparse.Namespace) -> int:
     print_warnings(args, comp.warnings)
     report_cache(args, f"off (--gpu{'-emulated' if args.gpu == 'emulated' else ''})")
     start = time.perf_counter()
-    engine.run_main()
+    from mg_xdsl.backend.jit import TakesNoArguments
+
+    try:
+        engine.run_main(args.arguments)
+    except TakesNoArguments as e:
+        print(e, file=sys.stdout if e.help else sys.stderr)
+        return 0 if e.help else 1
     comp.timed("run", time.perf_counter() - start)
     report_times(args, comp.times)
     return 0
@@ -620,7 +642,14 @@ def main(argv: list[str] | None = None) -> int:
     nothing (the peak memory of every example is the same without it). When mgc is the
     program, the objects are also frozen (``gc.freeze``) before returning, so that the
     interpreter's last collections at exit skip them too (about 0.15 s more)."""
-    args = parser().parse_args(argv)
+    p = parser()
+    args, extra = p.parse_known_args(argv)
+    if extra:
+        # argparse fills a list of positionals only up to the first option after them:
+        # `mgc run prog.mg --time lr=0.05` leaves lr=0.05 over, the program's all the same.
+        if args.command != "run" or any(a.startswith("-") for a in extra):
+            p.error(f"unrecognized arguments: {' '.join(extra)}")
+        args.arguments += extra
     was_enabled = gc.isenabled()
     gc.disable()
     try:

@@ -4,7 +4,7 @@ calls of LLVM's intrinsics, as upstream MLIR's pass of that name (which lowers
 ``convert-math-to-libm``; LLVM 22 has intrinsics for them, which it compiles to the C
 library's functions where the CPU has no instruction).
 
-- ``math.sqrt/exp/log/sin/cos/tanh/acos/asin/absf/powf/atan2`` ->
+- ``math.sqrt/exp/log/sin/cos/tanh/acos/asin/absf/floor/powf/atan2`` ->
   ``llvm.call_intrinsic "llvm.sqrt.f64"`` and friends (``llvm.fabs`` for ``absf``, ``llvm.pow``
   for ``powf``), on scalars or 1-D vectors (``llvm.exp.v4f64``), fast-math flags kept;
 - ``math.rsqrt`` -> ``1.0 / llvm.sqrt``, as upstream;
@@ -41,6 +41,7 @@ INTRINSICS: dict[type[Operation], str] = {
     math.AcosOp: "llvm.acos",
     math.AsinOp: "llvm.asin",
     math.AbsFOp: "llvm.fabs",
+    math.FloorOp: "llvm.floor",
     math.PowFOp: "llvm.pow",
     math.Atan2Op: "llvm.atan2",
 }

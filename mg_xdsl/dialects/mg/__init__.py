@@ -13,13 +13,15 @@ names each reduction's combining op and identity. ``lower-mg-to-affine``,
 ``convert-mg-to-linalg`` and the reduction kernels ask them; none keeps a table of its own.
 
 The dialect is a package, one module per family of ops (``elementwise``, ``structured``,
-``shape``, ``indexing``, ``creation``, ``printing``) over ``base`` (the op base and the
+``shape``, ``indexing``, ``creation``, ``items``, ``printing``, ``files``,
+``arguments``) over ``base`` (the op base and the
 element-type trait) and ``scalar`` (what the ops compute on one element); every name is
 also here, so the rest of the compiler writes ``mg.AddOp``, ``mg.REDUCTIONS``.
 """
 
 from xdsl.ir import Dialect
 
+from mg_xdsl.dialects.mg.arguments import ArgOp  # noqa: F401
 from mg_xdsl.dialects.mg.base import (  # noqa: F401
     CHECK_MESSAGES,
     IN_PLACE,
@@ -57,6 +59,7 @@ from mg_xdsl.dialects.mg.elementwise import (  # noqa: F401
     ElementwiseBinaryOp,
     ElementwiseUnaryOp,
     ExpOp,
+    FloorDivOp,
     LogOp,
     MathUnaryOp,
     MaxOp,
@@ -65,6 +68,7 @@ from mg_xdsl.dialects.mg.elementwise import (  # noqa: F401
     NegOp,
     PowOp,
     ReluOp,
+    RemOp,
     RsqrtOp,
     ScalarOp,
     SelectOp,
@@ -72,6 +76,11 @@ from mg_xdsl.dialects.mg.elementwise import (  # noqa: F401
     SqrtOp,
     SubOp,
     TanhOp,
+)
+from mg_xdsl.dialects.mg.files import (  # noqa: F401
+    NPY_TYPES,
+    LoadOp,
+    SaveOp,
 )
 from mg_xdsl.dialects.mg.indexing import (  # noqa: F401
     ExtractOp,
@@ -82,7 +91,13 @@ from mg_xdsl.dialects.mg.indexing import (  # noqa: F401
     IndexOp,
     ScatterAddOp,
 )
+from mg_xdsl.dialects.mg.items import (  # noqa: F401
+    FromItemOp,
+    ItemOp,
+    SizeOp,
+)
 from mg_xdsl.dialects.mg.printing import (  # noqa: F401
+    PrintlnOp,
     PrintOp,
 )
 from mg_xdsl.dialects.mg.scalar import (  # noqa: F401
@@ -107,16 +122,19 @@ from mg_xdsl.dialects.mg.scalar import (  # noqa: F401
 from mg_xdsl.dialects.mg.shape import (  # noqa: F401
     CastOp,
     ConcatOp,
+    DynamicSliceOp,
     ReshapeOp,
     SliceOp,
     TransposeOp,
 )
 from mg_xdsl.dialects.mg.structured import (  # noqa: F401
     REDUCE_KINDS,
+    ArgReduceOp,
     BroadcastOp,
     LinearScanOp,
     MatmulOp,
     ReduceOp,
+    grows,
     size_source,
 )
 
@@ -128,14 +146,18 @@ Mg = Dialect(
         SubOp,
         MulOp,
         DivOp,
+        RemOp,
+        FloorDivOp,
         NegOp,
         ReluOp,
         ScalarOp,
         MatmulOp,
         TransposeOp,
         SliceOp,
+        DynamicSliceOp,
         ConcatOp,
         ReduceOp,
+        ArgReduceOp,
         BroadcastOp,
         CastOp,
         ConvertOp,
@@ -158,6 +180,13 @@ Mg = Dialect(
         GatherOp,
         ScatterAddOp,
         ExtractOp,
+        ItemOp,
+        FromItemOp,
+        SizeOp,
         PrintOp,
+        PrintlnOp,
+        LoadOp,
+        SaveOp,
+        ArgOp,
     ],
 )

@@ -103,6 +103,22 @@ class DivOp(ElementwiseBinaryOp):
 
 
 @irdl_op_definition
+class RemOp(ElementwiseBinaryOp):
+    """``a % b``, NumPy's ``remainder``: the result has the sign of ``b`` (``scalar.remainder``)."""
+
+    name = "mg.rem"
+    OPERATOR: ClassVar[str] = "rem"
+
+
+@irdl_op_definition
+class FloorDivOp(ElementwiseBinaryOp):
+    """``a // b``, NumPy's ``floor_divide``: the quotient rounded toward minus infinity."""
+
+    name = "mg.floordiv"
+    OPERATOR: ClassVar[str] = "floordiv"
+
+
+@irdl_op_definition
 class MaxOp(ElementwiseBinaryOp):
     """``maximum(a, b)``: the larger; NaN if either is NaN."""
 

@@ -1,10 +1,14 @@
-"""``mg.print``: the one op with an effect."""
+"""The ops with an effect: ``mg.print`` (a tensor, as MLIR's runner library prints it) and
+``mg.println`` (a line of text with rank-0 values formatted in it, as Python's ``format``)."""
 
-from xdsl.dialects.builtin import TensorType
+from collections.abc import Sequence
+
+from xdsl.dialects.builtin import ArrayAttr, StringAttr, TensorType
 from xdsl.ir import SSAValue
-from xdsl.irdl import irdl_op_definition, operand_def, traits_def
+from xdsl.irdl import irdl_op_definition, operand_def, prop_def, traits_def, var_operand_def
+from xdsl.utils.exceptions import VerifyException
 
-from mg_xdsl.core import element_types
+from mg_xdsl.core import element_types, format_spec
 from mg_xdsl.dialects.mg.base import LoweredElementTypes, MgOp
 
 
@@ -19,3 +23,47 @@ class PrintOp(MgOp):
 
     def __init__(self, input: SSAValue):
         super().__init__(operands=[input])
+
+
+@irdl_op_definition
+class PrintlnOp(MgOp):
+    """One line of text with values in it (the language's ``println("epoch {e}: loss {l:.4f}")``):
+    ``pieces[0]``, ``values[0]`` formatted by Python's format spec ``specs[0]``,
+    ``pieces[1]``, ..., ``pieces[-1]``, then a newline. The values are rank-0 tensors of any
+    element type; a spec (``""`` for none) must be one that ``mg_xdsl.core.format_spec``
+    prints exactly as Python's ``format`` does for the value's type.
+
+    ``mg.println ["epoch ", ": loss ", ""] ["", ".4f"] %e, %l : tensor<i64>, tensor<f64>``"""
+
+    name = "mg.println"
+    values = var_operand_def(TensorType)
+    pieces = prop_def(ArrayAttr[StringAttr])
+    specs = prop_def(ArrayAttr[StringAttr])
+    traits = traits_def(LoweredElementTypes(element_types.STORED))
+    assembly_format = "$pieces $specs ($values^ `:` type($values))? attr-dict"
+
+    def __init__(self, pieces: Sequence[str], values: Sequence[SSAValue], specs: Sequence[str] | None = None):
+        specs = [""] * len(values) if specs is None else specs
+        super().__init__(
+            operands=[values],
+            properties={
+                "pieces": ArrayAttr([StringAttr(p) for p in pieces]),
+                "specs": ArrayAttr([StringAttr(s) for s in specs]),
+            },
+        )
+
+    def verify_(self) -> None:
+        n = len(self.values)
+        if len(self.pieces) != n + 1:
+            raise VerifyException(f"mg.println: {n} values need {n + 1} pieces of text, got {len(self.pieces)}")
+        if len(self.specs) != n:
+            raise VerifyException(f"mg.println: {n} values need {n} format specs, got {len(self.specs)}")
+        for i, (value, spec) in enumerate(zip(self.values, self.specs)):
+            t = value.type
+            assert isinstance(t, TensorType)
+            if t.get_shape():
+                raise VerifyException(f"mg.println: value {i} must be a rank-0 tensor, got {t}")
+            try:
+                format_spec.check(spec.data, element_types.NAME_OF[t.element_type])
+            except ValueError as e:
+                raise VerifyException(f"mg.println: value {i}: {e}") from None

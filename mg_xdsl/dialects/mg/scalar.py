@@ -27,6 +27,10 @@ BINARY_ARITH: dict[str, tuple[FloatBinaryOp, IntegerBinaryOp | None]] = {
     "div": (arith.DivfOp, arith.DivSIOp),
     "max": (arith.MaximumfOp, arith.MaxSIOp),
     "min": (arith.MinimumfOp, arith.MinSIOp),
+    # (% and //, NumPy's remainder and floor_divide: the ops named are their starting
+    # points, which ``remainder`` and ``floor_division`` correct toward NumPy's rules)
+    "rem": (arith.DivfOp, arith.RemSIOp),
+    "floordiv": (arith.DivfOp, arith.DivSIOp),
     "pow": (math.PowFOp, None),
     "atan2": (math.Atan2Op, None),
 }
@@ -81,8 +85,85 @@ def compare(predicate: str, lhs: SSAValue, rhs: SSAValue) -> SSAValue:
     return arith.CmpiOp(lhs, rhs, unsigned if element_types.is_bool(lhs.type) else signed).result
 
 
+def checked_divisor(rhs: SSAValue, message: str) -> SSAValue:
+    """``rhs``, an integer divisor, after the run-time check that it is not zero: the
+    divisor 1 where it is -1 too (``MIN / -1`` overflows; the callers make that case
+    themselves), so the division that follows is always defined."""
+    zero, one, minus_one = (_constant(c, rhs.type) for c in (0, 1, -1))
+    cf.AssertOp(arith.CmpiOp(rhs, zero, "ne").result, message)
+    unsafe = arith.OrIOp(arith.CmpiOp(rhs, minus_one, "eq").result, arith.CmpiOp(rhs, zero, "eq").result).result
+    return arith.SelectOp(unsafe, one, rhs).result
+
+
+def zero_signed_as(x: SSAValue) -> SSAValue:
+    """A float zero with ``x``'s sign bit (``copysign(0, x)``, which our math lowering lacks),
+    read from ``x``'s bits: NaN and -0.0 keep their sign."""
+    width = 64 if x.type == element_types.F64 else 32
+    bits = arith.BitcastOp(x, IntegerType(width)).result
+    negative = arith.CmpiOp(bits, _constant(0, IntegerType(width)), "slt").result
+    return arith.SelectOp(negative, _constant(-0.0, x.type), _constant(0.0, x.type)).result
+
+
+def remainder(lhs: SSAValue, rhs: SSAValue) -> SSAValue:
+    """``lhs % rhs`` as NumPy's ``remainder`` (Python's ``%``): the sign of the divisor.
+    Floats: C's ``fmod`` (LLVM's ``frem``, exact), moved by ``rhs`` where the signs differ,
+    a zero result signed as ``rhs``; NaN for a zero ``rhs``. Integers: ``remsi`` moved the
+    same way; a zero ``rhs`` stops the program as integer division does (``x % -1`` is 0)."""
+    if element_types.is_integer(lhs.type):
+        zero = _constant(0, rhs.type)
+        r = arith.RemSIOp(lhs, checked_divisor(rhs, DIVISION_BY_ZERO.replace("mg.div", "mg.rem"))).result
+        differ = arith.CmpiOp(arith.XOrIOp(r, rhs).result, zero, "slt").result
+        move = arith.AndIOp(arith.CmpiOp(r, zero, "ne").result, differ).result
+        return arith.SelectOp(move, arith.AddiOp(r, rhs).result, r).result
+    from xdsl.dialects import llvm  # (frem: arith has no remf in xDSL; LLVM's is C's fmod)
+
+    zero = _constant(0.0, rhs.type)
+    r = llvm.FRemOp(lhs, rhs).res
+    differ = arith.XOrIOp(arith.CmpfOp(r, zero, "olt").result, arith.CmpfOp(rhs, zero, "olt").result).result
+    move = arith.AndIOp(arith.CmpfOp(r, zero, "one").result, differ).result
+    moved = arith.SelectOp(move, arith.AddfOp(r, rhs).result, r).result
+    is_zero = arith.CmpfOp(moved, zero, "oeq").result
+    return arith.SelectOp(is_zero, zero_signed_as(rhs), moved).result
+
+
+def floor_division(lhs: SSAValue, rhs: SSAValue) -> SSAValue:
+    """``lhs // rhs`` as NumPy's ``floor_divide`` (Python's ``//``). Integers: the quotient
+    rounded toward minus infinity (``MIN // -1`` wraps to ``MIN``; a zero ``rhs`` stops the
+    program). Floats: NumPy's ``npy_divmod``, ``(lhs - lhs % rhs) / rhs`` rounded to the
+    nearest whole number (exact, where ``floor(lhs / rhs)`` can be one off), ``lhs / rhs``
+    for a zero ``rhs`` (infinity or NaN)."""
+    if element_types.is_integer(lhs.type):
+        zero, one, minus_one = (_constant(c, rhs.type) for c in (0, 1, -1))
+        negate = arith.CmpiOp(rhs, minus_one, "eq").result
+        safe = checked_divisor(rhs, DIVISION_BY_ZERO.replace("mg.div", "mg.floordiv"))
+        truncated = arith.DivSIOp(lhs, safe).result  # (toward zero: one less where inexact and negative)
+        r = arith.SubiOp(lhs, arith.MuliOp(truncated, safe).result).result
+        differ = arith.CmpiOp(arith.XOrIOp(r, safe).result, zero, "slt").result
+        down = arith.AndIOp(arith.CmpiOp(r, zero, "ne").result, differ).result
+        quotient = arith.SelectOp(down, arith.SubiOp(truncated, one).result, truncated).result
+        return arith.SelectOp(negate, arith.SubiOp(zero, lhs).result, quotient).result
+    from xdsl.dialects import llvm
+
+    zero, one, half = (_constant(c, rhs.type) for c in (0.0, 1.0, 0.5))
+    mod = llvm.FRemOp(lhs, rhs).res
+    div = arith.DivfOp(arith.SubfOp(lhs, mod).result, rhs).result
+    differ = arith.XOrIOp(arith.CmpfOp(rhs, zero, "olt").result, arith.CmpfOp(mod, zero, "olt").result).result
+    adjust = arith.AndIOp(arith.CmpfOp(mod, zero, "one").result, differ).result
+    div = arith.SelectOp(adjust, arith.SubfOp(div, one).result, div).result
+    floored = math.FloorOp(div).result
+    up = arith.CmpfOp(arith.SubfOp(div, floored).result, half, "ogt").result
+    floored = arith.SelectOp(up, arith.AddfOp(floored, one).result, floored).result
+    quotient = arith.DivfOp(lhs, rhs).result
+    floored = arith.SelectOp(arith.CmpfOp(div, zero, "oeq").result, zero_signed_as(quotient), floored).result
+    return arith.SelectOp(arith.CmpfOp(rhs, zero, "oeq").result, quotient, floored).result
+
+
 def binary_arith(op: str, lhs: SSAValue, rhs: SSAValue) -> SSAValue:
     """``lhs op rhs`` on two elements (``op`` a key of ``BINARY_ARITH``)."""
+    if op == "rem":
+        return remainder(lhs, rhs)
+    if op == "floordiv":
+        return floor_division(lhs, rhs)
     if not element_types.is_integer(lhs.type):
         return BINARY_ARITH[op][0](lhs, rhs).result
     if op == "div":

@@ -6,9 +6,17 @@ from collections.abc import Sequence
 
 from xdsl.dialects.builtin import ArrayAttr, DenseArrayBase, IntegerAttr, IntegerType, StringAttr, TensorType, i64
 from xdsl.ir import Attribute, SSAValue
-from xdsl.irdl import ParsePropInAttrDict, irdl_op_definition, opt_prop_def, prop_def, result_def, var_operand_def
+from xdsl.irdl import (
+    ParsePropInAttrDict,
+    irdl_op_definition,
+    operand_def,
+    opt_prop_def,
+    prop_def,
+    result_def,
+    var_operand_def,
+)
 
-from mg_xdsl.core import shapes
+from mg_xdsl.core import element_types, shapes
 from mg_xdsl.core.shapes import ShapeError, fmt_dim, fmt_shape
 from mg_xdsl.dialects.mg.base import CHECK_MESSAGES, MOVES, MgOp, UnaryOp, shape_of, tensor_type, tensor_type_of
 
@@ -121,6 +129,47 @@ class SliceOp(UnaryOp):
             want = shapes.slice_shape(shape, self.axis.value.data, self.start.value.data, self.stop.value.data)
         except ShapeError as e:
             raise self.fail(str(e)) from None
+        if shape_of(self.result.type) != want:
+            raise self.fail(f"the result must be {fmt_shape(want)}, got {fmt_shape(shape_of(self.result.type))}")
+
+
+@irdl_op_definition
+class DynamicSliceOp(MgOp):
+    """``size`` elements along ``axis`` from a ``start`` known only when the program runs (a
+    rank-0 integer tensor), the other axes whole (XLA's ``dynamic_slice``; the mini-batch
+    ``x[i * 128 : i * 128 + 128]``): ``mg.dynamic_slice %x, %start {axis = 0 : i64, size = 128 :
+    i64} : tensor<?x64xf32>, tensor<i64> -> tensor<128x64xf32>``. A start outside ``0`` to
+    ``dim - size`` stops the program."""
+
+    name = "mg.dynamic_slice"
+    input = operand_def(TensorType)
+    start = operand_def(TensorType)
+    result = result_def(TensorType)
+    axis = prop_def(IntegerAttr[IntegerType])
+    size = prop_def(IntegerAttr[IntegerType])
+    traits = MOVES
+    irdl_options = (ParsePropInAttrDict(),)
+    assembly_format = "$input `,` $start attr-dict `:` type($input) `,` type($start) `->` type($result)"
+
+    def __init__(self, input: SSAValue, start: SSAValue, axis: int, size: int):
+        shape = tuple(size if d == axis else s for d, s in enumerate(shape_of(input.type)))
+        super().__init__(
+            operands=[input, start],
+            result_types=[tensor_type(shape, tensor_type_of(input).element_type)],
+            properties={"axis": IntegerAttr(axis, i64), "size": IntegerAttr(size, i64)},
+        )
+
+    def verify_(self) -> None:
+        self.check_same_element_type(self.input, self.result)
+        shape, axis, size = shape_of(self.input.type), self.axis.value.data, self.size.value.data
+        if shape_of(self.start.type) != () or tensor_type_of(self.start).element_type not in element_types.INTEGERS:
+            raise self.fail("the start must be a rank-0 tensor of i32 or i64")
+        if not 0 <= axis < len(shape):
+            raise self.fail(f"axis {axis} is out of range for rank {len(shape)}")
+        dim = shape[axis]
+        if size <= 0 or dim is not None and size > dim:
+            raise self.fail(f"size {size} must be positive and at most the axis' size {fmt_dim(dim)}")
+        want = tuple(size if d == axis else s for d, s in enumerate(shape))
         if shape_of(self.result.type) != want:
             raise self.fail(f"the result must be {fmt_shape(want)}, got {fmt_shape(shape_of(self.result.type))}")
 

@@ -19,7 +19,15 @@ from xdsl.traits import Pure
 
 from mg_xdsl.core import element_types, shapes
 from mg_xdsl.core.shapes import ShapeError, fmt_shape
-from mg_xdsl.dialects.mg.base import MOVES, LoweredElementTypes, MgOp, inferred_type, shape_of
+from mg_xdsl.dialects.mg.base import (
+    MOVES,
+    LoweredElementTypes,
+    MgOp,
+    inferred_type,
+    shape_of,
+    tensor_type,
+    tensor_type_of,
+)
 from mg_xdsl.dialects.mg.scalar import INTEGER_REDUCTIONS, REDUCTIONS, Reduction, binary_arith
 
 
@@ -110,9 +118,11 @@ class BroadcastOp(MgOp):
     grows to a static size, and every other dimension (``?`` included) stays as it is
     (``tensor<?x1xf64> -> tensor<?x10xf64>``, ``tensor<3xf64> -> tensor<2x3xf64>``). An added
     dimension may be a ``?`` (a rank-0 or lower-rank tensor against one with ``?`` sizes, as
-    NumPy broadcasts): its size is read from the first ``like`` operand (right-aligned like
-    the input) that has a ``?`` there:
-    ``mg.broadcast %b like %x : tensor<3xf64>, tensor<?x3xf64> -> tensor<?x3xf64>``."""
+    NumPy broadcasts), and so may one that grows from a static 1 (``broadcast_to(m,
+    shape(x))``): its size is read from the first ``like`` operand (right-aligned like the
+    input) that has a ``?`` there:
+    ``mg.broadcast %b like %x : tensor<3xf64>, tensor<?x3xf64> -> tensor<?x3xf64>``,
+    ``mg.broadcast %m like %x : tensor<?x1xf64>, tensor<?x?xf64> -> tensor<?x?xf64>``."""
 
     name = "mg.broadcast"
     input = operand_def(TensorType)
@@ -127,18 +137,61 @@ class BroadcastOp(MgOp):
     def verify_(self) -> None:
         self.check_same_element_type(self.input, self.result)
         in_shape, out_shape = shape_of(self.input.type), shape_of(self.result.type)
-        d = shapes.broadcast_blocker(in_shape, out_shape)
+        d = shapes.broadcast_blocker(in_shape, out_shape, grows_to_unknown=True)
         if d is not None:
             raise self.fail(
                 f"dimension {d} of {self.input.type} can only stay as it is or grow from a "
-                f"static 1 to a static size, not to {self.result.type}"
+                f"static 1, not to {self.result.type}"
             )
-        for d in range(len(out_shape) - len(in_shape)):
-            if out_shape[d] is None and size_source(self, d) is None:
+        for d in range(len(out_shape)):
+            if out_shape[d] is None and grows(self, d) and size_source(self, d) is None:
                 raise self.fail(
-                    f"the added dimension {d} of {self.result.type} is '?': a like operand "
-                    "must have a '?' there to give its size"
+                    f"dimension {d} of {self.result.type} is '?' where the input has none or a "
+                    "static 1: a like operand must have a '?' there to give its size"
                 )
+
+
+@irdl_op_definition
+class ArgReduceOp(MgOp):
+    """The position of the largest (``kind = "max"``) or smallest (``"min"``) element along
+    ``axis``, which the result drops, as ``i64`` (NumPy's ``argmax``/``argmin``): the first
+    of equal ones, and the first NaN where there is one (NumPy's rule, since NaN compares
+    above and below everything there). ``mg.arg_reduce %x {axis = 1 : i64, kind = "max"} :
+    tensor<3x4xf64> -> tensor<3xi64>``."""
+
+    name = "mg.arg_reduce"
+    input = operand_def(TensorType)
+    result = result_def(TensorType)
+    axis = prop_def(IntegerAttr[IntegerType])
+    kind = prop_def(StringAttr)
+    traits = traits_def(Pure(), LoweredElementTypes(element_types.STORED))
+    irdl_options = (ParsePropInAttrDict(),)
+    assembly_format = "$input attr-dict `:` type($input) `->` type($result)"
+
+    def __init__(self, input: SSAValue, axis: int, kind: str):
+        shape = tuple(s for d, s in enumerate(shape_of(input.type)) if d != axis)
+        super().__init__(
+            operands=[input],
+            result_types=[tensor_type(shape, i64)],
+            properties={"axis": IntegerAttr(axis, i64), "kind": StringAttr(kind)},
+        )
+
+    def verify_(self) -> None:
+        shape, axis = shape_of(self.input.type), self.axis.value.data
+        if self.kind.data not in ("max", "min"):
+            raise self.fail(f"kind must be max or min, got '{self.kind.data}'")
+        if not 0 <= axis < len(shape):
+            raise self.fail(f"axis {axis} is out of range for rank {len(shape)}")
+        want = tuple(s for d, s in enumerate(shape) if d != axis)
+        if shape_of(self.result.type) != want or tensor_type_of(self.result).element_type != i64:
+            raise self.fail(f"the result must be {fmt_shape(want)} of i64, got {self.result.type}")
+
+
+def grows(op: BroadcastOp, d: int) -> bool:
+    """Whether the result's dimension ``d`` is added in front or grows from a static 1."""
+    in_shape, rank = shape_of(op.input.type), len(shape_of(op.result.type))
+    pos = d - (rank - len(in_shape))
+    return pos < 0 or in_shape[pos] == 1 and shape_of(op.result.type)[d] != 1
 
 
 def size_source(op: BroadcastOp, d: int) -> tuple[SSAValue, int] | None:

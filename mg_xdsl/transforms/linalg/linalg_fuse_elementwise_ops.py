@@ -137,10 +137,11 @@ def updated_in_place(generics: Sequence[Operation]) -> frozenset[SSAValue]:
 def _updated_between(buffer: SSAValue, writer: Operation, consumer: Operation) -> bool:
     """Whether ``buffer`` (updated in place somewhere), which ``writer`` reads, is updated
     between ``writer`` and ``consumer`` (where the fused generic goes): fused there, the writer
-    would read the new values."""
+    would read the new values. An update inside a loop or a conditional between them counts
+    (a branch may update a var of the enclosing block in place)."""
     op = writer.next_op
     while op is not None and op is not consumer:
-        if _writes_in_place(op, buffer):
+        if any(_writes_in_place(inner, buffer) for inner in op.walk()):
             return True
         op = op.next_op
     return False

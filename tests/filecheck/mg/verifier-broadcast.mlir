@@ -1,28 +1,29 @@
-// mg.broadcast's verifier: a dimension grows only from a static 1, and only to a static
-// size; every other dimension (a '?' too) stays as it is.
+// mg.broadcast's verifier: a dimension grows only from a static 1, to a static size or to a
+// '?' that a like operand gives; every other dimension (a '?' too) stays as it is.
 // RUN: mg-opt %s --split-input-file --verify-diagnostics | filecheck %s
 
 %x = "test.op"() : () -> tensor<2x3xf64>
 %r = mg.broadcast %x : tensor<2x3xf64> -> tensor<4x3xf64>
-// CHECK: mg.broadcast: dimension 0 of tensor<2x3xf64> can only stay as it is or grow from a static 1 to a static size, not to tensor<4x3xf64>
+// CHECK: mg.broadcast: dimension 0 of tensor<2x3xf64> can only stay as it is or grow from a static 1, not to tensor<4x3xf64>
 
 // -----
 %x = "test.op"() : () -> tensor<1x2xf64>
 %r = mg.broadcast %x : tensor<1x2xf64> -> tensor<3x3xf64>
-// CHECK: mg.broadcast: dimension 1 of tensor<1x2xf64> can only stay as it is or grow from a static 1 to a static size, not to tensor<3x3xf64>
+// CHECK: mg.broadcast: dimension 1 of tensor<1x2xf64> can only stay as it is or grow from a static 1, not to tensor<3x3xf64>
 
 // -----
 // A '?' is never broadcast: it does not become a static size here (mg.cast claims one,
 // checked at run time) ...
 %x = "test.op"() : () -> tensor<?x1xf64>
 %r = mg.broadcast %x : tensor<?x1xf64> -> tensor<2x3xf64>
-// CHECK: mg.broadcast: dimension 0 of tensor<?x1xf64> can only stay as it is or grow from a static 1 to a static size, not to tensor<2x3xf64>
+// CHECK: mg.broadcast: dimension 0 of tensor<?x1xf64> can only stay as it is or grow from a static 1, not to tensor<2x3xf64>
 
 // -----
-// ... and a static 1 does not grow to a '?' (the chapter's rule: its size would be unknown).
+// ... and a static 1 grows to a '?' only where a like operand gives the size (the
+// chapter's rule: an operator never does it; broadcast_to(m, shape(x)) does).
 %x = "test.op"() : () -> tensor<1x3xf64>
 %r = mg.broadcast %x : tensor<1x3xf64> -> tensor<?x3xf64>
-// CHECK: mg.broadcast: dimension 0 of tensor<1x3xf64> can only stay as it is or grow from a static 1 to a static size, not to tensor<?x3xf64>
+// CHECK: mg.broadcast: dimension 0 of tensor<?x3xf64> is '?' where the input has none or a static 1: a like operand must have a '?' there to give its size
 
 // -----
 // An operand with '?' dimensions grows along its static 1s.
@@ -45,4 +46,11 @@
 %s = "test.op"() : () -> tensor<f64>
 %y = "test.op"() : () -> tensor<4x?xf64>
 %r = mg.broadcast %s like %y : tensor<f64>, tensor<4x?xf64> -> tensor<?x?xf64>
-// CHECK: mg.broadcast: the added dimension 0 of tensor<?x?xf64> is '?': a like operand must have a '?' there to give its size
+// CHECK: mg.broadcast: dimension 0 of tensor<?x?xf64> is '?' where the input has none or a static 1: a like operand must have a '?' there to give its size
+
+// -----
+// A static 1 grows to a '?' that a like operand gives (broadcast_to(m, shape(x))).
+%x = "test.op"() : () -> tensor<?x1xf64>
+%y = "test.op"() : () -> tensor<?x?xf64>
+%r = mg.broadcast %x like %y : tensor<?x1xf64>, tensor<?x?xf64> -> tensor<?x?xf64>
+// CHECK: mg.broadcast %{{.*}} like %{{.*}} : tensor<?x1xf64>, tensor<?x?xf64> -> tensor<?x?xf64>

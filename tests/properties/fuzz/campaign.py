@@ -30,9 +30,9 @@ from pathlib import Path
 
 import numpy as np
 
-from . import triage
+from . import blocks, triage
 from .execute import PIPELINES, run_many, run_one, warm_up
-from .generator import KINDS, Program, generate
+from .generator import KINDS, Program
 from .minimise import minimise
 from .oracle import OUTCOMES, Verdict, judge
 from .syntax import program_source, run_program
@@ -147,7 +147,7 @@ def run_campaign(args) -> int:
     )
     warm_up()
     started = time.monotonic()
-    programs = [generate(kinds[i % len(kinds)], program_seed(base, i)) for i in range(args.programs)]
+    programs = [blocks.generate(kinds[i % len(kinds)], program_seed(base, i)) for i in range(args.programs)]
     runs = run_all(programs, args.jobs, args.timeout, started)
     counts, failures = judge_all(programs, runs)
     report = [
@@ -186,10 +186,11 @@ def judge_all(programs: list, runs: list) -> tuple[Counter, dict]:
     counts, failures = Counter(), defaultdict(list)
     for i, program in enumerate(programs):
         for j, pipeline in enumerate(PIPELINES):
-            verdict = judge(runs[2 * i + j], program.expected, program.statements, program.abort)
+            verdict = blocks.judge(runs[2 * i + j], program)
             counts[(f"{program.kind} {pipeline}", verdict.outcome)] += 1
             if not verdict.ok:
-                item = triage.known_item(verdict, pipeline, program.statements) or "new"
+                known = not blocks.is_block(program.kind) and triage.known_item(verdict, pipeline, program.statements)
+                item = known or "new"
                 failures[(pipeline, verdict.key)].append(Failure(program, pipeline, verdict, item))
     return counts, failures
 
@@ -221,6 +222,11 @@ def save_all(failures: dict, args, out: Path) -> list[str]:
     for (pipeline, key), group in sorted(failures.items(), key=lambda kv: -len(kv[1])):
         by_kind = Counter(f.program.kind for f in group)
         for n, failure in enumerate(group[: args.keep]):
+            if blocks.is_block(failure.program.kind):  # (saved whole: see blocks.py)
+                folder, item = blocks.save(out, failure, pipeline), failure.item
+                if n == 0:
+                    lines.append(f"  {len(group):5d}  {pipeline:9}  {key}\n         {dict(by_kind)}  {folder}")
+                continue
             shrink = n < args.minimise
             statements = (
                 minimise(failure.program.statements, PIPELINES[pipeline], key, args.minimise_seconds)
@@ -236,15 +242,16 @@ def save_all(failures: dict, args, out: Path) -> list[str]:
 
 
 def show(kind: str, seed: int, check: bool) -> int:
-    program = generate(kind, seed)
+    program = blocks.generate(kind, seed)
     print(program.source, end="")
-    print("--- expected (the reference)\n" + expected_text(program.expected, program.abort))
+    expected = blocks.expected_of(program) or expected_text(program.expected, program.abort)
+    print("--- expected (the reference)\n" + expected)
     if not check:
         return 0
     warm_up()
     status = 0
     for pipeline, optimise in PIPELINES.items():
-        verdict = judge(run_one(program.source, optimise), program.expected, program.statements, program.abort)
+        verdict = blocks.judge(run_one(program.source, optimise), program)
         print(f"--- {pipeline}: {verdict.outcome} {verdict.key}\n{verdict.detail}")
         status |= not verdict.ok
     return status
@@ -258,7 +265,8 @@ def main(argv=None) -> int:
     )
     parser.add_argument("--programs", type=int, default=1000, help="how many programs (default 1000)")
     parser.add_argument("--seed", type=int, help="the run's seed (default: a new one, printed)")
-    parser.add_argument("--kinds", default=",".join(KINDS), help=f"comma-separated, of {', '.join(KINDS)}")
+    kinds = [*KINDS, *blocks.KINDS]
+    parser.add_argument("--kinds", default=",".join(kinds), help=f"comma-separated, of {', '.join(kinds)}")
     parser.add_argument("--jobs", type=int, default=2, help="programs run at once (default 2)")
     parser.add_argument("--timeout", type=float, default=60, help="seconds for one compile and run (default 60)")
     parser.add_argument("--out", default="fuzz-failures", help="where failures go (default fuzz-failures/)")

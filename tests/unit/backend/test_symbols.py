@@ -54,6 +54,17 @@ C_LIBRARY = {
     "get_nprocs",
     "getpid",
     "pthread_mutex_trylock",
+    # run-time arguments (mg.arg: runtime_arguments_ir.C_FUNCTIONS; tests/e2e/test_arguments_ir.py)
+    "strcmp",
+    "strncmp",
+    "memcmp",
+    "strchr",
+    "strtod",
+    "strtoll",
+    "__errno_location",
+    "dprintf",
+    "fflush",
+    "_exit",
 }
 MATH_LIBRARY = {
     f"{name}{suffix}"
@@ -203,3 +214,10 @@ def test_a_program_that_only_defines_a_bf16_scatter_add(optimise):
     )
     out, err, status = run_forked(source, optimise=optimise)
     assert (status, out.splitlines()[1]) == (0, "[1]"), err
+
+
+def test_the_argument_functions_are_allowed():
+    """The C library's functions that a program with run-time arguments calls are listed above."""
+    from mg_xdsl.backend.runtime_arguments_ir import C_FUNCTIONS
+
+    assert set(C_FUNCTIONS) <= C_LIBRARY

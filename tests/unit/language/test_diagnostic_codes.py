@@ -38,6 +38,32 @@ ERRORS = [
     ("def g(a: matrix[2]) = a", "E-SYN-004", 1, 10, "matrix", []),
     ("def f(a: tensor[2000000000000x1]) = a", "E-LIMIT-001", 1, 10, "tensor[2000000000000x1]", []),
     ("print [1e999]", "E-LIMIT-001", 1, 8, "1e999", []),
+    # blocks
+    ("for i in range(3):\n    print i\n  print i", "E-SYN-005", 3, 3, "print", []),
+    ("for i in range(3):\n\tprint i", "E-SYN-005", 2, 1, "\ufffd", []),  # (a tab shown as one character)
+    ("else:\n    print 1", "E-SYN-005", 1, 1, "else", []),
+    ("for i in range(3):\n    def g(a: tensor[2]) = a", "E-SYN-005", 2, 5, "def", []),
+    ("let x = [1.0, -2.0]\nif x > 0.0:\n    print x", "E-FLOW-001", 2, 4, "x > 0.0", []),
+    ("for i in range(2.5):\n    print i", "E-FLOW-002", 1, 16, "2.5", []),
+    ("for i in [1, 2]:\n    print i", "E-FLOW-002", 1, 10, "[", []),
+    ("def f(x: tensor[3]):\n    let y = x * 2.0", "E-FLOW-003", 2, 5, "let", []),
+    ("return 1", "E-FLOW-003", 1, 1, "return", []),
+    ("def f(x: tensor[3]) -> (tensor[3], tensor[3]):\n    return x", "E-FLOW-003", 2, 5, "return", []),
+    ("var n = 0.0\nfor i in range(3):\n    n += 1.0", "E-FLOW-004", 3, 5, "n", []),
+    ("var w = [1.0]\nfor i in range(3):\n    w = [1.0, 2.0]", "E-FLOW-004", 3, 9, "[1.0, 2.0]", []),
+    ("for i in range(3):\n    let y = i\nprint y", "E-NAME-001", 3, 7, "y", []),
+    ("let y = 1.0\nfor i in range(3):\n    let y = 2.0", "E-NAME-002", 3, 9, "y", []),
+    (
+        "def f(x: tensor[2]) -> (tensor[2], tensor[2]):\n    return x, x * 2.0\nlet a, b, c = f([1.0, 2.0])",
+        "E-ARG-005",
+        3,
+        15,
+        "f([1.0, 2.0])",
+        [],
+    ),
+    ('let x = [1.5]\nprintln("x = {x}")', "E-ARG-003", 2, 15, "x", []),
+    ('let x = [1.5]\nprintln("x = {x[0]:.2q}")', "E-ARG-006", 2, 15, "x[0]", []),
+    ('let x = load("x.npy")', "E-ARG-007", 1, 9, 'load("x.npy")', []),
     ("print " + "relu(" * 101 + "[1]" + ")" * 101, "E-LIMIT-001", 1, 7 + 5 * 100 + 4, "(", []),
     # names
     ("let total = [1, 2]\nprint totl + 1", "E-NAME-001", 2, 7, "totl", []),
@@ -329,7 +355,7 @@ def on_a_terminal(env: dict) -> str:
     """What mgc writes to stderr when stderr is a terminal (a pseudo-terminal here)."""
     leader, follower = pty.openpty()
     p = subprocess.run(
-        [tool("mgc"), "mlir", "-"], input=b"print [1] @ [1]\n", stderr=follower, stdout=subprocess.DEVNULL, env=env
+        [tool("mgc"), "mlir", "-"], input=b"print [1] @ [1, 2]\n", stderr=follower, stdout=subprocess.DEVNULL, env=env
     )
     os.close(follower)
     chunks = []
@@ -352,5 +378,5 @@ def test_colour_on_a_terminal_only_and_never_with_no_color():
     assert "\033[1;31merror:" in coloured and "\033[1;31m^^^^^^^^^" in coloured
     plain = on_a_terminal({**env, "NO_COLOR": "1"})
     assert "\033[" not in plain and "<stdin>:1: error: cannot matrix-multiply" in plain
-    piped = mgc("mlir", "-", input=b"print [1] @ [1]\n", env=env)
+    piped = mgc("mlir", "-", input=b"print [1] @ [1, 2]\n", env=env)
     assert b"\033[" not in piped.stderr

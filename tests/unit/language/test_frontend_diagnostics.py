@@ -14,7 +14,8 @@ from mg_xdsl.language.frontend import MgError, MgWarning, parse_program
 
 WARNING = (
     "warning: a '?' dimension is never broadcast: this aborts at run time unless the "
-    "sizes are equal; give the dimension a static size"
+    "sizes are equal; give the dimension a static size, or grow the 1 to x's size explicitly with "
+    "broadcast_to(m, shape(x))"
 )
 
 

@@ -151,7 +151,8 @@ def test_time_breakdown():
 WARNS = "def bias(x: tensor[?x5], b: tensor[1x5]) = x + b\nprint bias([[1,2,3,4,5]], [[1,1,1,1,1]])\n"
 WARNING = (
     "warning: a '?' dimension is never broadcast: this aborts at run time unless the sizes "
-    "are equal; give the dimension a static size"
+    "are equal; give the dimension a static size, or grow the 1 to x's size explicitly with "
+    "broadcast_to(m, shape(x))"
 )
 
 
