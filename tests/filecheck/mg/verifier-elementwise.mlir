@@ -30,7 +30,7 @@
 // -----
 %x = "test.op"() : () -> tensor<2x3xf64>
 %r = mg.scalar %x {op = "mod", value = 2.0 : f64, reversed = false} : tensor<2x3xf64> -> tensor<2x3xf64>
-// CHECK: mg.scalar: op must be one of add, sub, mul, div, rem, floordiv, max, min, pow, atan2, lt, le, gt, ge, eq, ne, got 'mod'
+// CHECK: mg.scalar: op must be one of add, sub, mul, div, max, min, rem, floordiv, pow, atan2, lt, le, gt, ge, eq, ne, got 'mod'
 
 // -----
 %x = "test.op"() : () -> tensor<2x3xf32>
