@@ -4,8 +4,9 @@ upstream mlir-opt-22 doing the same work on the same IR.
 
 The programs are the compile-time issue's generated chain: N statements cycling through
 ``relu(x @ w + b)``, ``x * 0.5 - b``, ``x + row_sum(x) / 3`` and ``x / (col_max(x) + 10)``
-on 2x3 and 3x3 matrices, then one ``print``; the result of every run is checked against
-NumPy. Every figure is a median of ``reps`` separate processes (cold: ``--no-cache``, so
+on 2x3 and 3x3 matrices, then one ``print``; and the same N statements as the block body
+of a def that a ``for`` loop calls, carrying ``x`` (the "loop" program). The result of every
+run is checked against NumPy. Every figure is a median of ``reps`` separate processes (cold: ``--no-cache``, so
 each compiles everything). This is a benchmark, not a test: nothing here asserts a time.
 
     python benchmarks/compile_time.py                    # 10, 30, 100, 300 statements
@@ -50,8 +51,36 @@ def chain(n: int) -> str:
     return "\n".join(lines + [f"print x{n}"]) + "\n"
 
 
-def chain_value(n: int) -> np.ndarray:
+LOOPS = 3  # iterations of the loop program (its compile time does not depend on them)
+
+
+def looped(n: int) -> str:
+    """The chain as a def with a block body, run ``LOOPS`` times by a ``for`` loop that
+    carries ``x``: the same statements, compiled once inside a loop."""
+    body = [KINDS[(k - 1) % 4].format(k=k, p=k - 1) for k in range(1, n + 1)]
+    lines = [
+        "let w = [[0.5, -1, 2], [1, 0.25, -0.5], [0, 1, 1]]",
+        "let b = [[1, 2, 3]]",
+        "def step(x0: tensor[2x3], w: tensor[3x3], b: tensor[1x3]) -> tensor[2x3]:",
+        *(f"    {line}" for line in body),
+        f"    return x{n}",
+        "var x = [[1, 2, 3], [4, 5, 6]]",
+        f"for i in range({LOOPS}):",
+        "    x = step(x, w, b)",
+        "print x",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def looped_value(n: int) -> np.ndarray:
     x = X0
+    for _ in range(LOOPS):
+        x = chain_value(n, x)
+    return x
+
+
+def chain_value(n: int, x0: np.ndarray = X0) -> np.ndarray:
+    x = x0
     for k in range(1, n + 1):
         x = [
             lambda x: np.maximum(x @ W + B, 0),
@@ -126,19 +155,23 @@ def lowering_ratio(source: str, optimise: bool) -> dict | None:
     }
 
 
-def measure(sizes: list[int], reps: int, log=print) -> list[dict]:
+PROGRAMS = {"chain": (chain, chain_value), "loop": (looped, looped_value)}
+
+
+def measure(sizes: list[int], reps: int, log=print, programs: tuple[str, ...] = ("chain", "loop")) -> list[dict]:
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
-        for n in sizes:
-            path = Path(tmp) / f"chain{n}.mg"
-            path.write_text(chain(n))
-            want = chain_value(n)
+        for n, program in [(n, program) for n in sizes for program in programs]:
+            source, value = PROGRAMS[program]
+            path = Path(tmp) / f"{program}{n}.mg"
+            path.write_text(source(n))
+            want = value(n)
             for flags in ((), ("--reference",)):
                 walls, splits = [], []
                 for _ in range(reps):
                     wall, split, out = cold_run(path, flags)
                     if not np.allclose(printed_matrix(out), want, rtol=1e-5):
-                        raise RuntimeError(f"chain {n} {flags}: wrong result")
+                        raise RuntimeError(f"{program} {n} {flags}: wrong result")
                     walls.append(wall)
                     splits.append(split)
                 median = statistics.median(walls)
@@ -146,13 +179,14 @@ def measure(sizes: list[int], reps: int, log=print) -> list[dict]:
                 rows.append(
                     {
                         "statements": n,
+                        "program": program,
                         "pipeline": "reference" if flags else "optimised",
                         "wall_s": median,
                         "split_s": split,
-                        "lowering": lowering_ratio(chain(n), not flags),
+                        "lowering": lowering_ratio(source(n), not flags),
                     }
                 )
-                log(f"compile_time: {n} statements, {rows[-1]['pipeline']}: {median:.2f} s")
+                log(f"compile_time: {program} of {n} statements, {rows[-1]['pipeline']}: {median:.2f} s")
     return rows
 
 
@@ -162,9 +196,9 @@ NOT_PASSES = ("front end", "to LLVM IR", "LLVM optimise + JIT code", "load objec
 
 def markdown(rows: list[dict]) -> str:
     lines = [
-        "| statements | pipeline | cold `mgc run --no-cache` | per statement | passes | "
+        "| statements | program | pipeline | cold `mgc run --no-cache` | per statement | passes | "
         "LLVM optimise + JIT | affine -> llvm: ours / mlir-opt-22 (ours + one verification) |",
-        "| --- | --- | --- | --- | --- | --- | --- |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
     for r in rows:
         low = r["lowering"]
@@ -178,12 +212,12 @@ def markdown(rows: list[dict]) -> str:
         )
         passes = sum(s for name, s in r["split_s"].items() if name not in NOT_PASSES)
         lines.append(
-            f"| {r['statements']} | {r['pipeline']} | {r['wall_s']:.2f} s | "
+            f"| {r['statements']} | {r.get('program', 'chain')} | {r['pipeline']} | {r['wall_s']:.2f} s | "
             f"{1000 * r['wall_s'] / r['statements']:.0f} ms | {passes:.2f} s | "
             f"{r['split_s'].get('LLVM optimise + JIT code', 0):.2f} s | {ratio} |"
         )
     for pipeline_name in ("optimised", "reference"):
-        of = [r for r in rows if r["pipeline"] == pipeline_name]
+        of = [r for r in rows if r["pipeline"] == pipeline_name and r.get("program", "chain") == "chain"]
         steps = sorted(
             {name for r in of for name in r["split_s"]}, key=lambda name: -max(r["split_s"].get(name, 0) for r in of)
         )

@@ -300,8 +300,9 @@ def _described(value: "np.ndarray | numbers.Number | np.generic | None") -> str:
 
 
 def _type_text(t: TensorType) -> str:
-    """``2x3``, ``?x3xf32``, ``i64``: a parameter's type as the language writes it in brackets."""
-    return type_text(t)[len("tensor[") : -1]
+    """``2x3``, ``?x3xf32``, ``i64``, ``f64``: a parameter's type as the language writes it in
+    brackets (``tensor[]``, rank-0 ``f64``, as ``f64``: an empty text would read as nothing)."""
+    return type_text(t)[len("tensor[") : -1] or "f64"
 
 
 def _conversion_problem(value, a: np.ndarray, dtype: np.dtype) -> str | None:

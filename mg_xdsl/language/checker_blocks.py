@@ -199,7 +199,13 @@ class BlockRules(ArgumentReader):
         """The format spec of an interpolated value suits its element type."""
         from mg_xdsl.core import format_spec
 
-        element = t.element if isinstance(t, TensorType) else element_types.DEFAULT
+        element = (
+            t.element
+            if isinstance(t, TensorType)
+            else element_types.NAMES["i64"]
+            if isinstance(t, int) and -(2**63) <= t < 2**63
+            else element_types.DEFAULT
+        )
         try:
             format_spec.check(spec, element_types.NAME_OF[element])
         except ValueError as problem:

@@ -300,8 +300,10 @@ class IRGen:
         values = []
         for e in s.values:
             v = self.expr(e, fn)
-            if not isinstance(v, SSAValue):
-                v = self.constant(fn, TensorType(()), [v], e.tok)
+            if not isinstance(v, SSAValue):  # (a whole number known when compiling prints as one)
+                whole = isinstance(v, int) and -(2**63) <= v < 2**63
+                element = element_types.NAMES["i64"] if whole else element_types.DEFAULT
+                v = self.constant(fn, TensorType((), element), [v], e.tok)
             values.append(v)
         self.place(fn, mg.PrintlnOp(s.pieces, values, s.specs), s.head)
 
