@@ -14,7 +14,7 @@ from mg_xdsl.core import element_types
 from mg_xdsl.language import syntax_tree as syntax
 from mg_xdsl.language.checker_arguments import ArgumentReader
 from mg_xdsl.language.checker_core import Scope
-from mg_xdsl.language.checker_types import Type, describe, is_number, is_whole
+from mg_xdsl.language.checker_types import Type, describe, is_number, is_whole, type_text
 from mg_xdsl.language.syntax_tree import TensorType
 
 # What a loop counts with, and the element types a run-time count may have.
@@ -27,6 +27,8 @@ class BlockRules(ArgumentReader):
     """The rules of blocks (see the module's docstring)."""
 
     carried: dict[syntax.For | syntax.If, list[str]] = field(default_factory=dict)
+    # The ifs that end a def and return on every path (their branches yield the results).
+    returning: set[syntax.If] = field(default_factory=set)
 
     def statement(self, s: syntax.Statement, scope: Scope | None = None) -> None:
         scope = scope or self.main
@@ -62,18 +64,53 @@ class BlockRules(ArgumentReader):
 
     def define_block(self, d: syntax.Def, scope: Scope) -> list[TensorType]:
         """A def's block: statements, then ``return`` with one value per result, each of the
-        declared result type where one is declared."""
+        declared result type where one is declared; or, last, an ``if`` with an ``else`` each
+        of whose branches ends so (every path returns, the same types)."""
         assert d.block is not None
-        name = d.name.text
         *body, last = d.block
-        if not isinstance(last, syntax.Return):
+        if not returns(last):
             raise self.error(
                 last.head,
                 "E-FLOW-003",
-                f"def {name} has no return: its block ends with return EXPR (or return a, b for several results)",
+                f"def {d.name.text} has no return: its block ends with return EXPR (or return a, b for "
+                "several results), or with an if and else that each end so",
             )
         for s in body:
             self.statement(s, scope)
+        return self.returned(last, d, scope)
+
+    def returned(self, last: syntax.Statement, d: syntax.Def, scope: Scope) -> list[TensorType]:
+        """The result types of ``last``, a ``return`` or an ``if`` whose every branch returns."""
+        if isinstance(last, syntax.Return):
+            return self.return_types(last, d, scope)
+        assert isinstance(last, syntax.If)
+        self.returning.add(last)
+        first: tuple[syntax.Return | syntax.Statement, list[TensorType]] | None = None
+        for head, condition, body in last.branches:
+            if condition is not None:
+                self.spans.clear()
+                self.operands.clear()
+                self.condition(head, condition, scope)
+            branch = Scope(name=scope.name, parent=scope, where=f"the {head.text} block on line {head.line}")
+            *statements, end = body
+            for s in statements:
+                self.statement(s, branch)
+            types = self.returned(end, d, branch)
+            if first is None:
+                first = (end, types)
+            elif types != first[1]:
+                theirs = ", ".join(type_text(t) for t in first[1])
+                raise self.error(
+                    end.head,
+                    "E-FLOW-003",
+                    f"this return gives {', '.join(type_text(t) for t in types)}, but the one on line "
+                    f"{first[0].head.line} gives {theirs}: every path of def {d.name.text} returns the same types",
+                )
+        assert first is not None
+        return first[1]
+
+    def return_types(self, last: syntax.Return, d: syntax.Def, scope: Scope) -> list[TensorType]:
+        name = d.name.text
         self.spans.clear()
         self.operands.clear()
         declared = d.declared_results or ([d.declared] if d.declared else None)
@@ -288,3 +325,15 @@ class BlockRules(ArgumentReader):
                 f"{c.tok.text}: NumPy's .npy files have no {element_types.NAME_OF[t.element]} "
                 "(bfloat16); cast to f32 and save or load that",
             )
+
+
+def returns(s: syntax.Statement) -> bool:
+    """Whether ``s`` returns on every path: a ``return``, or an ``if`` with an ``else`` whose
+    every branch ends with a statement that does."""
+    if isinstance(s, syntax.Return):
+        return True
+    return (
+        isinstance(s, syntax.If)
+        and s.branches[-1][1] is None
+        and all(body and returns(body[-1]) for _, _, body in s.branches)
+    )

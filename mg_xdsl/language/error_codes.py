@@ -78,8 +78,9 @@ CODES: dict[str, ErrorCode] = {
     "E-FLOW-003": ErrorCode(
         "a return out of place",
         "A def with a block body ends with return EXPR (return a, b for several results), "
-        "giving one value per declared result; return appears nowhere else (not at the top "
-        "level, not inside a loop or an if).",
+        "giving one value per declared result, or with an if/elif/else each of whose "
+        "branches ends so, every path returning the same types; return appears nowhere else "
+        "(not at the top level, not inside a loop).",
         "def f(x: tensor[3]):\n    let y = x * 2.0\n",
     ),
     "E-FLOW-004": ErrorCode(

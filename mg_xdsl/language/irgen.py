@@ -288,6 +288,38 @@ class IRGen:
         for name, result in zip(carried, op.results):
             self.bind(name, result, fn)
 
+    def returned(self, last: syntax.Statement, fn: Function, types: list[TensorType]) -> list[Value]:
+        """The values a def's last statement returns: a ``return``'s, or those of an ``if``
+        that returns on every path, as an ``scf.if`` whose branches yield them."""
+        if isinstance(last, syntax.Return):
+            return [self.expr(e, fn) for e in last.values]
+        assert isinstance(last, syntax.If) and last in self.checker.returning
+        return list(self.returning_branches(last.branches, fn, types))
+
+    def returning_branches(self, branches: list, fn: Function, types: list[TensorType]) -> list[SSAValue]:
+        (head, condition, body), rest = branches[0], branches[1:]
+
+        def values(branch: Function, body: list[syntax.Statement]) -> list[SSAValue]:
+            *statements, last = body
+            for statement in statements:
+                self.statement(statement, branch)
+            returned = self.returned(last, branch, types)
+            return [
+                v if isinstance(v, SSAValue) else self.constant(branch, t, [v], head) for v, t in zip(returned, types)
+            ]
+
+        if condition is None:
+            return values(fn, body)
+        flag = self.emit(fn, mg.ItemOp(as_tensor(self.expr(condition, fn))), head)
+        regions = []
+        for fill in (lambda b: values(b, body), lambda b: self.returning_branches(rest, b, types)):
+            branch = Function(Block(), dict(fn.env))
+            self.place(branch, scf.YieldOp(*fill(branch)), head)
+            regions.append(Region(branch.block))
+        op = scf.IfOp(flag, [mg.tensor_type(t.shape, t.element) for t in types], regions[0], regions[1])
+        self.place(fn, op, head)
+        return list(op.results)
+
     def let_many(self, s: syntax.LetMany, fn: Function) -> None:
         """``let a, b = f(...)``: the results of one ``func.call``, a name each."""
         assert isinstance(s.value, syntax.Call)
@@ -322,10 +354,9 @@ class IRGen:
         else:
             assert d.block is not None
             *body, last = d.block
-            assert isinstance(last, syntax.Return)
             for statement in body:
                 self.statement(statement, fn)
-            returned = [self.expr(e, fn) for e in last.values]
+            returned = self.returned(last, fn, sig.results)
             where = last.head
         values = [
             v if isinstance(v, SSAValue) else self.constant(fn, t, [v], where) for v, t in zip(returned, sig.results)

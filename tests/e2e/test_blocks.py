@@ -161,8 +161,50 @@ def test_defs_with_blocks_and_several_results(flags):
     assert_prints(DEFS, flags, defs_reference())
 
 
+RETURNS = """
+def sign_scale(x: tensor[3], k: tensor[]) -> (tensor[3], tensor[]):
+    let s = sum(x)
+    if s > k:
+        return x * 2.0, s
+    elif s < 0.0:
+        let y = -x
+        return y, -s
+    else:
+        return x, k
+let a, b = sign_scale([1.0, 2.0, 3.0], 1.0)
+print a
+print b
+let c, d = sign_scale([-1.0, -2.0, 0.0], 1.0)
+print c
+print d
+let e, f = sign_scale([0.5, 0.0, 0.0], 1.0)
+print e
+print f
+"""
+
+
+def returns_reference() -> list:
+    def sign_scale(x, k):
+        s = x.sum()
+        if s > k:
+            return x * 2.0, s
+        if s < 0.0:
+            return -x, -s
+        return x, k
+
+    out = []
+    for x in ([1.0, 2.0, 3.0], [-1.0, -2.0, 0.0], [0.5, 0.0, 0.0]):
+        out += sign_scale(np.array(x), 1.0)
+    return out
+
+
+@PIPELINES
+def test_an_if_that_returns_on_every_path(flags):
+    assert_prints(RETURNS, flags, returns_reference())
+
+
 def test_upstream_mlir_agrees_on_loops_and_conditionals():
-    for program in (LOOP, BRANCHES, NESTED, DEFS):
+    for program in (LOOP, BRANCHES, NESTED, DEFS, RETURNS):
         upstream_agrees(program)
 
 
