@@ -2,14 +2,18 @@
 
 A program is one statement per line (``#`` starts a comment); inside brackets or
 parentheses a newline is whitespace, as in Python, so a matrix literal may have one row per
-line. A UTF-8 byte-order mark is skipped, and LF, CRLF and a bare CR all end a line::
+line. A UTF-8 byte-order mark is skipped, and LF, CRLF and a bare CR all end a line. A line
+ending in ``:`` (``def``, ``for``, ``if``, ``elif``, ``else``) opens a block, the lines
+indented under it, as in Python (``Blocks``)::
 
     let NAME = EXPR                      bind a value
     print EXPR                           print a matrix
     def NAME(P: tensor[RxC], ...) = EXPR a function; its result type is inferred
+    def NAME(P: ...) -> TYPE:            a function with a block body, ending in return
+    for i in range(N):                   a loop (scf.for), if COND: a conditional (scf.if)
 
-Each ``def`` becomes a ``func.func``; the top-level ``let``/``print`` statements become the
-body of ``func.func @main()``. The work is done in stages, one module each in
+Each ``def`` becomes a ``func.func``; the top-level statements become the body of
+``func.func @main()``. The work is done in stages, one module each in
 ``mg_xdsl/language/``, and each statement goes through all of them before the next one is
 read, so the first error in the file is the one reported:
 

@@ -2,7 +2,9 @@
 
 A program is one statement per line (``#`` starts a comment); inside brackets or
 parentheses a newline is whitespace, as in Python, so a matrix literal may have one row per
-line. LF, CRLF and a bare CR all end a line.
+line. LF, CRLF and a bare CR all end a line. A statement's first token's column is its
+indentation, which the front end reads blocks from (tabs are refused there); a string
+(``"..."``, Python's escapes) is one token, ``#`` inside it included.
 """
 
 import re

@@ -1,21 +1,34 @@
 """The parser: the tokens of one statement -> its syntax tree. Only the syntax is checked
 here (what is written where); names, shapes and types are the checker's.
 
-Grammar, with Python's precedence (unary minus tightest, then ``@ * /``, then ``+ -``, each
-left-associative, then one comparison, which does not chain)::
+Grammar, with Python's precedence (``or`` loosest, then ``and``, ``not``, one comparison,
+which does not chain, ``+ -``, ``@ * / % //``, unary minus, then ``**``, tightest and from
+the right; the others left-associative)::
 
-    statement := "let" NAME (":" type)? "=" expr | "print" expr
-               | "def" NAME "(" (NAME ":" type ("," NAME ":" type)*)? ")" ("->" type)? "=" expr
-    expr      := sum (("<" | "<=" | ">" | ">=" | "==" | "!=") sum)?
+    statement := "let" NAME (":" type)? "=" expr | ("let" | "var") NAME ("," NAME)+ "=" call
+               | "print" expr | "println" "(" STRING ")" | NAME ("+=" | "-=" | "*=" | "/=" | "=") expr
+               | "def" NAME "(" params ")" ("->" type)? "=" expr
+               | "def" NAME "(" params ")" ("->" (type | "(" type ("," type)* ")"))? ":"
+               | "for" NAME "in" "range" "(" args ")" ":" | ("if" | "elif") expr ":" | "else" ":"
+               | "return" expr ("," expr)* | NAME "(" args ")"
+    expr      := conj ("or" conj)*          conj := neg ("and" neg)*      neg := "not"* cmp
+    cmp       := sum (("<" | "<=" | ">" | ">=" | "==" | "!=") sum)?
     sum       := term (("+" | "-") term)*
-    term      := unary (("@" | "*" | "/") unary)*
-    unary     := "-"* atom
-    atom      := NUMBER | "true" | "false" | NAME | NAME "(" args ")" | "(" expr ")" | literal | list
+    term      := unary (("@" | "*" | "/" | "%" | "//") unary)*
+    unary     := "-"* atom ("**" unary)?
+    atom      := primary ("[" item ("," item)* "]")*       item := expr | expr? ":" expr?
+    primary   := NUMBER | "inf" | "nan" | "true" | "false" | STRING | NAME | NAME "(" args ")"
+               | "(" expr ")" | literal | list
     list      := "[" "]" | "[" expr ("," expr)* "]"     (concat's tensors; [] no axes, rank 0)
     type      := "tensor" "[" DIM ("x" DIM)* ("x" ELEMENT)? "]" | "tensor" "[" ELEMENT? "]"
-    DIM       := a positive integer | "?"       ELEMENT := f64 | f32 | i32 | i64
+    DIM       := a positive integer | "?"       ELEMENT := f64 | f32 | bf16 | i32 | i64 | i1
     literal   := "[" (ELEMENT ("," ELEMENT)* | literal ("," literal)*) "]"
-    ELEMENT   := "-"? NUMBER | "true" | "false"       (all numbers, or all true/false)
+    ELEMENT   := "-"? (NUMBER | "inf" | "nan") | "true" | "false"   (all numbers, or all true/false)
+
+A line ending in ``:`` is a block's header: the front end (``frontend.Blocks``) gives it the
+lines indented under it as its body, and joins an ``elif``/``else`` to the ``if`` before it.
+A string's ``{EXPR:SPEC}`` parts (``println``) are parsed from their own tokens
+(``interpolated``), so an error in one points into the string.
 
 A run of operators of one precedence is one ``Chain`` node and a run of minus signs one
 ``Negate`` node (``syntax_tree``), so a chain of any length (``a + a + ... + a`` with 10^4 terms, ``- - - a``)
