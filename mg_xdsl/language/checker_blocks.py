@@ -87,11 +87,7 @@ class BlockRules(ArgumentReader):
         self.returning.add(last)
         first: tuple[syntax.Return | syntax.Statement, list[TensorType]] | None = None
         for head, condition, body in last.branches:
-            if condition is not None:
-                self.spans.clear()
-                self.operands.clear()
-                self.condition(head, condition, scope)
-            branch = Scope(name=scope.name, parent=scope, where=f"the {head.text} block on line {head.line}")
+            branch = self.branch(head, condition, scope)
             *statements, end = body
             for s in statements:
                 self.statement(s, branch)
@@ -189,14 +185,18 @@ class BlockRules(ArgumentReader):
         """``if``/``elif``/``else``: each condition one true/false value (a rank-0 ``i1``)."""
         assigned: dict[str, None] = {}
         for head, condition, body in s.branches:
-            if condition is not None:
-                self.spans.clear()
-                self.operands.clear()
-                self.condition(head, condition, scope)
-            branch = Scope(name=scope.name, parent=scope, where=f"the {head.text} block on line {head.line}")
+            branch = self.branch(head, condition, scope)
             self.block(body, branch)
             assigned.update(branch.assigned)
         self.carried[s] = list(assigned)
+
+    def branch(self, head: syntax.Token, condition: syntax.Expr | None, scope: Scope) -> Scope:
+        """The scope of a branch of an ``if``, its condition (None for ``else``) checked."""
+        if condition is not None:
+            self.spans.clear()
+            self.operands.clear()
+            self.condition(head, condition, scope)
+        return Scope(name=scope.name, parent=scope, where=f"the {head.text} block on line {head.line}")
 
     def condition(self, head: syntax.Token, e: syntax.Expr, scope: Scope) -> None:
         t = self.expr(e, scope)

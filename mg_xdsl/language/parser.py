@@ -37,6 +37,7 @@ nest, up to ``MAX_NESTING`` levels. Each node keeps the token it is reported at.
 """
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from mg_xdsl.core import element_types, shapes
@@ -413,14 +414,7 @@ class Parser:
 
     def index(self, base: Expr) -> Index:
         """``[i, a:b, :, ...]``: an index or a slice per axis."""
-        open_ = self.next()
-        self.enter(open_)
-        items = [self.subscript()]
-        while self.peek().text == ",":
-            self.next()
-            items.append(self.subscript())
-        self.expect("]", "',' or ']' after an index")
-        self.depth -= 1
+        open_, items = self.bracketed("after an index", self.subscript)
         return Index(open_, base, items)
 
     def subscript(self) -> Expr:
@@ -436,15 +430,16 @@ class Parser:
         item.start, item.end = first, self.tokens[self.pos - 1]
         return item
 
-    def bracketed(self, where: str) -> tuple[Token, list[Expr]]:
-        """``[e, e, ...]``: its ``[`` and its expressions (``where`` completes the message
-        when the closing ``]`` is missing)."""
+    def bracketed(self, where: str, item: Callable[[], Expr] | None = None) -> tuple[Token, list[Expr]]:
+        """``[e, e, ...]``: its ``[`` and its items, each an expression or what ``item`` reads
+        (``where`` completes the message when the closing ``]`` is missing)."""
+        item = item or self.expr
         open_ = self.next()
         self.enter(open_)
-        items = [self.expr()]
+        items = [item()]
         while self.peek().text == ",":
             self.next()
-            items.append(self.expr())
+            items.append(item())
         self.expect("]", f"',' or ']' {where}")
         self.depth -= 1
         return open_, items
@@ -682,18 +677,21 @@ class Parser:
 ESCAPES = {"n": "\n", "t": "\t", "\\": "\\", '"': '"', "r": "\r", "0": "\0"}
 
 
+def escape(string: Token, text: str, i: int) -> str:
+    """The character the escape at ``text[i]`` (a backslash) of ``string``'s text stands for."""
+    escaped = text[i + 1 : i + 2]
+    if escaped not in ESCAPES:
+        col = string.col + 1 + i
+        raise MgError(Span(string.line, col, col + 2), f"unknown escape \\{escaped} in a string", code="E-SYN-001")
+    return ESCAPES[escaped]
+
+
 def unescaped(string: Token) -> str:
     """The text of a string without interpolation (a path): its escapes replaced."""
     text, out, i = string.text[1:-1], "", 0
     while i < len(text):
         if text[i] == "\\":
-            escaped = text[i + 1 : i + 2]
-            if escaped not in ESCAPES:
-                col = string.col + 1 + i
-                raise MgError(
-                    Span(string.line, col, col + 2), f"unknown escape \\{escaped} in a string", code="E-SYN-001"
-                )
-            out += ESCAPES[escaped]
+            out += escape(string, text, i)
             i += 2
         else:
             out += text[i]
@@ -710,12 +708,7 @@ def interpolated(string: Token) -> tuple[list[str], list[Expr], list[str]]:
         c = text[i]
         col = string.col + 1 + i  # the column of text[i]
         if c == "\\":
-            escaped = text[i + 1 : i + 2]
-            if escaped not in ESCAPES:
-                raise MgError(
-                    Span(string.line, col, col + 2), f"unknown escape \\{escaped} in a string", code="E-SYN-001"
-                )
-            pieces[-1] += ESCAPES[escaped]
+            pieces[-1] += escape(string, text, i)
             i += 2
         elif c in "{}" and text[i + 1 : i + 2] == c:
             pieces[-1] += c
