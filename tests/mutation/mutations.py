@@ -1376,4 +1376,80 @@ MUTATIONS = [
         "        if False:\n            values = shapes.broadcast_shapes(",
         "where compares a '?' value with the mask's size, not with the other value's 1 (found by the random programs)",
     ),
+    # -- the program features (tests/e2e/test_program_features.py, tests/filecheck/frontend) ------
+    Mutation(
+        MG_COMMON,
+        "            starts = index_constant(max(dim - size + 1, 0))",
+        "            starts = index_constant(max(dim - size + 2, 0))",
+        "a run-time slice start one past the last that fits a static size passes the range check "
+        "(reads past the end)",
+    ),
+    Mutation(
+        MG_COMMON,
+        "            fitting = arith.SubiOp(dim, index_constant(size - 1)).result",
+        "            fitting = arith.SubiOp(dim, index_constant(size - 2)).result",
+        "a run-time slice start one past the last that fits a '?' size passes the range check",
+    ),
+    Mutation(
+        MG_SCALAR,
+        "        return arith.SelectOp(move, arith.AddiOp(r, rhs).result, r).result",
+        "        return r",
+        "integer % is C's remainder (the sign of the dividend), not NumPy's (the divisor's)",
+    ),
+    Mutation(
+        MG_SCALAR,
+        "    return arith.SelectOp(is_zero, zero_signed_as(rhs), moved).result",
+        "    return moved",
+        "a float % whose result is zero keeps fmod's sign (4.0 % -2.0 is 0.0, NumPy's -0.0)",
+    ),
+    Mutation(
+        MG_SCALAR,
+        "        quotient = arith.SelectOp(down, arith.SubiOp(truncated, one).result, truncated).result",
+        "        quotient = truncated",
+        "integer // truncates toward zero (-7 // 2 is -3) instead of flooring",
+    ),
+    Mutation(
+        MG_SCALAR,
+        "    div = arith.SelectOp(adjust, arith.SubfOp(div, one).result, div).result",
+        "    div = div",
+        "float // is not adjusted down where the signs differ (-7.5 // 2.0 is -3.0)",
+    ),
+    Mutation(
+        MG_COMMON,
+        'arith.CmpfOp(x, x, "uno").result, arith.CmpfOp(best, best, "ord").result',
+        'arith.CmpfOp(x, x, "uno").result, arith.CmpfOp(x, x, "uno").result',
+        "argmax/argmin take the last NaN, not the first (NumPy's rule)",
+    ),
+    Mutation(
+        MG_COMMON,
+        'better = mg.compare("gt" if largest else "lt", x, best)',
+        'better = mg.compare("ge" if largest else "le", x, best)',
+        "argmax/argmin of tied elements take the last, not the first",
+    ),
+    Mutation(
+        "mg_xdsl/transforms/memref/buffer_deallocation.py",
+        "        owned.extend(a for a in block.args[1:] if isinstance(a.type, MemRefType))",
+        "        pass",
+        "a loop body does not own its iteration arguments: every iteration copies the buffers it "
+        "carries (an allocation per iteration, and a leak)",
+    ),
+    Mutation(
+        MG_COMMON,
+        "                    op.operands[3 + i] = copy_into(init, result.type, op)",
+        "                    pass",
+        "a loop that starts from a view (a slice, a transpose) carries a strided memref its "
+        "iterations do not yield",
+    ),
+    Mutation(
+        "mg_xdsl/language/checker_blocks.py",
+        "        self.carried[s] = list(body.assigned)",
+        "        self.carried[s] = list(body.assigned)[:1]",
+        "a loop carries only the first var it assigns: the others' new values are lost after it",
+    ),
+    Mutation(
+        MG_COMMON,
+        "    to_like = any(mg.grows(op, i) and out_shape[i] is None for i in range(lead, len(out_shape)))",
+        "    to_like = False",
+        "broadcast_to(m, shape(x)) does not check a '?' of m it keeps against x's",
+    ),
 ]

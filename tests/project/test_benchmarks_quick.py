@@ -139,7 +139,8 @@ def test_bad_arguments():
 
 def test_compile_time_section_measures_and_checks(tmp_path):
     """The compile-time benchmark at tiny sizes: every program compiles cold, prints what
-    NumPy computes, and the table has a row per size and pipeline (times mean nothing)."""
+    NumPy computes, and the table has a row per size, program (the chain, and the chain as a
+    def a loop calls) and pipeline (times mean nothing)."""
     p = subprocess.run(
         [sys.executable, str(ROOT / "benchmarks" / "compile_time.py"), "--sizes", "3,6", "--reps", "1"],
         capture_output=True,
@@ -148,7 +149,9 @@ def test_compile_time_section_measures_and_checks(tmp_path):
     )
     assert p.returncode == 0, p.stderr[-3000:]
     rows = [r for r in table_rows(p.stdout) if r[0] in ("3", "6")]
-    assert {(r[0], r[1]) for r in rows} == {(n, k) for n in ("3", "6") for k in ("optimised", "reference")}
+    assert {(r[0], r[1], r[2]) for r in rows} == {
+        (n, program, k) for n in ("3", "6") for program in ("chain", "loop") for k in ("optimised", "reference")
+    }
     if shutil.which("mlir-opt-22"):
         assert all("x" in r[-1] and "mlir-opt" not in r[-1] for r in rows), rows
     assert "Where the time goes (optimised, seconds)" in p.stdout

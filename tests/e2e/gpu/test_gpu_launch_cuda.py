@@ -12,7 +12,8 @@ import numpy as np
 import pytest
 from conftest import EXAMPLES, mgc
 from helpers.examples import CASES, check_outcome
-from helpers_gpu import SOURCE, cases, reference
+from helpers.printed import printed_arrays
+from helpers_gpu import BLOCK_PROGRAMS, SOURCE, block_reference, cases, reference
 
 import mg_xdsl
 from mg_xdsl.api import RuntimeCheckFailed
@@ -85,3 +86,14 @@ def test_ptx_for_this_gpu_assembles():
         pytest.skip("ptxas not found")
     ok, message = ptxas_check(compile_ptx((EXAMPLES / "10_gpu_layer.mg").read_text(), "10", arch), arch)
     assert ok, message
+
+
+@pytest.mark.parametrize("name", sorted(BLOCK_PROGRAMS))
+def test_programs_with_blocks_on_gpu(name):
+    """Loops, conditionals and block-bodied defs around the kernels print NumPy's values."""
+    p = mgc("run", "--gpu", "-", input=BLOCK_PROGRAMS[name].encode())
+    assert p.returncode == 0, p.stderr.decode()
+    got, want = printed_arrays(p.stdout.decode()), block_reference(name)
+    assert len(got) == len(want)
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g, w, rtol=5e-6)

@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 from conftest import EXAMPLES, mgc
 from helpers.examples import CASES, check_outcome
-from helpers_gpu import SOURCE, cases, reference
+from helpers.printed import printed_arrays
+from helpers_gpu import BLOCK_PROGRAMS, SOURCE, block_reference, cases, reference
 
 import mg_xdsl
 from mg_xdsl.api import RuntimeCheckFailed
@@ -123,3 +124,14 @@ def test_no_gpu_is_a_clear_error():
 def test_gpu_and_mlir_backend_exclude_each_other():
     p = mgc("run", "--gpu-emulated", "--backend", "mlir", "07_mlp_layer.mg", cwd=EXAMPLES)
     assert p.returncode == 2 and b"drop --backend mlir" in p.stderr
+
+
+@pytest.mark.parametrize("name", sorted(BLOCK_PROGRAMS))
+def test_programs_with_blocks_on_emulated_gpu(name):
+    """Loops, conditionals and block-bodied defs around the kernels print NumPy's values."""
+    p = mgc("run", "--gpu-emulated", "-", input=BLOCK_PROGRAMS[name].encode())
+    assert p.returncode == 0, p.stderr.decode()
+    got, want = printed_arrays(p.stdout.decode()), block_reference(name)
+    assert len(got) == len(want)
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g, w, rtol=5e-6)
