@@ -395,7 +395,41 @@ INDEXING = [
 
 # -- every feature's cases, one test --------------------------------------------------------
 
+# -- programs: blocks, output, data and arguments, the operators they brought -------------
+
+PROGRAMS = [
+    ('let lr = arg("lr", [0.1])', "the default of arg is a number (0.1, or 100 for an integer), got a tensor[1]"),
+    ("let lr = arg(lr, 0.1)", 'the first argument of arg is its name in quotes, like "lr"'),
+    ('let lr = arg("learning rate", 0.1)', 'the first argument of arg is its name in quotes, like "lr"'),
+    ('let lr = arg("lr")', "arg takes 2 arguments"),
+    ('let x = load("x.npy")', "load reads a file into the type the program declares"),
+    ('let x: tensor[2xbf16] = load("x.npy")', "NumPy's .npy files have no bf16"),
+    ("let x: tensor[2] = load(3)", "the first argument of load is a path in quotes"),
+    ('save("w.npy", 3)', "save writes a tensor, got the number 3"),
+    ('let s = save("w.npy", [1.0])', "save writes a file and has no value"),
+    ("sum([1.0])", "the value of sum(...) would be lost"),
+    ('print "text"', "a string is no value"),
+    ('println("{1.5:q}")', "format spec"),
+    ('println("{x}")', "unknown name 'x'"),
+    ('println("{")', "'{' without its '}' in the string"),
+    ('println("a } b")', "a '}' in a string is written '}}'"),
+    ('println("{}")', "an empty {} in a string"),
+    ("println(1.5)", "println takes one string"),
+    ("print [1.0, 2.0] and [true, false]", "and takes true/false values (i1, such as a comparison), got a tensor[2]"),
+    ("print not 1.0", "not takes true/false values"),
+    ("print argmax([[1.0, 2.0]])", "argmax of a 1x2 matrix needs axis="),
+    ("print argmax(2.0)", "argmax needs a tensor of rank 1 or more"),
+    ("for i in range(1, 2, 0):\n    print i", "range's step is a positive integer known when compiling"),
+    ("for i in range(1, 2, 3, 4):\n    print i", "a loop counts with range(STOP)"),
+    ("for i in range([1, 2]):\n    print i", "a loop counts with integers"),
+    ("for in range(3):\n    print 1", "expected a name after 'for'"),
+    ("if true\n    print 1", "expected ':' at the end of the if line"),
+    ("for i in range(3):\n    print i\nelse:\n    print 2", "else without an if before it"),
+]
+
+
 ERRORS = {
+    "programs": PROGRAMS,
     "ranks": RANKS,
     "element_types": ELEMENT_TYPES,
     "comparisons": COMPARISONS,
