@@ -3,8 +3,8 @@
 Its packages, in layer order, are listed in the code map of the README (README.md, "Code map").
 
 ``import mg_xdsl`` stays cheap (the command-line tools import it at every start): the
-exceptions (``MgError``, ``MgWarning``, ``RuntimeCheckFailed``, ``ShapeMismatch``,
-``GpuError``) and ``__version__`` are looked up when first used.
+exceptions (``MgError``, ``MgWarning``, ``RuntimeCheckFailed``, ``MgFileError``,
+``ShapeMismatch``, ``GpuError``) and ``__version__`` are looked up when first used.
 """
 
 from typing import TYPE_CHECKING
@@ -20,13 +20,14 @@ _LAZY = {
     "MgError": "mg_xdsl.language.frontend",
     "MgWarning": "mg_xdsl.language.frontend",
     "RuntimeCheckFailed": "mg_xdsl.api",
+    "MgFileError": "mg_xdsl.api",
     "ShapeMismatch": "mg_xdsl.api",
     "Library": "mg_xdsl.api",
     "GpuError": "mg_xdsl.backend.gpu_runtime",
 }
 
 if TYPE_CHECKING:  # what __getattr__ finds when first asked
-    from mg_xdsl.api import Library, RuntimeCheckFailed, ShapeMismatch
+    from mg_xdsl.api import Library, MgFileError, RuntimeCheckFailed, ShapeMismatch
     from mg_xdsl.backend.gpu_runtime import GpuError
     from mg_xdsl.language.frontend import MgError, MgWarning
 
@@ -39,6 +40,7 @@ __all__ = [
     "MgError",
     "MgWarning",
     "RuntimeCheckFailed",
+    "MgFileError",
     "ShapeMismatch",
     "Library",
     "GpuError",

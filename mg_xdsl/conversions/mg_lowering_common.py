@@ -153,9 +153,11 @@ def broadcast_sizes(
     out_shape = shape_of(op.result.type)
     in_sizes = sizes_of(op.input)
     lead = len(out_shape) - len(in_sizes)
-    # A broadcast that grows a static 1 to a '?' (broadcast_to(m, shape(x))) takes its shape
-    # from its like operand: a '?' it keeps must be the like operand's size too.
-    to_like = any(mg.grows(op, i) and out_shape[i] is None for i in range(lead, len(out_shape)))
+    # A broadcast that takes its shape from its like operand (broadcast_to(m, shape(x)), and
+    # any that grows a static 1 to a '?'): a '?' it keeps must be the like operand's size too.
+    to_like = mg.LIKE_SHAPE in op.attributes or any(
+        mg.grows(op, i) and out_shape[i] is None for i in range(lead, len(out_shape))
+    )
 
     def size(i: int) -> int | SSAValue:
         if not mg.grows(op, i):

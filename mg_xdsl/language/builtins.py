@@ -52,6 +52,14 @@ def log(x: float) -> float:
     return -math.inf if x == 0 else math.log(x)
 
 
+def power(a: int | float, b: int | float) -> int | float:
+    """``pow`` (``**``) of numbers known when compiling: of two integers, the exponent not
+    negative, the integer (``2 ** 3`` is 8, as in Python); else a float."""
+    if isinstance(a, int) and isinstance(b, int) and b >= 0 and abs(a) ** b < 2**64:
+        return a**b
+    return math.pow(a, b)
+
+
 def relu(x: int | float) -> int | float:
     """``relu`` of a number known when compiling, as ``mg.relu`` computes it
     (``arith.maximumf`` with 0): NaN stays NaN, and -0.0 gives 0.0."""
@@ -83,7 +91,7 @@ _RECORDS = (
     Builtin("asin", "math_unary", fold=math.asin, op=mg.AsinOp),
     Builtin("maximum", "math_binary", fold=max, combines="max"),
     Builtin("minimum", "math_binary", fold=min, combines="min"),
-    Builtin("pow", "math_binary", fold=math.pow, combines="pow", floats_only=True),
+    Builtin("pow", "math_binary", fold=power, combines="pow", floats_only=True),
     Builtin("atan2", "math_binary", fold=math.atan2, combines="atan2", floats_only=True),
     *(Builtin(kind, "reduction", _AXES, kind=kind) for kind in ("sum", "prod", "max", "min", "mean")),
     Builtin("argmax", "arg_reduction", ("axis",), kind="max", op=mg.ArgReduceOp),

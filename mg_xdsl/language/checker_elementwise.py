@@ -42,6 +42,7 @@ class ElementwiseRules(ArgumentReader):
                 f"where it is false), got {len(args)}",
             )
         mask, a, b = args
+        a, b = self.adopt(c.args[1], a, b), self.adopt(c.args[2], b, a)
         if not isinstance(mask, TensorType) or not element_types.is_bool(mask.element):
             raise self.error(
                 name, "E-DIM-002", f"the mask of where must be a tensor of i1 (a comparison), got {describe(mask)}"
@@ -71,6 +72,7 @@ class ElementwiseRules(ArgumentReader):
         name, args = c.tok, self.arguments(c, scope)
         self.arity(name, args, 2, "tensors or numbers")
         left, right = args
+        left, right = self.adopt(c.args[0], left, right), self.adopt(c.args[1], right, left)
         if is_number(left) and is_number(right):
             assert builtin.fold is not None  # (every math builtin's record has it)
             return fold_call(builtin.fold, left, right)

@@ -601,7 +601,9 @@ class IRGen:
 
         if "like" in options:  # broadcast_to(m, shape(x)) of an x with '?' sizes
             like = as_tensor(self.expr(options["like"], fn))
-            return self.emit(fn, mg.BroadcastOp(x, mg.tensor_type(t.shape, t.element), [like]), name)
+            grown = mg.BroadcastOp(x, mg.tensor_type(t.shape, t.element), [like])
+            grown.attributes[mg.LIKE_SHAPE] = UnitAttr()  # (every '?' it keeps checked against x's)
+            return self.emit(fn, grown, name)
 
         grown = self.grow(fn, x, t.shape, name, [], differs)
         if mg.shape_of(grown.type) != t.shape:  # (a '?' where nothing grows: claimed, as grow claims)

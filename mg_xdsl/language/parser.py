@@ -699,6 +699,20 @@ def unescaped(string: Token) -> str:
     return out
 
 
+def spec_colon(inside: str) -> int:
+    """Where the format spec of ``{EXPR:SPEC}`` starts: the first ``:`` outside brackets and
+    parentheses (``{x[0:2]}`` has none), or the end."""
+    depth = 0
+    for k, c in enumerate(inside):
+        if c in "([":
+            depth += 1
+        elif c in ")]":
+            depth -= 1
+        elif c == ":" and depth == 0:
+            return k
+    return len(inside)
+
+
 def interpolated(string: Token) -> tuple[list[str], list[Expr], list[str]]:
     """The texts, expressions and format specs of a string with ``{EXPR}`` and
     ``{EXPR:SPEC}`` in it (``{{`` and ``}}`` are braces); escapes as Python's."""
@@ -720,7 +734,8 @@ def interpolated(string: Token) -> tuple[list[str], list[Expr], list[str]]:
             if close < 0:
                 raise MgError(Span(string.line, col, None), "'{' without its '}' in the string", code="E-SYN-001")
             inside = text[i + 1 : close]
-            expression, _, spec = inside.partition(":")
+            colon = spec_colon(inside)
+            expression, spec = inside[:colon], inside[colon + 1 :] if colon < len(inside) else ""
             if not expression.strip():
                 raise MgError(
                     Span(string.line, col, col + close - i + 1),

@@ -1381,8 +1381,7 @@ MUTATIONS = [
         MG_COMMON,
         "            starts = index_constant(max(dim - size + 1, 0))",
         "            starts = index_constant(max(dim - size + 2, 0))",
-        "a run-time slice start one past the last that fits a static size passes the range check "
-        "(reads past the end)",
+        "a run-time slice start one past the last that fits a static size passes the range check (reads past the end)",
     ),
     Mutation(
         MG_COMMON,
@@ -1435,10 +1434,9 @@ MUTATIONS = [
     ),
     Mutation(
         MG_COMMON,
-        "                    op.operands[3 + i] = copy_into(init, result.type, op)",
-        "                    pass",
-        "a loop that starts from a view (a slice, a transpose) carries a strided memref its "
-        "iterations do not yield",
+        "        values = [*op.results, *(op.body.block.args[1:] if isinstance(op, scf.ForOp) else ())]",
+        "        values = [*op.results]",
+        "a loop's iteration arguments keep their tensor types while its results and yields carry memrefs",
     ),
     Mutation(
         "mg_xdsl/language/checker_blocks.py",

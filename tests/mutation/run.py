@@ -62,6 +62,9 @@ TEST_ORDER = [
     "tests/e2e/test_builtins.py",
     "tests/e2e/test_element_access.py",
     "tests/e2e/test_variables.py",
+    "tests/e2e/test_blocks.py",
+    "tests/e2e/test_program_features.py",
+    "tests/e2e/test_control_flow_ir.py",
     "tests/e2e/test_random.py",
     "tests/e2e/test_scans.py",
     "tests/e2e/test_shape_ops.py",
@@ -84,6 +87,11 @@ TEST_ORDER = [
     "tests/e2e/gpu",
     "tests/properties/test_properties.py",
     "tests/properties/test_random_programs.py",
+    "tests/properties/test_blocks_random.py",
+    "tests/e2e/test_println_ir.py",
+    "tests/e2e/test_files_ir.py",
+    "tests/e2e/test_arguments_ir.py",
+    "tests/e2e/test_program_examples.py",
 ]
 
 

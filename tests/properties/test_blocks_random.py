@@ -9,7 +9,12 @@ on run-time values, vars of ``f64 f32 i32 i64`` updated in place and rebound in 
 carried out of them, ``?`` parameters with ``zeros/ones/full(shape(x))``,
 ``broadcast_to(m, shape(x))`` and ``mean`` over ``?`` axes, and ``println`` with format specs.
 Each loop's result is then placed in a position: unused, printed, returned from a def, passed
-to a call, reduced, or updated in place and used twice.
+to a call, reduced, or updated in place and used twice. Expressions in every position take
+subscripts (static indices and slices, negative and left-out bounds, fewer indices than axes,
+run-time indices, slices of ``?`` axes, the mini-batch ``d[i * n : i * n + n]`` in loops over
+``range(dim(d, 0) // n)``), ``% // **``, ``and``/``or``/``not`` (in ``if`` and in masks),
+``argmax``/``argmin`` (ties included), ``@`` with vectors, ``inf``, ``var best = inf`` kept by
+``if loss < best:``; defs may end with ``if``/``else`` that return on every path.
 
 Hypothesis draws the programs' seeds, derandomized as every property test is (``conftest.py``):
 the same programs on every run. Each program is compiled in this process and run in a forked
@@ -79,6 +84,42 @@ def test_the_generator_covers_every_position():
     assert ("mean over ? axes",) in features and ("dim or numel as a value",) in features
     assert {f[1] for f in features if f[0] == "println"} >= {"f64", "f32", "i32", "i64"}
     assert {f[1] for f in features if f[0] == "var made from shape(x)"} >= {"zeros", "ones", "full", "zeros_like"}
+
+
+def test_the_generator_covers_the_newer_features():
+    """Subscripts of every form, ``% // **``, ``and``/``or``/``not``, ``argmax``/``argmin``
+    (with ties met when run), ``@`` with vectors, ``inf``, and defs ending in ``if``/``else``
+    returns: each in a loop and in a def with ``?`` parameters, and placed every way."""
+    coverage, notes = Counter(), Counter()
+    for seed in range(300):
+        program, machine = generate(random.Random(seed))
+        coverage += program.coverage
+        notes += machine.notes
+    features = set(coverage)
+    forms = {f[1] for f in features if f[0] == "subscript"}
+    assert {"static index", "negative index", "slice", "bound left out", "negative bound"} <= forms
+    assert {"fewer indices than axes", "run-time index", "slice of a ? axis", "mini-batch"} <= forms
+    assert {("subscript", "run-time index", "loop counter"), ("subscript", "run-time index", "argmax")} <= features
+    assert {("subscript", "mini-batch", "static rows"), ("subscript", "mini-batch", "? rows")} <= features
+    assert {("mini-batch loop", "static rows"), ("mini-batch loop", "? rows")} <= features
+    placed = {"as is", "broadcast_to", "beside a value", "reduced"}
+    assert placed <= {f[1] for f in features if f[0] == "subscript placed"}
+    assert {("argmax placed", "beside a value"), ("argmax placed", "reduced")} <= features
+    assert {("@ placed", "beside a value"), ("@ placed", "reduced")} <= features
+    assert {"%", "//", "**", "% in a condition"} <= {f[1] for f in features if f[0] == "operator" and len(f) == 2}
+    assert {("operator", op, "rank 0") for op in ("%", "//", "**")} <= features
+    assert {("and/or/not", "in an if"), ("and/or/not", "in a mask"), ("mask", "where"), ("mask", "cast")} <= features
+    assert {"axis 0 of rank 1", "axis 0 of rank 2", "axis 1 of rank 2", "rank 0", "in a condition"} <= {
+        f[1] for f in features if f[0] == "argmax"
+    }
+    assert notes["argmax tie"] >= 20, notes  # (NumPy's first of equals, met often)
+    assert {"m @ v", "v @ x", "x @ M", "M @ x", "v @ v", "b @ v"} <= {f[1] for f in features if f[0] == "@"}
+    assert {("inf", "in maximum"), ("inf", "in minimum"), ("inf", "a var's first value")} <= features
+    assert {("best so far", d) for d in DTYPES} <= features
+    assert {("def ends with if/else returns", "if/else"), ("def ends with if/else returns", "elif")} <= features
+    for feature in ("subscript", "subscript placed", "operator", "and/or/not", "argmax", "@", "mask"):
+        assert {(feature, "in a loop"), (feature, "in a def with ?")} <= features, feature
+    assert ("mini-batch loop", "in a def with ?") in features and ("inf", "in a loop") in features
 
 
 def test_the_programs_are_the_same_on_every_run():

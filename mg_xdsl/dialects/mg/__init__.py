@@ -25,6 +25,7 @@ from mg_xdsl.dialects.mg.arguments import ArgOp  # noqa: F401
 from mg_xdsl.dialects.mg.base import (  # noqa: F401
     CHECK_MESSAGES,
     IN_PLACE,
+    LIKE_SHAPE,
     MOVES,
     LoweredElementTypes,
     MgOp,

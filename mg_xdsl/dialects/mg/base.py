@@ -68,6 +68,9 @@ class LoweredElementTypes(OpTrait):
 # into its first operand's buffer, which nothing reads afterwards (``w += g`` on a ``var``;
 # the front end gives a var a buffer of its own).
 IN_PLACE = "mg.in_place"
+# On an mg.broadcast (broadcast_to(m, shape(x))): the result has the shape of its first like
+# operand, so a '?' it keeps from its input is checked equal to that operand's when it runs.
+LIKE_SHAPE = "mg.like_shape"
 
 
 # An array of strings on an ``mg.cast``, one per dimension of its result: the message of the

@@ -1,7 +1,9 @@
 """The campaign's ``blocks`` kind: programs with blocks (defs with block bodies and several
 results, ``for`` loops with counts known when compiling and at run time, ``if``/``elif``/``else``
-on run-time values, vars carried out of loops, ``println``), from ``helpers/block_programs.py``,
-whose statements are also their Python/NumPy interpreter.
+on run-time values, vars carried out of loops, ``println``; in them subscripts with static and
+run-time indices and mini-batch slices, ``% // **``, ``and``/``or``/``not``, ``argmax``, ``@``
+with vectors, ``inf``), from ``helpers/block_programs.py``, whose statements are also their
+Python/NumPy interpreter.
 
 The other kinds' statements (``syntax``) have no blocks, so this kind brings its own judge and
 its own failure folders; the campaign asks this module (``generate``, ``judge``, ``save``) and
