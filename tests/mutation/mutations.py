@@ -62,8 +62,8 @@ MUTATIONS = [
     ),
     Mutation(
         GEN,
-        "            count *= mg.shape_of(x.type)[axis] or 1",
-        "            count *= mg.shape_of(x.type)[1 - axis] or 1",
+        "            count = math.prod(shape[a] or 1 for a in axes)",
+        "            count = math.prod(shape[1 - a] or 1 for a in axes)",
         "mean divides by the wrong dimension's count",
     ),
     Mutation(
@@ -149,7 +149,7 @@ MUTATIONS = [
     ),
     Mutation(
         SH,
-        "        if a != t and (a != 1 or t is None):\n            return d",
+        "        if a != t and (a != 1 or t is None and not grows_to_unknown):\n            return d",
         "        if False:\n            return d",
         "mg.broadcast accepts a dimension that cannot grow",
     ),
@@ -956,10 +956,10 @@ MUTATIONS = [
         "a number in where is always 0",
     ),
     Mutation(
-        SH,
-        "        if a != t and (a != 1 or t is None):",
-        "        if a != t and a != 1:",
-        "mg.broadcast lets a static 1 grow to a '?' (its size unknown when lowering)",
+        "mg_xdsl/dialects/mg/structured.py",
+        "            if out_shape[d] is None and grows(self, d) and size_source(self, d) is None:",
+        "            if False:",
+        "mg.broadcast lets a static 1 grow to a '?' that no like operand gives (its size unknown when lowering)",
     ),
     Mutation(
         GEN,
@@ -991,8 +991,8 @@ MUTATIONS = [
     ),
     Mutation(
         GEN,
-        "            count *= mg.shape_of(x.type)[axis] or 1",
-        "            count *= 1",
+        "            count = math.prod(shape[a] or 1 for a in axes)",
+        "            count = 1",
         "mean divides by 1 (a sum)",
     ),
     Mutation(
@@ -1156,7 +1156,7 @@ MUTATIONS = [
         "    return alloc(op.results[0].type, sizes)",
         "an update in place allocates a new buffer every time",
     ),
-    Mutation(CHECK, "        if name not in self.variables:\n", "        if False:\n", "a let binding can be updated"),
+    Mutation(CHECK, "        if name not in owner.variables:\n", "        if False:\n", "a let binding can be updated"),
     # -- random numbers (Philox 4x32-10) ----------------------------------------------------------
     Mutation(
         "mg_xdsl/dialects/philox.py",
@@ -1446,8 +1446,8 @@ MUTATIONS = [
     ),
     Mutation(
         MG_COMMON,
-        "    to_like = any(mg.grows(op, i) and out_shape[i] is None for i in range(lead, len(out_shape)))",
-        "    to_like = False",
+        "    to_like = mg.LIKE_SHAPE in op.attributes or any(",
+        "    to_like = False and any(",
         "broadcast_to(m, shape(x)) does not check a '?' of m it keeps against x's",
     ),
 ]
