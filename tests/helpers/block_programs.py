@@ -1466,16 +1466,8 @@ class Generator:
         idx = Name(sc.indices[-1], "i64", True)
         parts.append((idx, self.choice(["", "d", "3d"])))
         x = self.scalar_expr(sc, 1)
-        for _ in range(5):
-            # BUG (front end, parser.py's println: `inside.partition(":")`): a slice's ':' in
-            # braces is taken for the spec's, `println("{sum(x[0:2])}")` is E-SYN-002, though
-            # the docs say the braces hold a whole expression (Python's f-strings allow it).
-            # Until it is fixed, a println holds no slice.
-            if ":" not in x.mg():
-                break
-            x = self.scalar_expr(sc, 1)
-        else:
-            x = Reduce("sum", self.full_name(sc))
+        if ":" in x.mg():  # (a slice's ':' inside the braces is the expression's, not the spec's)
+            self.feature(sc, "subscript", "slice in a println")
         spec = self.choice(["", ".3f", ".4f", "8.2f"]) if sc.dtype in FLOATS else self.choice(["", "d", "4d"])
         parts += [" s=", (x, spec)]
         self.note("println", sc.dtype, spec or "no spec")

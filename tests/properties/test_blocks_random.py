@@ -98,7 +98,13 @@ def test_the_generator_covers_the_newer_features():
     features = set(coverage)
     forms = {f[1] for f in features if f[0] == "subscript"}
     assert {"static index", "negative index", "slice", "bound left out", "negative bound"} <= forms
-    assert {"fewer indices than axes", "run-time index", "slice of a ? axis", "mini-batch"} <= forms
+    assert {
+        "fewer indices than axes",
+        "run-time index",
+        "slice of a ? axis",
+        "mini-batch",
+        "slice in a println",
+    } <= forms
     assert {("subscript", "run-time index", "loop counter"), ("subscript", "run-time index", "argmax")} <= features
     assert {("subscript", "mini-batch", "static rows"), ("subscript", "mini-batch", "? rows")} <= features
     assert {("mini-batch loop", "static rows"), ("mini-batch loop", "? rows")} <= features
