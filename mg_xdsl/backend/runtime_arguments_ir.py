@@ -29,6 +29,8 @@ lr (default 0.1), steps (default 100)`` or ``argument 'steps': expected an integ
 '2.5'``. A library has no ``@main`` and nothing sets its arguments: its defs read their defaults.
 """
 
+from mg_xdsl.backend.runtime_ir import ir_string
+
 NO_ARGUMENTS = "this program takes no arguments"
 """What a program without arguments says when given one (``unknown argument 'NAME': ...``;
 ``runtime.c`` has its own copy) and on ``--help``."""
@@ -36,9 +38,7 @@ NO_ARGUMENTS = "this program takes no arguments"
 
 def _string(name: str, text: str) -> str:
     """A NUL-terminated string constant."""
-    data = text.encode() + b"\0"
-    escaped = "".join(chr(c) if 32 <= c < 127 and c not in b'"\\' else f"\\{c:02X}" for c in data)
-    return f'@{name} = internal constant [{len(data)} x i8] c"{escaped}"\n'
+    return ir_string(name, text, linkage="internal")
 
 
 _STRINGS = {

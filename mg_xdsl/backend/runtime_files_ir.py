@@ -28,7 +28,7 @@ type f32 ('<f4'), found '<f8'`` or ``save: /d/w.npy: Permission denied``, with f
 so no abort), or back to a guarded call, where the Python API raises ``MgFileError``.
 """
 
-from mg_xdsl.backend.runtime_ir import FAILURE_TEXT_BYTES
+from mg_xdsl.backend.runtime_ir import FAILURE_TEXT_BYTES, ir_string
 
 FILE_ERROR = 3  # the failure record's ``kind`` (after runtime_ir's CHECK_FAILED, OUT_OF_MEMORY)
 
@@ -46,9 +46,7 @@ MAX_RANK = 32  # the most dimensions a file's shape is read with (NumPy's own li
 
 def _string(name: str, text: str) -> str:
     """A NUL-terminated string constant (one byte a character: the magic's 0x93 too)."""
-    data = text.encode("latin-1") + b"\0"
-    escaped = "".join(chr(c) if 32 <= c < 127 and c not in b'"\\' else f"\\{c:02X}" for c in data)
-    return f'@{name} = linkonce_odr constant [{len(data)} x i8] c"{escaped}"\n'
+    return ir_string(name, text, encoding="latin-1")
 
 
 _STRINGS = {

@@ -57,23 +57,24 @@ CHECK_FAILED, OUT_OF_MEMORY = 1, 2  # the record's ``kind``
 FAILURE_TEXT_BYTES = 1024  # the size of its ``text`` (as in %mgrt.failure below)
 
 
-def _string(name: str, text: str) -> str:
-    """A NUL-terminated string constant in LLVM IR."""
-    data = text.encode() + b"\0"
+def ir_string(name: str, text: str, linkage: str = "linkonce_odr", encoding: str = "utf-8") -> str:
+    """A NUL-terminated string constant in LLVM IR (the run-time library's texts): one byte a
+    character in ``latin-1`` (a .npy file's magic, 0x93), else UTF-8."""
+    data = text.encode(encoding) + b"\0"
     escaped = "".join(chr(c) if 32 <= c < 127 and c not in b'"\\' else f"\\{c:02X}" for c in data)
-    return f'@{name} = linkonce_odr constant [{len(data)} x i8] c"{escaped}"\n'
+    return f'@{name} = {linkage} constant [{len(data)} x i8] c"{escaped}"\n'
 
 
 # The reports' formats (``%ld`` is an i64 on the LP64 systems this targets).
 _FORMATS = "".join(
     (
-        _string("mgrt_fmt_plain", "%s"),
-        _string("mgrt_fmt_at", "%s\n  at %s:%ld"),
-        _string("mgrt_fmt_sizes", "%s\n  sizes %ld and %ld"),
-        _string("mgrt_fmt_at_sizes", "%s\n  at %s:%ld: sizes %ld and %ld"),
-        _string("mgrt_fmt_path", "\n  at %s:%ld"),
-        _string("mgrt_fmt_memory", "mg: out of memory allocating %lu bytes"),
-        _string("mgrt_newline", "\n"),
+        ir_string("mgrt_fmt_plain", "%s"),
+        ir_string("mgrt_fmt_at", "%s\n  at %s:%ld"),
+        ir_string("mgrt_fmt_sizes", "%s\n  sizes %ld and %ld"),
+        ir_string("mgrt_fmt_at_sizes", "%s\n  at %s:%ld: sizes %ld and %ld"),
+        ir_string("mgrt_fmt_path", "\n  at %s:%ld"),
+        ir_string("mgrt_fmt_memory", "mg: out of memory allocating %lu bytes"),
+        ir_string("mgrt_newline", "\n"),
     )
 )
 
@@ -401,11 +402,11 @@ def guarded_wrapper(name: str, ranks: Sequence[int]) -> str:
 PRINTLN_IR = (
     "".join(
         (
-            _string("mgrt_println_fmt_e", "%.*e"),
-            _string("mgrt_println_fmt_f", "%.*f"),
-            _string("mgrt_println_dot0", ".0"),
-            _string("mgrt_println_true", "True"),
-            _string("mgrt_println_false", "False"),
+            ir_string("mgrt_println_fmt_e", "%.*e"),
+            ir_string("mgrt_println_fmt_f", "%.*f"),
+            ir_string("mgrt_println_dot0", ".0"),
+            ir_string("mgrt_println_true", "True"),
+            ir_string("mgrt_println_false", "False"),
         )
     )
     + r"""
