@@ -420,7 +420,8 @@ def test_warnings_are_issued_when_compiling():
         lib = mg_xdsl.compile(source, "bias.mg")
     assert [str(w.message) for w in record] == [
         "bias.mg:1: warning: a '?' dimension is never broadcast: this aborts at run time unless "
-        "the sizes are equal; give the dimension a static size"
+        "the sizes are equal; give the dimension a static size, or grow the 1 to x's size explicitly with "
+        "broadcast_to(m, shape(x))"
     ]
     np.testing.assert_array_equal(lib.bias(np.ones((1, 5)), np.ones((1, 5))), 2 * np.ones((1, 5)))
     with warnings.catch_warnings():

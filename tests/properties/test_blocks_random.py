@@ -33,7 +33,7 @@ from helpers.block_programs import DTYPES, Out, difference, expected_text, gener
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 # About 1.5 s a program (both pipelines, every stage verified): 24 and 6 run in under a minute.
-EXAMPLES = min(24, int(os.environ.get("MG_PROPERTY_EXAMPLES", "24")))
+EXAMPLES = min(16, int(os.environ.get("MG_PROPERTY_EXAMPLES", "16")))
 
 
 def check(seed: int, dtypes=DTYPES) -> None:

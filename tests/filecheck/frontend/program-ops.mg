@@ -32,7 +32,7 @@ println("{dim(x, 0)} {numel(x)} {dim(x, 1)}")
 # CHECK-NEXT:      mg.println ["step ", ": ", " {literal}"] [">3", ".4f"] %[[T]], %[[LR]] : tensor<i64>, tensor<f64>
 # CHECK-NEXT:    }
 # CHECK:         %[[M:[^ ]+]] = mg.scalar %{{.*}} {op = "div", value = 2.000000e+00 : f64, reversed = false} : tensor<?x1xf64> -> tensor<?x1xf64>
-# CHECK-NEXT:    %[[G:[^ ]+]] = mg.broadcast %[[M]] like %[[X]] : tensor<?x1xf64>, tensor<?x2xf64> -> tensor<?x2xf64>
+# CHECK-NEXT:    %[[G:[^ ]+]] = mg.broadcast %[[M]] like %[[X]] {mg.like_shape} : tensor<?x1xf64>, tensor<?x2xf64> -> tensor<?x2xf64>
 # CHECK-NEXT:    mg.print %[[G]] : tensor<?x2xf64>
 # CHECK-NEXT:    %[[D:[^ ]+]] = mg.size %[[X]] {axes = array<i64: 0>} : tensor<?x2xf64> -> tensor<i64>
 # CHECK-NEXT:    %[[N:[^ ]+]] = mg.size %[[X]] {axes = array<i64: 0, 1>} : tensor<?x2xf64> -> tensor<i64>
