@@ -10,7 +10,8 @@ taken), in the order they were first assigned.
 
 from dataclasses import dataclass, field
 
-from mg_xdsl.core import element_types
+from mg_xdsl.core import element_types, format_spec
+from mg_xdsl.dialects.mg.files import NPY_TYPES
 from mg_xdsl.language import syntax_tree as syntax
 from mg_xdsl.language.checker_arguments import ArgumentReader
 from mg_xdsl.language.checker_core import Scope
@@ -234,8 +235,6 @@ class BlockRules(ArgumentReader):
 
     def check_spec(self, e: syntax.Expr, t: Type, spec: str) -> None:
         """The format spec of an interpolated value suits its element type."""
-        from mg_xdsl.core import format_spec
-
         element = (
             t.element
             if isinstance(t, TensorType)
@@ -316,8 +315,6 @@ class BlockRules(ArgumentReader):
             raise self.error(path, "E-ARG-003", "a path cannot hold a NUL character")
 
     def npy_element(self, c: syntax.Call, t: TensorType) -> None:
-        from mg_xdsl.dialects.mg.files import NPY_TYPES
-
         if t.element not in NPY_TYPES:
             raise self.error(
                 c,

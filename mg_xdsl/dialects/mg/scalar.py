@@ -7,7 +7,7 @@ once), element conversion, each reduction's combining op and identity, and the i
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from xdsl.dialects import arith, cf, math
+from xdsl.dialects import arith, cf, llvm, math  # (llvm: frem, as arith has no remf in xDSL)
 from xdsl.dialects.builtin import AnyFloat, IntegerType, i16, i32
 from xdsl.ir import Attribute, SSAValue
 from xdsl.irdl import IRDLOperation
@@ -115,8 +115,6 @@ def remainder(lhs: SSAValue, rhs: SSAValue) -> SSAValue:
         differ = arith.CmpiOp(arith.XOrIOp(r, rhs).result, zero, "slt").result
         move = arith.AndIOp(arith.CmpiOp(r, zero, "ne").result, differ).result
         return arith.SelectOp(move, arith.AddiOp(r, rhs).result, r).result
-    from xdsl.dialects import llvm  # (frem: arith has no remf in xDSL; LLVM's is C's fmod)
-
     zero = _constant(0.0, rhs.type)
     r = llvm.FRemOp(lhs, rhs).res
     differ = arith.XOrIOp(arith.CmpfOp(r, zero, "olt").result, arith.CmpfOp(rhs, zero, "olt").result).result
@@ -142,8 +140,6 @@ def floor_division(lhs: SSAValue, rhs: SSAValue) -> SSAValue:
         down = arith.AndIOp(arith.CmpiOp(r, zero, "ne").result, differ).result
         quotient = arith.SelectOp(down, arith.SubiOp(truncated, one).result, truncated).result
         return arith.SelectOp(negate, arith.SubiOp(zero, lhs).result, quotient).result
-    from xdsl.dialects import llvm
-
     zero, one, half = (_constant(c, rhs.type) for c in (0.0, 1.0, 0.5))
     mod = llvm.FRemOp(lhs, rhs).res
     div = arith.DivfOp(arith.SubfOp(lhs, mod).result, rhs).result
