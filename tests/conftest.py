@@ -28,9 +28,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 os.environ.setdefault("MGC_VERIFY_EACH", "1")
 
 # The property tests (hypothesis) draw the same examples on every run of the suite, plain
-# `pytest` included: each test's examples come from a seed derived from the test itself
-# (derandomize), and no database of past failures (.hypothesis/) steers them, so a commit that
-# passed passes again. Each test's @settings(max_examples=..., deadline=...) keeps these. To
+# `pytest` included, on whichever worker of a parallel run (pytest-xdist) a test lands: each
+# test's examples come from a seed derived from the test itself (derandomize), and no
+# database of past failures (.hypothesis/) steers them, so a commit that passed passes
+# again. Each test's @settings(max_examples=..., deadline=...) keeps these. To
 # look for new failures, run with fresh random examples (and the database) instead:
 #     pytest --hypothesis-profile=explore tests/properties/test_properties.py
 #     HYPOTHESIS_PROFILE=explore pytest ...         (pytest --hypothesis-seed=N: one chosen seed)
@@ -42,12 +43,30 @@ settings.register_profile("explore", derandomize=False, print_blob=True)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 
+# The suite runs on pytest-xdist's workers (pyproject.toml's addopts: -n auto): this many at
+# most, however many cores there are. Beyond it the longest modules (the mutation sample, the
+# random programs: minutes each, on one worker) bound the run's time, and each worker holds
+# up to 1 GiB. (`-n N` or PYTEST_XDIST_AUTO_NUM_WORKERS=N chooses N workers; `-n 0` runs the
+# tests in this process.)
+MAX_AUTO_WORKERS = 8
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_auto_num_workers(config):
+    """``-n auto``: a worker per core this process may use (CI's two), at most MAX_AUTO_WORKERS."""
+    if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS"):
+        return None  # pytest-xdist's own hook reads it
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    return min(cores, MAX_AUTO_WORKERS)
+
+
 @pytest.fixture(scope="module", autouse=True)
 def compile_cache_dir(tmp_path_factory):
     """Give `mgc run`'s on-disk cache of compiled programs a directory of each test module's
     own, so that tests never read or fill ~/.cache, and no module finds programs another one
     compiled (a test may expect `mgc run` to compile). The cache stays on, as users have it:
-    within a module, the programs it repeats run from the cache."""
+    within a module, the programs it repeats run from the cache. (In a parallel run each
+    worker has directories of its own, tmp_path_factory's: no two workers share one.)"""
     path = tmp_path_factory.mktemp("mgc-cache")
     previous = os.environ.get("MGC_CACHE_DIR")
     os.environ["MGC_CACHE_DIR"] = str(path)

@@ -25,6 +25,7 @@ from mg_xdsl.backend import runtime
 from mg_xdsl.backend.runtime_arguments_ir import ARGUMENTS_IR, NO_ARGUMENTS
 from mg_xdsl.backend.runtime_files_ir import FILES_IR
 from mg_xdsl.backend.runtime_ir import RUNTIME_IR
+from mg_xdsl.backend.runtime_print_array_ir import PRINT_ARRAY_IR
 from mg_xdsl.backend.threads_ir import THREADS_IR
 from mg_xdsl.core.target import host, llvm_tuning
 
@@ -120,7 +121,9 @@ def link(ir: str, *extra: str, thread_pool: bool = True) -> llvm.ModuleRef:
     files = (FILES_IR,) if "@mgrt_npy_" in ir else ()
     # The command-line arguments' functions only where the program has any (mg.arg).
     arguments = (ARGUMENTS_IR,) if "@mgrt_arg_" in ir else ()
-    for text in (*extra, *threads, *files, *arguments, RUNTIME_IR):
+    # The printer of whole tensors only where println prints one.
+    arrays = (PRINT_ARRAY_IR,) if "@mgrt_println_array_" in ir else ()
+    for text in (*extra, *threads, *files, *arguments, *arrays, RUNTIME_IR):
         mod.link_in(llvm.parse_assembly(text))
     mod.verify()
     return mod

@@ -30,15 +30,31 @@ sign)`` (mode 0: an ``f64``'s shortest repr, 1: an ``f32``'s as NumPy, 2: ``p`` 
 digits); an ``i1`` without a spec as ``True``/``False`` (``mgrt_println_bool``). A spec with a
 width or ``z`` brackets the value with ``%s = mgrt_println_mark()`` and
 ``mgrt_println_field(%s, z_sign, width, fill, align)``, which the library applies as Python
-does. The texts and formats are private constant strings (``llvm.mlir.global``), one per
+does. A value of rank 1 or more (it has no spec) is passed whole, as an unranked memref (a
+view too), to ``mgrt_println_array_T`` for its element type ``T``, which lays it out as
+NumPy's ``str`` does (``backend/runtime_print_array_ir``)::
+
+    %u = memref.cast %w : memref<2x3xf32> to memref<*xf32>
+    func.call @mgrt_println_array_f32(%u) : (memref<*xf32>) -> ()
+ The texts and formats are private constant strings (``llvm.mlir.global``), one per
 distinct text; the callees are declared once. Empty pieces make no call.
 """
 
 from dataclasses import dataclass, field
 
 from xdsl.builder import Builder, ImplicitBuilder
-from xdsl.dialects import arith, func, llvm
-from xdsl.dialects.builtin import Float64Type, IntegerAttr, ModuleOp, StringAttr, i8, i32, i64
+from xdsl.dialects import arith, func, llvm, memref
+from xdsl.dialects.builtin import (
+    Float64Type,
+    IntegerAttr,
+    ModuleOp,
+    ShapedType,
+    StringAttr,
+    UnrankedMemRefType,
+    i8,
+    i32,
+    i64,
+)
 from xdsl.ir import Attribute, Block, Region, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 
@@ -101,7 +117,8 @@ class PrintlnLowering(RewritePattern):
         return llvm.AddressOfOp(self.strings[(kind, text)], PTR).result
 
     def call(self, name: str, *arguments: SSAValue) -> SSAValue | None:
-        inputs, results = CALLEES[name]
+        # (an array printer, mgrt_println_array_T, takes the one unranked memref it is given)
+        inputs, results = CALLEES[name] if name in CALLEES else ((arguments[0].type,), ())
         if name not in self.declared:
             with ImplicitBuilder(self.definitions()):
                 func.FuncOp(name, (inputs, results), Region(), visibility="private")
@@ -113,6 +130,12 @@ class PrintlnLowering(RewritePattern):
         """One value's text appended to the line."""
         element = element_type_of(buffer)
         name = element_types.NAME_OF[element]
+        # (a loop's carried value is still a tensor here: the loop's pattern retypes it later)
+        assert isinstance(buffer.type, ShapedType)
+        if buffer.type.get_shape():
+            whole = memref.CastOp.get(buffer, UnrankedMemRefType.from_type(element)).dest
+            self.call(f"mgrt_println_array_{name}", whole)
+            return
         plan = format_spec.plan(spec, name)
         x = load(buffer, [])
         start = self.call("mgrt_println_mark") if plan.width or plan.z else None

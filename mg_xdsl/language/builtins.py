@@ -114,6 +114,8 @@ _RECORDS = (
     Builtin("index_add", "indexing", op=mg.IndexAddOp, takes="a base, ids and values"),
     Builtin("gather", "indexing", ("axis",), op=mg.GatherOp, takes="a tensor and indices, then axis="),
     Builtin("scatter_add", "indexing", ("axis",), op=mg.ScatterAddOp, takes="a base, indices and values, then axis="),
+    Builtin("grad", "gradient", ("wrt",)),
+    Builtin("value_and_grad", "gradient", ("wrt",)),
     Builtin("arg", "argument"),
     Builtin("load", "files", op=mg.LoadOp),
     Builtin("save", "files", op=mg.SaveOp),

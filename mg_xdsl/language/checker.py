@@ -13,7 +13,7 @@ Its modules, in the order to read them:
     checker_blocks      blocks: a def's body and return, for, if/elif/else, let a, b = ...,
                         println, calls made as statements
     checker_elementwise, checker_reductions, checker_creation, checker_shape_ops,
-    checker_indexing, checker_scans, checker_matrix
+    checker_indexing, checker_scans, checker_matrix, checker_gradients
                         the rules of the families of builtins, a module per group
 
 The rules themselves are ``mg_xdsl.core.shapes``'s and ``mg_xdsl.core.element_types``'s,
@@ -23,6 +23,7 @@ shared with the mg dialect's verifiers; the checker phrases them for the program
 from mg_xdsl.language.checker_blocks import BlockRules
 from mg_xdsl.language.checker_creation import CreationRules
 from mg_xdsl.language.checker_elementwise import ElementwiseRules
+from mg_xdsl.language.checker_gradients import GradientRules
 from mg_xdsl.language.checker_indexing import IndexingRules
 from mg_xdsl.language.checker_matrix import MatrixRules
 from mg_xdsl.language.checker_reductions import ReductionRules
@@ -31,7 +32,16 @@ from mg_xdsl.language.checker_types import Signature, Type, fold, is_number, typ
 from mg_xdsl.language.syntax_tree import TensorType
 
 
-class Checker(BlockRules, ElementwiseRules, ReductionRules, CreationRules, MatrixRules, IndexingRules, ScanRules):
+class Checker(
+    BlockRules,
+    ElementwiseRules,
+    ReductionRules,
+    CreationRules,
+    MatrixRules,
+    IndexingRules,
+    ScanRules,
+    GradientRules,
+):
     """The checker of one program: the core's rules and every family's (``MatrixRules``
     brings ``ShapeRules``, whose ``shape_op`` its ``transpose`` calls)."""
 

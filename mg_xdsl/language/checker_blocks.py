@@ -133,8 +133,23 @@ class BlockRules(ArgumentReader):
         return results
 
     def let_many(self, s: syntax.LetMany, scope: Scope) -> None:
-        """``let a, b = f(...)``: a def's results, a name each."""
+        """``let a, b = f(...)``: a def's results, a name each (or ``grad``'s gradients, or
+        ``value_and_grad``'s value and gradients)."""
         c = s.value
+        if isinstance(c, syntax.Call) and c.tok.text in ("grad", "value_and_grad") and c.tok.text not in self.functions:
+            self.spans[c.tok] = (c.start_token, c)
+            results = self.gradient_results(c, scope)
+            if len(results) != len(s.names):
+                raise self.error(
+                    c.tok,
+                    "E-ARG-005",
+                    f"{c.tok.text}(...) gives {len(results)} value{'s' if len(results) > 1 else ''}, "
+                    f"but {len(s.names)} names are bound",
+                )
+            self.types[c] = results[0]
+            for name, t in zip(s.names, results):
+                self.bind(name, t, scope, s.mutable)
+            return
         if not isinstance(c, syntax.Call) or c.tok.text not in self.functions:
             raise self.error(
                 c, "E-ARG-005", f"let with {len(s.names)} names binds the results of a def that returns as many"
@@ -219,17 +234,18 @@ class BlockRules(ArgumentReader):
     # -- output and calls as statements ---------------------------------------------------
 
     def println(self, s: syntax.Println, scope: Scope) -> None:
-        """Each interpolated value is one element (a rank-0 tensor or a number)."""
+        """Each interpolated value is a number or a tensor; a format spec formats one element,
+        as NumPy's arrays take none (a tensor prints as ``str`` of a NumPy array)."""
         for e, spec in zip(s.values, s.specs):
             self.spans.clear()
             self.operands.clear()
             t = self.expr(e, scope)
-            if isinstance(t, TensorType) and t.shape != ():
+            if isinstance(t, TensorType) and t.shape != () and spec:
                 raise self.error(
                     e,
-                    "E-ARG-003",
-                    f"println shows one element per {{}}, got {describe(t)}: index one (x[0, 1]) or "
-                    "reduce it (sum(x)); print x shows a whole tensor",
+                    "E-ARG-006",
+                    f"a format spec formats one element, and this is {describe(t)}: print it without "
+                    f"one ({{x}}), or index an element (x[0, 1]) or reduce it (sum(x)) to format it",
                 )
             self.check_spec(e, t, spec)
 

@@ -361,6 +361,10 @@ class CheckerCore:
         """``load`` into a declared type (``BlockRules`` checks it)."""
         raise NotImplementedError
 
+    def gradient_results(self, c: syntax.Call, scope: "Scope") -> list[TensorType]:
+        """The types of what ``grad``/``value_and_grad`` give (``GradientRules`` says)."""
+        raise NotImplementedError
+
     def declare(self, e: syntax.Expr, t: Type, declared: TensorType, what: str) -> TensorType:
         """The type of ``e`` (of type ``t``) where ``what`` (a name, a result) is declared
         ``declared``: exactly that type, or a literal or number that converts to it."""

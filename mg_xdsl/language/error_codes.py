@@ -214,6 +214,35 @@ CODES: dict[str, ErrorCode] = {
         "full(shape(x), 2.0) or a literal makes a tensor of a number.",
         "print 2 @ [[1, 2]]\n",
     ),
+    "E-GRAD-001": ErrorCode(
+        "a gradient of something that is not one float number",
+        "grad and value_and_grad differentiate one number, a loss: a rank-0 float value "
+        "(sum(...), mean(...), x[0]). For the gradient of a tensor's elements, reduce it "
+        "first; integers have no gradient.",
+        "let w = [1.0, 2.0]\nlet g = grad(w * w, wrt=[w])\n",
+    ),
+    "E-GRAD-002": ErrorCode(
+        "a gradient with respect to something that is not a float tensor's name",
+        "wrt= lists the names of the float tensors to differentiate with respect to, each "
+        "once: wrt=[w1, b1]. An integer or i1 tensor has no gradient (cast it to a float "
+        "first, if it is a variable).",
+        "let n: tensor[2xi64] = [1, 2]\nlet g = grad(sum(cast(n, f64)), wrt=[n])\n",
+    ),
+    "E-GRAD-003": ErrorCode(
+        "a gradient with respect to a name the expression does not use",
+        "Each name in wrt= must appear in the differentiated expression (or be passed to a "
+        "def it calls): a gradient with respect to anything else would be zero, and is "
+        "most likely a misspelt or wrong name.",
+        "let w = [1.0]\nlet b = [2.0]\nlet g = grad(sum(w * w), wrt=[b])\n",
+    ),
+    "E-GRAD-004": ErrorCode(
+        "a gradient through an operation that has no derivative",
+        "The gradient is built from each operation's derivative rule. Integer arithmetic, "
+        "comparisons, argmax, iota and random numbers are constants; % and //, and loops "
+        "and ifs inside the differentiated expression (a loop around grad is fine) have no "
+        "rule yet. The message names the operation and its line.",
+        "let w = [1.0, 2.0]\nlet g = grad(sum(w % 1.5), wrt=[w])\n",
+    ),
 }
 
 

@@ -23,6 +23,9 @@ read, so the first error in the file is the one reported:
                  errors; warnings)
     irgen        its mg ops
 
+and, at the end, each ``grad(...)`` is built as mg ops (``mg-autodiff``, whose errors are
+reported here too).
+
 Every problem with the input is an ``MgError`` carrying the place it was found at and a
 code; ``mgc`` prints it as ``PATH:LINE: error: MESSAGE`` and below that the code, the source
 line with carets under the place, and notes (``diagnostics``). Programs that compile but are likely to abort
@@ -34,8 +37,9 @@ from collections.abc import Iterator
 
 from xdsl.dialects.builtin import ModuleOp
 
+from mg_xdsl.dialects.mg.reverse_mode import AutodiffError, differentiate_all
 from mg_xdsl.language.checker import Checker, Signature
-from mg_xdsl.language.diagnostics import MgError, MgWarning
+from mg_xdsl.language.diagnostics import MgError, MgWarning, Span
 from mg_xdsl.language.irgen import IRGen
 from mg_xdsl.language.lexer import Token, split_lines, statements
 from mg_xdsl.language.parser import parse_statement
@@ -82,7 +86,17 @@ class Program:
         if not with_main and self.first_top_level is not None:
             self.checker.warn(self.first_top_level, LEFT_OUT)
             self.checker.warnings.sort(key=lambda w: w[0])  # (in source order, as the others are)
-        return self.irgen.finish(with_main)
+        module = self.irgen.finish(with_main)
+        if self.irgen.differentiates:
+            # Each grad(...) built here (mg-autodiff), so that an operation without a
+            # derivative is reported as every other error, at its line.
+            try:
+                differentiate_all(module)
+            except AutodiffError as e:
+                place = e.place()
+                at = Span(place[0], place[1], None) if place else 0
+                raise MgError(at, e.message, self.path, code="E-GRAD-004") from None
+        return module
 
 
 UNEXPECTED_INDENT = (

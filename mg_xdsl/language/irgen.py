@@ -102,6 +102,7 @@ class IRGen:
     variables: set[str] = field(default_factory=set)
     # The values a top-level name has been bound to: their buffers have an owner already.
     named: set[SSAValue] = field(default_factory=set)
+    differentiates: bool = False  # whether the program takes a gradient (mg.grad)
 
     @property
     def directory(self) -> str:
@@ -321,11 +322,32 @@ class IRGen:
         return list(op.results)
 
     def let_many(self, s: syntax.LetMany, fn: Function) -> None:
-        """``let a, b = f(...)``: the results of one ``func.call``, a name each."""
-        assert isinstance(s.value, syntax.Call)
-        call = self.call_def(s.value, fn, None)
-        for name, result in zip(s.names, call.results):
+        """``let a, b = f(...)``: the results of one ``func.call`` (or of ``grad``), a name each."""
+        c = s.value
+        assert isinstance(c, syntax.Call)
+        if c.tok.text in ("grad", "value_and_grad") and c.tok.text not in self.checker.functions:
+            results = self.gradients(c, fn)
+        else:
+            results = list(self.call_def(c, fn, None).results)
+        for name, result in zip(s.names, results):
             self.let(name.text, result, s.mutable, s.head, fn)
+
+    def gradients(self, c: syntax.Call, fn: Function) -> list[SSAValue]:
+        """``grad(EXPR, wrt=[w, b])``: the expression's ops, then ``mg.grad`` of its value with
+        respect to the names' values (``mg-autodiff`` builds the sweep); ``value_and_grad``
+        gives the value first."""
+        value = as_tensor(self.expr(c.args[0], fn))
+        listed = c.keywords["wrt"][1]
+        assert isinstance(listed, syntax.ExprList)
+        wrt = [as_tensor(self.expr(item, fn)) for item in listed.items]
+        grad = mg.GradOp(value, wrt)
+        self.place(fn, grad, c.tok)
+        self.differentiates = True
+        return [value, *grad.gradients] if c.tok.text == "value_and_grad" else list(grad.gradients)
+
+    def build_gradient(self, c: syntax.Call, fn: Function, t: TensorType, _: Builtin) -> SSAValue:
+        (gradient,) = self.gradients(c, fn)
+        return gradient
 
     def println(self, s: syntax.Println, fn: Function) -> None:
         """``mg.println`` of the values (a number as a rank-0 constant of its type)."""

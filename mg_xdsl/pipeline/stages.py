@@ -10,10 +10,10 @@ suite sets it) it verifies after every stage, which says which stage broke the I
 a fifth of the compile time of a long program.
 
     mg      the front end's output (tensors, mg ops)
-    linalg  (optimised pipeline only) convert-mg-to-linalg: memrefs and upstream linalg ops,
+    linalg  (optimised pipeline only) mg-autodiff (gradients as mg ops), convert-mg-to-linalg: memrefs and upstream linalg ops,
             each op's computation as indexing maps and iterator types; elementwise trees fused
-    affine  memrefs, affine loop nests, deallocs (the reference pipeline: lower-mg-to-affine
-            straight from mg; the optimised one: kernels for the products and reductions its
+    affine  memrefs, affine loop nests, deallocs (the reference pipeline: mg-autodiff, then
+            lower-mg-to-affine straight from mg; the optimised one: kernels for the products and reductions its
             passes recognise on linalg, streaming-store loops for large elementwise
             results, convert-linalg-to-affine-loops for the rest)
     scf     lower-affine: scf.for loops and memref.load/store
@@ -70,9 +70,11 @@ class Stage:
 
 REFERENCE_STAGES: tuple[Stage, ...] = (
     Stage("mg", (), (), "the mg dialect, as the front end produces it"),
+    # mg-autodiff, first in every pipeline: each mg.grad becomes its reverse sweep, in mg
+    # ops that every later pass optimises as the rest (a program without one costs a walk).
     Stage(
         "affine",
-        ("lower-mg-to-affine", "buffer-deallocation"),
+        ("mg-autodiff", "lower-mg-to-affine", "buffer-deallocation"),
         ("mg",),
         "affine loop nests on memrefs, each buffer freed after its last use",
     ),
@@ -128,6 +130,7 @@ OPTIMISED_STAGES: tuple[Stage, ...] = (
     Stage(
         "linalg",
         (
+            "mg-autodiff",
             "convert-mg-to-linalg",
             "linalg-fuse-elementwise-ops",  # one generic, and no buffer, per tree of elementwise ops
             "reuse-dying-buffers",
@@ -174,6 +177,7 @@ GPU_STAGES: tuple[Stage, ...] = (
     Stage(
         "gpu",
         (
+            "mg-autodiff",
             "lower-mg-to-affine",
             "buffer-deallocation",
             "affine-parallelize",  # every parallel loop, however small, is a kernel

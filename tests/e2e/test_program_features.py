@@ -684,6 +684,82 @@ def test_println_of_a_slice_inside_braces():
     assert out.stdout.decode() == f"{3.0} {2.0:.2f}\n"
 
 
+# The tensors a program prints whole, read from .npy files so that every value is exact: each
+# kind of layout NumPy has (positional floats padded to a common width, exponent form, NaN and
+# infinities, integers, bools, rows that wrap at 75 columns, summaries of > 1000 elements).
+def _printed_tensors() -> dict[str, np.ndarray]:
+    rng = np.random.default_rng(7)
+    return {
+        "a": rng.normal(size=(3, 4)),
+        "b": (rng.normal(size=(2, 3, 4)) * 1e-5).astype(np.float32),
+        "c": rng.integers(-1000, 1000, size=5).astype(np.int32),
+        "d": rng.integers(-(2**40), 2**40, size=(2, 7)),
+        "e": rng.random(4) > 0.5,
+        "f": np.arange(2000.0).reshape(1000, 2),
+        "g": np.concatenate([rng.normal(size=37), [np.nan, np.inf, -0.0]]),
+        "h": np.array([[0.1, 1.0 / 3.0], [2.5, -1e9]]),
+    }
+
+
+TENSOR_PROGRAM = """
+let a: tensor[?x?xf64] = load("a.npy")
+let b: tensor[2x3x4xf32] = load("b.npy")
+let c: tensor[?xi32] = load("c.npy")
+let d: tensor[2x?xi64] = load("d.npy")
+let e: tensor[4xi1] = load("e.npy")
+let f: tensor[?x2xf64] = load("f.npy")
+let g: tensor[?xf64] = load("g.npy")
+let h: tensor[2x2xf64] = load("h.npy")
+println("a = {a}")
+println("{transpose(a)} | {a[1:3, 1:3]} | {a[0:3, 2]}")
+println("{a > 0.0} {sum(a, axes=[0])} {cast(a, bf16)} {cast(a, f32)}")
+println("b {b}\\nc {c} d {d}")
+println("{e} {f} {g}")
+println("{h} {h[0] * 1000.0} {broadcast_to(c[0:2], [3, 2])}")
+var s = zeros([3])
+for i in range(2):
+    s += cast(i, f64) + 0.5
+    println("{i}: {s}")
+"""
+
+
+@pytest.mark.parametrize("flags", [[], ["--reference"], ["--backend", "mlir"]], ids=["optimised", "reference", "mlir"])
+def test_println_prints_tensors_as_numpy(tmp_path, flags):
+    """A tensor in braces prints as NumPy's str() of it: every element type (bf16 as the f32
+    it widens to), views (a transpose, slices, a broadcast), results, '?' sizes, in a loop."""
+    t = _printed_tensors()
+    for name, value in t.items():
+        np.save(tmp_path / f"{name}.npy", value)
+    a = t["a"]
+    bf16 = a.astype(ml_dtypes.bfloat16).astype(np.float32)
+    c = t["c"]
+    want = f"a = {a}\n{a.T} | {a[1:3, 1:3]} | {a[0:3, 2]}\n"
+    want += f"{a > 0.0} {a.sum(axis=0)} {bf16} {a.astype(np.float32)}\n"
+    want += f"b {t['b']}\nc {c} d {t['d']}\n{t['e']} {t['f']} {t['g']}\n"
+    want += f"{t['h']} {t['h'][0] * 1000.0} {np.broadcast_to(c[0:2], (3, 2))}\n"
+    want += "0: [0.5 0.5 0.5]\n1: [2. 2. 2.]\n"
+    assert "\n".join(lines(TENSOR_PROGRAM, flags, folder=tmp_path)) + "\n" == want
+
+
+def test_println_of_a_tensor_in_an_executable(tmp_path):
+    """An executable (mgc build) has the library's array printer too."""
+    t = _printed_tensors()
+    np.save(tmp_path / "g.npy", t["g"])
+    (tmp_path / "p.mg").write_text('let g: tensor[?xf64] = load("g.npy")\nprintln("g = {g}")\n')
+    exe = tmp_path / "p"
+    built = mgc("build", str(tmp_path / "p.mg"), "-o", str(exe))
+    assert built.returncode == 0, built.stderr.decode()
+    out = subprocess.run([str(exe)], capture_output=True, cwd=tmp_path)
+    assert out.returncode == 0, out.stderr.decode()
+    assert out.stdout.decode() == f"g = {t['g']}\n"
+
+
+def test_println_refuses_a_spec_for_a_tensor():
+    out = mgc("run", "-", input=b'let x = [1.5, 2.0]\nprintln("x = {x:.2f}")\n')
+    err = out.stderr.decode()
+    assert out.returncode == 1 and "E-ARG-006" in err and "without" in err, err
+
+
 def test_println_refuses_a_spec_it_cannot_print():
     out = mgc("run", "-", input=b'let x = [1.5]\nprintln("{x[0]:,}")\n')
     assert out.returncode == 1 and "E-ARG-006" in out.stderr.decode(), out.stderr.decode()

@@ -5,6 +5,15 @@ from conftest import EXAMPLES, mask
 
 CASES = sorted(p.relative_to(EXAMPLES) for p in EXAMPLES.rglob("*.mg"))
 
+# The run-time arguments that make a long example short, for the harnesses that run every
+# example many times slower (valgrind, the emulated GPU): what they check does not need the
+# full run, which test_examples checks against the listing.
+SHORT_RUN: dict[str, list[str]] = {"25_digits_mlp.mg": ["epochs=1"]}
+
+
+def short_run(rel) -> list[str]:
+    return SHORT_RUN.get(str(rel), [])
+
 
 def expected_of(rel):
     base = EXAMPLES / rel.with_suffix("")

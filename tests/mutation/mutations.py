@@ -1450,4 +1450,72 @@ MUTATIONS = [
         "    to_like = False and any(",
         "broadcast_to(m, shape(x)) does not check a '?' of m it keeps against x's",
     ),
+    # println of a whole tensor (the run-time library's array printer)
+    Mutation(
+        "mg_xdsl/backend/runtime_print_array_ir.py",
+        "  %limit = sub i64 75, %rank",
+        "  %limit = sub i64 76, %rank",
+        "rows wrap one column later than NumPy's",
+    ),
+    Mutation(
+        "mg_xdsl/backend/runtime_print_array_ir.py",
+        "  %summarise = icmp sgt i64 %total, 1000",
+        "  %summarise = icmp sgt i64 %total, 2000",
+        "arrays of 1001 to 2000 elements print whole, where NumPy summarises them",
+    ),
+    Mutation(
+        "mg_xdsl/backend/runtime_print_array_ir.py",
+        "  %wide = fcmp ogt double %ratio, 1000.0",
+        "  %wide = fcmp ogt double %ratio, 10000.0",
+        "f64 arrays spanning more than 1000 times stay positional where NumPy switches to exponents",
+    ),
+    # gradients: the chain rule and the ops' rules
+    Mutation(
+        "mg_xdsl/dialects/mg/reverse_mode.py",
+        "adjoints[operand] = d.add(adjoints[operand], adjoint) if operand in adjoints else adjoint",
+        "adjoints[operand] = adjoint",
+        "a value used twice gets the adjoint of its last use only, not the sum",
+    ),
+    Mutation(
+        "mg_xdsl/dialects/mg/reverse_mode.py",
+        "            inputs.extend(v for v in inner.operands if not _inside(op, v))",
+        "            pass",
+        "a loop that reads a variable only in its body gives a silent zero gradient",
+    ),
+    Mutation(
+        MG_ELEMENTWISE,
+        "        share = d.where(tie, d.full_like(g, 0.5), d.full_like(g, 1.0))",
+        "        share = d.where(tie, d.full_like(g, 1.0), d.full_like(g, 1.0))",
+        "maximum/minimum at a tie give g to both operands, not half to each",
+    ),
+    Mutation(
+        MG_ELEMENTWISE,
+        "lambda d, x, y, g: d.mul(g, d.plus(d.neg(d.square(y)), 1.0))",
+        "lambda d, x, y, g: d.mul(g, d.plus(d.neg(y), 1.0))",
+        "tanh's derivative is 1 - tanh, not 1 - tanh^2",
+    ),
+    Mutation(
+        MG_STRUCTURED,
+        "            d.matmul(d.swap_last_two(a), g) if d.active(b) else None,",
+        "            d.matmul(d.swap_last_two(a), d.swap_last_two(g)) if d.active(b) else None,",
+        "the gradient of B in A @ B is A^T @ g^T (wrong for non-square products)",
+    ),
+    Mutation(
+        MG_STRUCTURED,
+        "        return [d.only_where(chosen, d.broadcast_like(d.div(g, count), x))]",
+        "        return [d.only_where(chosen, d.broadcast_like(g, x))]",
+        "a max/min reduction gives g to every tied element, not an equal share",
+    ),
+    Mutation(
+        "mg_xdsl/dialects/mg/adjoint_builder.py",
+        "            if pos < 0 or into[pos] == 1 and out[axis] != 1:",
+        "            if pos < 0:",
+        "broadcasting's adjoint does not sum over the axes grown from 1",
+    ),
+    Mutation(
+        "mg_xdsl/language/checker_gradients.py",
+        "            if item.tok.text not in mentioned:",
+        "            if False:",
+        "a gradient with respect to a name the expression does not use compiles (to zeros)",
+    ),
 ]

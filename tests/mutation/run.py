@@ -100,7 +100,10 @@ def copy_project(dest: Path) -> None:
     for part in ("mg_xdsl", "tests", "examples", "benchmarks", "pyproject.toml"):
         src = ROOT / part
         if src.is_dir():
-            shutil.copytree(src, dest / part, ignore=shutil.ignore_patterns("__pycache__", "Output", ".hypothesis"))
+            # (not lit's outputs and timings: a parallel run of the suite, this script's
+            # caller, may be writing them while the copy is made)
+            ignore = shutil.ignore_patterns("__pycache__", "Output", ".lit_test_times.txt", ".hypothesis")
+            shutil.copytree(src, dest / part, ignore=ignore)
         else:
             shutil.copy2(src, dest / part)
 
@@ -145,8 +148,10 @@ def classify(returncode: int, stdout: str, stderr: str) -> tuple[str, str]:
 def run_tests(tree: Path, tests: list[str] = TEST_ORDER, pytest_args: list[str] = ()) -> Outcome:
     env = {**os.environ, "PYTHONPATH": str(tree), "MG_PROPERTY_EXAMPLES": "60"}
     start = time.perf_counter()
+    # -n 0: in this process, in TEST_ORDER, not on pyproject.toml's parallel workers, whose
+    # crash pytest-xdist reports as a failed test (a catch) and not as the crash it is.
     p = subprocess.run(
-        [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", *pytest_args, *tests],
+        [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", "-n", "0", *pytest_args, *tests],
         cwd=tree,
         env=env,
         capture_output=True,

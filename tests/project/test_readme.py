@@ -38,6 +38,11 @@ FENCE = re.compile(r"^```(\S*)\s*$")
 COMMENT = re.compile(r"\s+#\s.*$")  # a shell comment after a command (two spaces, then #)
 README_MAX_LINES = 320  # "a README for users, about 300 lines at most"
 
+# The pages' commands run in order in one scratch directory (the module's), as a reader would
+# type them: a command may use what an earlier one left (`mgc lib ... -o out`, then `g++ -Iout
+# ...`). A parallel run keeps a module's tests on one worker, in order (pyproject.toml's
+# --dist loadfile); one that spread them over workers would fail those commands.
+
 
 def name(page: Path) -> str:
     return page.relative_to(ROOT).as_posix()

@@ -7,6 +7,10 @@ dimension grows. Each verifier states its rule in its message. The rules themsel
 ``mg_xdsl.core.shapes`` (shared with the front end) and ``mg_xdsl.core.element_types`` (the trait
 ``LoweredElementTypes`` of every op), so no op carries its own copy.
 
+Each differentiable op carries its derivative rule (``adjoints``, the ``Differentiable``
+base), written in ``adjoint_builder``'s words; ``reverse_mode`` applies the chain rule over
+them (``mg.grad`` -> its reverse sweep, for the front end and the pass ``mg-autodiff``).
+
 What each op computes on one element is said here too, once: an elementwise op's
 ``scalar`` builds its arith ops (the interface ``ScalarComputation``), and ``REDUCTIONS``
 names each reduction's combining op and identity. ``lower-mg-to-affine``,
@@ -14,7 +18,7 @@ names each reduction's combining op and identity. ``lower-mg-to-affine``,
 
 The dialect is a package, one module per family of ops (``elementwise``, ``structured``,
 ``shape``, ``indexing``, ``creation``, ``items``, ``printing``, ``files``,
-``arguments``) over ``base`` (the op base and the
+``arguments``, ``gradients``) over ``base`` (the op base and the
 element-type trait) and ``scalar`` (what the ops compute on one element); every name is
 also here, so the rest of the compiler writes ``mg.AddOp``, ``mg.REDUCTIONS``.
 """
@@ -27,6 +31,7 @@ from mg_xdsl.dialects.mg.base import (  # noqa: F401
     IN_PLACE,
     LIKE_SHAPE,
     MOVES,
+    Differentiable,
     LoweredElementTypes,
     MgOp,
     UnaryOp,
@@ -83,6 +88,7 @@ from mg_xdsl.dialects.mg.files import (  # noqa: F401
     LoadOp,
     SaveOp,
 )
+from mg_xdsl.dialects.mg.gradients import GradOp  # noqa: F401
 from mg_xdsl.dialects.mg.indexing import (  # noqa: F401
     ExtractOp,
     GatherOp,
@@ -189,5 +195,6 @@ Mg = Dialect(
         LoadOp,
         SaveOp,
         ArgOp,
+        GradOp,
     ],
 )

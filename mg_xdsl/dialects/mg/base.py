@@ -3,8 +3,10 @@
 attribute names and messages of the run-time checks.
 """
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 from xdsl.dialects.builtin import DYNAMIC_INDEX, Float64Type, FloatAttr, IntegerAttr, ShapedType, TensorType
 from xdsl.ir import Attribute, Operation, SSAValue
@@ -14,6 +16,9 @@ from xdsl.utils.exceptions import VerifyException
 
 from mg_xdsl.core import element_types, shapes
 from mg_xdsl.core.shapes import Shape, ShapeError, fmt_shape
+
+if TYPE_CHECKING:  # (the rules are given a builder; they do not import it)
+    from mg_xdsl.dialects.mg.adjoint_builder import AdjointBuilder
 
 
 def shape_of(t: Attribute) -> Shape:
@@ -90,6 +95,20 @@ def operands_differ(op: str, dim: int) -> str:
 
 def batch_differs(dim: int) -> str:
     return f"mg.matmul: batch dimension {dim} differs at runtime"
+
+
+class Differentiable:
+    """An op with a derivative rule, for reverse-mode differentiation (``mg-autodiff``).
+
+    ``adjoints(d, g)``: given ``g``, the adjoint of the op's (float) result, the adjoint of
+    each operand in operand order (``None`` for one with none: a mask, indices, or an operand
+    ``d.active`` says nobody wants), built with ``d``'s words (``adjoint_builder``). An op
+    without this base has no rule: a gradient through it is an error naming it; an op whose
+    result is not a float (a comparison, ``argmax``, an integer op) is a constant to
+    differentiation and is never asked."""
+
+    def adjoints(self, d: "AdjointBuilder", g: SSAValue) -> Sequence[SSAValue | None]:
+        raise NotImplementedError
 
 
 class MgOp(IRDLOperation):

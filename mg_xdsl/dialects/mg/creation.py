@@ -2,7 +2,8 @@
 and random numbers.
 """
 
-from typing import ClassVar
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, ClassVar
 
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import (
@@ -34,8 +35,11 @@ from xdsl.traits import ConstantLike, Pure
 from mg_xdsl.core import element_types, shapes
 from mg_xdsl.core.shapes import ShapeError
 from mg_xdsl.dialects import philox
-from mg_xdsl.dialects.mg.base import LoweredElementTypes, MgOp, shape_of, tensor_type
+from mg_xdsl.dialects.mg.base import Differentiable, LoweredElementTypes, MgOp, shape_of, tensor_type
 from mg_xdsl.dialects.mg.scalar import FLOATS, narrowed
+
+if TYPE_CHECKING:
+    from mg_xdsl.dialects.mg.adjoint_builder import AdjointBuilder
 
 
 @irdl_op_definition
@@ -58,7 +62,7 @@ class ConstantOp(MgOp):
 
 
 @irdl_op_definition
-class FullLikeOp(MgOp):
+class FullLikeOp(MgOp, Differentiable):
     """A tensor of the shape of ``like`` (of any element type), every element ``value``:
     ``mg.full_like %x {value = 0.0 : f64} : tensor<?x3xi1> -> tensor<?x3xf64>``. (A number
     given to ``where``, whose shape is the other operands'.)"""
@@ -81,6 +85,10 @@ class FullLikeOp(MgOp):
     def verify_(self) -> None:
         self.check_same_shapes(self.like, self.result)
         self.check_number_type(self.value, self.result, "the value must be of the result's")
+
+    def adjoints(self, d: "AdjointBuilder", g: SSAValue) -> Sequence[SSAValue | None]:
+        """A constant: ``like`` gives only the shape (``zeros_like(w)`` does not depend on ``w``)."""
+        return [None]
 
 
 @irdl_op_definition

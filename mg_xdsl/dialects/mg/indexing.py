@@ -12,8 +12,21 @@ from xdsl.traits import Pure
 
 from mg_xdsl.core import element_types, shapes
 from mg_xdsl.core.shapes import Shape, ShapeError, fmt_shape
-from mg_xdsl.dialects.mg.base import MOVES, LoweredElementTypes, MgOp, shape_of, tensor_type, tensor_type_of
+from mg_xdsl.dialects.mg.base import (
+    MOVES,
+    Differentiable,
+    LoweredElementTypes,
+    MgOp,
+    shape_of,
+    tensor_type,
+    tensor_type_of,
+)
 from mg_xdsl.dialects.mg.scalar import binary_arith, narrowed, widened
+
+if TYPE_CHECKING:
+    from mg_xdsl.dialects.mg.adjoint_builder import AdjointBuilder
+
+Adjoints = Sequence[SSAValue | None]
 
 
 class IndexingOp(MgOp):
@@ -74,7 +87,7 @@ class IndexingAddOp(IndexingOp):
 
 
 @irdl_op_definition
-class IndexOp(IndexingOp):
+class IndexOp(IndexingOp, Differentiable):
     """The rows of ``table`` that ``ids`` name (NumPy's ``table[ids]``, an embedding lookup):
     ``mg.index %table, %ids : tensor<5x3xf64>, tensor<2x4xi64> -> tensor<2x4x3xf64>``. An id
     outside ``0`` to ``n - 1`` stops the program (a negative one too)."""
@@ -96,9 +109,13 @@ class IndexOp(IndexingOp):
         want = self.rule(shapes.index_shape, shape_of(self.table.type), shape_of(self.ids.type))
         self.check_shape(self.result, want, "the result (the ids' shape, then a row's)")
 
+    def adjoints(self, d: "AdjointBuilder", g: SSAValue) -> Adjoints:
+        """Each row of ``g`` added to the row of zeros its id names (repeated ids add up)."""
+        return [d.index_add(d.full_like(self.table, 0.0), self.ids, g), None]
+
 
 @irdl_op_definition
-class IndexAddOp(IndexingAddOp):
+class IndexAddOp(IndexingAddOp, Differentiable):
     """``base`` with each row of ``values`` added to the row of ``base`` its id names, repeated
     ids accumulating (the adjoint of ``mg.index``; NumPy's ``np.add.at(base, ids, values)`` on a
     copy): ``mg.index_add %base, %ids, %values : tensor<5x3xf64>, tensor<4xi32>,
@@ -126,9 +143,14 @@ class IndexAddOp(IndexingAddOp):
             "values (the ids' shape, then a row's)",
         )
 
+    def adjoints(self, d: "AdjointBuilder", g: SSAValue) -> Adjoints:
+        """``g`` for ``base``; for ``values``, the rows of ``g`` their ids name. (A base of
+        zeros, ``zeros_like(t)``, is a constant: it gets none.)"""
+        return [g if d.varies(self.base) else None, None, d.index(g, self.ids) if d.varies(self.values) else None]
+
 
 @irdl_op_definition
-class GatherOp(IndexingOp):
+class GatherOp(IndexingOp, Differentiable):
     """Elements of ``x`` taken along ``axis`` at the positions in ``idx`` (NumPy's
     ``take_along_axis``): ``out[i, j] = x[i, idx[i, j]]`` for axis 1. ``idx`` has ``x``'s rank
     and its sizes off the axis; the result has ``idx``'s shape:
@@ -158,9 +180,13 @@ class GatherOp(IndexingOp):
         )
         self.check_shape(self.result, want, "the result (the indices' shape)")
 
+    def adjoints(self, d: "AdjointBuilder", g: SSAValue) -> Adjoints:
+        """``g`` added into zeros at the positions it was taken from (repeated ones add up)."""
+        return [d.scatter_add(d.full_like(self.x, 0.0), self.idx, g, self.axis.value.data), None]
+
 
 @irdl_op_definition
-class ScatterAddOp(IndexingAddOp):
+class ScatterAddOp(IndexingAddOp, Differentiable):
     """``base`` with each element of ``values`` added along ``axis`` at the position in ``idx``,
     repeated positions accumulating (the adjoint of ``mg.gather``): ``out[i, idx[i, j]] +=
     values[i, j]`` for axis 1. ``idx`` and ``values`` have one shape, ``base``'s rank and its
@@ -199,9 +225,18 @@ class ScatterAddOp(IndexingAddOp):
             "values (the indices' shape)",
         )
 
+    def adjoints(self, d: "AdjointBuilder", g: SSAValue) -> Adjoints:
+        """``g`` for ``base``; for ``values``, the elements of ``g`` at their positions."""
+        axis = self.axis.value.data
+        return [
+            g if d.varies(self.base) else None,
+            None,
+            d.gather(g, self.idx, axis) if d.varies(self.values) else None,
+        ]
+
 
 @irdl_op_definition
-class ExtractOp(MgOp):
+class ExtractOp(MgOp, Differentiable):
     """One element, as a rank-0 tensor (``x[1, -1]``, upstream's ``tensor.extract``):
     ``mg.extract %x {indices = array<i64: 1, -1>} : tensor<2x?xf64> -> tensor<f64>``. An index
     per dimension; a negative one counts from the end; one into a ``?`` dimension is checked
@@ -234,3 +269,7 @@ class ExtractOp(MgOp):
                 raise self.fail(
                     f"index {index} is out of range for dimension {d} of size {size} (-{size} to {size - 1})"
                 )
+
+    def adjoints(self, d: "AdjointBuilder", g: SSAValue) -> Adjoints:
+        """Zeros of the input's shape with ``g`` at the element's place."""
+        return [d.at(g, self.input, self.indices.get_values())]

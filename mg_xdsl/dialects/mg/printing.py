@@ -1,5 +1,5 @@
 """The ops with an effect: ``mg.print`` (a tensor, as MLIR's runner library prints it) and
-``mg.println`` (a line of text with rank-0 values formatted in it, as Python's ``format``)."""
+``mg.println`` (a line of text with values formatted in it, as Python's ``format`` and NumPy's ``str``)."""
 
 from collections.abc import Sequence
 
@@ -29,9 +29,10 @@ class PrintOp(MgOp):
 class PrintlnOp(MgOp):
     """One line of text with values in it (the language's ``println("epoch {e}: loss {l:.4f}")``):
     ``pieces[0]``, ``values[0]`` formatted by Python's format spec ``specs[0]``,
-    ``pieces[1]``, ..., ``pieces[-1]``, then a newline. The values are rank-0 tensors of any
-    element type; a spec (``""`` for none) must be one that ``mg_xdsl.core.format_spec``
-    prints exactly as Python's ``format`` does for the value's type.
+    ``pieces[1]``, ..., ``pieces[-1]``, then a newline. The values are tensors of any element
+    type: one of rank 0 is formatted by its spec (``""`` for none), which must be one that
+    ``mg_xdsl.core.format_spec`` prints exactly as Python's ``format`` does for the value's
+    type; a larger one takes no spec and prints as NumPy's ``str`` prints an array.
 
     ``mg.println ["epoch ", ": loss ", ""] ["", ".4f"] %e, %l : tensor<i64>, tensor<f64>``"""
 
@@ -61,8 +62,8 @@ class PrintlnOp(MgOp):
         for i, (value, spec) in enumerate(zip(self.values, self.specs)):
             t = value.type
             assert isinstance(t, TensorType)
-            if t.get_shape():
-                raise VerifyException(f"mg.println: value {i} must be a rank-0 tensor, got {t}")
+            if t.get_shape() and spec.data:
+                raise VerifyException(f"mg.println: value {i} of rank {t.get_num_dims()} takes no format spec")
             try:
                 format_spec.check(spec.data, element_types.NAME_OF[t.element_type])
             except ValueError as e:

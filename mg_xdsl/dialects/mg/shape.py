@@ -3,6 +3,7 @@ cast between static and ``?`` sizes.
 """
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from xdsl.dialects.builtin import ArrayAttr, DenseArrayBase, IntegerAttr, IntegerType, StringAttr, TensorType, i64
 from xdsl.ir import Attribute, SSAValue
@@ -18,11 +19,25 @@ from xdsl.irdl import (
 
 from mg_xdsl.core import element_types, shapes
 from mg_xdsl.core.shapes import ShapeError, fmt_dim, fmt_shape
-from mg_xdsl.dialects.mg.base import CHECK_MESSAGES, MOVES, MgOp, UnaryOp, shape_of, tensor_type, tensor_type_of
+from mg_xdsl.dialects.mg.base import (
+    CHECK_MESSAGES,
+    MOVES,
+    Differentiable,
+    MgOp,
+    UnaryOp,
+    shape_of,
+    tensor_type,
+    tensor_type_of,
+)
+
+if TYPE_CHECKING:
+    from mg_xdsl.dialects.mg.adjoint_builder import AdjointBuilder
+
+Adjoints = Sequence[SSAValue | None]
 
 
 @irdl_op_definition
-class TransposeOp(UnaryOp):
+class TransposeOp(UnaryOp, Differentiable):
     """The axes permuted: ``mg.transpose %x : tensor<2x3xf64> to tensor<3x2xf64>`` reverses
     them (rows become columns); ``{permutation = array<i64: 0, 2, 1>}`` makes the result's
     axis ``i`` the input's axis ``permutation[i]``."""
@@ -57,9 +72,16 @@ class TransposeOp(UnaryOp):
         if not shapes.shapes_compatible(want, got):
             raise self.fail(f"the result must be {fmt_shape(want)}, got {fmt_shape(got)}")
 
+    def adjoints(self, d: "AdjointBuilder", g: SSAValue) -> Adjoints:
+        """``g`` transposed back by the inverse permutation."""
+        inverse = [0] * len(self.axes())
+        for result_axis, input_axis in enumerate(self.axes()):
+            inverse[input_axis] = result_axis
+        return [d.transpose(g, inverse)]
+
 
 @irdl_op_definition
-class ConcatOp(MgOp):
+class ConcatOp(MgOp, Differentiable):
     """Tensors of one rank and element type one after another along ``axis``, their other
     sizes equal (a ``?`` checked when the program runs): ``mg.concat %a, %b {axis = 0 :
     i64} : tensor<2x3xf64>, tensor<?x3xf64> -> tensor<?x3xf64>``."""
@@ -101,9 +123,22 @@ class ConcatOp(MgOp):
                 f"the result's size along the axis must be the inputs' sum {fmt_dim(want)}, got {fmt_dim(result[axis])}"
             )
 
+    def adjoints(self, d: "AdjointBuilder", g: SSAValue) -> Adjoints:
+        """Each input's part of ``g``: a ``slice`` where the sizes before it and its own are
+        static; after a ``?`` size, from a start known when the program runs (its sizes,
+        ``mg.size``), a ``dynamic_slice``, or for a ``?`` size of its own a ``gather``."""
+        axis = self.axis.value.data
+        start: int | SSAValue = 0
+        adjoints: list[SSAValue | None] = []
+        for i, x in enumerate(self.inputs):
+            adjoints.append(d.part(g, x, axis, start) if d.active(x) else None)
+            if i + 1 < len(self.inputs):  # (the start after the last is not needed)
+                start = d.add_sizes(start, d.size(x, axis))
+        return adjoints
+
 
 @irdl_op_definition
-class SliceOp(UnaryOp):
+class SliceOp(UnaryOp, Differentiable):
     """``start`` to ``stop`` (not included) along ``axis``, the other axes whole:
     ``mg.slice %x {axis = 1 : i64, start = 1 : i64, stop = 3 : i64} : tensor<2x4xf64> to
     tensor<2x2xf64>``. A stop beyond a ``?`` size is found when the program runs."""
@@ -132,9 +167,22 @@ class SliceOp(UnaryOp):
         if shape_of(self.result.type) != want:
             raise self.fail(f"the result must be {fmt_shape(want)}, got {fmt_shape(shape_of(self.result.type))}")
 
+    def adjoints(self, d: "AdjointBuilder", g: SSAValue) -> Adjoints:
+        """``g`` between zeros where the slice left elements out (a ``concat``); along a
+        ``?`` size, ``g`` added into zeros from the start (``index_add``/``scatter_add``)."""
+        x, axis = self.input, self.axis.value.data
+        start, stop, size = self.start.value.data, self.stop.value.data, shape_of(self.input.type)[axis]
+        if size is None:
+            return [d.place(g, x, axis, start)]
+        parts = [d.full_like(d.slice(x, axis, 0, start), 0.0)] if start > 0 else []
+        parts.append(g)
+        if stop < size:
+            parts.append(d.full_like(d.slice(x, axis, stop, size), 0.0))
+        return [parts[0] if len(parts) == 1 else d.concat(parts, axis, x.type)]
+
 
 @irdl_op_definition
-class DynamicSliceOp(MgOp):
+class DynamicSliceOp(MgOp, Differentiable):
     """``size`` elements along ``axis`` from a ``start`` known only when the program runs (a
     rank-0 integer tensor), the other axes whole (XLA's ``dynamic_slice``; the mini-batch
     ``x[i * 128 : i * 128 + 128]``): ``mg.dynamic_slice %x, %start {axis = 0 : i64, size = 128 :
@@ -173,9 +221,14 @@ class DynamicSliceOp(MgOp):
         if shape_of(self.result.type) != want:
             raise self.fail(f"the result must be {fmt_shape(want)}, got {fmt_shape(shape_of(self.result.type))}")
 
+    def adjoints(self, d: "AdjointBuilder", g: SSAValue) -> Adjoints:
+        """Zeros of the input's shape with ``g`` added from the start (``index_add`` of its
+        rows along axis 0, ``scatter_add`` along another); the start has none."""
+        return [d.place(g, self.input, self.axis.value.data, self.start), None]
+
 
 @irdl_op_definition
-class CastOp(UnaryOp):
+class CastOp(UnaryOp, Differentiable):
     """Change what is known statically about a shape, not the data.
 
     ``tensor<2x3xf64> to tensor<?x?xf64>`` forgets the sizes (passing a matrix to a ``?``
@@ -210,9 +263,12 @@ class CastOp(UnaryOp):
             return message.data
         return f"{self.name}: dimension {dim} differs at runtime from the static size {shape_of(self.result.type)[dim]}"
 
+    def adjoints(self, d: "AdjointBuilder", g: SSAValue) -> Adjoints:
+        return [d.like(g, self.input)]
+
 
 @irdl_op_definition
-class ReshapeOp(UnaryOp):
+class ReshapeOp(UnaryOp, Differentiable):
     """The same elements in the same (row-major) order in another shape: dimensions of size
     1 dropped or added (a reduction's result without its kept dimensions, ``?`` sizes
     allowed): ``mg.reshape %x : tensor<?x1xf64> to tensor<?xf64>``; or any shape of the same
@@ -232,6 +288,9 @@ class ReshapeOp(UnaryOp):
                 f"cannot reshape {fmt_shape(shape)} to {fmt_shape(result)}: only dimensions of "
                 "size 1 may be dropped or added, or the shapes must be static with one element count"
             )
+
+    def adjoints(self, d: "AdjointBuilder", g: SSAValue) -> Adjoints:
+        return [d.reshape(g, self.input.type)]
 
     def unit_dims_only(self) -> bool:
         """Whether the shapes differ only in dimensions of size 1 (``shapes.unit_dims_map``)."""

@@ -2,7 +2,9 @@
 and the linear scan.
 """
 
+import math
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from xdsl.dialects.builtin import BoolAttr, IntegerAttr, IntegerType, StringAttr, TensorType, i64
 from xdsl.ir import Attribute, SSAValue
@@ -21,6 +23,7 @@ from mg_xdsl.core import element_types, shapes
 from mg_xdsl.core.shapes import ShapeError, fmt_shape
 from mg_xdsl.dialects.mg.base import (
     MOVES,
+    Differentiable,
     LoweredElementTypes,
     MgOp,
     inferred_type,
@@ -30,9 +33,14 @@ from mg_xdsl.dialects.mg.base import (
 )
 from mg_xdsl.dialects.mg.scalar import INTEGER_REDUCTIONS, REDUCTIONS, Reduction, binary_arith
 
+if TYPE_CHECKING:
+    from mg_xdsl.dialects.mg.adjoint_builder import AdjointBuilder
+
+Adjoints = Sequence[SSAValue | None]
+
 
 @irdl_op_definition
-class MatmulOp(MgOp):
+class MatmulOp(MgOp, Differentiable):
     """The matrix product ``(M x K) @ (K x N) -> (M x N)``, or one per index of the leading
     (batch) axes, which both operands have alike: ``(B x M x K) @ (B x K x N)``."""
 
@@ -58,12 +66,20 @@ class MatmulOp(MgOp):
         if not shapes.shapes_compatible(want, got):
             raise self.fail(f"the result must be {fmt_shape(want)}, got {fmt_shape(got)}")
 
+    def adjoints(self, d: "AdjointBuilder", g: SSAValue) -> Adjoints:
+        """``A @ B``: ``g @ B^T`` for ``A``, ``A^T @ g`` for ``B`` (each matrix of a batch)."""
+        a, b = self.lhs, self.rhs
+        return [
+            d.matmul(g, d.swap_last_two(b)) if d.active(a) else None,
+            d.matmul(d.swap_last_two(a), g) if d.active(b) else None,
+        ]
+
 
 REDUCE_KINDS = tuple(REDUCTIONS)
 
 
 @irdl_op_definition
-class ReduceOp(MgOp):
+class ReduceOp(MgOp, Differentiable):
     """Reduce along one axis with ``sum``, ``max``, ``prod`` or ``min``; the axis collapses
     to size 1.
 
@@ -111,9 +127,22 @@ class ReduceOp(MgOp):
                 f"axis of size 1, got {self.result.type}"
             )
 
+    def adjoints(self, d: "AdjointBuilder", g: SSAValue) -> Adjoints:
+        """``sum``: ``g`` repeated along the axis; ``prod``: ``g * result / x`` (not defined
+        where an element is 0); ``max``/``min``: ``g`` shared equally by the elements equal
+        to the result (JAX's rule for ties)."""
+        x, kind = self.input, self.kind.data
+        if kind == "sum":
+            return [d.broadcast_like(g, x)]
+        if kind == "prod":
+            return [d.div(d.broadcast_like(d.mul(g, self.result), x), x)]
+        chosen = d.compare(x, d.broadcast_like(self.result, x), "eq")
+        count = d.sum_axis(d.convert(chosen, tensor_type_of(g).element_type), self.axis.value.data)
+        return [d.only_where(chosen, d.broadcast_like(d.div(g, count), x))]
+
 
 @irdl_op_definition
-class BroadcastOp(MgOp):
+class BroadcastOp(MgOp, Differentiable):
     """Repeat a tensor to fill a larger shape: leading dimensions are added, each static 1
     grows to a static size, and every other dimension (``?`` included) stays as it is
     (``tensor<?x1xf64> -> tensor<?x10xf64>``, ``tensor<3xf64> -> tensor<2x3xf64>``). An added
@@ -149,6 +178,11 @@ class BroadcastOp(MgOp):
                     f"dimension {d} of {self.result.type} is '?' where the input has none or a "
                     "static 1: a like operand must have a '?' there to give its size"
                 )
+
+    def adjoints(self, d: "AdjointBuilder", g: SSAValue) -> Adjoints:
+        """``g`` summed over the axes the broadcast added or grew (the like operands only
+        give sizes)."""
+        return [d.sum_to(g, self.input), *(None for _ in self.like)]
 
 
 @irdl_op_definition
@@ -206,7 +240,7 @@ def size_source(op: BroadcastOp, d: int) -> tuple[SSAValue, int] | None:
 
 
 @irdl_op_definition
-class LinearScanOp(MgOp):
+class LinearScanOp(MgOp, Differentiable):
     """The first-order linear recurrence along ``axis``: ``h[t] = a[t] * h[t-1] + b[t]`` from
     ``h = 0`` (so ``h[0] = b[0]``), from the end if ``reverse``; ``a``, ``b`` and the result of
     one shape and type (``cumsum`` is ``a = 1``). ``bf16`` is carried in ``f32`` and rounded
@@ -240,3 +274,21 @@ class LinearScanOp(MgOp):
     def step(self, a: SSAValue, b: SSAValue, h: SSAValue) -> SSAValue:
         """``a * h + b`` on elements (of the type the recurrence is carried in)."""
         return binary_arith("add", binary_arith("mul", a, h), b)
+
+    def adjoints(self, d: "AdjointBuilder", g: SSAValue) -> Adjoints:
+        """``h[t] = a[t] * h[t-1] + b[t]``: the adjoint of ``h``, ``lam[t] = g[t] + a[t+1] *
+        lam[t+1]``, is the same recurrence run the other way with ``a`` moved one place
+        (``lam[t] = g[t]`` at the end), and it is ``b``'s adjoint; ``a``'s is ``lam[t] *
+        h[t-1]`` (``h[-1] = 0``). ``reverse`` swaps the directions. (A ``cumsum``'s ``a`` is a
+        ``full_like``, a constant: it needs no moving, its last element multiplying the
+        scan's start, 0, and it gets no adjoint.)"""
+        axis, reverse = self.axis.value.data, self.reverse.value.data
+        step = -1 if reverse else 1  # h[t-1] is h moved one place by `step`
+        a = self.a
+        c = d.constant(a)
+        next_a = a if c is not None and math.isfinite(c) else d.shift(a, axis, -step)
+        lam = d.linear_scan(next_a, g, axis, reverse=not reverse)
+        return [
+            d.mul(lam, d.shift(self.result, axis, step)) if d.varies(a) else None,
+            lam if d.varies(self.b) else None,
+        ]

@@ -4,9 +4,9 @@
 # into it: no memref.alloc for either update.
 # RUN: mg-opt %s 2>/dev/null | filecheck %s --check-prefix=MG
 # RUN: mg-opt %s -p 'mg-cpu-pipeline{to=linalg}' 2>/dev/null | filecheck %s --check-prefix=LINALG
-def grad(w: tensor[4x3]) = w * 2
+def slope(w: tensor[4x3]) = w * 2
 var w = ones([4, 3])
-w -= 0.1 * grad(w)
+w -= 0.1 * slope(w)
 w *= 2
 print w
 # MG-LABEL: func.func @main()
@@ -20,7 +20,7 @@ print w
 # LINALG:         %[[W:.*]] = memref.alloc() : memref<4x3xf64>
 # LINALG-NEXT:    %{{.*}} = arith.constant 1.000000e+00 : f64
 # LINALG-NEXT:    linalg.fill ins(%{{.*}} : f64) outs(%[[W]] : memref<4x3xf64>)
-# LINALG-NEXT:    %[[G:.*]] = func.call @grad(%[[W]])
+# LINALG-NEXT:    %[[G:.*]] = func.call @slope(%[[W]])
 # LINALG-NEXT:    linalg.generic {{.*}} ins(%[[W]], %[[G]] : memref<4x3xf64>, memref<4x3xf64>) outs(%[[W]] : memref<4x3xf64>)
 # LINALG:           arith.mulf
 # LINALG-NEXT:      arith.subf

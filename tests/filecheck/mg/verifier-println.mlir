@@ -1,5 +1,6 @@
-// mg.println's verifier: one more piece of text than values, a spec per value, rank-0
-// values, and specs that format_spec prints exactly as Python does for the value's type.
+// mg.println's verifier: one more piece of text than values, a spec per value, no spec for a
+// value of rank 1 or more, and specs that format_spec prints exactly as Python does for the
+// value's type.
 // RUN: mg-opt %s --split-input-file --verify-diagnostics | filecheck %s
 
 %e = "test.op"() : () -> tensor<i64>
@@ -21,8 +22,13 @@ mg.println ["loss ", ""] [] %l : tensor<f64>
 
 // -----
 %v = "test.op"() : () -> tensor<2xf64>
-mg.println ["v ", ""] [""] %v : tensor<2xf64>
-// CHECK: mg.println: value 0 must be a rank-0 tensor, got tensor<2xf64>
+mg.println ["v ", ""] [".2f"] %v : tensor<2xf64>
+// CHECK: mg.println: value 0 of rank 1 takes no format spec
+
+// -----
+%v = "test.op"() : () -> tensor<2x?xi1>
+mg.println ["v ", ""] [""] %v : tensor<2x?xi1>
+// CHECK: mg.println ["v ", ""] [""] %{{.*}} : tensor<2x?xi1>
 
 // -----
 %l = "test.op"() : () -> tensor<f64>

@@ -38,6 +38,12 @@ ERRORS = [
     ("def g(a: matrix[2]) = a", "E-SYN-004", 1, 10, "matrix", []),
     ("def f(a: tensor[2000000000000x1]) = a", "E-LIMIT-001", 1, 10, "tensor[2000000000000x1]", []),
     ("print [1e999]", "E-LIMIT-001", 1, 8, "1e999", []),
+    # gradients
+    ("let w = [1.0, 2.0]\nlet g = grad(w * w, wrt=[w])", "E-GRAD-001", 2, 14, "w * w", []),
+    ("let n: tensor[2xi64] = [1, 2]\nlet g = grad(sum(cast(n, f64)), wrt=[n])", "E-GRAD-002", 2, 38, "n", []),
+    ("let w = [1.0]\nlet g = grad(sum(w * w), wrt=[w * 2.0])", "E-GRAD-002", 2, 31, "w * 2.0", []),
+    ("let w = [1.0]\nlet b = [2.0]\nlet g = grad(sum(w * w), wrt=[b])", "E-GRAD-003", 3, 31, "b", []),
+    ("let w = [1.0, 2.0]\nlet g = grad(sum(w % 1.5), wrt=[w])", "E-GRAD-004", 2, 20, "% 1.5), wrt=[w])", []),
     # blocks
     ("for i in range(3):\n    print i\n  print i", "E-SYN-005", 3, 3, "print", []),
     ("for i in range(3):\n\tprint i", "E-SYN-005", 2, 1, "\ufffd", []),  # (a tab shown as one character)
@@ -69,7 +75,7 @@ ERRORS = [
         "f([1.0, 2.0])",
         [],
     ),
-    ('let x = [1.5]\nprintln("x = {x}")', "E-ARG-003", 2, 15, "x", []),
+    ('let x = [1.5]\nprintln("x = {x:.1f}")', "E-ARG-006", 2, 15, "x", []),
     ('let x = [1.5]\nprintln("x = {x[0]:.2q}")', "E-ARG-006", 2, 15, "x[0]", []),
     ('let x = load("x.npy")', "E-ARG-007", 1, 9, 'load("x.npy")', []),
     ("print " + "relu(" * 101 + "[1]" + ")" * 101, "E-LIMIT-001", 1, 7 + 5 * 100 + 4, "(", []),

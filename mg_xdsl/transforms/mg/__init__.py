@@ -1,0 +1,1 @@
+"""Transforms of ``mg`` ops, before the mg dialect is lowered: differentiation (``mg-autodiff``)."""
