@@ -162,3 +162,22 @@ def test_errors_name_the_problem():
         out = mgc("run", "-", input=source.encode())
         err = out.stderr.decode()
         assert out.returncode == 1 and f"[{code}]" in err and "Traceback" not in err, (source, err)
+
+
+@PIPELINES
+def test_bf16_gradients_are_computed_as_bf16_arithmetic_is(tmp_path, flags):
+    """Each op of the sweep computes in f32 and rounds to bf16, as the forward ops do: the
+    gradient of sum(exp(w * x)) is bf16(bf16(exp(bf16(w * x))) * x), element by element."""
+    import ml_dtypes
+
+    program = """
+let w: tensor[3xbf16] = [1.0, 2.0, 3.0]
+let x: tensor[3xbf16] = [0.5, 0.25, 4.0]
+let g = grad(sum(exp(w * x)), wrt=[w])
+save("g.npy", cast(g, f32))
+"""
+    (got,) = saved(program, flags, tmp_path, ["g"])
+    bf16, f32 = ml_dtypes.bfloat16, np.float32
+    w, x = np.array([1.0, 2.0, 3.0], dtype=bf16), np.array([0.5, 0.25, 4.0], dtype=bf16)
+    e = np.exp((w.astype(f32) * x.astype(f32)).astype(bf16).astype(f32)).astype(bf16)
+    np.testing.assert_array_equal(got, (e.astype(f32) * x.astype(f32)).astype(bf16).astype(f32))

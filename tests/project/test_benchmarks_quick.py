@@ -2,6 +2,7 @@
 and is checked against NumPy, at 1 and 2 threads, and a wrong result fails the run. No
 timing is asserted: the quick sizes are tiny and CI machines are noisy."""
 
+import importlib.util
 import json
 import os
 import shutil
@@ -156,3 +157,21 @@ def test_compile_time_section_measures_and_checks(tmp_path):
         assert all("x" in r[-1] and "mlir-opt" not in r[-1] for r in rows), rows
     assert "Where the time goes (optimised, seconds)" in p.stdout
     assert "| step | 3 statements | 6 statements |" in p.stdout
+
+
+@pytest.mark.skipif(shutil.which("taskset") is None, reason="taskset (util-linux) binds each run to its cores")
+def test_the_training_step_benchmark_runs_and_checks_its_results():
+    """benchmarks/training_step.py: mg's step (value_and_grad and the updates) against JAX's and
+    a hand-written NumPy backprop, results checked equal (a difference fails the run)."""
+    if importlib.util.find_spec("jax") is None:  # (found, not imported: JAX runs in the subprocess)
+        pytest.skip("jax is not installed")
+    p = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "training_step.py"), "--threads", "1", "--reps", "1"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert p.returncode == 0, p.stderr
+    rows = [line for line in p.stdout.splitlines() if line.startswith("| digits") or line.startswith("| 784")]
+    assert len(rows) == 2, p.stdout
