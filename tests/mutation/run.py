@@ -51,6 +51,10 @@ from mutations import MUTATIONS  # noqa: E402
 TEST_ORDER = [
     "tests/unit/language/test_diagnostic_codes.py",
     "tests/filecheck/test_filecheck.py",
+    # println of whole tensors and gradients: their own fast tests first
+    "tests/unit/backend/test_runtime_print_array_ir.py",
+    "tests/e2e/test_gradients.py",
+    "tests/unit/transforms/mg/test_autodiff_rules.py",
     "tests/unit/support/test_op_builders.py",
     "tests/unit/backend/test_llvm_ir.py",
     "tests/unit/support/test_xdsl_compat.py",
@@ -93,6 +97,8 @@ TEST_ORDER = [
     "tests/e2e/test_files_ir.py",
     "tests/e2e/test_arguments_ir.py",
     "tests/e2e/test_program_examples.py",
+    "tests/e2e/test_digits_training.py",
+    "tests/properties/test_autodiff_random.py",
 ]
 
 
