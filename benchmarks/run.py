@@ -63,6 +63,12 @@ from the affine stage to the LLVM dialect to mlir-opt-22's on the same IR. Part 
 run; ``--quick`` leaves it out unless ``--compile-time`` is given (then at 3 and 6
 statements), ``--no-compile-time`` leaves it out of a full run.
 
+Training step (``benchmarks/training_step.py``, also alone): one step of gradient descent
+(``value_and_grad`` of a softmax cross-entropy and the SGD updates) of the digits example's
+network and of a 784-512-10 one, in mg, JAX (``jit``) and NumPy (backpropagation by hand),
+results checked equal, at each thread count; ``--quick`` leaves it out unless
+``--training-step`` is given, ``--no-training-step`` leaves it out of a full run.
+
 Exit status: 0 when every check passed, 1 when any result was wrong or any measurement
 failed (``--self-test-wrong`` deliberately corrupts every expected result, to prove it),
 2 for bad arguments.
@@ -680,6 +686,12 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         default=None,
         help="measure compile time too (default: yes, except with --quick)",
     )
+    ap.add_argument(
+        "--training-step",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="time one training step against JAX and NumPy too (default: yes, except with --quick)",
+    )
     ap.add_argument("--child", type=int, help=argparse.SUPPRESS)
     ap.add_argument("--child-out", help=argparse.SUPPRESS)
     ap.add_argument("--skip-mgc", action="store_true", help=argparse.SUPPRESS)
@@ -778,6 +790,19 @@ def main(argv: list[str] | None = None) -> int:
         except RuntimeError as e:
             report["ok"] = False
             report["markdown"] += f"\n\n## Compile time\n\n**FAILED: {e}**"
+    if args.training_step if args.training_step is not None else not args.quick:
+        from benchmarks import training_step
+
+        print("run.py: timing the training step...", file=sys.stderr, flush=True)
+        reps = args.reps or 31
+        try:
+            report["training_step"] = training_step.measure(
+                args.thread_counts, reps, log=lambda m: print(m, file=sys.stderr, flush=True)
+            )
+            report["markdown"] += "\n\n## Training step\n\n" + training_step.markdown(report["training_step"], reps)
+        except RuntimeError as e:
+            report["ok"] = False
+            report["markdown"] += f"\n\n## Training step\n\n**FAILED: {e}**"
     print(report["markdown"])
     path = Path(args.json)
     path.parent.mkdir(parents=True, exist_ok=True)

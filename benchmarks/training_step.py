@@ -105,6 +105,46 @@ def child(threads: int, reps: int) -> dict:
     return results
 
 
+def measure(thread_counts: list[int], reps: int, log=lambda message: None) -> list[dict]:
+    """One row per network and thread count: the median seconds of each side. Each thread
+    count runs in a child process bound to that many cores; ``RuntimeError`` if one fails
+    (a result that differs from NumPy's is a failure)."""
+    rows = []
+    for threads in thread_counts:
+        log(f"training_step: measuring at {threads} thread(s)...")
+        cores = sorted(os.sched_getaffinity(0))[:threads]
+        env = {**os.environ, "MG_NUM_THREADS": str(threads), "OMP_NUM_THREADS": str(threads)}
+        command = ["taskset", "-c", ",".join(map(str, cores)), sys.executable, __file__]
+        p = subprocess.run([*command, "--child", str(threads), "--reps", str(reps)], env=env, capture_output=True)
+        if p.returncode != 0:
+            raise RuntimeError(f"the {threads}-thread run failed:\n{p.stderr.decode()[-3000:]}")
+        for name, seconds in json.loads(p.stdout.decode().splitlines()[-1]).items():
+            rows.append({"network": name, "threads": threads, "seconds": seconds})
+    return rows
+
+
+def markdown(rows: list[dict], reps: int) -> str:
+    """The rows as a table: each side's median and the others' time over mg's."""
+    sys.path.insert(0, str(ROOT))
+    from benchmarks.machine import _cpu_model
+
+    lines = [
+        f"CPU: {_cpu_model()}, {os.cpu_count()} cores; f64; medians of {reps} alternating calls; "
+        "ratios above 1: mg is faster",
+        "",
+        "| network | threads | mg | JAX | NumPy | JAX / mg | NumPy / mg |",
+        "| --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    for row in rows:
+        t = row["seconds"]
+        us = {side: f"{1e6 * s:.0f} us" for side, s in t.items()}
+        lines.append(
+            f"| {row['network']} | {row['threads']} | {us['mg']} | {us['JAX']} | {us['NumPy']} "
+            f"| {t['JAX'] / t['mg']:.2f} | {t['NumPy'] / t['mg']:.2f} |"
+        )
+    return "\n".join(lines)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--threads", type=int, nargs="+", default=[1, 2])
@@ -114,26 +154,12 @@ def main(argv: list[str] | None = None) -> int:
     if args.child:
         print(json.dumps(child(args.child, args.reps)))
         return 0
-    sys.path.insert(0, str(ROOT))
-    from benchmarks.machine import _cpu_model
-
-    print(f"CPU: {_cpu_model()}, {os.cpu_count()} cores; medians of {args.reps} alternating calls; f64")
-    print("| network | threads | mg | JAX | NumPy | JAX / mg | NumPy / mg |")
-    print("| --- | --- | --- | --- | --- | --- | --- |")
-    for threads in args.threads:
-        cores = sorted(os.sched_getaffinity(0))[:threads]
-        env = {**os.environ, "MG_NUM_THREADS": str(threads), "OMP_NUM_THREADS": str(threads)}
-        command = ["taskset", "-c", ",".join(map(str, cores)), sys.executable, __file__]
-        p = subprocess.run([*command, "--child", str(threads), "--reps", str(args.reps)], env=env, capture_output=True)
-        if p.returncode != 0:
-            print(p.stderr.decode(), file=sys.stderr)
-            return 1
-        for name, t in json.loads(p.stdout.decode().splitlines()[-1]).items():
-            us = {side: f"{1e6 * s:.0f} us" for side, s in t.items()}
-            print(
-                f"| {name} | {threads} | {us['mg']} | {us['JAX']} | {us['NumPy']} "
-                f"| {t['JAX'] / t['mg']:.2f} | {t['NumPy'] / t['mg']:.2f} |"
-            )
+    try:
+        rows = measure(args.threads, args.reps)
+    except RuntimeError as e:
+        print(f"training_step.py: {e}", file=sys.stderr)
+        return 1
+    print(markdown(rows, args.reps))
     return 0
 
 
