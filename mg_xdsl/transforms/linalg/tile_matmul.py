@@ -8,8 +8,9 @@ structured op with two parallel loops ``i, j`` and one reduction loop ``k`` (in 
 that reads ``A[i, k]`` and ``B[k, j]``, accumulates into ``C[i, j]``, and whose body is a
 multiply and an add (``C = C + A * B``, either operand order). A batched product has
 parallel batch loops ``b...`` in front (``A[b..., i, k]``, ``B[b..., k, j]``, ``C[b..., i,
-j]``): the kernel is called on each matrix of the batch, in ``scf.for`` loops over the batch
-axes, each operand's matrix a rank-reducing ``memref.subview``. Either input may be read transposed
+j]``): the kernel is called on each matrix of the batch, in loops over the batch axes (the
+outermost parallel when it has four matrices or more: threads take whole products), each
+operand's matrix a rank-reducing ``memref.subview``. Either input may be read transposed
 (``A[k, i]``, ``B[j, k]``): the pass then first copies it into its transpose
 (``linalg.transpose`` into a new buffer), which costs a pass over that operand, against the
 product's pass per row or column of the other. Written as loops the product would read a
@@ -46,7 +47,7 @@ from mg_xdsl.core.target import DEFAULT, TYPICAL_CACHES, Caches, VectorUnit
 from mg_xdsl.kernels.matmul import match_product, matmul_kernel
 from mg_xdsl.kernels.shared import call_kernel, element_type
 from mg_xdsl.support.buffers import static_strides_and_offset
-from mg_xdsl.support.loop_builders import for_loop, index
+from mg_xdsl.support.loop_builders import for_loop, index, parallel_loop
 from mg_xdsl.support.op_builders import memref_alloc
 
 MIN_WORK = 32 * 32 * 32
@@ -70,17 +71,35 @@ def batch_matrix(b: Builder, v: SSAValue, at: Sequence[SSAValue]) -> SSAValue:
 
 
 def each_matrix(b: Builder, batch: int, out: SSAValue, body: Callable[[Builder, list[SSAValue]], None]) -> None:
-    """``body`` at every index of the first ``batch`` axes of ``out`` (a nest of ``scf.for``;
-    once, at no index, for a plain matrix product)."""
+    """``body`` at every index of the first ``batch`` axes of ``out`` (once, at no index, for
+    a plain matrix product): a nest of loops, the outermost an ``scf.parallel`` when it has
+    ``PARALLEL_BATCH`` matrices or more (or a run-time count), the rest ``scf.for``.
+
+    Threads then take whole products of the batch, each on its own, and the kernel's
+    parallel row blocks inside run on the thread that calls it (the thread pool runs a
+    nested parallel loop serially). That is what a batch of small products needs: a
+    256 x 64 x 256 product has two row blocks, and splitting each of eight products in two
+    would wake the threads eight times for a tenth of a millisecond's work each. A batch of
+    fewer products than that keeps the threads inside each product, so that two or three
+    large ones are not shared out unevenly."""
 
     def nest(b: Builder, at: list[SSAValue]) -> None:
         if len(at) == batch:
             body(b, at)
             return
         size = b.insert(memref.DimOp(out, index(b, len(at)))).result
-        for_loop(b, index(b, 0), size, 1, lambda b, iv, _: nest(b, [*at, iv]) or [])
+        assert isinstance(out.type, MemRefType)
+        count = out.type.get_shape()[len(at)]
+        if not at and (count < 0 or count >= PARALLEL_BATCH):
+            parallel_loop(b, size, lambda b, iv: nest(b, [iv]), min_chunk=1)
+        else:
+            for_loop(b, index(b, 0), size, 1, lambda b, iv, _: nest(b, [*at, iv]) or [])
 
     nest(b, [])
+
+
+# The fewest matrices in a batch whose outermost axis threads share out (see each_matrix).
+PARALLEL_BATCH = 4
 
 
 def transposed_copy(b: Builder, v: SSAValue) -> SSAValue:

@@ -107,7 +107,9 @@ func.func @batched(%a: memref<8x64x48xf32>, %b: memref<8x48x?xf32>, %c: memref<8
 }
 // CHECK-LABEL: func.func @batched(
 // CHECK:         %[[NB:.*]] = memref.dim %c, %{{.*}} : memref<8x64x?xf32>
-// CHECK:         scf.for %[[I:.*]] = %{{.*}} to %[[NB]] step %{{.*}} {
+// Eight products: threads take whole products (the outermost batch loop is parallel).
+// CHECK:         "scf.parallel"(%{{.*}}, %[[NB]], %{{.*}})
+// CHECK-NEXT:    ^bb0(%[[I:.*]]: index):
 // CHECK:           %[[A:.*]] = memref.subview %a[%[[I]], 0, 0] [1, 64, 48] [1, 1, 1] : memref<8x64x48xf32> to memref<64x48xf32, strided<[48, 1], offset: ?>>
 // CHECK:           %[[BN:.*]] = memref.dim %b, %{{.*}} : memref<8x48x?xf32>
 // CHECK-NEXT:      %[[B:.*]] = memref.subview %b[%[[I]], 0, 0] [1, 48, %[[BN]]] [1, 1, 1] : memref<8x48x?xf32> to memref<48x?xf32, strided<[?, 1], offset: ?>>
@@ -116,6 +118,7 @@ func.func @batched(%a: memref<8x64x48xf32>, %b: memref<8x48x?xf32>, %c: memref<8
 // CHECK-NEXT:      %[[VB:.*]] = "memref.cast"(%[[B]])
 // CHECK-NEXT:      %[[VC:.*]] = "memref.cast"(%[[C]])
 // CHECK-NEXT:      func.call @mg_matmul_f32(%[[VA]], %[[VB]], %[[VC]])
+// CHECK:         }) {mg.min_chunk = 1 : index}
 // CHECK-NOT:     linalg.generic
 // CHECK:         func.return
 
@@ -134,6 +137,7 @@ func.func @two_batch_axes(%a: memref<2x3x64x48xf32>, %b: memref<2x3x48x64xf32>, 
   return
 }
 // CHECK-LABEL: func.func @two_batch_axes(
+// Two on the outer axis, fewer than threads could share evenly: the threads stay inside each product.
 // CHECK:         scf.for %[[C:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
 // CHECK-NEXT:      %{{.*}} = arith.constant
 // CHECK:           scf.for %[[D:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
