@@ -17,8 +17,8 @@ xdsl_lazy_formats.install()
 
 # name -> the module that defines it, imported on first use (PEP 562).
 _LAZY = {
-    "MgError": "mg_xdsl.language.frontend",
-    "MgWarning": "mg_xdsl.language.frontend",
+    "MgError": "mg_xdsl.language.diagnostics",  # (which imports no xDSL)
+    "MgWarning": "mg_xdsl.language.diagnostics",
     "RuntimeCheckFailed": "mg_xdsl.api",
     "MgFileError": "mg_xdsl.api",
     "ShapeMismatch": "mg_xdsl.api",
@@ -29,7 +29,7 @@ _LAZY = {
 if TYPE_CHECKING:  # what __getattr__ finds when first asked
     from mg_xdsl.api import Library, MgFileError, RuntimeCheckFailed, ShapeMismatch
     from mg_xdsl.backend.gpu_runtime import GpuError
-    from mg_xdsl.language.frontend import MgError, MgWarning
+    from mg_xdsl.language.diagnostics import MgError, MgWarning
 
     __version__: str
 

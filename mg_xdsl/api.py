@@ -36,7 +36,15 @@ A program's compile-time warnings are issued as ``MgWarning``s (``warnings.warn`
 compiled. With ``compile(..., gpu=True)`` the parallel loop nests run as kernels on an NVIDIA
 GPU (``gpu="emulated"``: on the CPU, through the same launch path). Results are NumPy arrays
 that own the buffer the compiled code allocated (it is freed when the array is).
-Compilation is cached per source text.
+
+Compilation is cached twice. In the process, ``compile`` returns the same ``Library`` for the
+same source, path and options. On disk, a library is kept in ``mgc run``'s cache of compiled
+programs (``mg_xdsl.backend.cache``, by the same key rules, bypasses and directory:
+``_open_cache``), so that another process compiling the same source loads its object code
+instead of compiling it: such a hit imports neither xDSL nor ml_dtypes (unless a def takes
+or returns ``bf16``), runs no front end (the entry holds each def's types, ``Def``, and the
+warnings, which it issues again) and takes milliseconds where compiling takes a second. GPU
+libraries are never kept (their kernels are loaded onto the device by Python callbacks).
 """
 
 import ctypes
@@ -46,18 +54,25 @@ import sys
 import threading
 import warnings
 from collections.abc import Sequence
+from dataclasses import dataclass
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
-import ml_dtypes
 import numpy as np
 
-from mg_xdsl.backend.gpu_runtime import GpuError
+# Nothing here imports xDSL (a quarter of a second), nor ml_dtypes (half a second: only for a
+# def of bf16 values), so that a library from the disk cache loads in a tenth of a second.
 from mg_xdsl.backend.runtime_files_ir import FILE_ERROR
 from mg_xdsl.backend.runtime_ir import CHECK_FAILED, FAILURE_TEXT_BYTES, OUT_OF_MEMORY, guarded_wrapper
-from mg_xdsl.core import element_types
-from mg_xdsl.core.shapes import fmt_shape
-from mg_xdsl.language.checker import TensorType, type_text
-from mg_xdsl.language.frontend import MgError, MgWarning, Signature
+from mg_xdsl.core.element_records import DEFAULT as DEFAULT_ELEMENT, ELEMENT_TYPES, IN_LANGUAGE_ORDER
+from mg_xdsl.core.shapes import Shape, fmt_shape
+from mg_xdsl.language.diagnostics import MgError, MgWarning  # (what mg_xdsl.language.frontend raises)
+
+if TYPE_CHECKING:
+    from mg_xdsl.backend.cache import ObjectCache
+    from mg_xdsl.backend.gpu_runtime import GpuError  # (see __getattr__)
+    from mg_xdsl.backend.jit import Engine, SharedPoolEngine
+    from mg_xdsl.language.checker_types import Signature
 
 __all__ = [
     "compile",
@@ -70,6 +85,15 @@ __all__ = [
     "MgWarning",
     "GpuError",
 ]
+
+
+def __getattr__(name: str):
+    # ``GpuError`` is imported when first asked for: its module imports xDSL.
+    if name == "GpuError":
+        from mg_xdsl.backend.gpu_runtime import GpuError
+
+        return GpuError
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 class ShapeMismatch(ValueError):
@@ -190,14 +214,43 @@ def _guard_key() -> int:
         return _guard_key_value
 
 
-# The NumPy dtype of each element type the language writes (its record's ``numpy``: NumPy
-# knows ``bfloat16`` by name once ml_dtypes is imported).
-DTYPES: dict[str, np.dtype] = {name: np.dtype(element_types.record(t).numpy) for name, t in element_types.NAMES.items()}
-_FLOAT_DTYPES = {np.dtype(e.numpy) for e in element_types.ELEMENT_TYPES if e.kind == "float"}
+# The record of each element type the language writes, by its name.
+RECORDS = {e.name: e for e in IN_LANGUAGE_ORDER}
 
 
-def dtype_of(t: TensorType) -> np.dtype:
-    return DTYPES[element_types.NAME_OF[t.element]]
+@lru_cache(maxsize=None)
+def dtype_named(element: str) -> np.dtype:
+    """The NumPy dtype of the element type the language writes ``element`` (its record's
+    ``numpy``). NumPy knows ``bfloat16`` by name once ml_dtypes is imported, which takes half
+    a second: it is imported here, for the first def that takes or returns one."""
+    name = RECORDS[element].numpy
+    try:
+        return np.dtype(name)
+    except TypeError:  # ("data type 'bfloat16' not understood")
+        import ml_dtypes  # noqa: F401  (registers its dtypes with NumPy)
+
+        return np.dtype(name)
+
+
+_FLOAT_NAMES = tuple(e.numpy for e in ELEMENT_TYPES if e.kind == "float")
+
+
+@lru_cache(maxsize=2)
+def _float_dtypes_known(ml_dtypes_imported: bool) -> frozenset[np.dtype]:
+    # (Found again once ml_dtypes is imported: it registers bfloat16 with NumPy.)
+    found = set()
+    for name in _FLOAT_NAMES:
+        try:
+            found.add(np.dtype(name))
+        except TypeError:  # ("data type 'bfloat16' not understood")
+            pass
+    return frozenset(found)
+
+
+def _float_dtypes() -> frozenset[np.dtype]:
+    """The dtypes of the language's float types that NumPy knows now: ``bfloat16`` once
+    ml_dtypes is imported (before that, there is no array of it to pass)."""
+    return _float_dtypes_known("ml_dtypes" in sys.modules)
 
 
 def _spelled(dtype: np.dtype) -> str:
@@ -299,10 +352,19 @@ def _described(value: "np.ndarray | numbers.Number | np.generic | None") -> str:
     return f"the number {value!r}"
 
 
-def _type_text(t: TensorType) -> str:
+def _written(shape: Shape, element: str) -> str:
+    """A tensor type as the language writes it, from its shape and its element type's name:
+    ``tensor[2x3]``, ``tensor[3xi32]``, ``tensor[i64]`` (``checker_types.type_text``)."""
+    parts = [fmt_shape(shape)] if shape else []
+    if element != DEFAULT_ELEMENT.name:
+        parts.append(element)
+    return f"tensor[{'x'.join(parts)}]"
+
+
+def _type_text(shape: Shape, element: str) -> str:
     """``2x3``, ``?x3xf32``, ``i64``, ``f64``: a parameter's type as the language writes it in
     brackets (``tensor[]``, rank-0 ``f64``, as ``f64``: an empty text would read as nothing)."""
-    return type_text(t)[len("tensor[") : -1] or "f64"
+    return _written(shape, element)[len("tensor[") : -1] or DEFAULT_ELEMENT.name
 
 
 def _conversion_problem(value, a: np.ndarray, dtype: np.dtype) -> str | None:
@@ -321,9 +383,10 @@ def _conversion_problem(value, a: np.ndarray, dtype: np.dtype) -> str | None:
       parameter's precision, as a literal does in the language."""
     if _exact_by_dtype(a.dtype, dtype):
         return None
-    if a.dtype.kind in "biu" and (dtype.kind in "iu" or dtype in _FLOAT_DTYPES):
+    floats = _float_dtypes()
+    if a.dtype.kind in "biu" and (dtype.kind in "iu" or dtype in floats):
         return _first_changed(value, a, dtype)
-    if dtype in _FLOAT_DTYPES and a.dtype.kind == "f" and not isinstance(value, (np.ndarray, np.generic)):
+    if dtype in floats and a.dtype.kind == "f" and not isinstance(value, (np.ndarray, np.generic)):
         return None
     return f"{a.dtype} values do not convert to it without loss"
 
@@ -331,6 +394,10 @@ def _conversion_problem(value, a: np.ndarray, dtype: np.dtype) -> str | None:
 def _mantissa_bits(dtype: np.dtype) -> int:
     """The bits of a float type's significand (its stored bits and the implicit one): every
     integer of at most this many bits is one of its values exactly."""
+    if dtype.kind == "f":
+        return np.finfo(dtype).nmant + 1
+    import ml_dtypes  # (bfloat16, whose kind is V: the parameter's dtype_named imported it)
+
     return ml_dtypes.finfo(dtype).nmant + 1
 
 
@@ -340,7 +407,7 @@ def _exact_by_dtype(source: np.dtype, target: np.dtype) -> bool:
     ``int64`` -> ``float64`` safe, although 2^53 + 1 is no ``float64``)."""
     if not np.can_cast(source, target, "safe"):
         return False
-    if source.kind in "iu" and target in _FLOAT_DTYPES:
+    if source.kind in "iu" and target in _float_dtypes():
         return source.itemsize * 8 - (source.kind == "i") <= _mantissa_bits(target)
     return True
 
@@ -388,32 +455,120 @@ def _plural(n: int, word: str) -> str:
     return f"{n} {word}" + ("" if n == 1 else "s")
 
 
+@dataclass(frozen=True)
+class Def:
+    """What the API makes of a def's ``Signature``, in plain data (no xDSL types): its name,
+    each parameter's name, shape (``None`` for ``?``) and element type's name, and each
+    result's shape and element type's name. The disk cache keeps it as JSON (``to_json``),
+    so that a library loaded from there needs neither the front end nor xDSL."""
+
+    name: str
+    params: tuple[tuple[str, Shape, str], ...]
+    results: tuple[tuple[Shape, str], ...]
+
+    @classmethod
+    def of(cls, name: str, sig: "Signature") -> "Def":
+        from mg_xdsl.core.element_types import NAME_OF  # (xDSL's types: compiled just now)
+
+        return cls(
+            name,
+            tuple((p, tuple(t.shape), NAME_OF[t.element]) for p, t in zip(sig.names, sig.types)),
+            tuple((tuple(t.shape), NAME_OF[t.element]) for t in sig.results),
+        )
+
+    def to_json(self) -> dict:
+        return {
+            "name": self.name,
+            "params": [[p, list(shape), element] for p, shape, element in self.params],
+            "results": [[list(shape), element] for shape, element in self.results],
+        }
+
+    @classmethod
+    def from_json(cls, data: object) -> "Def":
+        """The ``Def`` that ``to_json`` wrote (``ValueError`` for anything else)."""
+
+        def shape(value: object) -> Shape:
+            # (type(d) is int: a bool is an int too)
+            if not isinstance(value, list) or not all(d is None or (type(d) is int and d >= 0) for d in value):
+                raise ValueError(f"not a shape: {value!r}")
+            return tuple(value)
+
+        def element(value: object) -> str:
+            if not isinstance(value, str) or value not in RECORDS:
+                raise ValueError(f"not an element type: {value!r}")
+            return value
+
+        def name(value: object) -> str:
+            if not isinstance(value, str) or not value.isidentifier():
+                raise ValueError(f"not a name: {value!r}")
+            return value
+
+        def items(value: object, size: int) -> list[list]:
+            if not isinstance(value, list) or not all(isinstance(v, list) and len(v) == size for v in value):
+                raise ValueError(f"not a list of {size}-item lists: {value!r}")
+            return value
+
+        if not isinstance(data, dict) or set(data) != {"name", "params", "results"}:
+            raise ValueError(f"not a def: {data!r}")
+        results = items(data["results"], 2)
+        if not results:
+            raise ValueError("a def without results")
+        return cls(
+            name(data["name"]),
+            tuple((name(p), shape(s), element(e)) for p, s, e in items(data["params"], 3)),
+            tuple((shape(s), element(e)) for s, e in results),
+        )
+
+    def signature(self) -> "Signature":
+        """The ``Signature`` this was made of (it imports xDSL, whose types it holds)."""
+        from mg_xdsl.core.element_types import NAMES
+        from mg_xdsl.language.checker_types import Signature
+        from mg_xdsl.language.syntax_tree import TensorType
+
+        results = [TensorType(shape, NAMES[element]) for shape, element in self.results]
+        return Signature(
+            [p for p, _, _ in self.params],
+            [TensorType(shape, NAMES[element]) for _, shape, element in self.params],
+            results[0],
+            results=results,
+        )
+
+
 class Function:
     """One compiled ``def``, called with NumPy arrays (or anything ``np.asarray`` takes), by
     position or by parameter name; it returns an array, or a tuple of arrays for a def of
     several results. ``signature`` is its ``Signature`` (``signature.results``: the results'
     types)."""
 
-    def __init__(self, library: "Library", name: str, sig: Signature):
-        self.name, self.signature, self._library = name, sig, library
-        self.parameters = [p for p, _ in sig.params]
-        self._positions = range(1, len(sig.params) + 1)
+    def __init__(self, library: "Library", d: Def, sig: "Signature | None" = None):
+        self.name, self._def, self._signature, self._library = d.name, d, sig, library
+        self.parameters = [p for p, _, _ in d.params]
+        self._params = [(p, shape) for p, shape, _ in d.params]
+        self._positions = range(1, len(d.params) + 1)
         # Each array as its data and its sizes.
-        arrays = [t for _, shape in sig.params for t in (ctypes.c_void_p, *[ctypes.c_int64] * len(shape))]
-        self._dtypes = [dtype_of(t) for t in sig.types]
+        arrays = [t for _, shape, _ in d.params for t in (ctypes.c_void_p, *[ctypes.c_int64] * len(shape))]
+        self._dtypes = [dtype_named(element) for _, _, element in d.params]
         # Each result as its rank and dtype; one result is a bare array, several a tuple.
-        self._results = [(len(t.shape), dtype_of(t)) for t in sig.results]
+        self._results = [(len(shape), dtype_named(element)) for shape, element in d.results]
         self._result_rank, self._result_dtype = self._results[0]
         self._several = len(self._results) > 1
         self._result_type = results_type([rank for rank, _ in self._results])
         proto = ctypes.CFUNCTYPE(ctypes.c_int32, ctypes.POINTER(Failure), ctypes.POINTER(self._result_type), *arrays)
-        self._call = proto(library._engine.address(f"mgrt_guarded_{name}"))
-        results = ", ".join(_type_text(t) for t in sig.results)
+        self._call = proto(library._engine.address(f"mgrt_guarded_{d.name}"))
+        results = ", ".join(_type_text(*r) for r in d.results)
         self.__doc__ = (
-            f"{name}("
-            + ", ".join(f"{p}: {_type_text(t)}" for p, t in zip(sig.names, sig.types))
+            f"{d.name}("
+            + ", ".join(f"{p}: {_type_text(shape, element)}" for p, shape, element in d.params)
             + f") -> {f'({results})' if self._several else results}"
         )
+
+    @property
+    def signature(self) -> "Signature":
+        """The def's ``Signature``. (Of a library from the disk cache, made when first asked
+        for: its types are xDSL's, which such a library otherwise never imports.)"""
+        if self._signature is None:
+            self._signature = self._def.signature()
+        return self._signature
 
     def __repr__(self) -> str:
         return f"<mg function {self.__doc__}>"
@@ -449,7 +604,7 @@ class Function:
             ) from None
         if a.dtype.kind == "c":
             raise TypeError(f"{where} must be real, got complex values ({a.dtype}): pass .real or abs() of them")
-        if a.dtype.kind not in "biuf" and a.dtype not in _FLOAT_DTYPES:  # (bfloat16's kind is V)
+        if a.dtype.kind not in "biuf" and a.dtype not in _float_dtypes():  # (bfloat16's kind is V)
             raise TypeError(
                 f"{where} must be {expected} of numbers, got a {type(value).__name__} "
                 f"that NumPy makes an array of {a.dtype}"
@@ -462,7 +617,7 @@ class Function:
         problem = _conversion_problem(value, a, dtype)
         if problem is not None:
             raise TypeError(
-                f"{where} is {type_text(self.signature.types[i - 1])}, an array of {dtype}: "
+                f"{where} is {_written(*self._def.params[i - 1][1:])}, an array of {dtype}: "
                 f"{problem} (convert them with "
                 f".astype({_spelled(dtype)}) "
                 "if that is meant)"
@@ -501,7 +656,7 @@ class Function:
         # caches, each step here runs from cold caches, and a call's overhead triples.
         values = args if not kwargs and len(args) == len(self.parameters) else self._bind(args, kwargs)
         # Keep the converted arrays alive for the duration of the call.
-        arrays = [self._argument(i, v, p, s) for i, v, (p, s) in zip(self._positions, values, self.signature.params)]
+        arrays = [self._argument(i, v, p, s) for i, v, (p, s) in zip(self._positions, values, self._params)]
         failure, failure_ref = _failure_record()
         result = self._result_type()
         flat = [x for a in arrays for x in (_address(a), *a.shape)]
@@ -514,7 +669,11 @@ class Function:
 
 
 class Library:
-    """The compiled ``def``s of one program, as attributes."""
+    """The compiled ``def``s of one program, as attributes.
+
+    Made from the disk cache (``mg_xdsl.backend.cache``) where it holds the program, else
+    compiled (and stored there): see ``_open_cache``. ``_cache_outcome`` says which, in the
+    words of ``mgc run --time`` (``hit (PATH)``, ``miss, stored in PATH``, ``off (WHY)``)."""
 
     def __init__(
         self,
@@ -524,26 +683,27 @@ class Library:
         optimise: bool = True,
         cpu: str | None = None,
     ):
-        # The compiler and LLVM are imported when a program is first compiled, not with this
-        # module: ``mg_xdsl.MgError`` and the other exceptions import it too.
-        from mg_xdsl.backend.jit import Engine
-        from mg_xdsl.core.target import check_cpu
-        from mg_xdsl.driver import Compilation
-
-        if cpu is not None:
-            check_cpu(cpu)  # (here, not in compile: only what the cache lacks is checked)
-        comp = Compilation(source, path, lib=True, gpu=gpu, optimise=optimise, cpu=cpu)
-        ir = comp.llvm_ir(verify=False)  # LLVM's verifier checks it
-        for text in comp.warnings:
-            warnings.warn(text, MgWarning, stacklevel=_callers_level())
-        guards = _guards(comp.signatures)
-        launcher = comp.launcher()
-        self._engine = Engine(ir, extra=guards, symbols=launcher and launcher.symbols(), owner=launcher, cpu=cpu)
-        if guards:
+        store, key, self._cache_outcome = _open_cache(source, path, gpu, optimise, cpu)
+        loaded = None
+        if store is not None:
+            loaded, self._cache_outcome = _load(store, key)
+        signatures: dict[str, Signature] = {}
+        if loaded is not None:
+            self._engine, defs, texts = loaded
+            # A hit does not run the front end: its warnings were stored with the code.
+            for text in texts:
+                warnings.warn(text, MgWarning, stacklevel=_callers_level())
+        else:
+            engine, defs, texts, signatures = _compiled(source, path, gpu, optimise, cpu)
+            self._engine = engine
+            if store is not None:
+                stored = store.store_library(key, engine.object, texts, [d.to_json() for d in defs])
+                self._cache_outcome += ", " + stored
+        if defs:
             # Where this program's run-time library finds each thread's failure record.
             slot = self._engine.engine.get_global_value_address("mgrt_guard_key")
             ctypes.c_int64.from_address(slot).value = _guard_key()
-        self._functions = {n: Function(self, n, s) for n, s in comp.signatures.items()}
+        self._functions = {d.name: Function(self, d, signatures.get(d.name)) for d in defs}
 
     def __getattr__(self, name: str) -> Function:
         try:
@@ -571,9 +731,114 @@ def _callers_level() -> int:
     return level
 
 
-def _guards(signatures: dict[str, Signature]) -> tuple[str, ...]:
+def _guards(signatures: "dict[str, Signature]") -> tuple[str, ...]:
     """The LLVM IR of each def's ``mgrt_guarded_NAME``, which ``Function`` calls."""
     return tuple(guarded_wrapper(name, [len(shape) for _, shape in sig.params]) for name, sig in signatures.items())
+
+
+def _compiled(
+    source: str | bytes, path: str, gpu: str | None, optimise: bool, cpu: str | None
+) -> "tuple[Engine, list[Def], list[str], dict[str, Signature]]":
+    """Compile a library: its engine (whose ``object`` the disk cache keeps), its defs, the
+    front end's warnings (issued here, before LLVM compiles, as they are said) and the defs'
+    signatures."""
+    # The compiler and LLVM are imported when a program is first compiled, not with this
+    # module: ``mg_xdsl.MgError`` and the other exceptions import it too.
+    from mg_xdsl.backend.jit import Engine
+    from mg_xdsl.core.target import check_cpu
+    from mg_xdsl.driver import Compilation
+
+    if cpu is not None:
+        check_cpu(cpu)  # (here, not in compile: only what the caches lack is checked)
+    comp = Compilation(source, path, lib=True, gpu=gpu, optimise=optimise, cpu=cpu)
+    ir = comp.llvm_ir(verify=False)  # LLVM's verifier checks it
+    for text in comp.warnings:
+        warnings.warn(text, MgWarning, stacklevel=_callers_level())
+    guards = _guards(comp.signatures)
+    launcher = comp.launcher()
+    engine = Engine(ir, extra=guards, symbols=launcher and launcher.symbols(), owner=launcher, cpu=cpu)
+    defs = [Def.of(name, sig) for name, sig in comp.signatures.items()]
+    return engine, defs, list(comp.warnings), dict(comp.signatures)
+
+
+# The options of the API that change a library's code, with the mark of a library (its
+# entries hold defs and their guards, never a program's @main).
+LIBRARY_KIND = "python library"
+LEVEL = 2  # (Engine's default: LLVM's -O2 pipeline)
+
+
+def _directory(path: str) -> str:
+    """What the program's relative paths (``load``, ``save``) are relative to, compiled into
+    its code: ``IRGen.directory``'s rule (the working directory for a program given as text)."""
+    if path.startswith("<") or path == "-":
+        return os.getcwd()
+    return os.path.dirname(os.path.abspath(path))
+
+
+def _host() -> tuple[str, ...]:
+    """The host as the cache key sees it, as ``mgc run``'s: LLVM's triple, CPU name and
+    features, and the caches (which shape the matrix product's blocks)."""
+    from mg_xdsl.core.target import host, host_caches
+
+    return (*host(), str(host_caches()))
+
+
+def _open_cache(
+    source: str | bytes, path: str, gpu: str | None, optimise: bool, cpu: str | None
+) -> "tuple[ObjectCache | None, bytes, str]":
+    """The disk cache this library uses and its key there; or None, with why not. The key
+    follows ``mgc run``'s rules (``mg_xdsl.backend.cache``: the source, the compiler, the
+    xDSL and llvmlite versions, the host, the options that change the code: ``optimise``,
+    ``cpu``, the path and its directory), and says that the entry is a library. The
+    bypasses are ``mgc run``'s: ``MGC_NO_CACHE=1``, and ``MGC_KEEP`` (whose intermediate
+    files a hit would not write). GPU libraries are never cached: their kernels are loaded
+    onto the device (or its emulator) by Python callbacks at every compilation."""
+    from mg_xdsl.backend import cache  # (llvmlite's version only: not LLVM)
+
+    if gpu:
+        return None, b"", f"off (gpu={gpu!r}: the kernels are compiled for the device each time)"
+    if cache.no_cache_requested():
+        return None, b"", "off (MGC_NO_CACHE)"
+    if os.environ.get("MGC_KEEP"):
+        return None, b"", "off (MGC_KEEP: the intermediate files need a full compilation)"
+    directory = cache.default_directory()
+    if directory is None:
+        return None, b"", "off (no MGC_CACHE_DIR and no home directory)"
+    data = source if isinstance(source, bytes) else source.encode("utf-8", "surrogatepass")
+    try:
+        options = {
+            "kind": LIBRARY_KIND,
+            "opt": LEVEL,
+            "optimise": bool(optimise),
+            "cpu": cpu,
+            "path": path,
+            "directory": _directory(path),
+        }
+        key = cache.key(data, options, _host())
+    except OSError as e:  # a working directory that is gone, a compiler file unreadable
+        return None, b"", f"off ({e})"
+    return cache.ObjectCache(directory), key, ""
+
+
+def _load(store: "ObjectCache", key: bytes) -> "tuple[tuple[SharedPoolEngine, list[Def], list[str]] | None, str]":
+    """The library stored for ``key``, loaded (its engine, defs and warnings), or None; and
+    how it went. An entry that does not load counts as a miss (the compiled library then
+    replaces it): a failure of the cache is never an error."""
+    obj, texts, functions, outcome = store.load_library(key)
+    if obj is None:
+        return None, outcome
+    try:
+        defs = [Def.from_json(f) for f in functions]
+        from mg_xdsl.backend.jit import SharedPoolEngine  # (llvmlite: here, not at the top)
+
+        engine = SharedPoolEngine(obj)
+        for d in defs:
+            engine.address(f"mgrt_guarded_{d.name}")  # (KeyError if it is not there)
+        if defs and not engine.engine.get_global_value_address("mgrt_guard_key"):
+            raise KeyError("no mgrt_guard_key")
+    except Exception as e:  # (whatever the entry holds, compiling again is the answer)
+        return None, f"miss: the entry did not load ({type(e).__name__}: {e})"
+    return (engine, defs, texts), outcome
 
 
 @lru_cache(maxsize=64)
@@ -586,9 +851,11 @@ def compile(
 ) -> Library:
     """Compile Mountain Goat source (a str, or bytes of UTF-8 text) to a ``Library`` of its
     defs; raises ``MgError`` (with ``.render()``) if it is invalid and issues its warnings as
-    ``MgWarning`` (once: a second compile of the same source is served from a cache). Its
+    ``MgWarning`` (once in a process: a second compile of the same source is served from a
+    cache; a library loaded from the disk cache, in another process, issues them again). Its
     top-level statements are checked but left out (a library holds the defs only): the first
-    one draws an ``MgWarning`` naming its line.
+    one draws an ``MgWarning`` naming its line. Another process that compiles the same source
+    loads the library from the disk cache of ``mgc run`` (see the module docstring).
 
     ``gpu=True`` (or ``"cuda"``) runs every parallel loop nest as a kernel on the NVIDIA GPU,
     ``gpu="emulated"`` runs the same kernels on the CPU (``GpuError`` if there is no GPU).

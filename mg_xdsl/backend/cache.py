@@ -1,10 +1,13 @@
-"""The on-disk cache of compiled programs that makes a repeated ``mgc run`` fast.
+"""The on-disk cache of compiled programs that makes a repeated ``mgc run`` fast, and a
+second process's ``mg_xdsl.compile`` of the same source.
 
 Compiling even a tiny program takes most of a second, most of it importing xDSL and running
 its passes, while loading and running the finished machine code takes a few milliseconds.
 So ``mgc run`` keeps the object code it compiles, and a later run of the same program loads
 it instead: a cache hit imports only llvmlite, ctypes and the run-time printer (never xDSL)
-and takes about a tenth of a second in all.
+and takes about a tenth of a second in all. The Python API (``mg_xdsl.api``) keeps the
+libraries it compiles here too, by the same rules (its key and bypasses: ``api._open_cache``),
+and loads them the same way.
 
 The key. An entry is found by the SHA-256 of everything that decides the code:
 
@@ -16,17 +19,24 @@ The key. An entry is found by the SHA-256 of everything that decides the code:
 - the host: LLVM's target triple, CPU name and CPU features, since the code is compiled for
   exactly this processor, and its cache sizes, which shape the matrix product's blocks;
 - the options that change the code (``--opt``, ``--reference``, ``--backend``; for
-  ``--backend mlir`` also which ``mlir-opt``/``mlir-translate`` binaries ran), and the
-  program's path as given, which a failed run-time check's report names.
+  ``--backend mlir`` also which ``mlir-opt``/``mlir-translate`` binaries ran; the API's
+  ``optimise`` and ``cpu``), the program's path as given, which a failed run-time check's
+  report names, and the directory its relative ``load``/``save`` paths are read from; and,
+  for the API, that the entry is a library (its defs with their guards, no ``@main``).
 
 An entry. One file, ``KEY.mgo`` (KEY in hex), holding a header -- a magic string with the
 format version, the key again, the length and the SHA-256 of the payload -- and then the
 payload: the front end's warnings (their length, then a JSON list of the lines), which a hit
 prints again since the front end does not run then,
 and the object code, the program with the run-time library and the thread pool linked in,
-exactly as ``jit.ObjectEngine`` loads it. An entry whose header does not check out (a
-truncated or otherwise damaged file, a file from another format version) counts as a miss;
-the recompiled program then replaces it.
+exactly as ``jit.ObjectEngine`` loads it. A library's entry (``pack_library``) is the same
+but for its JSON, an object holding the warnings and a description of each def (its
+parameters' and results' shapes and element types: what the API makes each def's wrapper
+of, so that a hit runs no front end), and for its object code, the defs and their guards
+with the run-time library, which ``jit.SharedPoolEngine`` loads (the process's one thread
+pool runs its loops). An entry whose header does not check out (a truncated or otherwise
+damaged file, a file from another format version) or whose JSON is not what the reader
+expects counts as a miss; the recompiled program then replaces it.
 
 Where. ``$MGC_CACHE_DIR`` if set, else ``$XDG_CACHE_HOME/mg-xdsl``, else
 ``~/.cache/mg-xdsl``; created private to the user (mode 0700), because what is in it gets
@@ -38,9 +48,13 @@ under three quarters of both. Only ``*.mgo`` files and this module's own tempora
 are ever deleted, whatever directory the cache is pointed at.
 
 Failure is never an error. A cache directory that cannot be created, read or written just
-means that the program is compiled, as without the cache; ``mgc run --time`` says why.
+means that the program is compiled, as without the cache; ``mgc run --time`` says why (a
+library's ``_cache_outcome``, in the API).
 
-Bypass: ``MGC_NO_CACHE=1`` or ``mgc run --no-cache`` neither read nor write the cache.
+Bypass: ``MGC_NO_CACHE=1`` or ``mgc run --no-cache`` neither read nor write the cache, nor
+does ``MGC_KEEP`` (its intermediate files need a full compilation). GPU programs and
+libraries are never cached: their kernels are compiled and loaded onto the device (or its
+emulator) through Python callbacks at every compilation.
 """
 
 import hashlib
@@ -191,6 +205,34 @@ def unpack_program(payload: bytes) -> tuple[bytes, list[str]]:
     return bytes(payload[end:]), warnings
 
 
+def pack_library(obj: bytes, warnings: Iterable[str], functions: list) -> bytes:
+    """A Python library's payload (``mg_xdsl.api``): as ``pack_program``'s, but the JSON
+    holds an object, the warnings and the defs' descriptions (``functions``: what the API
+    makes each def's wrapper of, so that a hit need not run the front end)."""
+    text = json.dumps({"warnings": list(warnings), "functions": functions}).encode()
+    return WARNINGS_LENGTH.pack(len(text)) + text + obj
+
+
+def unpack_library(payload: bytes) -> tuple[bytes, list[str], list]:
+    """The object code, the warnings and the defs' descriptions of a payload made by
+    ``pack_library`` (ValueError if it is not one; the descriptions are the API's to check)."""
+    if len(payload) < WARNINGS_LENGTH.size:
+        raise ValueError("too short")
+    (length,) = WARNINGS_LENGTH.unpack_from(payload)
+    end = WARNINGS_LENGTH.size + length
+    if end > len(payload):
+        raise ValueError("the metadata run past the end")
+    metadata = json.loads(bytes(payload[WARNINGS_LENGTH.size : end]))
+    if not isinstance(metadata, dict):
+        raise ValueError("the metadata are not an object")
+    warnings, functions = metadata.get("warnings"), metadata.get("functions")
+    if not isinstance(warnings, list) or not all(isinstance(w, str) for w in warnings):
+        raise ValueError("the warnings are not a list of lines")
+    if not isinstance(functions, list):
+        raise ValueError("the functions are not a list")
+    return bytes(payload[end:]), warnings, functions
+
+
 class ObjectCache:
     """The cache in one directory. No method raises for a problem with the directory or an
     entry: ``load`` treats it as a miss and ``store`` returns what went wrong."""
@@ -253,6 +295,22 @@ class ObjectCache:
     def store_program(self, key: bytes, obj: bytes, warnings: Iterable[str]) -> str:
         """``store`` the object code with the front end's warnings."""
         return self.store(key, pack_program(obj, warnings))
+
+    def load_library(self, key: bytes) -> tuple[bytes | None, list[str], list, str]:
+        """``load`` for an entry made by ``store_library``: the object code (or None), the
+        warnings to issue again, the defs' descriptions, and how it went."""
+        payload, outcome = self.load(key)
+        if payload is None:
+            return None, [], [], outcome
+        try:
+            obj, warnings, functions = unpack_library(payload)
+        except ValueError:  # json's errors are ValueErrors too
+            return None, [], [], "miss: the entry was malformed"
+        return obj, warnings, functions, outcome
+
+    def store_library(self, key: bytes, obj: bytes, warnings: Iterable[str], functions: list) -> str:
+        """``store`` a Python library's object code with its warnings and defs."""
+        return self.store(key, pack_library(obj, warnings, functions))
 
     def store(self, key: bytes, data: bytes) -> str:
         """Write ``data`` as ``key``'s entry, atomically, then prune; what happened, for

@@ -7,8 +7,10 @@ functions, with the run-time library's symbols (``printMemrefF64``, ...) already
 ``mgc run`` goes through object code instead, so that it can keep it in its on-disk cache
 (``mg_xdsl.backend.cache``): ``jit_object_code`` compiles a whole program, run-time library
 and thread pool included, to the object code MCJIT would have made of it, and
-``ObjectEngine`` loads and runs such code. This module imports no xDSL (``translate`` does,
-when called), so that running cached code never pays for importing it.
+``ObjectEngine`` loads and runs such code. The Python API's disk cache keeps the object
+code ``Engine`` made (``Engine.object``), which ``SharedPoolEngine`` loads again. This
+module imports no xDSL (``translate`` does, when called), so that running cached code never
+pays for importing it.
 """
 
 from __future__ import annotations
@@ -256,7 +258,22 @@ class Engine(_Loaded):
             _process_thread_pool()
         level, opt = levels(ir, level)
         self.module = optimise(link(ir, *extra, thread_pool=False), level, target_machine(cpu, opt))
-        self.engine = load_object(target_machine(cpu, opt).emit_object(self.module), target_machine(cpu, opt))
+        # The object code, kept: the Python API stores it in its disk cache (``SharedPoolEngine``).
+        self.object = target_machine(cpu, opt).emit_object(self.module)
+        self.engine = load_object(self.object, target_machine(cpu, opt))
+
+
+class SharedPoolEngine(_Loaded):
+    """Object code that an ``Engine`` made (``Engine.object``), loaded again, in this or
+    another process: what the Python API runs from its disk cache. As with ``Engine``, the
+    process's one thread pool runs its parallel loops (the code calls it, not a copy of its
+    own), and nothing is compiled but that pool, once per process; no xDSL is imported."""
+
+    def __init__(self, data: bytes):
+        _initialise_llvm()
+        if b"mgrt_parallel_for" in data:  # (a name in its symbol table: it calls the pool)
+            _process_thread_pool()
+        self.engine = load_object(data, target_machine())
 
 
 def jit_object_code(ir: str, level: int = 2, cpu: str | None = None) -> tuple[llvm.ModuleRef, bytes]:

@@ -36,9 +36,9 @@ STDIN_NAME = "<stdin>"  # ... and how messages name it
 ENVIRONMENT = """environment:
   MGC_KEEP=dir       keep every intermediate file (IR after each stage, LLVM IR) in dir
   MGC_DEBUG=1        show Python tracebacks for internal compiler errors
-  MGC_CACHE_DIR=dir  where `mgc run` keeps compiled programs to run them again without
-                     compiling (default $XDG_CACHE_HOME/mg-xdsl, else ~/.cache/mg-xdsl)
-  MGC_NO_CACHE=1     `mgc run` neither reads nor writes that cache (as --no-cache)
+  MGC_CACHE_DIR=dir  where `mgc run` and the Python API keep compiled code to run it again
+                     without compiling (default $XDG_CACHE_HOME/mg-xdsl, else ~/.cache/mg-xdsl)
+  MGC_NO_CACHE=1     neither reads nor writes that cache (as `mgc run --no-cache`)
   MGC_VERIFY_EACH=1  verify the IR after every stage (as --verify-each)
   CC=compiler        the C compiler `mgc build` links with (default: cc, gcc or clang)
   NO_COLOR=1         errors in plain text even on a terminal (no-color.org)
