@@ -55,35 +55,41 @@ def test_fused_elementwise_loop_is_vectorised():
 
 
 def test_small_static_program_is_compiled_unoptimised():
-    """``optnone-small-functions``: a few iterations of work reach LLVM as ``optnone``
-    (LLVM would take longer to optimise them than they run), large and run-time sizes do
-    not, and both kinds print what NumPy computes."""
-    comp = Compilation(
+    """``optnone-small-functions``: a few iterations of work in all reach LLVM as
+    ``optnone`` (LLVM would take longer to optimise them than they run); large and run-time
+    sizes do not, nor a def called in a long loop, nor a library's defs (called any number
+    of times), and both kinds print what NumPy computes."""
+    defs = (
         "def f(a: tensor[2x3], b: tensor[2x3]) = relu(a + b)\n"
         "def g(a: tensor[?x?]) = relu(a + 1)\n"
-        "def h(a: tensor[200x200]) = relu(a + 1)\n",
-        "prog.mg",
-        lib=True,
-        keep_dir=None,
-        optimise=True,
+        "def h(a: tensor[200x200]) = relu(a + 1)\n"
+        "def k(a: tensor[2x3]) = a * 2\n"
     )
+    calls = "let x = [[1, -2, 3], [-4, 5, -6]]\nprint f(x, x)\nfor i in range(5000):\n    print k(x)\n"
+    comp = Compilation(defs + calls, "prog.mg", keep_dir=None, optimise=True)
     ir = comp.llvm_ir()
     defines = {line.split("@")[1].split("(")[0]: line for line in ir.splitlines() if line.startswith("define ")}
-    assert "optnone" in defines["f"] and "noinline" in defines["f"]
+    assert "optnone" in defines["f"] and "noinline" in defines["f"]  # 6 iterations, run once
+    assert "optnone" not in defines["k"]  # 6 iterations, run 5000 times
     # g's loop runs on threads, in a function of its own; g itself only calls the pool.
     assert [name for name in defines if name.startswith("g_parallel")]
     assert all("optnone" not in line for name, line in defines.items() if name.startswith("g_"))
     assert "optnone" not in defines["h"]
+    library = Compilation(defs, "prog.mg", lib=True, keep_dir=None, optimise=True).llvm_ir()
+    assert all(" optnone" not in line for line in library.splitlines() if line.startswith("define ") and "@f(" in line)
     # A program whose every function is optnone is compiled at -O0 throughout; one large
     # function is enough for the optimising pipeline and code generator.
     from mg_xdsl.backend.jit import levels
 
     assert levels(ir, 2) == (2, 3)
     small = Compilation(
-        "def f(a: tensor[2x3], b: tensor[2x3]) = relu(a + b)\n", "prog.mg", lib=True, keep_dir=None, optimise=True
+        "def f(a: tensor[2x3], b: tensor[2x3]) = relu(a + b)\nprint f([[1, 2, 3], [4, 5, 6]], [[1, 2, 3], [4, 5, 6]])\n",
+        "prog.mg",
+        keep_dir=None,
+        optimise=True,
     ).llvm_ir()
     assert levels(small, 2) == (0, 0)
-    # Unoptimised code computes the same: optimised and optnone modules of one program.
+    # Unoptimised code computes the same as optimised code: the library's f against NumPy.
     import numpy as np
 
     from mg_xdsl.api import compile as mg_compile
