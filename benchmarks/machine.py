@@ -66,6 +66,19 @@ def blas_info() -> list[dict]:
     ]
 
 
+def versions(*packages: str) -> dict[str, str | None]:
+    """Installed versions (None: not installed), read without importing the packages."""
+    from importlib import metadata
+
+    found: dict[str, str | None] = {}
+    for name in packages:
+        try:
+            found[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            found[name] = None
+    return found
+
+
 def context(threads: list[int]) -> dict:
     import llvmlite
     import numpy as np
@@ -94,6 +107,7 @@ def context(threads: list[int]) -> dict:
         "llvmlite": llvmlite.__version__,
         "llvm": llvm,
         "blas": blas_info(),
+        "others": versions("jax", "jaxlib", "numba"),
         "threads": threads,
         "openblas_coretype": os.environ.get("OPENBLAS_CORETYPE"),
         "openblas_env": {k: v for k, v in sorted(os.environ.items()) if k.startswith("OPENBLAS_")},
@@ -125,6 +139,8 @@ def describe(ctx: dict) -> list[str]:
         f"- Python {ctx['python']}, NumPy {ctx['numpy']}, llvmlite {ctx['llvmlite']} "
         f"(LLVM {ctx['llvm']}), Linux {ctx['kernel']}",
         f"- NumPy's BLAS: {blas}",
+        "- JAX and Numba: "
+        + ", ".join(f"{name} {version or 'not installed'}" for name, version in ctx.get("others", {}).items()),
         f"- OPENBLAS_CORETYPE: {coretype if coretype else 'not set'}"
         + (
             "  (forces OpenBLAS's Haswell kernels: 9-18% slower matmul on Zen 4 than SkylakeX)"

@@ -1,34 +1,48 @@
 #!/usr/bin/env python3
-"""The mg-xdsl benchmark suite: compiled mg against NumPy, and `mgc run` start-up time.
+"""The mg-xdsl benchmark suite: compiled mg against NumPy, JAX and Numba, and `mgc run` start-up time.
 
     python benchmarks/run.py                  # everything, at 1 and 2 threads
     python benchmarks/run.py --quick          # tiny sizes, one repetition: a correctness run (CI)
     python benchmarks/run.py --only matmul --threads 1 --reps 10 --json /tmp/mm.json
     python benchmarks/run.py --list           # the workload ids --only matches against
     python benchmarks/run.py --cpu x86-64-v3  # mg's code for another CPU this host can run
+    pip install -e '.[bench]'                 # JAX and Numba, for their columns
 
 Method
 ------
 For each workload (see ``benchmarks/workloads.py``) the mg program is compiled once
 through the Python API (``mg_xdsl.compile``), inputs are drawn once from
-``np.random.default_rng`` (the same arrays in every process), and mg's result is checked
-against the NumPy expression with ``np.testing.assert_allclose`` (``rtol=1e-9``, and an
-``atol`` scaled to the magnitude of the sums for reductions and matrix products). That
-checking call of each side is also the warm-up. Then mg and NumPy are timed
-**alternately** on the same input arrays (mg, NumPy, mg, NumPy, ...), so that a drift in
-the machine's state (another job, the clock, the memory system) hits both sides alike;
-each timed call follows an untimed call of the same side, so that it meets its own side's
-steady state rather than the buffer and cache lines the other side left (malloc hands
-each call the block the call before it freed); the garbage collector is off while timing and each result is dropped outside the timed
-region. Repetitions are adaptive: at least ``--min-reps`` (3) pairs, and more until the
-slower side has run ``--budget`` seconds (2) in all or ``--max-reps`` (100) is reached;
-``--reps N`` fixes the count. Reported are the **medians** (robust against the odd
-interrupted run), the **ratio NumPy median / mg median** (above 1: mg is faster) and
-rates from the medians: GFLOP/s for matrix products (2*m*n*k flops), GB/s otherwise (the
-bytes of the inputs read plus the output written, per call).
+``np.random.default_rng`` (the same arrays in every process), and the result of every other
+side is checked against the NumPy expression with ``np.testing.assert_allclose``
+(``rtol=1e-9`` in f64, ``1e-5`` in f32, and an ``atol`` scaled to the magnitude of the sums
+for reductions and matrix products: the workloads module's docstring derives it). That
+checking call of each side is also its warm-up (and JAX's and Numba's compile). Then the
+sides are timed **alternately** on the same input arrays (mg, NumPy, JAX, Numba, mg, NumPy,
+...), so that a drift in the machine's state (another job, the clock, the memory system)
+hits all alike; each timed call follows an untimed call of the same side, so that it meets
+its own side's steady state rather than the buffer and cache lines another side left
+(malloc hands each call the block the call before it freed); the garbage collector is off
+while timing and each result is dropped outside the timed region. Repetitions are adaptive:
+at least ``--min-reps`` (3) rounds, and more until the slowest side has run ``--budget``
+seconds (2) in all or ``--max-reps`` (100) is reached; ``--reps N`` fixes the count.
+Reported are the **medians** (robust against the odd interrupted run), the **ratios** of
+each other side's median to mg's (NumPy / mg, JAX / mg, Numba / mg: above 1, mg is faster)
+and mg's rate from its median: GFLOP/s for matrix products (2*m*n*k flops), GB/s otherwise
+(the bytes of the inputs read plus the output written, per call). A side whose check fails
+is not timed and fails the run; when mg's fails, nothing of that workload is timed.
 
 NumPy's form is the natural allocating expression (``np.maximum(a + b, 0)``,
 ``a.sum(axis=1, keepdims=True)``, ``x @ w``), because mg allocates its result too.
+
+JAX (where installed; ``--no-jax`` leaves it out): ``jax.jit`` of the same expression over
+``jax.numpy``, on the CPU (``JAX_PLATFORMS=cpu``), f64 with ``jax_enable_x64``; the inputs are
+put on the device once (``jax.device_put``) outside the timing and every timed call ends
+with ``block_until_ready``. Numba (where installed; ``--no-numba`` leaves it out, and
+``--quick`` unless ``--numba``): ``numba.njit`` of the plain loops a user writes (a ``prange``
+over the rows, Numba's default options: no ``fastmath``), where the workload has them
+(elementwise, broadcasts, row reductions, softmax, layer norm; not matrix products or column
+reductions): ``parallel=False`` at one thread, ``parallel=True`` at more. A side that is not
+installed says so in its column, and the run goes on without it.
 
 ``mgc run`` is timed as a whole process (interpreter start, import, compile, run) on every
 chapter example in ``examples/*.mg`` with the ``mgc`` script next to ``sys.executable``:
@@ -38,8 +52,9 @@ runs; every run's output is checked against the example's ``.expected``/``.statu
 target is 0.5 s.
 
 ``--quick`` (CI) uses tiny, uneven sizes (64x64, 100x37, matmuls n = 24, 32, 37), one timed
-pair, one ``mgc run`` per example and mode at the first thread count only, and no warm-up
-run: its times mean nothing, it proves that every workload compiles, runs and is right.
+round, one ``mgc run`` per example and mode and JAX (and Numba, with ``--numba``) at the
+first thread count only, and no warm-up run: its times mean nothing, it proves that every
+workload compiles, runs and is right, on every side.
 
 Target: mg compiles for this host unless ``--cpu NAME`` names another CPU (as LLVM names
 it) that the host can run: on an AVX-512 machine ``x86-64-v3`` runs the AVX2 code and
@@ -50,18 +65,26 @@ to match; the report shows which ran). ``mgc run`` on the examples always compil
 host.
 
 Threads: the measuring is done in a child process per thread count T (this script run
-again with ``--child T``), with ``MG_NUM_THREADS=T`` (read by the mg runtime),
-``OMP/OPENBLAS/MKL_NUM_THREADS=T`` in its environment and NumPy's BLAS limited to T
-threads with ``threadpoolctl.threadpool_limits``. Each child writes JSON; this process
-merges them, prints a markdown report with the machine's context and writes the JSON
-(``--json``, default ``benchmarks/results.json``).
+again with ``--child T``), bound with ``taskset`` to the first T cores this process may use
+(unbound, and the report says so, where there is no ``taskset`` or fewer cores), so that
+XLA's and Numba's thread pools, which size themselves from the cores they see, get T. Its
+environment sets ``MG_NUM_THREADS=T`` (read by the mg runtime), ``OMP/OPENBLAS/MKL_NUM_THREADS``
+and ``NUMBA_NUM_THREADS`` to T, and at T=1 ``XLA_FLAGS=--xla_cpu_multi_thread_eigen=false``
+(``intra_op_parallelism_threads`` is a TensorFlow option, not an XLA flag); NumPy's BLAS is
+limited to T threads with ``threadpoolctl.threadpool_limits``. Each child writes JSON; this
+process merges them, prints a markdown report with the machine's context (the CPU by name,
+the BLAS, JAX's and Numba's versions and how they ran) and writes the JSON (``--json``,
+default ``benchmarks/results.json``).
 
 Compile time (``benchmarks/compile_time.py``, also alone): cold ``mgc run --no-cache`` of
 generated programs of 10, 30, 100 and 300 statements in both pipelines, medians of three
 processes, with the per-pass split of the largest and the ratio of the project's lowering
-from the affine stage to the LLVM dialect to mlir-opt-22's on the same IR. Part of a full
-run; ``--quick`` leaves it out unless ``--compile-time`` is given (then at 3 and 6
-statements), ``--no-compile-time`` leaves it out of a full run.
+from the affine stage to the LLVM dialect to mlir-opt-22's on the same IR. Then
+(``benchmarks/compile_vs_jax.py``, also alone) the JAX/Numba issue's seven functions compiled
+cold in a fresh process by mg (``mg_xdsl.compile``, ``MGC_NO_CACHE=1``) and by JAX
+(``jit(f).lower(...).compile()``), medians of three processes. Part of a full run; ``--quick``
+leaves both out unless ``--compile-time`` is given (then at 3 and 6 statements and the quick
+sizes), ``--no-compile-time`` leaves them out of a full run.
 
 Training step (``benchmarks/training_step.py``, also alone): one step of gradient descent
 (``value_and_grad`` of a softmax cross-entropy and the SGD updates) of the digits example's
@@ -69,18 +92,20 @@ network and of a 784-512-10 one, in mg, JAX (``jit``) and NumPy (backpropagation
 results checked equal, at each thread count; ``--quick`` leaves it out unless
 ``--training-step`` is given, ``--no-training-step`` leaves it out of a full run.
 
-Exit status: 0 when every check passed, 1 when any result was wrong or any measurement
-failed (``--self-test-wrong`` deliberately corrupts every expected result, to prove it),
-2 for bad arguments.
+Exit status: 0 when every check passed, 1 when any result was wrong (on any side) or any
+measurement failed (``--self-test-wrong`` deliberately corrupts every expected result, to
+prove it), 2 for bad arguments.
 """
 
 from __future__ import annotations
 
 import argparse
 import gc
+import importlib
 import json
 import os
 import re
+import shutil
 import statistics
 import subprocess
 import sys
@@ -111,12 +136,26 @@ THREAD_VARS = ("MG_NUM_THREADS", "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL
 QUIET_BLAS = {"OPENBLAS_THREAD_TIMEOUT": os.environ.get("OPENBLAS_THREAD_TIMEOUT", "4")}
 
 NOTES = [
-    "Times are medians of alternating runs (mg, NumPy, mg, NumPy, ...) on the same inputs, "
-    "after a checked warm-up call of each; each timed call follows an untimed one of the same "
-    "side, so that neither meets the cache state the other left; ratio = NumPy median / mg median, so above 1 "
-    "means mg is faster.",
-    "GFLOP/s counts 2*m*n*k per matrix product (epilogue additions and relus not counted); "
-    "GB/s counts the bytes of the inputs read plus the output written, once, per call.",
+    "Times are medians of alternating runs (mg, NumPy, JAX, Numba, mg, NumPy, ...) on the same "
+    "inputs, after a checked warm-up call of each side; each timed call follows an untimed one "
+    "of the same side, so that none meets the cache state another left. Ratios are the other "
+    "side's median over mg's (NumPy / mg, JAX / mg, Numba / mg): above 1 means mg is faster.",
+    "Every side's result is checked against NumPy's (np.testing.assert_allclose; rtol 1e-9 in "
+    "f64, 1e-5 in f32, an atol from the length of the sums: benchmarks/workloads.py) before it "
+    "is timed; a side that fails is not timed and fails the run.",
+    "JAX: jax.jit of the same expression over jax.numpy, inputs put on the device once "
+    "(jax.device_put) outside the timing, each call ended by block_until_ready; f64 with "
+    "jax_enable_x64; JAX_PLATFORMS=cpu. Numba: numba.njit of plain loops (a prange over the "
+    "rows, no fastmath), parallel=False at 1 thread and parallel=True with NUMBA_NUM_THREADS=T "
+    "at T threads; its first call (the compile) is the check. '-': the workload has no such "
+    "form; 'not installed': the package is missing (pip install -e '.[bench]').",
+    "Threads: each thread count T runs in its own process, bound with taskset to T cores where "
+    "the machine has them (so XLA's and Numba's pools see T cores), with MG_NUM_THREADS, "
+    "OMP/OPENBLAS/MKL_NUM_THREADS and NUMBA_NUM_THREADS set to T; at T=1 also "
+    "XLA_FLAGS=--xla_cpu_multi_thread_eigen=false.",
+    "GFLOP/s counts 2*m*n*k per matrix product (epilogue additions and relus, attention's "
+    "softmax, not counted); GB/s counts the bytes of the inputs read plus the output written, "
+    "once, per call.",
     "NumPy's forms allocate their result, as mg does (np.maximum(a + b, 0) even makes a "
     "temporary). NumPy's elementwise operations, broadcasts and reductions are "
     "single-threaded whatever the thread count; only its matrix products (OpenBLAS) use T "
@@ -132,12 +171,18 @@ NOTES = [
     f"run first), 'no cache' sets MGC_NO_CACHE=1. The target is <= {MGC_TARGET_S} s.",
 ]
 
+#: The sides, in the order they alternate and appear in the table; the last two are optional.
+SIDES = ("mg", "numpy", "jax", "numba")
+LABELS = {"mg": "mg", "numpy": "NumPy", "jax": "JAX", "numba": "Numba"}
+OPTIONAL = ("jax", "numba")
+
 
 # --- measuring (in the child process) ---------------------------------------------------
 
 
-def check_result(got: np.ndarray, expected: np.ndarray, atol: float, rtol: float = RTOL) -> dict:
+def check_result(got, expected: np.ndarray, atol: float, rtol: float = RTOL) -> dict:
     """np.testing.assert_allclose, recorded: passed, tolerances, the largest error."""
+    got = np.asarray(got)
     check = {
         "passed": False,
         "rtol": rtol,
@@ -173,38 +218,36 @@ def corrupt(expected: np.ndarray) -> np.ndarray:
     return (expected + scale * (1.0 + np.abs(expected))).astype(expected.dtype)
 
 
-def alternate(mg, ref, inputs: list, reps: tuple[int, int], budget: float) -> tuple[list, list]:
-    """Time mg(*inputs) and ref(*inputs) alternately; at least reps[0] pairs, then more until
-    the slower side has run `budget` seconds in all, at most reps[1] pairs.
+def alternate(calls: dict, reps: tuple[int, int], budget: float) -> dict[str, list[float]]:
+    """Time each of ``calls`` (side name -> a call without arguments) in turn, round after
+    round: at least reps[0] rounds, then more until the slowest side has run ``budget``
+    seconds in all, at most reps[1] rounds.
 
     Each timed call follows an untimed call of the same side, so that it meets its own
     side's steady state: malloc hands a call the buffer that the call before it freed, and
     whether that buffer's lines are still in the cache (written by ordinary stores) or not
-    (written past the caches with streaming stores) would otherwise count for the other
+    (written past the caches with streaming stores) would otherwise count for another
     side."""
     least, most = reps
-    mg_times, np_times = [], []
+    times: dict[str, list[float]] = {name: [] for name in calls}
+    rounds = 0
     gc.collect()
     gc.disable()
     try:
-        while len(mg_times) < most:
-            mg(*inputs)  # (its result is freed at once)
-            t0 = time.perf_counter()
-            result = mg(*inputs)
-            t1 = time.perf_counter()
-            del result
-            ref(*inputs)
-            t2 = time.perf_counter()
-            result = ref(*inputs)
-            t3 = time.perf_counter()
-            del result
-            mg_times.append(t1 - t0)
-            np_times.append(t3 - t2)
-            if len(mg_times) >= least and max(sum(mg_times), sum(np_times)) >= budget:
+        while rounds < most:
+            for name, call in calls.items():
+                call()  # (its result is freed at once)
+                t0 = time.perf_counter()
+                result = call()
+                t1 = time.perf_counter()
+                del result
+                times[name].append(t1 - t0)
+            rounds += 1
+            if rounds >= least and max(sum(t) for t in times.values()) >= budget:
                 break
     finally:
         gc.enable()
-    return mg_times, np_times
+    return times
 
 
 def side(times: list[float], work: float, unit: str) -> dict:
@@ -218,9 +261,68 @@ def side(times: list[float], work: float, unit: str) -> dict:
     }
 
 
-def measure_workload(w: Workload, args, threads: int, log) -> dict:
-    import mg_xdsl
+def optional_sides(args, threads: int) -> dict[str, dict]:
+    """JAX and Numba in this process: for each, ``status`` ("ok", "not installed", "off
+    (--no-jax)", "import failed: ..."), the version and how it runs; ``module`` where ok."""
+    found: dict[str, dict] = {}
+    for name in OPTIONAL:
+        if not getattr(args, name):
+            found[name] = {"status": f"off (--no-{name})"}
+            continue
+        try:
+            module = importlib.import_module(name)
+        except ModuleNotFoundError:
+            found[name] = {"status": "not installed"}
+            continue
+        except Exception as e:  # noqa: BLE001 - a broken install is reported, not fatal
+            found[name] = {"status": f"import failed: {type(e).__name__}: {e}"[:300]}
+            continue
+        info = {"status": "ok", "module": module, "version": module.__version__}
+        if name == "jax":
+            module.config.update("jax_enable_x64", True)
+            info["backend"] = module.default_backend()
+            info["devices"] = [str(d) for d in module.devices()]
+            info["xla_flags"] = os.environ.get("XLA_FLAGS", "")
+        else:
+            info["parallel"] = threads > 1
+            info["num_threads"] = module.config.NUMBA_NUM_THREADS
+        found[name] = info
+    return found
 
+
+def prepare_jax(w: Workload, jax, inputs: list) -> tuple:
+    """The jitted form and its first call (the compile): a call without arguments that
+    returns a finished result, its result as a NumPy array, and the first call's seconds."""
+    assert w.jax is not None
+    fn = jax.jit(w.jax(jax.numpy))
+    on_device = [jax.device_put(a) for a in inputs]
+    for a in on_device:
+        a.block_until_ready()
+
+    def call():
+        return fn(*on_device).block_until_ready()
+
+    t0 = time.perf_counter()
+    got = np.asarray(call())
+    return call, got, time.perf_counter() - t0
+
+
+def prepare_numba(w: Workload, numba, inputs: list, parallel: bool) -> tuple:
+    """``njit`` of the workload's loops, as ``prepare_jax``."""
+    assert w.numba is not None
+    fn = numba.njit(parallel=parallel)(w.numba(numba.prange))
+
+    def call():
+        return fn(*inputs)
+
+    t0 = time.perf_counter()
+    got = np.asarray(call())
+    return call, got, time.perf_counter() - t0
+
+
+def measure_workload(w: Workload, args, threads: int, log, others: dict[str, dict]) -> dict:
+    """Check every side of one workload against NumPy, then time those that passed, if mg's
+    did. ``others``: ``optional_sides``."""
     rec = {
         "kind": "kernel",
         "name": w.name,
@@ -231,30 +333,77 @@ def measure_workload(w: Workload, args, threads: int, log) -> dict:
         "work_per_call": w.work(),
         "source": w.source,
         "mg_kernel": kernel_of(w, args.cpu),
+        "status": {},
+        "checks": {},
+        "first_call_s": {},
     }
+    try:
+        check_and_time(w, args, others, rec)
+    except Exception as e:  # noqa: BLE001 - the inputs, NumPy's form or a timed call broke: the row fails
+        rec["check"] = {"passed": False, "error": f"{type(e).__name__}: {e}"[:500]}
+    gc.collect()  # (the inputs and results went with check_and_time's frame)
+    log(rec)
+    return rec
+
+
+def check_and_time(w: Workload, args, others: dict[str, dict], rec: dict) -> None:
+    """``measure_workload``'s work, into ``rec``."""
+    import mg_xdsl
+
+    inputs = w.inputs([args.seed, zlib.crc32(w.id.encode())])
+    expected = np.asarray(w.reference(*inputs))
+    if args.self_test_wrong:
+        expected = corrupt(expected)
+    atol = w.atol(inputs)
+    calls = {}
     try:
         t0 = time.perf_counter()
         f = mg_xdsl.compile(w.source, cpu=args.cpu).f
         rec["compile_s"] = time.perf_counter() - t0
-        inputs = w.inputs([args.seed, zlib.crc32(w.id.encode())])
-        expected = w.reference(*inputs)
-        if args.self_test_wrong:
-            expected = corrupt(expected)
-        rec["check"] = check_result(f(*inputs), expected, w.atol(inputs), w.rtol)
-        del expected
-        if rec["check"]["passed"]:
-            mg_times, np_times = alternate(f, w.reference, inputs, reps_of(args), args.budget)
-            rec["mg"] = side(mg_times, w.work(), w.unit)
-            rec["numpy"] = side(np_times, w.work(), w.unit)
-            rec["ratio"] = rec["numpy"]["median_s"] / rec["mg"]["median_s"]
-            rec["reps"] = len(mg_times)
+        rec["check"] = check_result(f(*inputs), expected, atol, w.rtol)
+        calls["mg"] = lambda: f(*inputs)
     except Exception as e:  # noqa: BLE001 - a broken compiler must not stop the other workloads
         rec["check"] = {"passed": False, "error": f"{type(e).__name__}: {e}"[:500]}
-    finally:
-        inputs = None
-        gc.collect()
-    log(rec)
-    return rec
+    calls["numpy"] = lambda: w.reference(*inputs)
+    for name in OPTIONAL:
+        info, form = others[name], getattr(w, name)
+        if info["status"] != "ok":
+            rec["status"][name] = info["status"].split(":")[0].split(" (")[0]  # not installed, off, import failed
+            continue
+        if form is None:
+            rec["status"][name] = "no form"
+            continue
+        try:
+            if name == "jax":
+                call, got, first = prepare_jax(w, info["module"], inputs)
+            else:
+                call, got, first = prepare_numba(w, info["module"], inputs, info["parallel"])
+                if info["parallel"] and "threading_layer" not in info:
+                    info["threading_layer"] = info["module"].threading_layer()
+            rec["first_call_s"][name] = first
+            rec["checks"][name] = check_result(got, expected, atol, w.rtol)
+            if rec["checks"][name]["passed"]:
+                calls[name] = call
+        except Exception as e:  # noqa: BLE001 - recorded as this side's failure
+            rec["checks"][name] = {"passed": False, "error": f"{type(e).__name__}: {e}"[:500]}
+        rec["status"][name] = "timed" if name in calls else "failed"
+    del expected
+    if not rec["check"]["passed"]:
+        for name in OPTIONAL:
+            if rec["status"].get(name) == "timed":
+                rec["status"][name] = "not timed (mg failed)"
+        return
+    times = alternate({name: calls[name] for name in SIDES if name in calls}, reps_of(args), args.budget)
+    for name, t in times.items():
+        rec[name] = side(t, w.work(), w.unit)
+    rec["ratio"] = rec["numpy"]["median_s"] / rec["mg"]["median_s"]
+    rec["ratios"] = {name: rec[name]["median_s"] / rec["mg"]["median_s"] for name in times if name != "mg"}
+    rec["reps"] = len(times["mg"])
+
+
+def passed(rec: dict) -> bool:
+    """Whether every check of a record passed: mg's (or `mgc run`'s) and the other sides'."""
+    return rec["check"]["passed"] and all(c["passed"] for c in rec.get("checks", {}).values())
 
 
 def target_info(cpu: str | None) -> dict:
@@ -291,16 +440,16 @@ def kernel_of(w: Workload, cpu: str | None) -> str:
     info = target_info(cpu)
     if w.name in ("matmul", "layer", "two_layers"):
         return info["matmul"]
-    if w.name == "matmul_f32":
+    if w.name in ("matmul_f32", "layer_f32"):
         return info["matmul_f32"]
-    if w.name == "batched_matmul":
-        return info["matmul_f32"] + ", per matrix"
+    if w.name in ("batched_matmul", "batched_matmul_f32", "attention"):
+        block = info["matmul_f32"] if w.dtype == "float32" else info["matmul"]
+        return block + ", per matrix" + ("; softmax: LLVM's loop vectoriser" if w.name == "attention" else "")
     if w.name.startswith(("row_", "col_")):
         return info["reduction"]
-    if w.name in ("add", "relu_add") and streams(w, cpu):
-        return f"streaming stores, vector<{info['stream_lanes']}xf64>"
-    if w.name == "relu_add_f32" and streams(w, cpu):
-        return f"streaming stores, vector<{2 * info['stream_lanes']}xf32>"
+    if w.name in ("add", "relu_add", "relu_chain", "relu_add_f32", "exp_f32") and streams(w, cpu):
+        lanes = info["stream_lanes"] * (2 if w.dtype == "float32" else 1)
+        return f"streaming stores, vector<{lanes}x{'f32' if w.dtype == 'float32' else 'f64'}>"
     return "LLVM's loop vectoriser"
 
 
@@ -310,7 +459,7 @@ def streams(w: Workload, cpu: str | None) -> bool:
     from mg_xdsl.core import target
 
     t = target.target(cpu)
-    result = np.dtype(w.dtype).itemsize * int(np.prod(w.out_shape))
+    result = np.dtype(w.dtype).itemsize * int(np.prod(w.out_shape or ()))
     return t.nontemporal and target.worth_streaming(result, len(w.shapes), target.streaming_min_bytes(t.caches))
 
 
@@ -430,26 +579,37 @@ def child_main(args) -> int:
         tmp.replace(args.child_out)
 
     def log(rec):
-        if rec["check"]["passed"] and rec["kind"] == "kernel":
-            msg = (
-                f"mg {fmt_time(rec['mg']['median_s'])}, NumPy {fmt_time(rec['numpy']['median_s'])}"
-                f", ratio {rec['ratio']:.2f}, {rec['reps']} reps"
-            )
-        elif rec["check"]["passed"]:
+        if rec["kind"] == "kernel" and "reps" in rec:
+            msg = ", ".join(
+                f"{LABELS[name]} {fmt_time(rec[name]['median_s'])}" for name in SIDES if name in rec
+            ) + "".join(f", {LABELS[name]}/mg {r:.2f}" for name, r in rec["ratios"].items())
+            msg += f", {rec['reps']} reps"
+        elif rec["kind"] == MGC_NAME and rec["check"]["passed"]:
             msg = f"cached {fmt_time(rec['cached']['median_s'])}, no cache {fmt_time(rec['no_cache']['median_s'])}"
         else:
-            msg = "FAILED: " + rec["check"]["error"]
-        print(f"[T={threads}] {rec['id']}: {msg}", file=sys.stderr, flush=True)
+            msg = ""
+        errors = [("mg", rec["check"])] + list(rec.get("checks", {}).items())
+        msg += "".join(f" FAILED ({LABELS[n]}): {c['error']}" for n, c in errors if not c["passed"])
+        print(f"[T={threads}] {rec['id']}: {msg.strip()}", file=sys.stderr, flush=True)
 
     works, paths = selected(args)
     if args.skip_mgc:
         paths = []
+    # (JAX and Numba imported before the BLAS is limited, so that the limit covers any
+    # thread pool they load.)
+    others = optional_sides(args, threads) if works else {}
+    try:
+        out["affinity"] = sorted(os.sched_getaffinity(0))
+    except AttributeError:
+        out["affinity"] = None
     with threadpool_limits(limits=threads):
         out["blas"] = machine.blas_info()
         for w in works:
             out["current"] = w.id
+            out["others"] = {name: {k: v for k, v in info.items() if k != "module"} for name, info in others.items()}
             save()
-            out["kernels"].append(measure_workload(w, args, threads, log))
+            out["kernels"].append(measure_workload(w, args, threads, log, others))
+        out["others"] = {name: {k: v for k, v in info.items() if k != "module"} for name, info in others.items()}
         for p in paths:
             out["current"] = f"{MGC_NAME} {p.stem}"
             save()
@@ -463,7 +623,34 @@ def child_main(args) -> int:
 # --- orchestrating and reporting (in the parent process) ----------------------------------
 
 
-def run_child(args, threads: int, with_mgc: bool) -> dict:
+def binding(threads: int) -> list[int] | None:
+    """The cores a T-thread child is bound to (the first T this process may use), or None
+    where it cannot be (no taskset, or fewer cores than T): then it runs unbound."""
+    try:
+        cores = sorted(os.sched_getaffinity(0))
+    except AttributeError:  # (not Linux)
+        return None
+    if shutil.which("taskset") is None or len(cores) < threads:
+        return None
+    return cores[:threads]
+
+
+def child_env(threads: int) -> dict[str, str]:
+    """A T-thread child's environment: every runtime's thread count set to T, JAX on the CPU,
+    and at T=1 XLA's Eigen pool off (the binding to one core holds it there anyway)."""
+    env = {
+        **os.environ,
+        **{var: str(threads) for var in THREAD_VARS},
+        **QUIET_BLAS,
+        "NUMBA_NUM_THREADS": str(threads),
+        "JAX_PLATFORMS": "cpu",
+    }
+    if threads == 1:
+        env["XLA_FLAGS"] = " ".join([os.environ.get("XLA_FLAGS", ""), "--xla_cpu_multi_thread_eigen=false"]).strip()
+    return env
+
+
+def run_child(args, threads: int, with_mgc: bool, with_others: bool = True) -> dict:
     with tempfile.TemporaryDirectory(prefix="mg-bench-") as tmp:
         out_path = Path(tmp) / f"threads{threads}.json"
         cmd = [
@@ -489,15 +676,19 @@ def run_child(args, threads: int, with_mgc: bool) -> dict:
         cmd += ["--quick"] if args.quick else []
         cmd += ["--self-test-wrong"] if args.self_test_wrong else []
         cmd += [] if with_mgc else ["--skip-mgc"]
+        cmd += [f"--{'' if getattr(args, name) and with_others else 'no-'}{name}" for name in OPTIONAL]
         for pattern in args.only or []:
             cmd += ["--only", pattern]
-        env = {**os.environ, **{var: str(threads) for var in THREAD_VARS}, **QUIET_BLAS}
-        p = subprocess.run(cmd, env=env)
+        cores = binding(threads)
+        if cores is not None:
+            cmd = ["taskset", "-c", ",".join(map(str, cores)), *cmd]
+        p = subprocess.run(cmd, env=child_env(threads))
         try:
             data = json.loads(out_path.read_text())
         except (OSError, ValueError):
             data = {"threads": threads, "kernels": [], "mgc_run": [], "current": None}
     data["exit_code"] = p.returncode
+    data["bound_cores"] = cores
     if p.returncode != 0:
         # The child died; record the workload it was measuring as failed.
         current = data.get("current") or "(before the first workload)"
@@ -536,14 +727,53 @@ def fmt_rate(side: dict | None) -> str:
 
 
 def check_cell(rec: dict) -> str:
-    c = rec["check"]
-    if c["passed"]:
+    """ "ok", or which side's check failed and why."""
+    errors = [("mg" if rec["kind"] == "kernel" else "", rec["check"])] + list(rec.get("checks", {}).items())
+    failed = [(name, c) for name, c in errors if not c["passed"]]
+    if not failed:
         return "ok"
-    return "FAIL: " + c.get("error", "").replace("|", "/")[:120]
+    return "FAIL: " + "; ".join(
+        (f"{LABELS[name]}: " if name else "") + c.get("error", "").replace("|", "/")[:120] for name, c in failed
+    )
+
+
+def side_cell(rec: dict, name: str) -> str:
+    """A side's median, or why there is none: '-' (no such form), 'not installed', 'off',
+    'FAIL' (its check failed), 'not timed' (mg's check failed)."""
+    if name in rec:
+        return fmt_time(rec[name]["median_s"])
+    status = rec.get("status", {}).get(name)
+    return {"no form": "-", "failed": "FAIL", None: "-"}.get(status, status.split(" (")[0] if status else "-")
+
+
+def ratio_cell(rec: dict, name: str) -> str:
+    r = rec.get("ratios", {}).get(name)
+    if r is None and name == "numpy":
+        r = rec.get("ratio")
+    return "-" if r is None else f"{r:.2f}"
+
+
+def describe_others(child: dict) -> str:
+    """How JAX and Numba ran in one child, for the report's context lines."""
+    parts = []
+    for name, info in child.get("others", {}).items():
+        if info.get("status") != "ok":
+            parts.append(f"{LABELS[name]} {info.get('status')}")
+        elif name == "jax":
+            flags = info.get("xla_flags")
+            parts.append(f"JAX {info['version']} on {info.get('backend')}" + (f" (XLA_FLAGS {flags})" if flags else ""))
+        else:
+            how = f"parallel=True, {info.get('num_threads')} threads" if info.get("parallel") else "parallel=False"
+            layer = info.get("threading_layer")
+            parts.append(f"Numba {info['version']} ({how}" + (f", threading layer {layer})" if layer else ")"))
+    return "; ".join(parts)
 
 
 def markdown(report: dict) -> str:
-    quick = " (--quick: tiny sizes, correctness only, times meaningless; `mgc run` at the first thread count only)"
+    quick = (
+        " (--quick: tiny sizes, correctness only, times meaningless; `mgc run`, JAX and Numba at the "
+        "first thread count only)"
+    )
     lines = ["# mg-xdsl benchmarks" + (quick if report["settings"]["quick"] else ""), ""]
     lines += machine.describe(report["context"])
     t = report["target"]
@@ -564,9 +794,18 @@ def markdown(report: dict) -> str:
         load = " -> ".join(
             ", ".join(map(str, child[k])) for k in ("load_average_at_start", "load_average_at_end") if child.get(k)
         )
+        cores = child.get("bound_cores")
+        others = describe_others(child)
         lines.append(
-            f"- measured at T={child['threads']}: BLAS pools {blas or 'unknown'}; "
-            f"load average {load or 'unknown'}"
+            f"- measured at T={child['threads']}: "
+            + (
+                f"bound to core(s) {','.join(map(str, cores))}; "
+                if cores
+                else "not bound to cores (no taskset, or too few cores); "
+            )
+            + f"BLAS pools {blas or 'unknown'}; "
+            + (f"{others}; " if others else "")
+            + f"load average {load or 'unknown'}"
             + (f"; the measuring process FAILED (exit {child['exit_code']})" if child["exit_code"] else "")
         )
     order = {name: i for i, name in enumerate(NAMES)}
@@ -576,20 +815,19 @@ def markdown(report: dict) -> str:
     if kernels:
         lines += [
             "",
-            "## Kernels through the Python API (ratio = NumPy / mg; > 1: mg faster)",
+            "## Kernels through the Python API (ratios = other side / mg; > 1: mg faster)",
             "",
-            "| workload | size | threads | mg median | NumPy median | ratio | mg rate "
-            "| NumPy rate | reps | mg kernel | check |",
-            "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- |",
+            "| workload | size | threads | mg | NumPy | JAX | Numba | NumPy / mg | JAX / mg | Numba / mg "
+            "| mg rate | reps | mg kernel | check |",
+            "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- |",
         ]
         for r in kernels:
-            mg, npy = r.get("mg"), r.get("numpy")
             lines.append(
                 f"| {r['name']} | {r['size']} | {r['threads']} | "
-                f"{fmt_time(mg and mg['median_s'])} | {fmt_time(npy and npy['median_s'])} | "
-                f"{format(r['ratio'], '.2f') if 'ratio' in r else '-'} | {fmt_rate(mg)} | "
-                f"{fmt_rate(npy)} | {r.get('reps', '-')} | {r.get('mg_kernel', '-')} | "
-                f"{check_cell(r)} |"
+                + " | ".join(side_cell(r, name) for name in SIDES)
+                + " | "
+                + " | ".join(ratio_cell(r, name) for name in SIDES[1:])
+                + f" | {fmt_rate(r.get('mg'))} | {r.get('reps', '-')} | {r.get('mg_kernel', '-')} | {check_cell(r)} |"
             )
     runs = sorted(report["mgc_run"], key=lambda r: (r["example"], r["threads"]))
     if runs:
@@ -614,9 +852,7 @@ def markdown(report: dict) -> str:
                 f"{r.get('reps', '-')} | {check_cell(r)} |"
             )
     lines += ["", "Notes:", ""] + [f"- {n}" for n in report["notes"]]
-    failed = [
-        r["id"] + f" (T={r['threads']})" for r in report["kernels"] + report["mgc_run"] if not r["check"]["passed"]
-    ]
+    failed = [r["id"] + f" (T={r['threads']})" for r in report["kernels"] + report["mgc_run"] if not passed(r)]
     lines += [
         "",
         "**Every result checked correct.**"
@@ -628,7 +864,7 @@ def markdown(report: dict) -> str:
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     ap = argparse.ArgumentParser(
-        description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter
+        description=(__doc__ or "").split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter
     )
     ap.add_argument(
         "--quick",
@@ -684,13 +920,26 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         "--compile-time",
         action=argparse.BooleanOptionalAction,
         default=None,
-        help="measure compile time too (default: yes, except with --quick)",
+        help="measure compile time too, and against JAX's (default: yes, except with --quick)",
     )
     ap.add_argument(
         "--training-step",
         action=argparse.BooleanOptionalAction,
         default=None,
         help="time one training step against JAX and NumPy too (default: yes, except with --quick)",
+    )
+    ap.add_argument(
+        "--jax",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="time JAX (jit) too where it is installed (default: yes)",
+    )
+    ap.add_argument(
+        "--numba",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="time Numba (njit) too where it is installed (default: yes, except with --quick: "
+        "each function takes Numba ~1 s to compile)",
     )
     ap.add_argument("--child", type=int, help=argparse.SUPPRESS)
     ap.add_argument("--child-out", help=argparse.SUPPRESS)
@@ -700,6 +949,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     args = ap.parse_args(argv)
     if args.quick and not args.reps:
         args.reps = 1
+    if args.numba is None:
+        args.numba = not args.quick
     if args.mgc_reps is None:
         args.mgc_reps = 1 if args.quick else 5
     try:
@@ -755,6 +1006,8 @@ def main(argv: list[str] | None = None) -> int:
             "seed": args.seed,
             "rtol": RTOL,
             "self_test_wrong": args.self_test_wrong,
+            "jax": args.jax,
+            "numba": args.numba,
         },
         "children": [],
         "kernels": [],
@@ -762,18 +1015,29 @@ def main(argv: list[str] | None = None) -> int:
     }
     for i, threads in enumerate(args.thread_counts):
         print(f"run.py: measuring at {threads} thread(s)...", file=sys.stderr, flush=True)
-        # --quick checks `mgc run` at the first thread count only (it is ~0.5 s a process).
-        data = run_child(args, threads, with_mgc=not (args.quick and i))
+        # --quick checks `mgc run` at the first thread count only (it is ~0.5 s a process),
+        # and JAX and Numba too (~0.15 s and ~1 s to compile a function).
+        data = run_child(args, threads, with_mgc=not (args.quick and i), with_others=not (args.quick and i))
         report["children"].append(
             {
                 k: data.get(k)
-                for k in ("threads", "pid", "blas", "exit_code", "load_average_at_start", "load_average_at_end")
+                for k in (
+                    "threads",
+                    "pid",
+                    "blas",
+                    "others",
+                    "bound_cores",
+                    "affinity",
+                    "exit_code",
+                    "load_average_at_start",
+                    "load_average_at_end",
+                )
             }
         )
         report["kernels"] += data["kernels"]
         report["mgc_run"] += data["mgc_run"]
     report["ok"] = all(c["exit_code"] == 0 for c in report["children"]) and all(
-        r["check"]["passed"] for r in report["kernels"] + report["mgc_run"]
+        passed(r) for r in report["kernels"] + report["mgc_run"]
     )
 
     report["markdown"] = markdown(report)
@@ -790,6 +1054,20 @@ def main(argv: list[str] | None = None) -> int:
         except RuntimeError as e:
             report["ok"] = False
             report["markdown"] += f"\n\n## Compile time\n\n**FAILED: {e}**"
+    if args.compile_time if args.compile_time is not None else not args.quick:
+        from benchmarks import compile_vs_jax
+
+        print("run.py: measuring compile time against JAX...", file=sys.stderr, flush=True)
+        try:
+            report["compile_vs_jax"] = compile_vs_jax.measure(
+                args.quick, 1 if args.quick else 3, log=lambda m: print(m, file=sys.stderr, flush=True)
+            )
+            report["markdown"] += "\n\n## Compile time against JAX\n\n" + compile_vs_jax.markdown(
+                report["compile_vs_jax"]
+            )
+        except RuntimeError as e:
+            report["ok"] = False
+            report["markdown"] += f"\n\n## Compile time against JAX\n\n**FAILED: {e}**"
     if args.training_step if args.training_step is not None else not args.quick:
         from benchmarks import training_step
 

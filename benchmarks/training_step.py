@@ -9,8 +9,8 @@ to that many cores: MG_NUM_THREADS, the BLAS's threads and XLA's see the same ma
 
 The networks: the digits example's (64-128-10, batch 128, examples/25_digits_mlp.mg) and a
 larger one (784-512-10, batch 256, random data). Medians of alternating calls; the ratios
-are the others' time over mg's (above 1: mg is faster). Needs the `bench` tools: jax[cpu]
-(in the test extra) and threadpoolctl.
+are the others' time over mg's (above 1: mg is faster). Needs jax[cpu] and threadpoolctl
+(``pip install -e '.[bench]'``; the test extra has both too).
 """
 
 import argparse

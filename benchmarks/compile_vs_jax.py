@@ -1,0 +1,179 @@
+"""Compile time against JAX: the JAX/Numba issue's seven functions compiled cold by mg and
+by JAX, in one fresh process per repetition.
+
+    python benchmarks/compile_vs_jax.py              # the issue's sizes, medians of 3 processes
+    python benchmarks/compile_vs_jax.py --quick --reps 1
+
+mg: ``mg_xdsl.compile`` of the function's source through the Python API, which parses,
+checks, runs the optimised pipeline and has LLVM make machine code before it returns, with
+``MGC_NO_CACHE=1`` so that no disk cache serves it. JAX: ``jax.jit(f).lower(*shapes).compile()``,
+the work of a jitted function's first call (tracing, lowering to StableHLO, XLA's compile)
+without running it, on ``ShapeDtypeStruct``s of the same shapes, with JAX's persistent
+compilation cache off. The functions are the workloads of ``benchmarks/workloads.py``
+(``relu(x @ w + b)`` in f64 and f32, softmax, attention, ``row_sum``, ``relu(a + b) * c - 0.5
+* a``, layer norm), in that order, each compiled once per process. Before them each side
+compiles one trivial function (``a + a`` on 2 elements), whose time, the process's
+one-time set-up (xDSL's and LLVM's, XLA's client), is reported on its own line. Every
+figure is the median over ``reps`` processes. A benchmark: nothing here asserts a time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+#: The issue's seven functions, by workload name (the largest size of each name is taken).
+FUNCTIONS = ("layer", "layer_f32", "softmax", "attention", "row_sum", "relu_chain", "layer_norm")
+FIRST = "first compile in the process (a + a, 2 elements)"
+
+
+def functions(quick: bool) -> list:
+    from benchmarks.workloads import workloads
+
+    chosen = {}
+    for w in workloads(quick):
+        if w.name in FUNCTIONS and (w.name not in chosen or w.work() > chosen[w.name].work()):
+            chosen[w.name] = w
+    return [chosen[name] for name in FUNCTIONS]
+
+
+def child(quick: bool) -> dict:
+    """Compile each function on each side in this (fresh) process; seconds per function."""
+    import numpy as np
+
+    import mg_xdsl
+
+    def mg_compile(source: str) -> float:
+        t0 = time.perf_counter()
+        lib = mg_xdsl.compile(source)
+        elapsed = time.perf_counter() - t0
+        outcome = getattr(lib, "_cache_outcome", None)  # (where the API has a disk cache)
+        if outcome is not None and not outcome.startswith("off"):
+            raise RuntimeError(f"mg's compile was not cold: its disk cache says {outcome!r}")
+        return elapsed
+
+    out: dict = {"mg": {}, "jax": {}, "jax_split": {}}
+    try:
+        import jax
+    except ModuleNotFoundError:
+        jax = None
+        out["jax_status"] = "not installed"
+    if jax is not None:
+        jax.config.update("jax_enable_x64", True)
+        try:
+            jax.config.update("jax_enable_compilation_cache", False)
+        except (AttributeError, KeyError):  # (an older JAX: off unless a directory is set)
+            pass
+        out["jax_status"] = "ok"
+        out["jax_version"] = jax.__version__
+
+    def jax_compile(fn, specs) -> tuple[float, float]:
+        assert jax is not None
+        t0 = time.perf_counter()
+        lowered = jax.jit(fn).lower(*specs)
+        t1 = time.perf_counter()
+        lowered.compile()
+        return t1 - t0, time.perf_counter() - t1
+
+    out["mg"][FIRST] = mg_compile("def f(a: tensor[2]) = a + a")
+    if jax is not None:
+        out["jax_split"][FIRST] = jax_compile(lambda a: a + a, [jax.ShapeDtypeStruct((2,), np.float64)])
+    for w in functions(quick):
+        out["mg"][w.id] = mg_compile(w.source)
+        if jax is not None:
+            assert w.jax is not None
+            specs = [jax.ShapeDtypeStruct(shape, np.dtype(w.dtype)) for shape in w.shapes]
+            out["jax_split"][w.id] = jax_compile(w.jax(jax.numpy), specs)
+    out["jax"] = {name: sum(split) for name, split in out["jax_split"].items()}
+    return out
+
+
+def measure(quick: bool = False, reps: int = 3, log=lambda message: None) -> dict:
+    """``reps`` fresh processes (``MGC_NO_CACHE=1``, ``JAX_PLATFORMS=cpu``); the median
+    seconds per function and side. ``RuntimeError`` if a process fails."""
+    runs = []
+    env = {**os.environ, "MGC_NO_CACHE": "1", "JAX_PLATFORMS": "cpu"}
+    for i in range(reps):
+        log(f"compile_vs_jax: process {i + 1} of {reps}...")
+        command = [sys.executable, str(Path(__file__).resolve()), "--child"] + (["--quick"] if quick else [])
+        p = subprocess.run(command, env=env, capture_output=True, text=True, timeout=1800)
+        if p.returncode != 0:
+            raise RuntimeError(f"the compiling process failed (exit {p.returncode}):\n{p.stderr[-3000:]}")
+        runs.append(json.loads(p.stdout.splitlines()[-1]))
+    rows = []
+    for name in runs[0]["mg"]:
+        row = {"function": name, "mg_s": statistics.median(r["mg"][name] for r in runs)}
+        if runs[0]["jax_status"] == "ok":
+            row["jax_s"] = statistics.median(r["jax"][name] for r in runs)
+            row["jax_lower_s"] = statistics.median(r["jax_split"][name][0] for r in runs)
+            row["jax_compile_s"] = statistics.median(r["jax_split"][name][1] for r in runs)
+        rows.append(row)
+    return {
+        "quick": quick,
+        "reps": reps,
+        "jax": runs[0]["jax_status"],
+        "jax_version": runs[0].get("jax_version"),
+        "rows": rows,
+        "runs": runs,
+    }
+
+
+def markdown(result: dict) -> str:
+    from benchmarks.machine import _cpu_model
+
+    def seconds(s: float) -> str:
+        return f"{s:.2f} s" if s >= 0.1 else f"{s * 1e3:.0f} ms"
+
+    jax = result["jax"] == "ok"
+    lines = [
+        f"CPU: {_cpu_model()}; one fresh process per repetition, medians of {result['reps']}; mg: "
+        "`mg_xdsl.compile` (optimised pipeline, machine code made, MGC_NO_CACHE=1); JAX"
+        + (f" {result['jax_version']}" if jax else "")
+        + ": `jit(f).lower(*shapes).compile()` (trace + lower, then XLA); ratio above 1: mg compiles faster"
+        + ("" if jax else f". JAX {result['jax']}."),
+        "",
+        "| function | mg | JAX (trace + lower, XLA) | JAX / mg |",
+        "| --- | ---: | ---: | ---: |",
+    ]
+    for row in result["rows"]:
+        if jax:
+            cell = f"{seconds(row['jax_s'])} ({seconds(row['jax_lower_s'])} + {seconds(row['jax_compile_s'])})"
+            ratio = f"{row['jax_s'] / row['mg_s']:.2f}"
+        else:
+            cell, ratio = result["jax"], "-"
+        lines.append(f"| {row['function']} | {seconds(row['mg_s'])} | {cell} | {ratio} |")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true", help="the workloads' tiny --quick sizes")
+    parser.add_argument("--reps", type=int, default=3, help="fresh processes (default 3)")
+    parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.child:
+        print(json.dumps(child(args.quick)))
+        return 0
+    if args.reps < 1:
+        parser.error("--reps must be at least 1")
+    try:
+        result = measure(args.quick, args.reps, log=lambda m: print(m, file=sys.stderr, flush=True))
+    except RuntimeError as e:
+        print(f"compile_vs_jax.py: {e}", file=sys.stderr)
+        return 1
+    print(markdown(result))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
