@@ -36,7 +36,7 @@ After::
       ...
 """
 
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
@@ -70,13 +70,32 @@ def _kind(op: Operation) -> str:
     return kind
 
 
+class _Key:
+    """An op's key, hashed once: the attributes in it hash their whole structure at every
+    call, and a key is looked up, stored and dropped."""
+
+    __slots__ = ("hash", "parts")
+
+    def __init__(self, parts: tuple[object, ...]):
+        self.parts = parts
+        self.hash = hash(parts)
+
+    def __hash__(self) -> int:
+        return self.hash
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Key) and self.hash == other.hash and self.parts == other.parts
+
+
 def _key(op: Operation) -> Hashable:
-    return (
-        op.name,
-        tuple(op.operands),
-        tuple(r.type for r in op.results),
-        tuple(sorted(op.properties.items())),
-        tuple(sorted(op.attributes.items())),
+    return _Key(
+        (
+            op.name,
+            tuple(op.operands),
+            tuple(r.type for r in op.results),
+            tuple(sorted(op.properties.items())),
+            tuple(sorted(op.attributes.items())),
+        )
     )
 
 
@@ -86,14 +105,24 @@ def _replace(op: Operation, earlier: Operation) -> None:
     Rewriter.erase_op(op)
 
 
-def _simplify_region(region: Region, known: dict[Hashable, Operation]) -> None:
+Kind = Callable[[Operation], str]
+"""Which ops may be merged: ``PURE`` (with an earlier one in scope), ``READS`` (with an
+earlier one of its block, no write between) or ``OTHER`` (never)."""
+
+
+def simplify_region(
+    region: Region, known: dict[Hashable, Operation], kind: Kind = _kind, erase_dead: bool = True
+) -> None:
+    """CSE in ``region``, whose dominating ops are in ``known``; ``kind`` says which ops may be
+    merged, ``erase_dead`` whether a ``PURE`` op nobody uses goes (``mg-cse`` passes its own:
+    it keeps dead ops, whose run-time checks are part of the program)."""
     # A region of several blocks is left alone, as upstream's CSE leaves it (the pipeline
     # runs this pass before there are any).
     if len(region.blocks) == 1:
-        _simplify_block(region.block, known)
+        _simplify_block(region.block, known, kind, erase_dead)
 
 
-def _simplify_block(block: Block, known: dict[Hashable, Operation]) -> None:
+def _simplify_block(block: Block, known: dict[Hashable, Operation], kind_of: Kind, erase_dead: bool) -> None:
     """CSE in ``block``, whose dominating ops (in blocks around it) are in ``known``."""
     added: list[Hashable] = []
     reads: dict[Hashable, Operation] = {}  # since the last op that may write
@@ -102,11 +131,11 @@ def _simplify_block(block: Block, known: dict[Hashable, Operation]) -> None:
             # Nothing outside a function is visible in it.
             inner = {} if op.has_trait(IsolatedFromAbove) else known
             for region in op.regions:
-                _simplify_region(region, inner)
+                simplify_region(region, inner, kind_of, erase_dead)
         if op.has_trait(IsTerminator):
             continue
-        kind = _kind(op)
-        if kind == PURE and not any(r.uses for r in op.results):
+        kind = kind_of(op)
+        if erase_dead and kind == PURE and not any(r.uses for r in op.results):
             Rewriter.erase_op(op)  # trivially dead
             continue
         if kind == OTHER:
@@ -131,4 +160,4 @@ class CsePass(ModulePass):
     name = "cse"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        _simplify_region(op.body, {})
+        simplify_region(op.body, {})

@@ -1508,8 +1508,8 @@ MUTATIONS = [
     ),
     Mutation(
         "mg_xdsl/dialects/mg/adjoint_builder.py",
-        "            if pos < 0 or into[pos] == 1 and out[axis] != 1:",
-        "            if pos < 0:",
+        "        axes = [axis for axis in range(len(out)) if axis < added or into[axis - added] == 1 and out[axis] != 1]",
+        "        axes = [axis for axis in range(len(out)) if axis < added]",
         "broadcasting's adjoint does not sum over the axes grown from 1",
     ),
     Mutation(
@@ -1517,5 +1517,23 @@ MUTATIONS = [
         "            if item.tok.text not in mentioned:",
         "            if False:",
         "a gradient with respect to a name the expression does not use compiles (to zeros)",
+    ),
+    Mutation(
+        "mg_xdsl/transforms/mg/mg_cse.py",
+        "                or (updated and any(r in updated for r in o.results))",
+        "                or False",
+        "mg-cse merges a value whose buffer a var then updates in place with an equal let",
+    ),
+    Mutation(
+        "mg_xdsl/transforms/mg/mg_cse.py",
+        "        return op.has_trait(Pure) or isinstance(op, _VALUE_OPS)",
+        "        return True",
+        "mg-cse merges ops with effects (two prints, two loads of a file) into one",
+    ),
+    Mutation(
+        "mg_xdsl/transforms/linalg/linalg_fuse_elementwise_ops.py",
+        "MATH_COST = 16  # every other math op",
+        "MATH_COST = 1  # every other math op",
+        "fusion recomputes an exp read by two trees in each of them instead of writing it once",
     ),
 ]
