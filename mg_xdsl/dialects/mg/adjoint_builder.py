@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from xdsl.dialects.builtin import TensorType, i64
 from xdsl.ir import Attribute, SSAValue
 
+from mg_xdsl.core import element_types
 from mg_xdsl.dialects.mg import creation, elementwise, indexing, items, shape, structured
 from mg_xdsl.dialects.mg.base import shape_of, tensor_type, tensor_type_of
 
@@ -128,23 +129,38 @@ class AdjointBuilder:
         t = tensor_type(shape_of(x.type), tensor_type_of(g).element_type)
         return structured.BroadcastOp(g, t, [x]).result
 
+    def accumulating(self, build: Callable[..., SSAValue], *operands: SSAValue) -> SSAValue:
+        """``build(*operands)``, an op that accumulates (a sum, a product), on the operands
+        converted to the type their element type accumulates in, the result converted back:
+        a ``bf16`` sum is computed in ``f32`` and rounded once, as the forward ops' are (the
+        front end's ``accumulating``; ``mg.reduce`` and ``mg.matmul`` take no ``bf16``)."""
+        element = tensor_type_of(operands[0]).element_type
+        wide = element_types.accumulates_in(element)
+        return self.convert(build(*(self.convert(v, wide) for v in operands)), element)
+
     def sum_axis(self, g: SSAValue, axis: int) -> SSAValue:
         """``g`` summed along ``axis``, kept with size 1."""
-        return structured.ReduceOp(g, axis, "sum").result
+        return self.accumulating(lambda g: structured.ReduceOp(g, axis, "sum").result, g)
 
     def sum_to(self, g: SSAValue, x: SSAValue) -> SSAValue:
         """The adjoint of broadcasting ``x`` to ``g``'s shape: ``g`` summed over the axes the
-        broadcast added in front and those it grew from 1, so it has ``x``'s shape."""
+        broadcast added in front and those it grew from 1, so it has ``x``'s shape (all of
+        them in the type ``g``'s accumulates in, rounded once)."""
         out, into = shape_of(g.type), shape_of(x.type)
         added = len(out) - len(into)
-        for axis in range(len(out)):
-            pos = axis - added
-            if pos < 0 or into[pos] == 1 and out[axis] != 1:
-                g = self.sum_axis(g, axis)
+        axes = [axis for axis in range(len(out)) if axis < added or into[axis - added] == 1 and out[axis] != 1]
+
+        def summed(g: SSAValue) -> SSAValue:
+            for axis in axes:
+                g = structured.ReduceOp(g, axis, "sum").result
+            return g
+
+        if axes:
+            g = self.accumulating(summed, g)
         return self.like(self.reshape(g, tensor_type(into, tensor_type_of(g).element_type)), x)
 
     def matmul(self, a: SSAValue, b: SSAValue) -> SSAValue:
-        return structured.MatmulOp(a, b).result
+        return self.accumulating(lambda a, b: structured.MatmulOp(a, b).result, a, b)
 
     def slice(self, g: SSAValue, axis: int, start: int, stop: int) -> SSAValue:
         return shape.SliceOp(g, axis, start, stop).result

@@ -1,7 +1,9 @@
 """A gradient campaign: many random differentiable programs (``helpers/gradient_programs.py``),
-each compiled in both pipelines, in ``f64`` and ``f32``, run at 1 and 2 threads
-(``MG_NUM_THREADS``; the reference pipeline has no threads: 1 only), and its gradients
-compared with ``jax.grad``'s (``jax.value_and_grad``, 64-bit types enabled).
+each compiled in both pipelines, in its element types (``f64`` and ``f32``; a bf16 program,
+a share of them, ``bf16`` and ``f64``), run at 1 and 2 threads (``MG_NUM_THREADS``; the
+reference pipeline has no threads: 1 only), and its gradients compared with ``jax.grad``'s
+(``jax.value_and_grad``, 64-bit types enabled). Some of the programs' parameters declare
+``?`` sizes; the summary counts the operations that met one.
 
 Run it from the repository root, in the project's virtual environment (with JAX installed):
 
@@ -15,7 +17,8 @@ Program ``i`` of a run with seed ``S`` has the seed ``S * 1000000 + i`` (``--sho
 enough work for the threads). Each failure is written to ``OUT/<kind>/<seed>-<dtype>-<pipeline>/``
 (``prog.mg``, ``reference.py``: the program as JAX code, the ``.npy`` files it loads,
 ``expected/`` and ``got/``: JAX's and mg's outputs, ``verdict.txt``, ``reproduce.sh``), and
-a summary to ``OUT/summary.txt``: outcomes, failures, how often each operation appeared.
+a summary to ``OUT/summary.txt``: outcomes, failures, how often each operation appeared (and
+with a ``?`` size), and how close the bf16 outputs came to their tolerance.
 This kind is separate from ``campaign.py``'s: its oracle is JAX, not the NumPy reference,
 and its programs save files instead of printing.
 """
@@ -48,6 +51,21 @@ def program_seed(base: int, index: int) -> int:
 
 def is_large(seed: int, every: int) -> bool:
     return every > 0 and seed % every == every - 1
+
+
+def margins(program, run, want, want64) -> list[float]:
+    """For a bf16 program's run: each output's largest error over its tolerance (at most 1
+    where it passes), to show how close the outputs come to it."""
+    out = []
+    if program.dtype != "bf16" or run.phase != "ran":
+        return out
+    for _, (status, _, outs) in sorted(run.runs.items()):
+        for g, w, w64 in zip(outs, want, want64, strict=True):
+            if status == 0 and g is not None:
+                w64 = np.asarray(w64, dtype=np.float64)
+                tolerance = gp.bf16_tolerance(np.asarray(w, dtype=np.float64), w64)
+                out.append(float(np.max(np.abs(g - w64) / np.maximum(tolerance, 1e-300), initial=0.0)))
+    return out
 
 
 def verdicts(program, run, want, want64) -> list[tuple[str, str]]:
@@ -107,7 +125,7 @@ def slug(key: str) -> str:
 
 def run_campaign(args) -> int:
     base = args.seed if args.seed is not None else random.SystemRandom().randrange(1, 10**6)
-    dtypes = args.dtypes.split(",")
+    dtypes = args.dtypes.split(",")  # (of each program's types, those listed)
     print(
         f"seed {base}: python -m tests.properties.fuzz.gradient_campaign --programs {args.programs} --seed {base} "
         f"--dtypes {args.dtypes} --jobs {args.jobs} --large-every {args.large_every}",
@@ -120,10 +138,11 @@ def run_campaign(args) -> int:
     generated = [gp.generate(s, large=is_large(s, args.large_every)) for s in seeds]
     ops, features, counts = Counter(), Counter(), Counter()
     failures: dict = defaultdict(list)
+    ratios: list[float] = []
     with gp.Runner(args.jobs) as runner:
         tickets = {}
         for gen in generated:
-            for dtype in dtypes:
+            for dtype in [d for d in gen.dtypes if d in dtypes]:
                 program = gen.program(dtype)
                 for pipeline, optimise in PIPELINES.items():
                     threads = (1, 2) if optimise else (1,)
@@ -136,14 +155,16 @@ def run_campaign(args) -> int:
             ops += gen.ops()
             features += gen.features
             references = {}
-            for dtype in dtypes:
+            types = [d for d in gen.dtypes if d in dtypes]
+            for dtype in types:
                 references[dtype] = gp.jax_reference(gen.program(dtype))
             want64 = references.get("f64") or gp.jax_reference(gen.program("f64"))
-            for dtype in dtypes:
+            for dtype in types:
                 for pipeline in PIPELINES:
                     program, ticket = tickets[(gen.seed, dtype, pipeline)]
                     run = runner.wait(ticket)
                     found = verdicts(program, run, references[dtype], want64)
+                    ratios += margins(program, run, references[dtype], want64)
                     label = f"{'large ' if gen.large else ''}{dtype} {pipeline}"
                     counts[(label, "fail" if found else "pass")] += 1
                     for key, detail in found:
@@ -163,10 +184,15 @@ def run_campaign(args) -> int:
             folder = save_failure(out, program, pipeline, key, detail, run, want)
             lines.append(f"      {folder}  {detail.splitlines()[0][:150] if detail else ''}")
     total = sum(ops.values())
-    lines += ["", f"operations ({total} in all), how many times each appeared:"]
-    lines += [f"  {op:24} {n:6d}" for op, n in ops.most_common()]
+    dynamic = Counter({k[1]: n for k, n in features.items() if k[0] == "? op"})
+    lines += ["", f"operations ({total} in all, {len(ops)} kinds), how many times each appeared (with a '?' size):"]
+    lines += [f"  {op:24} {n:6d} {dynamic[op]:6d}" for op, n in ops.most_common()]
+    if ratios:
+        q = np.quantile(ratios, [0.5, 0.9, 0.99, 1.0])
+        lines += ["", f"bf16 outputs ({len(ratios)}): error / tolerance, median {q[0]:.3f}, 90% {q[1]:.3f}, "]
+        lines[-1] += f"99% {q[2]:.3f}, largest {q[3]:.3f}"
     lines += ["", "program features:"]
-    lines += [f"  {' '.join(map(str, k)):40} {n:6d}" for k, n in sorted(features.items(), key=str)]
+    lines += [f"  {' '.join(map(str, k)):40} {n:6d}" for k, n in sorted(features.items(), key=str) if k[0] != "? op"]
     text = "\n".join(lines) + "\n"
     out.mkdir(parents=True, exist_ok=True)
     (out / "summary.txt").write_text(text)
@@ -177,14 +203,14 @@ def run_campaign(args) -> int:
 def show(seed: int, large_every: int, check: bool, work: Path) -> int:
     gen = gp.generate(seed, large=is_large(seed, large_every))
     status = 0
-    for dtype in gp.DTYPES:
+    for dtype in gen.dtypes:
         program = gen.program(dtype)
         print(f"--- {dtype}\n{program.source}--- as JAX code\n{program.reference}")
     if not check:
         return 0
     with gp.Runner(1) as runner:
         want64 = gp.jax_reference(gen.program("f64"))
-        for dtype in gp.DTYPES:
+        for dtype in gen.dtypes:
             program = gen.program(dtype)
             want = gp.jax_reference(program)
             for pipeline, optimise in PIPELINES.items():
@@ -206,7 +232,9 @@ def main(argv=None) -> int:
     )
     parser.add_argument("--programs", type=int, default=200, help="how many programs (default 200)")
     parser.add_argument("--seed", type=int, help="the run's seed (default: a new one, printed)")
-    parser.add_argument("--dtypes", default="f64,f32", help="element types (default f64,f32)")
+    parser.add_argument(
+        "--dtypes", default="f64,f32,bf16", help="element types, of each program's own (default f64,f32,bf16)"
+    )
     parser.add_argument("--jobs", type=int, default=2, help="programs compiled and run at once (default 2)")
     parser.add_argument("--large-every", type=int, default=10, help="every Nth program is large (default 10; 0: none)")
     parser.add_argument("--timeout", type=float, default=300, help="seconds for one compile and its runs (default 300)")
