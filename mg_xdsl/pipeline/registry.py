@@ -16,6 +16,7 @@ import mg_xdsl.support.xdsl_compat  # noqa: F401  (linear-time verification and 
 # pass name -> (its module, under mg_xdsl, and its class)
 _PROJECT_PASSES: dict[str, tuple[str, str]] = {
     "mg-autodiff": ("transforms.mg.autodiff", "MgAutodiffPass"),
+    "mg-cse": ("transforms.mg.mg_cse", "MgCsePass"),
     "lower-mg-to-affine": ("conversions.lower_mg_to_affine", "LowerMgToAffinePass"),
     "convert-mg-to-linalg": ("conversions.convert_mg_to_linalg", "ConvertMgToLinalgPass"),
     "linalg-fuse-elementwise-ops": ("transforms.linalg.linalg_fuse_elementwise_ops", "LinalgFuseElementwiseOpsPass"),
@@ -25,6 +26,10 @@ _PROJECT_PASSES: dict[str, tuple[str, str]] = {
     "vectorize-reductions": ("transforms.linalg.vectorize_reductions", "VectorizeReductionsPass"),
     "stream-large-results": ("transforms.linalg.stream_large_results", "StreamLargeResultsPass"),
     "buffer-deallocation": ("transforms.memref.buffer_deallocation", "BufferDeallocationPass"),
+    "math-polynomial-approximation": (
+        "transforms.math.math_polynomial_approximation",
+        "MathPolynomialApproximationPass",
+    ),
     "lower-affine": ("conversions.lower_affine", "LowerAffinePass"),
     "cse": ("transforms.cse", "CsePass"),
     "outline-loop-nests": ("transforms.func.outline_loop_nests", "OutlineLoopNestsPass"),

@@ -10,7 +10,8 @@ suite sets it) it verifies after every stage, which says which stage broke the I
 a fifth of the compile time of a long program.
 
     mg      the front end's output (tensors, mg ops)
-    linalg  (optimised pipeline only) mg-autodiff (gradients as mg ops), convert-mg-to-linalg: memrefs and upstream linalg ops,
+    linalg  (optimised pipeline only) mg-autodiff (gradients as mg ops), mg-cse (each value once),
+            convert-mg-to-linalg: memrefs and upstream linalg ops,
             each op's computation as indexing maps and iterator types; elementwise trees fused
     affine  memrefs, affine loop nests, deallocs (the reference pipeline: mg-autodiff, then
             lower-mg-to-affine straight from mg; the optimised one: kernels for the products and reductions its
@@ -72,9 +73,12 @@ REFERENCE_STAGES: tuple[Stage, ...] = (
     Stage("mg", (), (), "the mg dialect, as the front end produces it"),
     # mg-autodiff, first in every pipeline: each mg.grad becomes its reverse sweep, in mg
     # ops that every later pass optimises as the rest (a program without one costs a walk).
+    # math-polynomial-approximation, last in both CPU pipelines' affine stage: exp, log,
+    # tanh, sin... as arithmetic that LLVM vectorises, the same bits in every pipeline
+    # (docs/math-accuracy.md); the GPU path keeps libdevice.
     Stage(
         "affine",
-        ("mg-autodiff", "lower-mg-to-affine", "buffer-deallocation"),
+        ("mg-autodiff", "lower-mg-to-affine", "buffer-deallocation", "math-polynomial-approximation"),
         ("mg",),
         "affine loop nests on memrefs, each buffer freed after its last use",
     ),
@@ -131,6 +135,7 @@ OPTIMISED_STAGES: tuple[Stage, ...] = (
         "linalg",
         (
             "mg-autodiff",
+            "mg-cse",  # a value the program writes twice (exp(s - m) in a softmax) computed once
             "convert-mg-to-linalg",
             "linalg-fuse-elementwise-ops",  # one generic, and no buffer, per tree of elementwise ops
             "reuse-dying-buffers",
@@ -147,6 +152,7 @@ OPTIMISED_STAGES: tuple[Stage, ...] = (
             # loop nests; the parallel loops of those with enough work for threads
             f"convert-linalg-to-affine-loops{{min-parallel-work={MIN_WORK}}}",
             "buffer-deallocation",
+            "math-polynomial-approximation",  # math functions as vectorisable arithmetic
         ),
         ("mg", "linalg"),
         _AFFINE.description,

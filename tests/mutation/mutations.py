@@ -1536,4 +1536,16 @@ MUTATIONS = [
         "MATH_COST = 1  # every other math op",
         "fusion recomputes an exp read by two trees in each of them instead of writing it once",
     ),
+    Mutation(
+        "mg_xdsl/transforms/math/approximations.py",
+        '    r = e.sub(r, correction)\n    p = e.poly(r, coefficients("exp", e, for_f32))',
+        '    p = e.poly(r, coefficients("exp", e, for_f32))',
+        "exp's range reduction leaves out ln 2's low part (errors of thousands of ULPs for large x)",
+    ),
+    Mutation(
+        "mg_xdsl/transforms/math/approximations.py",
+        '    clamped = e.select(e.cmp("olt", clamped, e.c(lo)), e.c(lo), clamped)',
+        "    clamped = clamped",
+        "exp of a large negative number is not clamped (garbage instead of 0)",
+    ),
 ]

@@ -56,6 +56,7 @@ TEST_ORDER = [
     "tests/e2e/test_gradients.py",
     "tests/unit/transforms/mg/test_autodiff_rules.py",
     "tests/unit/transforms/mg/test_mg_cse.py",
+    "tests/unit/transforms/math/test_math_accuracy.py",
     "tests/unit/support/test_op_builders.py",
     "tests/unit/backend/test_llvm_ir.py",
     "tests/unit/support/test_xdsl_compat.py",

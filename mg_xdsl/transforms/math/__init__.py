@@ -1,0 +1,1 @@
+"""Passes on the ``math`` dialect: ``math-polynomial-approximation``."""

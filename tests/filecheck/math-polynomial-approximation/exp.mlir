@@ -1,0 +1,59 @@
+// math-polynomial-approximation: exp as arithmetic. x is clamped to where the result is 0 or
+// infinity already; n = round(x / ln2) by adding 1.5 * 2^23 (the integer is then in the
+// low bits: no conversion); r = x - n ln2, ln2 in two parts; e^r = 1 + r + r^2 P(r);
+// then 2^n as two factors made in the exponent bits, so a subnormal result rounds once.
+// RUN: mg-opt %s -p math-polynomial-approximation | filecheck %s
+
+func.func @exp_f32(%x: f32) -> f32 {
+  %y = math.exp %x : f32
+  func.return %y : f32
+}
+// CHECK-LABEL: func.func @exp_f32(
+// CHECK-NOT:     math.exp
+// CHECK:         %[[HI:.*]] = arith.constant 8.880000e+01 : f32
+// CHECK-NEXT:    %[[OVER:.*]] = arith.cmpf ogt, %x, %[[HI]] : f32
+// CHECK-NEXT:    %[[X1:.*]] = arith.select %[[OVER]], %[[HI]], %x : f32
+// CHECK:         %[[LO:.*]] = arith.constant -1.040000e+02 : f32
+// CHECK:         %[[X:.*]] = arith.select %{{.*}}, %[[LO]], %[[X1]] : f32
+// CHECK:         %[[LOG2E:.*]] = arith.constant 1.44269502 : f32
+// CHECK-NEXT:    %[[T:.*]] = arith.mulf %[[X]], %[[LOG2E]] : f32
+// CHECK-NEXT:    %[[MAGIC:.*]] = arith.constant 0x4B400000 : f32
+// CHECK-NEXT:    %[[SHIFTED:.*]] = arith.addf %[[T]], %[[MAGIC]] : f32
+// CHECK-NEXT:    %[[N:.*]] = arith.subf %[[SHIFTED]], %[[MAGIC]] : f32
+// CHECK-NEXT:    %[[BITS:.*]] = arith.bitcast %[[SHIFTED]] : f32 to i32
+// CHECK-NEXT:    %[[MAGIC_BITS:.*]] = arith.constant 1262485504 : i32
+// CHECK-NEXT:    %[[NI:.*]] = arith.subi %[[BITS]], %[[MAGIC_BITS]] : i32
+// CHECK-NEXT:    %[[LN2_HI:.*]] = arith.constant 0.693115234 : f32
+// CHECK-NEXT:    %[[NL:.*]] = arith.mulf %[[N]], %[[LN2_HI]] : f32
+// CHECK-NEXT:    %[[R1:.*]] = arith.subf %[[X]], %[[NL]] : f32
+// CHECK:         %[[R:.*]] = arith.subf %[[R1]], %{{.*}} : f32
+// CHECK:         %[[R2:.*]] = arith.mulf %[[R]], %[[R]] : f32
+// CHECK-NEXT:    %[[R2P:.*]] = arith.mulf %[[R2]], %{{.*}} : f32
+// CHECK-NEXT:    %[[E:.*]] = arith.addf %[[R]], %[[R2P]] : f32
+// CHECK-NEXT:    %[[Y:.*]] = arith.addf %{{.*}}, %[[E]] : f32
+// CHECK:         %[[HALF:.*]] = arith.shrsi %[[NI]], %{{.*}} : i32
+// CHECK:         arith.shli %{{.*}}, %{{.*}} : i32
+// CHECK-NEXT:    %[[S1:.*]] = arith.bitcast %{{.*}} : i32 to f32
+// CHECK-NEXT:    %[[Y1:.*]] = arith.mulf %[[Y]], %[[S1]] : f32
+// CHECK-NEXT:    arith.subi %[[NI]], %[[HALF]] : i32
+// CHECK:         %[[S2:.*]] = arith.bitcast %{{.*}} : i32 to f32
+// CHECK-NEXT:    %[[RESULT:.*]] = arith.mulf %[[Y1]], %[[S2]] : f32
+// CHECK-NEXT:    func.return %[[RESULT]] : f32
+
+// f64: the same with f64's constants (and a longer polynomial).
+func.func @exp_f64(%x: f64) -> f64 {
+  %y = math.exp %x : f64
+  func.return %y : f64
+}
+// CHECK-LABEL: func.func @exp_f64(
+// CHECK-NOT:     math.exp
+// CHECK:         arith.constant 7.099000e+02 : f64
+// CHECK:         arith.constant -7.452000e+02 : f64
+// CHECK:         arith.constant 0x4338000000000000 : f64
+// CHECK:         arith.bitcast %{{.*}} : f64 to i64
+// CHECK-COUNT-10: arith.addf %{{.*}}, %{{.*}} : f64
+// CHECK:         arith.constant 52 : i64
+// CHECK:         arith.bitcast %{{.*}} : i64 to f64
+// CHECK:         arith.bitcast %{{.*}} : i64 to f64
+// CHECK-NEXT:    %[[RESULT:.*]] = arith.mulf %{{.*}}, %{{.*}} : f64
+// CHECK-NEXT:    func.return %[[RESULT]] : f64
