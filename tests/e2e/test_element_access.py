@@ -6,12 +6,12 @@ and the Python API in both CPU pipelines and upstream MLIR, against NumPy."""
 import numpy as np
 import pytest
 from conftest import gpu_agrees, mask, mgc
+from helpers.dtypes import DTYPES
 from helpers.printed import printed_arrays
 from helpers.upstream import upstream_agrees
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 import mg_xdsl
-from mg_xdsl.api import DTYPES
 
 PROGRAM = """
 let x = [[1, 2, 3], [4, 5, 6]]

@@ -9,11 +9,11 @@ import ml_dtypes
 import numpy as np
 import pytest
 from conftest import gpu_agrees, mgc
+from helpers.dtypes import DTYPES
 from helpers.upstream import upstream_agrees
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 import mg_xdsl
-from mg_xdsl.api import DTYPES
 
 PROGRAM = """
 let t = [[1, 2, 3], [4, 5, 6], [7, 8, 9]]

@@ -6,11 +6,11 @@ upstream MLIR and on the emulated GPU."""
 import ml_dtypes
 import numpy as np
 from conftest import gpu_agrees
+from helpers.dtypes import DTYPES
 from helpers.upstream import upstream_agrees
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 import mg_xdsl
-from mg_xdsl.api import DTYPES
 
 PROGRAM = """
 let x = [[1, 2, 3], [4, 5, 6]]

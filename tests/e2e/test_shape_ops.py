@@ -8,11 +8,11 @@ reshapes in place: test_views.py; the compile errors: tests/unit/language/test_c
 import numpy as np
 import pytest
 from conftest import gpu_agrees
+from helpers.dtypes import DTYPES
 from helpers.upstream import upstream_agrees
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 import mg_xdsl
-from mg_xdsl.api import DTYPES
 
 PROGRAM = """
 let x = [[[1, 2], [3, 4], [5, 6]], [[7, 8], [9, 10], [11, 12]]]

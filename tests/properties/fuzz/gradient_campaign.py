@@ -169,6 +169,7 @@ def run_campaign(args) -> int:
                     counts[(label, "fail" if found else "pass")] += 1
                     for key, detail in found:
                         failures[key].append((program, pipeline, detail, run, references[dtype]))
+                        print(f"  {gen.seed} {dtype} {pipeline}: {key}", flush=True)  # (as found)
             if n % max(1, len(generated) // 20) == 0:
                 print(f"  {n}/{len(generated)} programs, {time.monotonic() - started:.0f} s", flush=True)
     lines = [f"seed {base}, {args.programs} programs, {time.monotonic() - started:.0f} s", ""]
