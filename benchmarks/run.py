@@ -976,6 +976,19 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     return args
 
 
+def add_section(report: dict, key: str, title: str, measure, markdown) -> None:
+    """A section of the report after the workloads' table: ``measure()``'s data under
+    ``key``, ``markdown(data)`` under the heading ``title``; a ``RuntimeError`` from either
+    is the section's failure (and the run's)."""
+    print(f"run.py: measuring {title[0].lower()}{title[1:]}...", file=sys.stderr, flush=True)
+    try:
+        report[key] = measure()
+        report["markdown"] += f"\n\n## {title}\n\n" + markdown(report[key])
+    except RuntimeError as e:
+        report["ok"] = False
+        report["markdown"] += f"\n\n## {title}\n\n**FAILED: {e}**"
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     if args.child is not None:
@@ -1041,46 +1054,41 @@ def main(argv: list[str] | None = None) -> int:
     )
 
     report["markdown"] = markdown(report)
+
+    def log(message: str) -> None:
+        print(message, file=sys.stderr, flush=True)
+
     if args.compile_time if args.compile_time is not None else not args.quick:
         from benchmarks import compile_time
 
-        print("run.py: measuring compile time...", file=sys.stderr, flush=True)
         sizes, reps = ([3, 6], 1) if args.quick else ([10, 30, 100, 300], 3)
-        try:
-            report["compile_time"] = compile_time.measure(
-                sizes, reps, log=lambda m: print(m, file=sys.stderr, flush=True)
-            )
-            report["markdown"] += "\n\n## Compile time\n\n" + compile_time.markdown(report["compile_time"])
-        except RuntimeError as e:
-            report["ok"] = False
-            report["markdown"] += f"\n\n## Compile time\n\n**FAILED: {e}**"
-    if args.compile_time if args.compile_time is not None else not args.quick:
+        add_section(
+            report,
+            "compile_time",
+            "Compile time",
+            lambda: compile_time.measure(sizes, reps, log=log),
+            compile_time.markdown,
+        )
         from benchmarks import compile_vs_jax
 
-        print("run.py: measuring compile time against JAX...", file=sys.stderr, flush=True)
-        try:
-            report["compile_vs_jax"] = compile_vs_jax.measure(
-                args.quick, 1 if args.quick else 3, log=lambda m: print(m, file=sys.stderr, flush=True)
-            )
-            report["markdown"] += "\n\n## Compile time against JAX\n\n" + compile_vs_jax.markdown(
-                report["compile_vs_jax"]
-            )
-        except RuntimeError as e:
-            report["ok"] = False
-            report["markdown"] += f"\n\n## Compile time against JAX\n\n**FAILED: {e}**"
+        add_section(
+            report,
+            "compile_vs_jax",
+            "Compile time against JAX",
+            lambda: compile_vs_jax.measure(args.quick, 1 if args.quick else 3, log=log),
+            compile_vs_jax.markdown,
+        )
     if args.training_step if args.training_step is not None else not args.quick:
         from benchmarks import training_step
 
-        print("run.py: timing the training step...", file=sys.stderr, flush=True)
-        reps = args.reps or 31
-        try:
-            report["training_step"] = training_step.measure(
-                args.thread_counts, reps, log=lambda m: print(m, file=sys.stderr, flush=True)
-            )
-            report["markdown"] += "\n\n## Training step\n\n" + training_step.markdown(report["training_step"], reps)
-        except RuntimeError as e:
-            report["ok"] = False
-            report["markdown"] += f"\n\n## Training step\n\n**FAILED: {e}**"
+        step_reps = args.reps or 31
+        add_section(
+            report,
+            "training_step",
+            "Training step",
+            lambda: training_step.measure(args.thread_counts, step_reps, log=log),
+            lambda rows: training_step.markdown(rows, step_reps),
+        )
     print(report["markdown"])
     path = Path(args.json)
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -775,14 +775,6 @@ def _directory(path: str) -> str:
     return os.path.dirname(os.path.abspath(path))
 
 
-def _host() -> tuple[str, ...]:
-    """The host as the cache key sees it, as ``mgc run``'s: LLVM's triple, CPU name and
-    features, and the caches (which shape the matrix product's blocks)."""
-    from mg_xdsl.core.target import host, host_caches
-
-    return (*host(), str(host_caches()))
-
-
 def _open_cache(
     source: str | bytes, path: str, gpu: str | None, optimise: bool, cpu: str | None
 ) -> "tuple[ObjectCache | None, bytes, str]":
@@ -814,7 +806,9 @@ def _open_cache(
             "path": path,
             "directory": _directory(path),
         }
-        key = cache.key(data, options, _host())
+        from mg_xdsl.core.target import host_identity
+
+        key = cache.key(data, options, host_identity())
     except OSError as e:  # a working directory that is gone, a compiler file unreadable
         return None, b"", f"off ({e})"
     return cache.ObjectCache(directory), key, ""

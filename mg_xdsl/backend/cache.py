@@ -183,54 +183,60 @@ def tool_identity(path: str | None) -> str:
     return f"{os.path.realpath(path)}:{st.st_size}:{st.st_mtime_ns}"
 
 
-def pack_program(obj: bytes, warnings: Iterable[str]) -> bytes:
-    """An entry's payload: the warnings, then the object code. (The path is part of the key,
-    so the warnings, which name it, are stored as they are.)"""
-    text = json.dumps(list(warnings)).encode()
+def _pack(metadata, obj: bytes) -> bytes:
+    """A payload: the length of ``metadata``'s JSON, the JSON, then the object code."""
+    text = json.dumps(metadata).encode()
     return WARNINGS_LENGTH.pack(len(text)) + text + obj
 
 
-def unpack_program(payload: bytes) -> tuple[bytes, list[str]]:
-    """The object code and the warnings of a payload made by ``pack_program`` (ValueError if
+def _unpack(payload: bytes) -> tuple[bytes, object]:
+    """The object code and the JSON metadata of a payload made by ``_pack`` (ValueError if
     it is not one)."""
     if len(payload) < WARNINGS_LENGTH.size:
         raise ValueError("too short")
     (length,) = WARNINGS_LENGTH.unpack_from(payload)
     end = WARNINGS_LENGTH.size + length
     if end > len(payload):
-        raise ValueError("the warnings run past the end")
-    warnings = json.loads(bytes(payload[WARNINGS_LENGTH.size : end]))
+        raise ValueError("the metadata run past the end")
+    return bytes(payload[end:]), json.loads(bytes(payload[WARNINGS_LENGTH.size : end]))
+
+
+def _lines(warnings: object) -> list[str]:
     if not isinstance(warnings, list) or not all(isinstance(w, str) for w in warnings):
         raise ValueError("the warnings are not a list of lines")
-    return bytes(payload[end:]), warnings
+    return warnings
+
+
+def pack_program(obj: bytes, warnings: Iterable[str]) -> bytes:
+    """An entry's payload: the warnings, then the object code. (The path is part of the key,
+    so the warnings, which name it, are stored as they are.)"""
+    return _pack(list(warnings), obj)
+
+
+def unpack_program(payload: bytes) -> tuple[bytes, list[str]]:
+    """The object code and the warnings of a payload made by ``pack_program`` (ValueError if
+    it is not one)."""
+    obj, warnings = _unpack(payload)
+    return obj, _lines(warnings)
 
 
 def pack_library(obj: bytes, warnings: Iterable[str], functions: list) -> bytes:
     """A Python library's payload (``mg_xdsl.api``): as ``pack_program``'s, but the JSON
     holds an object, the warnings and the defs' descriptions (``functions``: what the API
     makes each def's wrapper of, so that a hit need not run the front end)."""
-    text = json.dumps({"warnings": list(warnings), "functions": functions}).encode()
-    return WARNINGS_LENGTH.pack(len(text)) + text + obj
+    return _pack({"warnings": list(warnings), "functions": functions}, obj)
 
 
 def unpack_library(payload: bytes) -> tuple[bytes, list[str], list]:
     """The object code, the warnings and the defs' descriptions of a payload made by
     ``pack_library`` (ValueError if it is not one; the descriptions are the API's to check)."""
-    if len(payload) < WARNINGS_LENGTH.size:
-        raise ValueError("too short")
-    (length,) = WARNINGS_LENGTH.unpack_from(payload)
-    end = WARNINGS_LENGTH.size + length
-    if end > len(payload):
-        raise ValueError("the metadata run past the end")
-    metadata = json.loads(bytes(payload[WARNINGS_LENGTH.size : end]))
+    obj, metadata = _unpack(payload)
     if not isinstance(metadata, dict):
         raise ValueError("the metadata are not an object")
-    warnings, functions = metadata.get("warnings"), metadata.get("functions")
-    if not isinstance(warnings, list) or not all(isinstance(w, str) for w in warnings):
-        raise ValueError("the warnings are not a list of lines")
+    functions = metadata.get("functions")
     if not isinstance(functions, list):
         raise ValueError("the functions are not a list")
-    return bytes(payload[end:]), warnings, functions
+    return obj, _lines(metadata.get("warnings")), functions
 
 
 class ObjectCache:

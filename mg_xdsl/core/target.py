@@ -306,6 +306,12 @@ def host() -> tuple[str, str, str]:
     return (llvm.get_default_triple(), llvm.get_host_cpu_name(), llvm.get_host_cpu_features().flatten())
 
 
+def host_identity() -> tuple[str, ...]:
+    """The host as the compile caches' keys see it (``mgc run``'s and the Python API's): LLVM's
+    triple, CPU name and features, and the caches, which shape the matrix product's blocks."""
+    return (*host(), str(host_caches()))
+
+
 def known_cpu(cpu: str) -> bool:
     """Whether LLVM knows ``cpu`` for this host's target (it would otherwise warn and
     fall back to a generic CPU)."""

@@ -538,14 +538,13 @@ def open_cache(args: argparse.Namespace, source: bytes):
     why_not = why_not_cached(args)
     if why_not:
         return None, b"", f"off ({why_not})"
-    from mg_xdsl.backend import jit  # (see the module docstring)
     from mg_xdsl.backend.cache import ObjectCache, default_directory, key
-    from mg_xdsl.core.target import host_caches
+    from mg_xdsl.core.target import host_identity
 
     directory = default_directory()
     if directory is None:
         return None, b"", "off (no MGC_CACHE_DIR and no home directory)"
-    return ObjectCache(directory), key(source, code_options(args), (*jit.host(), str(host_caches()))), ""
+    return ObjectCache(directory), key(source, code_options(args), host_identity()), ""
 
 
 def run(args: argparse.Namespace) -> int:

@@ -26,6 +26,8 @@ import mg_xdsl
 from mg_xdsl import api
 from mg_xdsl.api import Def, Library, MgWarning, RuntimeCheckFailed
 from mg_xdsl.backend import cache
+from mg_xdsl.core import target
+from mg_xdsl.core.target import host_identity
 
 # Two defs, one that runs a loop nest on the thread pool; a top-level statement draws a warning.
 SOURCE = "def f(x: tensor[?x3]) = relu(x) * 2.0\ndef g(a: tensor[?x?], b: tensor[?x?]) = a + b\nprint [1]\n"
@@ -214,7 +216,7 @@ def test_everything_that_changes_the_code_misses(seeded, monkeypatch, tmp_path):
     monkeypatch.chdir(tmp_path)
     assert outcome(library()) == "miss"
     # Another host (CPU, its features or its caches), as the key sees it.
-    monkeypatch.setattr(api, "_host", lambda: ("x86_64-unknown-linux-gnu", "another-cpu", "+sse2", "caches"))
+    monkeypatch.setattr(target, "host_identity", lambda: ("x86_64-unknown-linux-gnu", "another-cpu", "+sse2", "caches"))
     assert outcome(library()) == "miss"
     assert outcome(library()) == "hit"
 
@@ -227,7 +229,7 @@ def test_the_key_says_library_and_follows_mgc_runs_rules(seeded, monkeypatch):
     assert store is not None and said == "" and store.path(key) == seeded
     assert api._open_cache(SOURCE.encode(), "<string>", None, True, None)[1] == key
     options = {"kind": api.LIBRARY_KIND, "opt": 2, "optimise": True, "cpu": None, "path": "<string>"}
-    assert cache.key(SOURCE.encode(), {**options, "directory": os.getcwd()}, api._host()) == key
+    assert cache.key(SOURCE.encode(), {**options, "directory": os.getcwd()}, host_identity()) == key
     monkeypatch.setattr(cache, "compiler_version", lambda: "another compiler")
     assert api._open_cache(SOURCE, "<string>", None, True, None)[1] != key
 

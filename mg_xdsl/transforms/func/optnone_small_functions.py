@@ -109,7 +109,8 @@ class OptnoneSmallFunctionsPass(ModulePass):
         functions = [f for f in op.body.block.ops if isinstance(f, func.FuncOp) and f.body.blocks]
         runs = run_counts(functions)
         for f in functions:
-            n, times = work(f), runs.get(f.sym_name.data)
+            times = runs.get(f.sym_name.data)
+            n = None if times is None else work(f)  # (a function run any number of times: no walk)
             if n is None or times is None or n * max(times, 1) > self.max_work:
                 continue
             old = f.attributes.get("passthrough")
