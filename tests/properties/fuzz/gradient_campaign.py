@@ -9,6 +9,7 @@ Run it from the repository root, in the project's virtual environment (with JAX 
 
     python -m tests.properties.fuzz.gradient_campaign --programs 300 --jobs 2      # a new seed, printed
     python -m tests.properties.fuzz.gradient_campaign --programs 300 --seed 17
+    python -m tests.properties.fuzz.gradient_campaign --programs 200 --seed 17 --start 100  # its last 200
     python -m tests.properties.fuzz.gradient_campaign --show 17000042             # one program, both types
     python -m tests.properties.fuzz.gradient_campaign --check 17000042            # run that one
 
@@ -18,7 +19,8 @@ enough work for the threads). Each failure is written to ``OUT/<kind>/<seed>-<dt
 (``prog.mg``, ``reference.py``: the program as JAX code, the ``.npy`` files it loads,
 ``expected/`` and ``got/``: JAX's and mg's outputs, ``verdict.txt``, ``reproduce.sh``), and
 a summary to ``OUT/summary.txt``: outcomes, failures, how often each operation appeared (and
-with a ``?`` size), and how close the bf16 outputs came to their tolerance.
+with a ``?`` size), and how close the bf16 outputs came to their tolerance. A run stopped by
+SIGTERM writes the summary of the programs it checked (``--start`` goes on from there).
 This kind is separate from ``campaign.py``'s: its oracle is JAX, not the NumPy reference,
 and its programs save files instead of printing.
 """
@@ -27,9 +29,11 @@ import argparse
 import os
 import random
 import re
+import signal
 import sys
 import time
 from collections import Counter, defaultdict
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -128,51 +132,81 @@ def run_campaign(args) -> int:
     dtypes = args.dtypes.split(",")  # (of each program's types, those listed)
     print(
         f"seed {base}: python -m tests.properties.fuzz.gradient_campaign --programs {args.programs} --seed {base} "
-        f"--dtypes {args.dtypes} --jobs {args.jobs} --large-every {args.large_every}",
+        f"--dtypes {args.dtypes} --jobs {args.jobs} --large-every {args.large_every}"
+        + (f" --start {args.start}" if args.start else ""),
         flush=True,
     )
     started = time.monotonic()
     out = Path(args.out)
     work = Path(args.work)
-    seeds = [program_seed(base, i) for i in range(args.programs)]
+    seeds = [program_seed(base, i) for i in range(args.start, args.start + args.programs)]
     generated = [gp.generate(s, large=is_large(s, args.large_every)) for s in seeds]
-    ops, features, counts = Counter(), Counter(), Counter()
-    failures: dict = defaultdict(list)
-    ratios: list[float] = []
-    with gp.Runner(args.jobs) as runner:
-        tickets = {}
-        for gen in generated:
-            for dtype in [d for d in gen.dtypes if d in dtypes]:
-                program = gen.program(dtype)
-                for pipeline, optimise in PIPELINES.items():
-                    threads = (1, 2) if optimise else (1,)
-                    folder = work / f"{gen.seed}-{dtype}-{pipeline}"
-                    tickets[(gen.seed, dtype, pipeline)] = (
-                        program,
-                        runner.submit(program, folder, optimise, threads, args.timeout),
-                    )
-        for n, gen in enumerate(generated, 1):
-            ops += gen.ops()
-            features += gen.features
-            references = {}
-            types = [d for d in gen.dtypes if d in dtypes]
-            for dtype in types:
-                references[dtype] = gp.jax_reference(gen.program(dtype))
-            want64 = references.get("f64") or gp.jax_reference(gen.program("f64"))
-            for dtype in types:
-                for pipeline in PIPELINES:
-                    program, ticket = tickets[(gen.seed, dtype, pipeline)]
-                    run = runner.wait(ticket)
-                    found = verdicts(program, run, references[dtype], want64)
-                    ratios += margins(program, run, references[dtype], want64)
-                    label = f"{'large ' if gen.large else ''}{dtype} {pipeline}"
-                    counts[(label, "fail" if found else "pass")] += 1
-                    for key, detail in found:
-                        failures[key].append((program, pipeline, detail, run, references[dtype]))
-                        print(f"  {gen.seed} {dtype} {pipeline}: {key}", flush=True)  # (as found)
-            if n % max(1, len(generated) // 20) == 0:
-                print(f"  {n}/{len(generated)} programs, {time.monotonic() - started:.0f} s", flush=True)
-    lines = [f"seed {base}, {args.programs} programs, {time.monotonic() - started:.0f} s", ""]
+    tally = Tally()
+    # (SIGTERM: stop, and write the summary of the programs checked so far)
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    try:
+        with gp.Runner(args.jobs) as runner:
+            check_all(args, runner, generated, dtypes, work, started, tally)
+    finally:
+        print(summary(args, base, out, started, tally))
+    return 1 if tally.failures else 0
+
+
+@dataclass
+class Tally:
+    """What a campaign found so far."""
+
+    checked: int = 0  # programs
+    ops: Counter = field(default_factory=Counter)
+    features: Counter = field(default_factory=Counter)
+    counts: Counter = field(default_factory=Counter)  # (label, "pass" or "fail")
+    failures: dict = field(default_factory=lambda: defaultdict(list))
+    ratios: list = field(default_factory=list)  # bf16 outputs' error / tolerance
+
+
+def check_all(args, runner, generated, dtypes, work, started, tally: Tally) -> None:
+    """Submits every program, then compares each with JAX as its runs come back."""
+    tickets = {}
+    for gen in generated:
+        for dtype in [d for d in gen.dtypes if d in dtypes]:
+            program = gen.program(dtype)
+            for pipeline, optimise in PIPELINES.items():
+                threads = (1, 2) if optimise else (1,)
+                folder = work / f"{gen.seed}-{dtype}-{pipeline}"
+                tickets[(gen.seed, dtype, pipeline)] = (
+                    program,
+                    runner.submit(program, folder, optimise, threads, args.timeout),
+                )
+    for n, gen in enumerate(generated, 1):
+        references = {}
+        types = [d for d in gen.dtypes if d in dtypes]
+        for dtype in types:
+            references[dtype] = gp.jax_reference(gen.program(dtype))
+        want64 = references.get("f64") or gp.jax_reference(gen.program("f64"))
+        for dtype in types:
+            for pipeline in PIPELINES:
+                program, ticket = tickets[(gen.seed, dtype, pipeline)]
+                run = runner.wait(ticket)
+                found = verdicts(program, run, references[dtype], want64)
+                tally.ratios += margins(program, run, references[dtype], want64)
+                label = f"{'large ' if gen.large else ''}{dtype} {pipeline}"
+                tally.counts[(label, "fail" if found else "pass")] += 1
+                for key, detail in found:
+                    tally.failures[key].append((program, pipeline, detail, run, references[dtype]))
+                    print(f"  {gen.seed} {dtype} {pipeline}: {key}", flush=True)  # (as found)
+        tally.ops += gen.ops()
+        tally.features += gen.features
+        tally.checked = n
+        if n % max(1, len(generated) // 20) == 0:
+            print(f"  {n}/{len(generated)} programs, {time.monotonic() - started:.0f} s", flush=True)
+
+
+def summary(args, base, out, started, tally: Tally) -> str:
+    """The campaign's summary (written to ``OUT/summary.txt``), the failures' folders saved."""
+    ops, features, counts, failures, ratios = tally.ops, tally.features, tally.counts, tally.failures, tally.ratios
+    stopped = "" if tally.checked == args.programs else f" (stopped: {tally.checked} checked: --start to go on)"
+    first = f" from {args.start}" if args.start else ""
+    lines = [f"seed {base}, {args.programs} programs{first}{stopped}, {time.monotonic() - started:.0f} s", ""]
     labels = sorted({label for label, _ in counts})
     lines += [f"  {label:24} pass {counts[(label, 'pass')]:5d}  fail {counts[(label, 'fail')]:5d}" for label in labels]
     lines += ["", "failures (key: runs; the folder of the first few):"]
@@ -197,8 +231,7 @@ def run_campaign(args) -> int:
     text = "\n".join(lines) + "\n"
     out.mkdir(parents=True, exist_ok=True)
     (out / "summary.txt").write_text(text)
-    print(text)
-    return 1 if failures else 0
+    return text
 
 
 def show(seed: int, large_every: int, check: bool, work: Path) -> int:
@@ -233,6 +266,9 @@ def main(argv=None) -> int:
     )
     parser.add_argument("--programs", type=int, default=200, help="how many programs (default 200)")
     parser.add_argument("--seed", type=int, help="the run's seed (default: a new one, printed)")
+    parser.add_argument(
+        "--start", type=int, default=0, help="the first program's index (default 0; a stopped run goes on from there)"
+    )
     parser.add_argument(
         "--dtypes", default="f64,f32,bf16", help="element types, of each program's own (default f64,f32,bf16)"
     )
