@@ -686,7 +686,7 @@ class Library:
         store, key, self._cache_outcome = _open_cache(source, path, gpu, optimise, cpu)
         loaded = None
         if store is not None:
-            loaded, self._cache_outcome = _load(store, key)
+            loaded, self._cache_outcome = _load(store, key, cpu)
         signatures: dict[str, Signature] = {}
         if loaded is not None:
             self._engine, defs, texts = loaded
@@ -750,13 +750,15 @@ def _compiled(
 
     if cpu is not None:
         check_cpu(cpu)  # (here, not in compile: only what the caches lack is checked)
-    comp = Compilation(source, path, lib=True, gpu=gpu, optimise=optimise, cpu=cpu)
+    comp = Compilation(source, path, lib=True, gpu=gpu, optimise=optimise, cpu=cpu, kernels_apart=True)
     ir = comp.llvm_ir(verify=False)  # LLVM's verifier checks it
     for text in comp.warnings:
         warnings.warn(text, MgWarning, stacklevel=_callers_level())
     guards = _guards(comp.signatures)
     launcher = comp.launcher()
-    engine = Engine(ir, extra=guards, symbols=launcher and launcher.symbols(), owner=launcher, cpu=cpu)
+    engine = Engine(
+        ir, extra=guards, symbols=launcher and launcher.symbols(), owner=launcher, cpu=cpu, kernels=comp.kernel_code
+    )
     defs = [Def.of(name, sig) for name, sig in comp.signatures.items()]
     return engine, defs, list(comp.warnings), dict(comp.signatures)
 
@@ -814,7 +816,9 @@ def _open_cache(
     return cache.ObjectCache(directory), key, ""
 
 
-def _load(store: "ObjectCache", key: bytes) -> "tuple[tuple[SharedPoolEngine, list[Def], list[str]] | None, str]":
+def _load(
+    store: "ObjectCache", key: bytes, cpu: str | None
+) -> "tuple[tuple[SharedPoolEngine, list[Def], list[str]] | None, str]":
     """The library stored for ``key``, loaded (its engine, defs and warnings), or None; and
     how it went. An entry that does not load counts as a miss (the compiled library then
     replaces it): a failure of the cache is never an error."""
@@ -825,7 +829,7 @@ def _load(store: "ObjectCache", key: bytes) -> "tuple[tuple[SharedPoolEngine, li
         defs = [Def.from_json(f) for f in functions]
         from mg_xdsl.backend.jit import SharedPoolEngine  # (llvmlite: here, not at the top)
 
-        engine = SharedPoolEngine(obj)
+        engine = SharedPoolEngine(obj, cpu)
         for d in defs:
             engine.address(f"mgrt_guarded_{d.name}")  # (KeyError if it is not there)
         if defs and not engine.engine.get_global_value_address("mgrt_guard_key"):

@@ -14,6 +14,7 @@ from pathlib import Path
 from xdsl.dialects.builtin import ModuleOp, StringAttr
 
 from mg_xdsl.backend.cpp_header import header
+from mg_xdsl.backend.kernel_library import Kernels, split_kernels
 from mg_xdsl.backend.upstream import lower_with_mlir_opt
 from mg_xdsl.core.target import target
 from mg_xdsl.language.frontend import parse_program
@@ -57,6 +58,10 @@ class Compilation:
     gpu_modules: ModuleOp | None = None  # the device code, with gpu
     kernels: list = field(default_factory=list)  # gpu_runtime.Kernel for each launched kernel
     warnings: list[str] = field(default_factory=list)  # the front end's, rendered (PATH:LINE: warning: ...)
+    # the matrix-product and reduction kernels compiled apart, once per process (the API's
+    # JIT: backend.kernel_library); their code, after llvm_ir
+    kernels_apart: bool = False
+    kernel_code: Kernels | None = None
     # verify after every stage, not only the last one asked for (see mg_xdsl.pipeline.stages)
     verify_each: bool = field(default_factory=verify_each_requested)
 
@@ -154,6 +159,9 @@ class Compilation:
             module = self.mlir("llvm", verify)
             rename_entry(module, entry)
             start = time.perf_counter()
+            kernels = split_kernels(module) if self.kernels_apart else None
+            if kernels is not None:
+                self.kernel_code = Kernels.of(kernels, module, self.cpu, translate)
             ir = translate(module)
             self.timed("to LLVM IR", time.perf_counter() - start)
         self.keep("ll", ir)

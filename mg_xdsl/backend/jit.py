@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 
 import llvmlite.binding as llvm
 
-from mg_xdsl.backend import runtime
+from mg_xdsl.backend import kernel_library, runtime
 from mg_xdsl.backend.runtime_arguments_ir import ARGUMENTS_IR, NO_ARGUMENTS
 from mg_xdsl.backend.runtime_files_ir import FILES_IR
 from mg_xdsl.backend.runtime_ir import RUNTIME_IR
@@ -33,6 +33,8 @@ from mg_xdsl.core.target import host, llvm_tuning
 
 if TYPE_CHECKING:  # (a run from the compile cache imports no xDSL)
     from xdsl.dialects.builtin import ModuleOp
+
+    from mg_xdsl.backend.kernel_library import Kernels
 
 
 @cache
@@ -249,8 +251,11 @@ class Engine(_Loaded):
         symbols: dict[str, int] | None = None,
         owner: object = None,
         cpu: str | None = None,
+        kernels: Kernels | None = None,
     ):
         self.owner = owner
+        if kernels is not None:  # (the kernels the module calls: compiled apart, once a process)
+            kernel_library.load(kernels, cpu)
         for name, address in (symbols or {}).items():
             # Process-wide, but read only when an engine is finalised, just below.
             llvm.add_symbol(name, address)
@@ -269,11 +274,30 @@ class SharedPoolEngine(_Loaded):
     process's one thread pool runs its parallel loops (the code calls it, not a copy of its
     own), and nothing is compiled but that pool, once per process; no xDSL is imported."""
 
-    def __init__(self, data: bytes):
-        _initialise_llvm()
-        if b"mgrt_parallel_for" in data:  # (a name in its symbol table: it calls the pool)
-            _process_thread_pool()
+    def __init__(self, data: bytes, cpu: str | None = None):
+        initialise_for(data)
+        # (the kernels it calls, compiled apart, ``cpu``'s: from the cache where this process lacks them)
+        if not kernel_library.load_cached(undefined_symbols(data), cpu):
+            raise KeyError("a kernel it calls is not in the cache")
         self.engine = load_object(data, target_machine())
+
+
+def initialise_for(data: bytes) -> None:
+    """Ready LLVM and, where object code ``data`` calls it, the process's thread pool."""
+    _initialise_llvm()
+    if b"mgrt_parallel_for" in data:  # (a name in its symbol table: it calls the pool)
+        _process_thread_pool()
+
+
+def compile_object(ir: str, level: int = 2, cpu: str | None = None) -> bytes:
+    """Object code of LLVM IR ``ir`` linked with the run-time library (but not the thread
+    pool: it calls the process's), optimised at ``-O<level>``, for the JIT on ``cpu``."""
+    _initialise_llvm()
+    if "mgrt_parallel_for" in ir:
+        _process_thread_pool()
+    level, opt = levels(ir, level)
+    module = optimise(link(ir, thread_pool=False), level, target_machine(cpu, opt))
+    return target_machine(cpu, opt).emit_object(module)
 
 
 def jit_object_code(ir: str, level: int = 2, cpu: str | None = None) -> tuple[llvm.ModuleRef, bytes]:

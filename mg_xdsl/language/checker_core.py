@@ -47,6 +47,9 @@ VERBS = {
 }
 # Symbols the generated code links against: a def with one of these names would clash.
 RESERVED = {"main", "malloc", "free", "abort", *element_types.PRINTERS.values()}
+# The compiler's own functions: MLIR's wrappers, the kernels (mg_matmul_f64, ...), the
+# run-time library (mgrt_parallel_for, ...): a def of one of their names would be taken for it.
+RESERVED_PREFIXES = ("_mlir", "mg_", "mgrt_")
 
 # Where an expression is in the source: its first token and the expression it ends with
 # (itself, or for an operator the right operand), the span computed only when reported.
@@ -331,7 +334,7 @@ class CheckerCore:
         name = d.name.text
         if name in BUILTINS or name in KEYWORDS:
             raise self.error(d.name, "E-NAME-003", f"cannot define {name!r}: it is a built-in name")
-        if name in RESERVED or name.startswith("_mlir"):
+        if name in RESERVED or name.startswith(RESERVED_PREFIXES):
             raise self.error(d.name, "E-NAME-003", f"cannot define {name!r}: the name is reserved")
         if name in self.functions:
             raise self.error(d.name, "E-NAME-002", f"function {name!r} is already defined")

@@ -61,6 +61,9 @@ BROKEN = [
     ("def relu(a: tensor[2x2]) = a\n", 1, "cannot define 'relu': it is a built-in name"),
     ("def main(a: tensor[2x2]) = a\n", 1, "cannot define 'main': the name is reserved"),
     ("def malloc(a: tensor[2x2]) = a\n", 1, "cannot define 'malloc': the name is reserved"),
+    # (the kernels' and the run-time library's prefixes: a def would be taken for one of them)
+    ("def mg_matmul_f64(a: tensor[2x2]) = a\n", 1, "cannot define 'mg_matmul_f64': the name is reserved"),
+    ("def mgrt_parallel_for(a: tensor[2x2]) = a\n", 1, "cannot define 'mgrt_parallel_for': the name is reserved"),
     # (every printer of the run-time library is a symbol of the program: mgc build failed to link)
     ("def printMemrefI64(a: tensor[2x2]) = a\n", 1, "cannot define 'printMemrefI64': the name is reserved"),
     ("def g(a: tensor[2x2]) = 3\n", 1, "the body of g must be a tensor, got the number 3"),

@@ -1,0 +1,112 @@
+"""The Python API compiles a library's matrix-product and reduction kernels apart
+(``mg_xdsl.backend.kernel_library``): once per process and CPU, kept in the disk cache, and
+called by every library that needs them. Checked here: the results (against NumPy), that a
+second library reuses the kernels without compiling them, that a new process finds them in
+the disk cache, that a library whose kernels left the cache is compiled again, and that
+``MGC_NO_CACHE`` keeps them off the disk. The split itself: the program declares the kernel
+it calls, the kernels' module defines it and its parallel bodies."""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from mg_xdsl.api import Library
+from mg_xdsl.backend import kernel_library
+from mg_xdsl.backend.jit import translate
+from mg_xdsl.backend.kernel_library import Kernels, split_kernels
+from mg_xdsl.driver import Compilation
+
+LAYER = "def f(x: tensor[?x200], w: tensor[200x96]) = relu(x @ w)\n"
+ROWS = "def f(x: tensor[?x200], w: tensor[200x96]) = row_sum(x @ w) * 2.0\n"
+
+rng = np.random.default_rng(5)
+X, W = rng.standard_normal((130, 200)), rng.standard_normal((200, 96))
+
+
+def check(lib: Library, source: str) -> None:
+    want = np.maximum(X @ W, 0) if "relu" in source else (X @ W).sum(axis=1, keepdims=True) * 2
+    np.testing.assert_allclose(lib.f(X, W), want, rtol=1e-12, atol=1e-12)
+
+
+def test_the_program_declares_the_kernels_their_module_defines():
+    comp = Compilation(ROWS, "<k>", lib=True)
+    module = comp.mlir("llvm", verify=False)
+    kernels = split_kernels(module)
+    assert kernels is not None
+    code = Kernels.of(kernels, module, None, translate)
+    program = translate(module)
+    assert sorted(s.rsplit("_", 1)[0] for s in code.symbols) == ["mg_matmul_f64", "mg_row_sum_f64"]
+    for symbol in code.symbols:
+        assert f"declare void @{symbol}(" in program and f"define void @{symbol}(" in code.text
+        assert f"call void @{symbol}(" in program
+    assert "define void @mg_matmul_f64_parallel_0(" in code.text and "mg_matmul_f64_parallel" not in program
+    assert "define" not in "\n".join(line for line in program.splitlines() if "@mg_" in line)
+
+
+def test_a_second_library_calls_the_kernels_the_first_compiled(monkeypatch, tmp_path):
+    monkeypatch.setenv("MGC_CACHE_DIR", str(tmp_path))
+    compiled = len(kernel_library.COMPILED)
+    first = Library(LAYER + "# one\n")
+    check(first, LAYER)
+    after_first = len(kernel_library.COMPILED)
+    second = Library(LAYER.replace("96", "?") + "# two\n")  # (another program, the same kernel)
+    check(second, LAYER)
+    assert len(kernel_library.COMPILED) == after_first  # (none compiled for the second)
+    assert after_first - compiled <= 1  # (the f64 product's, unless an earlier test compiled it)
+
+
+_PROCESS = """
+import json, sys
+import numpy as np
+from mg_xdsl.api import Library
+from mg_xdsl.backend import kernel_library
+lib = Library(sys.argv[1])
+x = np.random.default_rng(5).standard_normal((130, 200))
+w = np.random.default_rng(6).standard_normal((200, 96))
+print(json.dumps({"error": float(np.abs(lib.f(x, w) - np.maximum(x @ w, 0)).max()),
+                  "compiled": len(kernel_library.COMPILED), "cache": lib._cache_outcome}))
+"""
+
+
+def in_a_new_process(source: str, directory: Path, **env: str) -> dict:
+    p = subprocess.run(
+        [sys.executable, "-c", _PROCESS, source],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "MGC_CACHE_DIR": str(directory), **env},
+        timeout=300,
+    )
+    assert p.returncode == 0, p.stderr
+    return json.loads(p.stdout)
+
+
+def entries(directory: Path) -> list[Path]:
+    return sorted(directory.glob("*.mgo"))
+
+
+def test_a_new_process_finds_the_kernels_in_the_disk_cache(tmp_path):
+    first = in_a_new_process(LAYER, tmp_path)
+    assert first["compiled"] == 1 and first["error"] < 1e-12
+    assert len(entries(tmp_path)) == 2  # (the library, the kernels)
+    other = in_a_new_process(LAYER.replace("200x96", "200x?") + "# other\n", tmp_path)
+    assert other["cache"].startswith("miss") and other["compiled"] == 0  # (the kernels: from the cache)
+
+
+def test_a_library_whose_kernels_left_the_cache_is_compiled_again(tmp_path):
+    first = in_a_new_process(LAYER, tmp_path)
+    library_entry = Path(first["cache"].split("stored in ", 1)[1])
+    [kernels_entry] = [e for e in entries(tmp_path) if e != library_entry]
+    kernels_entry.unlink()
+    again = in_a_new_process(LAYER, tmp_path)
+    assert again["cache"].startswith("miss: the entry did not load") and again["compiled"] == 1
+    assert again["error"] < 1e-12
+    assert len(entries(tmp_path)) == 2  # (both stored again)
+
+
+def test_no_cache_keeps_the_kernels_off_the_disk(tmp_path):
+    run = in_a_new_process(LAYER, tmp_path, MGC_NO_CACHE="1")
+    assert run["compiled"] == 1 and run["error"] < 1e-12 and entries(tmp_path) == []
