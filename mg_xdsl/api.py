@@ -756,9 +756,7 @@ def _compiled(
         warnings.warn(text, MgWarning, stacklevel=_callers_level())
     guards = _guards(comp.signatures)
     launcher = comp.launcher()
-    engine = Engine(
-        ir, extra=guards, symbols=launcher and launcher.symbols(), owner=launcher, cpu=cpu, kernels=comp.kernel_code
-    )
+    engine = Engine(ir, extra=guards, symbols=launcher and launcher.symbols(), owner=launcher, cpu=cpu)
     defs = [Def.of(name, sig) for name, sig in comp.signatures.items()]
     return engine, defs, list(comp.warnings), dict(comp.signatures)
 

@@ -13,10 +13,11 @@ from pathlib import Path
 
 from xdsl.dialects.builtin import ModuleOp, StringAttr
 
+from mg_xdsl.backend import kernel_library
 from mg_xdsl.backend.cpp_header import header
-from mg_xdsl.backend.kernel_library import Kernels, split_kernels
 from mg_xdsl.backend.upstream import lower_with_mlir_opt
 from mg_xdsl.core.target import target
+from mg_xdsl.kernels.shared import BUILDERS, KERNELS_APART
 from mg_xdsl.language.frontend import parse_program
 from mg_xdsl.pipeline import stages as pipeline
 
@@ -58,10 +59,9 @@ class Compilation:
     gpu_modules: ModuleOp | None = None  # the device code, with gpu
     kernels: list = field(default_factory=list)  # gpu_runtime.Kernel for each launched kernel
     warnings: list[str] = field(default_factory=list)  # the front end's, rendered (PATH:LINE: warning: ...)
-    # the matrix-product and reduction kernels compiled apart, once per process (the API's
-    # JIT: backend.kernel_library); their code, after llvm_ir
+    # the matrix-product and reduction kernels declared, and compiled apart, once per
+    # process and kept in the disk cache (the API's JIT: backend.kernel_library)
     kernels_apart: bool = False
-    kernel_code: Kernels | None = None
     # verify after every stage, not only the last one asked for (see mg_xdsl.pipeline.stages)
     verify_each: bool = field(default_factory=verify_each_requested)
 
@@ -83,6 +83,8 @@ class Compilation:
         module, self.signatures = program.module, program.functions
         self.warnings = list(program.warnings)
         self.timed("front end", time.perf_counter() - start)
+        if self.kernels_apart:
+            module.attributes[KERNELS_APART] = StringAttr(self.cpu or "")
         self.keep("mg.mlir", module)
         ctx = pipeline.context()
         stages = pipeline.stages_to(stage, self.optimise)
@@ -159,13 +161,27 @@ class Compilation:
             module = self.mlir("llvm", verify)
             rename_entry(module, entry)
             start = time.perf_counter()
-            kernels = split_kernels(module) if self.kernels_apart else None
-            if kernels is not None:
-                self.kernel_code = Kernels.of(kernels, module, self.cpu, translate)
+            module.attributes.pop(KERNELS_APART, None)
             ir = translate(module)
             self.timed("to LLVM IR", time.perf_counter() - start)
+            for symbol in kernel_library.declared(module):
+                start = time.perf_counter()
+                found = kernel_library.ensure(symbol, self.cpu, lambda: self.kernel_ir(symbol))
+                self.timed(f"kernel {symbol.rsplit('_', 1)[0]} ({found})", time.perf_counter() - start)
         self.keep("ll", ir)
         return ir
+
+    def kernel_ir(self, symbol: str) -> str:
+        """The LLVM IR of kernel ``symbol`` alone (declared by a module whose kernels are
+        apart): built as the pass that declared it would have, then lowered by the
+        optimised pipeline's stages from ``affine`` on, as it would have been in the module."""
+        from mg_xdsl.backend.jit import translate  # (here, not at the top: see there)
+
+        module = BUILDERS[symbol]()
+        ctx = pipeline.context()
+        for s in pipeline.stages_to("llvm", optimise=True)[1:]:  # (from affine: the kernels' stage)
+            pipeline.run_stage(module, s, ctx, verify_result=self.verify_each, target=self.target())
+        return translate(module)
 
     def engine(self, level: int = 2):
         from mg_xdsl.backend.jit import Engine  # (here, not at the top: see there)

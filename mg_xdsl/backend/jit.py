@@ -34,8 +34,6 @@ from mg_xdsl.core.target import host, llvm_tuning
 if TYPE_CHECKING:  # (a run from the compile cache imports no xDSL)
     from xdsl.dialects.builtin import ModuleOp
 
-    from mg_xdsl.backend.kernel_library import Kernels
-
 
 @cache
 def _initialise_llvm() -> None:
@@ -251,11 +249,8 @@ class Engine(_Loaded):
         symbols: dict[str, int] | None = None,
         owner: object = None,
         cpu: str | None = None,
-        kernels: Kernels | None = None,
     ):
         self.owner = owner
-        if kernels is not None:  # (the kernels the module calls: compiled apart, once a process)
-            kernel_library.load(kernels, cpu)
         for name, address in (symbols or {}).items():
             # Process-wide, but read only when an engine is finalised, just below.
             llvm.add_symbol(name, address)

@@ -451,4 +451,5 @@ def matmul_kernel(module: ModuleOp, element: AnyFloat, unit: VectorUnit, caches:
         blocks = matmul_blocks(unit, element.bitwidth, caches)
         Tiling(MatmulOperands(a, b_, c), m, n, k, blocks).emit(b)
 
-    return kernel_function(module, f"mg_matmul_{element}", element, "abc", body, strided_matrix(element))
+    name = f"mg_matmul_{element}"
+    return kernel_function(module, name, element, "abc", body, f"{unit} {caches}", strided_matrix(element))

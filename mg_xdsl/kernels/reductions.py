@@ -156,7 +156,7 @@ def reduction_kernel(
             column_reduction(b, combine, a, result, rows, cols, vectors, row_block, rows_at_once)
 
     name = f"mg_{'row' if axis == 1 else 'column'}_{COMBINE[combine][2]}_{element}"
-    return kernel_function(module, name, element, ["a", "out"], body)
+    return kernel_function(module, name, element, ["a", "out"], body, f"{vectors} {row_block} {rows_at_once}")
 
 
 def row_reduction(
