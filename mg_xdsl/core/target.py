@@ -80,7 +80,8 @@ HALF_DATAPATH: dict[str, int] = {
     # Zen 4 guest (one thread, against NumPy in the same run, 2026-12-04): a row sum of
     # 4096 x 4096 at 0.92-0.97 of NumPy with four vector<8xf64> accumulators and 1.01-1.02
     # with eight vector<4xf64>; ``a + b`` of 1000 x 1000 about 10% faster with 256-bit
-    # vectors than with LLVM's 512-bit ones. The 8x16 matrix block stays (0.96-1.01).
+    # vectors than with LLVM's 512-bit ones. Its matrix block stays 8x16 (0.96-1.01:
+    # HALF_DATAPATH_BLOCKS).
     # Zen 5 and Intel's AVX-512 cores execute 512 bits at once and are not listed.
     "znver4": 256,
 }
@@ -106,9 +107,14 @@ def llvm_tuning(cpu: str) -> str:
 REGISTER_BLOCKS: dict[tuple[int, int], tuple[int, int]] = {
     # (register bits, registers): (MR, NR_REGISTERS)
     #
-    # AVX-512: 8 x 2 = 16 sums + 2 + 1 = 19 of 32 registers; 8x16 f64 was the best of the
-    # blocks tried on Zen 4/5.
-    (512, 32): (8, 2),
+    # AVX-512 executed 512 bits at once (Intel's cores, Zen 5): 6 x 4 = 24 sums + 4 + 1 = 29
+    # of 32 registers. Two multiply-adds a cycle of 4 cycles' latency need 8 sums in flight;
+    # 24 leave the loads of B and the broadcasts of A room. Measured on an Intel Xeon
+    # (icelake-server, 2.8 GHz, one thread, against OpenBLAS's SkylakeX kernel, alternating
+    # calls, 2026-12-06), f64 n = 512 / 1024: 6 x 32 at 1.00-1.03 / 0.87-0.92 of NumPy,
+    # where 8 x 16 was at 0.71-0.83 / 0.63-0.76 (4 x 6, 5 x 5, 7 x 3, 6 x 3 and 4 x 5
+    # registers: 0.92-0.98 / 0.83-0.89); f32 6 x 64 at 1.06 / 0.99-1.01, 8 x 32 at 0.97 / 0.95.
+    (512, 32): (6, 4),
     # AVX2: 6 x 2 = 12 sums + 2 + 1 = 15 of 16 (BLIS's Haswell block for f64, 6x8). The
     # AVX-512 block, 8 x 16 f64, would need 37 ymm registers: its kernel spilled on every
     # step, at 0.65 of OpenBLAS's Haswell kernel (n = 1024, one thread, --cpu x86-64-v3 on
@@ -122,7 +128,17 @@ REGISTER_BLOCKS: dict[tuple[int, int], tuple[int, int]] = {
 }
 
 
+HALF_DATAPATH_BLOCKS: dict[tuple[int, int], tuple[int, int]] = {
+    # AVX-512 executed as two 256-bit halves (Zen 4): 8 x 2 = 16 sums + 2 + 1 = 19 of 32,
+    # the best of the blocks tried there (0.96-1.01 of NumPy, f64).
+    (512, 32): (8, 2),
+}
+"""The register blocks of units whose datapath is narrower than their registers."""
+
+
 def _register_block(unit: VectorUnit) -> tuple[int, int]:
+    if unit.datapath and (unit.bits, unit.registers) in HALF_DATAPATH_BLOCKS:
+        return HALF_DATAPATH_BLOCKS[unit.bits, unit.registers]
     if (unit.bits, unit.registers) in REGISTER_BLOCKS:
         return REGISTER_BLOCKS[unit.bits, unit.registers]
     # A unit not in the table: two registers per row, as many rows as fit.

@@ -278,7 +278,7 @@ def stages_to(to: str, optimise: bool = False) -> tuple[Stage, ...]:
 
 TARGETED_PASSES = {
     "vectorize-reductions": {"datapath": True},
-    "tile-matmul": {"fma": True, "caches": True},
+    "tile-matmul": {"fma": True, "caches": True, "datapath": True},
     "stream-large-results": {"datapath": True, "streaming": True},
 }
 """The passes whose code depends on the CPU (their options describe its vector unit), and

@@ -445,6 +445,18 @@ MUTATIONS = [
     ),
     Mutation(
         "mg_xdsl/core/target.py",
+        "    if unit.datapath and (unit.bits, unit.registers) in HALF_DATAPATH_BLOCKS:",
+        "    if False and (unit.bits, unit.registers) in HALF_DATAPATH_BLOCKS:",
+        "Zen 4 takes full-width AVX-512's register block, not the one measured on it",
+    ),
+    Mutation(
+        "mg_xdsl/kernels/shared.py",
+        '        name += "_" + hashlib.sha256(f"{name}\\0{depends_on}\\0{apart.data}".encode()).hexdigest()[:16]',
+        '        name += "_" + hashlib.sha256(f"{name}".encode()).hexdigest()[:16]',
+        "a kernel compiled apart is named for its element type only: another CPU's kernel is taken for it",
+    ),
+    Mutation(
+        "mg_xdsl/core/target.py",
         '    if "%ymm" in asm:\n        return VectorUnit(256, 16, fma)',
         '    if "%ymm" in asm:\n        return VectorUnit(512, 32, fma)',
         "AVX2 CPUs are taken for AVX-512 ones",

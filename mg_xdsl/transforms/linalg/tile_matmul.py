@@ -122,6 +122,9 @@ class TileMatmulPass(ModulePass):
     vector_bits: int = DEFAULT.bits
     vector_registers: int = DEFAULT.registers
     fma: bool = DEFAULT.fma
+    # Bits one vector instruction works on at a time, where fewer than vector_bits (Zen 4's
+    # 256): such a unit has its own register block (core.target.HALF_DATAPATH_BLOCKS).
+    datapath_bits: int = 0
     # Its caches, in bytes (L1 data, L2, this core's share of L3), for the cache blocks;
     # by default a typical core's.
     l1_cache: int = TYPICAL_CACHES.l1
@@ -131,7 +134,7 @@ class TileMatmulPass(ModulePass):
     min_work: int = MIN_WORK
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        unit = VectorUnit(self.vector_bits, self.vector_registers, self.fma)
+        unit = VectorUnit(self.vector_bits, self.vector_registers, self.fma, self.datapath_bits)
         caches = Caches(self.l1_cache, self.l2_cache, self.l3_cache)
         for product in list(op.walk()):
             matched = match_product(product)

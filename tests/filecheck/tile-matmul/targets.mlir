@@ -1,8 +1,10 @@
 // tile-matmul shapes its micro-kernel for the vector unit that its options describe
-// (mg_xdsl.core.target): AVX-512 (the default) 8 rows x 16 columns of f64 in 16 vector<8xf64>
-// sums; AVX2 6 x 8 in 12 vector<4xf64>; SSE2 without FMA 4 x 4 in 8 vector<2xf64>, each a
-// multiply and an add (llvm.fma would be a call to the C library there).
+// (mg_xdsl.core.target): AVX-512 (the default) 6 rows x 32 columns of f64 in 24 vector<8xf64>
+// sums; AVX-512 executed in 256-bit halves (Zen 4: datapath-bits=256) 8 x 16 in 16; AVX2
+// 6 x 8 in 12 vector<4xf64>; SSE2 without FMA 4 x 4 in 8 vector<2xf64>, each a multiply and
+// an add (llvm.fma would be a call to the C library there).
 // RUN: mg-opt %s -p convert-mg-to-linalg,tile-matmul | filecheck %s --check-prefix=AVX512
+// RUN: mg-opt %s -p 'convert-mg-to-linalg,tile-matmul{datapath-bits=256}' | filecheck %s --check-prefix=ZEN4
 // RUN: mg-opt %s -p 'convert-mg-to-linalg,tile-matmul{vector-bits=256 vector-registers=16}' | filecheck %s --check-prefix=AVX2
 // RUN: mg-opt %s -p 'convert-mg-to-linalg,tile-matmul{vector-bits=128 vector-registers=16 fma=false}' | filecheck %s --check-prefix=SSE2
 // RUN: mg-opt %s -p 'convert-mg-to-linalg,tile-matmul{vector-bits=256 vector-registers=16}' | filecheck %s --check-prefix=AVX2F32
@@ -15,12 +17,21 @@ func.func @mm(%a: tensor<?x?xf64>, %b: tensor<?x?xf64>) -> tensor<?x?xf64> {
 // The micro-kernel's loop carries one vector per row and register of the block: MR * NR / L
 // sums, as many multiply-adds a step, after NR / L loads of packed B.
 // Before each micro-kernel, the two ends of each row of its block of C are prefetched.
+// (B's panels are 128 rows deep here: a 128 x 32 panel of f64 fills the 32 KiB of L1 that
+// the options' default caches have.)
 // AVX512-LABEL: func.func private @mg_matmul_f64(
-// AVX512-COUNT-16: memref.prefetch %c[%{{.*}}, %{{.*}}], write, locality<3>, data : memref<?x?xf64, strided<[?, 1], offset: ?>>
-// AVX512:       scf.for {{.*}} -> ({{(vector<8xf64>, ){15}vector<8xf64>}}) {
-// AVX512-COUNT-2:  vector.load %{{.*}} : memref<?x256x16xf64>, vector<8xf64>
-// AVX512-COUNT-16: vector.fma %{{.*}} : vector<8xf64>
+// AVX512-COUNT-12: memref.prefetch %c[%{{.*}}, %{{.*}}], write, locality<3>, data : memref<?x?xf64, strided<[?, 1], offset: ?>>
+// AVX512:       scf.for {{.*}} -> ({{(vector<8xf64>, ){23}vector<8xf64>}}) {
+// AVX512-COUNT-4:  vector.load %{{.*}} : memref<?x128x32xf64>, vector<8xf64>
+// AVX512-COUNT-24: vector.fma %{{.*}} : vector<8xf64>
 // AVX512-NEXT:     scf.yield
+
+// ZEN4-LABEL:   func.func private @mg_matmul_f64(
+// ZEN4-COUNT-16: memref.prefetch %c[%{{.*}}, %{{.*}}], write, locality<3>, data : memref<?x?xf64, strided<[?, 1], offset: ?>>
+// ZEN4:         scf.for {{.*}} -> ({{(vector<8xf64>, ){15}vector<8xf64>}}) {
+// ZEN4-COUNT-2:    vector.load %{{.*}} : memref<?x256x16xf64>, vector<8xf64>
+// ZEN4-COUNT-16:   vector.fma %{{.*}} : vector<8xf64>
+// ZEN4-NEXT:       scf.yield
 
 // AVX2-LABEL:   func.func private @mg_matmul_f64(
 // Panels of A are 6 rows (22 of them in a block of 132 rows), gathered into a vector per k.

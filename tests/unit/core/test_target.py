@@ -37,13 +37,15 @@ def test_vector_unit_of_named_cpus(cpu, unit):
 
 def test_a_half_datapath_narrows_the_streaming_kernels_only():
     """Zen 4: reductions of 256-bit vectors (eight accumulators, 256 bytes a step, as on
-    AVX2), the matrix block of AVX-512's 32 zmm registers, and LLVM tuned to prefer
-    256-bit vectors; a CPU that is not in the table gets no tuning."""
+    AVX2), a matrix block of AVX-512's 32 zmm registers of its own (8 x 16 f64, where a
+    full-width unit has 6 x 32), and LLVM tuned to prefer 256-bit vectors; a CPU that is
+    not in the table gets no tuning."""
     zen4 = VectorUnit(512, 32, True, datapath=256)
     assert zen4.stream_bits == 256 and AVX512.stream_bits == 512
     assert target.reduction_vectors(zen4, 64) == target.reduction_vectors(AVX2, 64)
     assert target.reduction_vectors(zen4, 32).lanes == 8
-    assert target.matmul_blocks(zen4, 64) == target.matmul_blocks(AVX512, 64)
+    assert (target.matmul_blocks(zen4, 64).mr, target.matmul_blocks(zen4, 64).nr) == (8, 16)
+    assert (target.matmul_blocks(AVX512, 64).mr, target.matmul_blocks(AVX512, 64).nr) == (6, 32)
     assert target.llvm_tuning("znver4") == "+prefer-256-bit"
     assert target.llvm_tuning("znver5") == target.llvm_tuning("x86-64-v3") == ""
     assert "datapath-bits=256" in target.pass_options(target.Target(zen4), datapath=True)
@@ -55,11 +57,15 @@ def test_unit_from_aarch64_assembly():
     assert target.unit_from_assembly(asm) == NEON
 
 
-@pytest.mark.parametrize("key", sorted(target.REGISTER_BLOCKS))
-def test_register_blocks_fit_their_registers(key):
+@pytest.mark.parametrize(
+    "table, key",
+    [("REGISTER_BLOCKS", k) for k in sorted(target.REGISTER_BLOCKS)]
+    + [("HALF_DATAPATH_BLOCKS", k) for k in sorted(target.HALF_DATAPATH_BLOCKS)],
+)
+def test_register_blocks_fit_their_registers(table, key):
     """MR x NR/L sums, one row of B (NR/L registers) and one broadcast value of A."""
     bits, registers = key
-    mr, nr_registers = target.REGISTER_BLOCKS[key]
+    mr, nr_registers = getattr(target, table)[key]
     assert mr * nr_registers + nr_registers + 1 <= registers
 
 
@@ -122,8 +128,11 @@ def test_cache_blocks_fit_the_caches(unit):
     a KC x NR panel of B in L1, MC x KC of A in half of L2, KC x NC of B in half the L3
     share; larger ones never grow them past what was measured."""
     typical = target.matmul_blocks(unit, 64)
-    assert (typical.kc, typical.nc) == (256, 1024) and typical.mc == typical.mr * -(-128 // typical.mr)
-    assert target.matmul_blocks(unit, 64, target.Caches(10**9, 10**9, 10**9)) == typical
+    l1 = target.TYPICAL_CACHES.l1
+    assert typical.kc == min(256, l1 // (typical.nr * 8) // 8 * 8)  # (AVX-512's 32 columns: 128)
+    assert typical.nc == 1024 and typical.mc == typical.mr * -(-128 // typical.mr)
+    huge = target.matmul_blocks(unit, 64, target.Caches(10**9, 10**9, 10**9))
+    assert (huge.kc, huge.mc, huge.nc) == (256, typical.mc, 1024)  # (KC_MAX, MC_MAX, NC_MAX)
     small = target.Caches(16 * 1024, 128 * 1024, 512 * 1024)
     blocks = target.matmul_blocks(unit, 64, small)
     assert blocks.kc * blocks.nr * 8 <= small.l1 and blocks.kc % 8 == 0
@@ -153,7 +162,8 @@ def test_tile_matmul_takes_the_cache_blocks_from_its_options():
     typical = steps("vector-bits=512 vector-registers=32")
     small = steps("vector-bits=512 vector-registers=32 l1-cache=16384 l2-cache=131072 l3-cache=524288")
     blocks = target.matmul_blocks(AVX512, 64, target.Caches(16384, 131072, 524288))
-    assert {256, 128, 1024} <= typical and not {blocks.kc, blocks.mc, blocks.nc} <= typical
+    default = target.matmul_blocks(AVX512, 64)
+    assert {default.kc, default.mc, default.nc} <= typical and not {blocks.kc, blocks.mc, blocks.nc} <= typical
     assert {blocks.kc, blocks.mc, blocks.nc} <= small
 
 
