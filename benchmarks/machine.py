@@ -12,6 +12,28 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 
+THREAD_VARS = ("MG_NUM_THREADS", "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
+# OpenBLAS's idle workers spin for 2^28 cycles (~75 ms) after each call before they sleep;
+# alternating with NumPy, they would occupy the cores while mg's threads run. A timeout of
+# 2^4 cycles makes them sleep at once (NumPy's own times do not suffer: they wake at the
+# next call). Set only if the caller has not chosen a value.
+QUIET_BLAS = {"OPENBLAS_THREAD_TIMEOUT": os.environ.get("OPENBLAS_THREAD_TIMEOUT", "4")}
+
+
+def child_env(threads: int) -> dict[str, str]:
+    """A T-thread child's environment: every runtime's thread count set to T, JAX on the CPU,
+    and at T=1 XLA's Eigen pool off (the binding to one core holds it there anyway)."""
+    env = {
+        **os.environ,
+        **{var: str(threads) for var in THREAD_VARS},
+        **QUIET_BLAS,
+        "NUMBA_NUM_THREADS": str(threads),
+        "JAX_PLATFORMS": "cpu",
+    }
+    if threads == 1:
+        env["XLA_FLAGS"] = " ".join([os.environ.get("XLA_FLAGS", ""), "--xla_cpu_multi_thread_eigen=false"]).strip()
+    return env
+
 
 def _cpu_model() -> str:
     try:

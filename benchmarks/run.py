@@ -128,13 +128,6 @@ MGC = Path(sys.executable).parent / "mgc"
 MGC_TARGET_S = 0.5
 MGC_NAME = "mgc_run"
 ADDRESS = re.compile(r"base@ = 0x[0-9a-fA-F]+")
-THREAD_VARS = ("MG_NUM_THREADS", "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
-# OpenBLAS's idle workers spin for 2^28 cycles (~75 ms) after each call before they sleep;
-# alternating with NumPy, they would occupy the cores while mg's threads run. A timeout of
-# 2^4 cycles makes them sleep at once (NumPy's own times do not suffer: they wake at the
-# next call). Set only if the caller has not chosen a value.
-QUIET_BLAS = {"OPENBLAS_THREAD_TIMEOUT": os.environ.get("OPENBLAS_THREAD_TIMEOUT", "4")}
-
 NOTES = [
     "Times are medians of alternating runs (mg, NumPy, JAX, Numba, mg, NumPy, ...) on the same "
     "inputs, after a checked warm-up call of each side; each timed call follows an untimed one "
@@ -635,21 +628,6 @@ def binding(threads: int) -> list[int] | None:
     return cores[:threads]
 
 
-def child_env(threads: int) -> dict[str, str]:
-    """A T-thread child's environment: every runtime's thread count set to T, JAX on the CPU,
-    and at T=1 XLA's Eigen pool off (the binding to one core holds it there anyway)."""
-    env = {
-        **os.environ,
-        **{var: str(threads) for var in THREAD_VARS},
-        **QUIET_BLAS,
-        "NUMBA_NUM_THREADS": str(threads),
-        "JAX_PLATFORMS": "cpu",
-    }
-    if threads == 1:
-        env["XLA_FLAGS"] = " ".join([os.environ.get("XLA_FLAGS", ""), "--xla_cpu_multi_thread_eigen=false"]).strip()
-    return env
-
-
 def run_child(args, threads: int, with_mgc: bool, with_others: bool = True) -> dict:
     with tempfile.TemporaryDirectory(prefix="mg-bench-") as tmp:
         out_path = Path(tmp) / f"threads{threads}.json"
@@ -682,7 +660,7 @@ def run_child(args, threads: int, with_mgc: bool, with_others: bool = True) -> d
         cores = binding(threads)
         if cores is not None:
             cmd = ["taskset", "-c", ",".join(map(str, cores)), *cmd]
-        p = subprocess.run(cmd, env=child_env(threads))
+        p = subprocess.run(cmd, env=machine.child_env(threads))
         try:
             data = json.loads(out_path.read_text())
         except (OSError, ValueError):

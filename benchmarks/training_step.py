@@ -23,6 +23,11 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from benchmarks import machine  # noqa: E402
+
 NETWORKS = {"digits 64-128-10, batch 128": (64, 128, 10, 128), "784-512-10, batch 256": (784, 512, 10, 256)}
 LR = 0.5
 
@@ -113,7 +118,7 @@ def measure(thread_counts: list[int], reps: int, log=lambda message: None) -> li
     for threads in thread_counts:
         log(f"training_step: measuring at {threads} thread(s)...")
         cores = sorted(os.sched_getaffinity(0))[:threads]
-        env = {**os.environ, "MG_NUM_THREADS": str(threads), "OMP_NUM_THREADS": str(threads)}
+        env = machine.child_env(threads)  # (OpenBLAS's idle workers sleep at once: see there)
         command = ["taskset", "-c", ",".join(map(str, cores)), sys.executable, __file__]
         p = subprocess.run([*command, "--child", str(threads), "--reps", str(reps)], env=env, capture_output=True)
         if p.returncode != 0:

@@ -104,8 +104,24 @@ TEST_ORDER = [
 ]
 
 
+# Everything the project tracks (the tests read the scripts, the docs and the README too): a
+# part left out would fail its tests in every copy, and every mutation would seem caught.
+PARTS = (
+    "mg_xdsl",
+    "tests",
+    "examples",
+    "benchmarks",
+    "scripts",
+    "docs",
+    ".ci",
+    "pyproject.toml",
+    "README.md",
+    "CHANGELOG.md",
+)
+
+
 def copy_project(dest: Path) -> None:
-    for part in ("mg_xdsl", "tests", "examples", "benchmarks", "pyproject.toml"):
+    for part in PARTS:
         src = ROOT / part
         if src.is_dir():
             # (not lit's outputs and timings: a parallel run of the suite, this script's

@@ -133,3 +133,13 @@ def test_the_baseline_runs_again_with_fresh_seeds(tmp_path):
         timeout=60,
     )
     assert p.returncode == 2 and "give --seed fresh" in p.stderr
+
+
+def test_the_copy_holds_everything_the_project_tracks():
+    """A tracked file the mutation runner does not copy would fail its tests in every copy,
+    and every mutation would seem caught by them."""
+    tracked = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True)
+    if tracked.returncode != 0:
+        pytest.skip("not a git checkout")
+    tops = {line.split("/", 1)[0] for line in tracked.stdout.splitlines() if line}
+    assert tops - {".gitignore"} <= set(runner().PARTS), tops
