@@ -277,19 +277,20 @@ class SharedPoolEngine(_Loaded):
         self.engine = load_object(data, target_machine())
 
 
-def initialise_for(data: bytes) -> None:
-    """Ready LLVM and, where object code ``data`` calls it, the process's thread pool."""
+def initialise_for(code: bytes | str) -> None:
+    """Ready LLVM and, where ``code`` (object code, or LLVM IR) calls it, the process's
+    thread pool."""
     _initialise_llvm()
-    if b"mgrt_parallel_for" in data:  # (a name in its symbol table: it calls the pool)
+    # (in object code, a name in its symbol table)
+    calls_pool = "mgrt_parallel_for" in code if isinstance(code, str) else b"mgrt_parallel_for" in code
+    if calls_pool:
         _process_thread_pool()
 
 
 def compile_object(ir: str, level: int = 2, cpu: str | None = None) -> bytes:
     """Object code of LLVM IR ``ir`` linked with the run-time library (but not the thread
     pool: it calls the process's), optimised at ``-O<level>``, for the JIT on ``cpu``."""
-    _initialise_llvm()
-    if "mgrt_parallel_for" in ir:
-        _process_thread_pool()
+    initialise_for(ir)
     level, opt = levels(ir, level)
     module = optimise(link(ir, thread_pool=False), level, target_machine(cpu, opt))
     return target_machine(cpu, opt).emit_object(module)

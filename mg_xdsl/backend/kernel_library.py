@@ -58,16 +58,14 @@ def ensure(symbol: str, cpu: str | None, make_ir: Callable[[], str]) -> str:
     from mg_xdsl.backend import jit
 
     store = _store()
-    key = _key(symbol, cpu)
-    obj = store.load(key)[0] if store else None
-    found = "cached"
-    if obj is None:
-        obj, found = jit.compile_object(make_ir(), cpu=cpu), "compiled"
-        COMPILED.append(symbol)
-        if store:
-            store.store(key, obj)
+    if _load_stored(symbol, cpu, store):
+        return "cached"
+    obj = jit.compile_object(make_ir(), cpu=cpu)
+    COMPILED.append(symbol)
+    if store:
+        store.store(_key(symbol, cpu), obj)
     _register(symbol, obj, cpu)
-    return found
+    return "compiled"
 
 
 def load_cached(undefined: list[str], cpu: str | None) -> bool:
@@ -76,12 +74,16 @@ def load_cached(undefined: list[str], cpu: str | None) -> bool:
     is not there (the caller then compiles its program again)."""
     wanted = [name for name in undefined if EXPORTED.fullmatch(name) and name not in _LOADED]
     store = _store() if wanted else None
-    for name in wanted:
-        obj = store.load(_key(name, cpu))[0] if store else None
-        if obj is None:
-            return False
-        _register(name, obj, cpu)
-    return True
+    return all(_load_stored(name, cpu, store) for name in wanted)
+
+
+def _load_stored(symbol: str, cpu: str | None, store) -> bool:
+    """Load and register kernel ``symbol`` from ``store`` (the disk cache, or None); False
+    where it is not there."""
+    obj = store.load(_key(symbol, cpu))[0] if store else None
+    if obj is not None:
+        _register(symbol, obj, cpu)
+    return obj is not None
 
 
 def _store():
