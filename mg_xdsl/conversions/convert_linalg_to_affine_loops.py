@@ -39,8 +39,10 @@ Parallelisation is decided here, from the iterator types: with ``min-parallel-wo
 loops keep their declared order otherwise, which leaves each result cell's order of folding
 as it was), unless the loop and those
 inside it have static sizes and do fewer than N iterations in all:
-``convert-parallel-loops-to-threads`` would make such a loop sequential again anyway. By
-default (-1) every loop stays an ``affine.for``, in the order the op declares.
+``convert-parallel-loops-to-threads`` would make such a loop sequential again anyway. Nor
+does a nest inside a parallel loop (``linalg-fuse-rows``' loop over rows, whose iterations
+the threads share already). By default (-1) every loop stays an ``affine.for``, in the order
+the op declares.
 """
 
 from collections.abc import Sequence
@@ -48,12 +50,12 @@ from dataclasses import dataclass
 from math import prod
 
 from xdsl.context import Context
-from xdsl.dialects import affine, arith, memref
+from xdsl.dialects import affine, arith, memref, scf
 from xdsl.dialects.builtin import AffineMapAttr, ModuleOp, ShapedType
 from xdsl.dialects.linalg import ops as linalg
 from xdsl.dialects.linalg.abstract_ops import LinalgStructuredOperation
 from xdsl.dialects.linalg.attrs import IteratorType, IteratorTypeAttr
-from xdsl.ir import SSAValue
+from xdsl.ir import Operation, SSAValue
 from xdsl.ir.affine import AffineConstantExpr, AffineDimExpr, AffineMap
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import PatternRewriteWalker
@@ -121,6 +123,15 @@ def enough_work(sizes: Sequence[int | SSAValue], min_work: int) -> bool:
     return min_work >= 0 and not (len(static) == len(sizes) and prod(static) < min_work)
 
 
+def in_parallel_loop(op: Operation) -> bool:
+    parent = op.parent_op()
+    while parent is not None:
+        if isinstance(parent, scf.ParallelOp | affine.ParallelOp):
+            return True
+        parent = parent.parent_op()
+    return False
+
+
 @dataclass
 class LinalgToAffineLoops(MgLowering[LinalgStructuredOperation]):
     """The loop nest of any structured op, built where the op was."""
@@ -132,11 +143,12 @@ class LinalgToAffineLoops(MgLowering[LinalgStructuredOperation]):
         maps = [m.data for m in op.get_indexing_maps()]
         iterators = [is_parallel(it) for it in op.get_iterator_types()]
         sizes = loop_sizes(op, maps)
+        min_work = -1 if in_parallel_loop(op) else self.min_parallel_work
         # Loop order: as declared; where the nest is worth parallelising, its first parallel
         # loop outermost (the one that threads share; the others keep their declared
         # places, so a batched product's j loop stays innermost, reading rows).
         order = list(range(len(sizes)))
-        if enough_work(sizes, self.min_parallel_work):
+        if enough_work(sizes, min_work):
             first = next((d for d in order if iterators[d]), None)
             if first is not None:
                 order = [first, *(d for d in order if d != first)]
@@ -170,7 +182,7 @@ class LinalgToAffineLoops(MgLowering[LinalgStructuredOperation]):
         nest(
             ordered,
             body,
-            [iterators[d] and enough_work(ordered[t:], self.min_parallel_work) for t, d in enumerate(order)],
+            [iterators[d] and enough_work(ordered[t:], min_work) for t, d in enumerate(order)],
         )
 
 

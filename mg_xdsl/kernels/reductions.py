@@ -170,78 +170,90 @@ def row_reduction(
 ) -> None:
     """Every row of ``a`` (``rows`` x ``cols``) folded by ``combine`` into its cell of
     ``result`` (``rows`` x 1), rows in parallel (see the module's docstring)."""
+    # Where a row's vector steps end, before the rows' loop: the same for every row, and
+    # convert-parallel-loops-to-threads can then count a row's work (cols / step) and
+    # split the rows among threads.
+    vector_end = round_down(b, cols, vectors.step)
+    # A row's work is counted in vector steps (see vector_end), each `step` elements.
+    parallel_loop(
+        b, rows, lambda b, i: fold_row(b, combine, a, result, i, cols, vector_end, vectors), work_scale=vectors.step
+    )
+
+
+def fold_row(
+    b: Builder,
+    combine: type[Combine],
+    a: SSAValue,
+    result: SSAValue,
+    i: SSAValue,
+    cols: SSAValue,
+    vector_end: SSAValue,
+    vectors: ReductionVectors,
+) -> None:
+    """Row ``i`` of ``a`` (``cols`` long) folded by ``combine`` into ``result[i, 0]``: the
+    vector steps up to ``vector_end`` (``cols`` rounded down to ``vectors.step``), then the
+    rest (see the module's docstring). ``row_reduction``'s body, and ``vectorize-reductions``'
+    code for one row in a loop (``linalg-fuse-rows``)."""
     kind, neutral, _ = COMBINE[combine]
     element = element_type(result)
     lanes = vectors.lanes
     vtype = VectorType(element, [lanes])
-    # Where a row's vector steps end, before the rows' loop: the same for every row, and
-    # convert-parallel-loops-to-threads can then count a row's work (cols / step) and
-    # split the rows among threads.
-    width = vectors.step
-    vector_end = round_down(b, cols, width)
+    zero = index(b, 0)
+    start = b.insert(memref.LoadOp.get(result, [i, zero])).res
+    splat = b.insert(vector.BroadcastOp(b.insert(arith.ConstantOp(FloatAttr(neutral, element))).result, vtype)).vector
 
-    def row(b: Builder, i: SSAValue) -> None:
-        zero = index(b, 0)
-        start = b.insert(memref.LoadOp.get(result, [i, zero])).res
-        splat = b.insert(
-            vector.BroadcastOp(b.insert(arith.ConstantOp(FloatAttr(neutral, element))).result, vtype)
-        ).vector
+    def chunk(b: Builder, j: SSAValue, accs: list[SSAValue]) -> list[SSAValue]:
+        out = []
+        for k, acc in enumerate(accs):
+            at = add(b, j, index(b, k * lanes))
+            v = b.insert(vector.LoadOp(a, [i, at], vtype)).result
+            out.append(combine_vectors(b, combine, acc, v))
+        return out
 
-        def chunk(b: Builder, j: SSAValue, accs: list[SSAValue]) -> list[SSAValue]:
-            out = []
-            for k, acc in enumerate(accs):
-                at = add(b, j, index(b, k * lanes))
-                v = b.insert(vector.LoadOp(a, [i, at], vtype)).result
-                out.append(combine_vectors(b, combine, acc, v))
-            return out
+    accs = for_loop(b, zero, vector_end, index(b, vectors.step), chunk, [splat] * vectors.accumulators)
+    while len(accs) > 1:  # a balanced tree: (a0 + a1) + (a2 + a3)
+        accs = [combine_vectors(b, combine, accs[k], accs[k + 1]) for k in range(0, len(accs), 2)]
+    # What is left of a row is mostly whole vectors (1000 = 31 * 32 + 8): for a sum, one
+    # at a time, so that at most L - 1 elements take the slow scalar chain. Not for a
+    # maximum: with that loop LLVM's code for a ?x? row maximum on AVX2 took twice as
+    # long (8.4 -> 16 ms at 4096 x 4096, one thread), and a maximum's chain is short.
+    if combine is arith.MaximumfOp:
+        (acc,), lanes_end = accs, vector_end
+    else:
+        lanes_end = round_down(b, cols, lanes)
+        (acc,) = for_loop(b, vector_end, lanes_end, index(b, lanes), chunk, accs)
+    # A sum's lanes are added as a tree (reassoc): in lane order, LLVM's reduce.fadd is
+    # a chain of L dependent additions, which per row costs as much as a tenth of a
+    # 1000-element row's loads. The sum is reassociated already (the accumulators). A
+    # maximum's lanes have no order to keep.
+    reduced = b.insert(
+        vector.ReductionOp.create(
+            operands=[acc, start],
+            result_types=[element],
+            properties={
+                "kind": CombiningKindAttr(CombiningKindFlag(kind)),
+                "fastmath": NO_FLAGS if combine is arith.MaximumfOp else REASSOC,
+            },
+        )
+    ).results[0]
 
-        accs = for_loop(b, zero, vector_end, index(b, width), chunk, [splat] * vectors.accumulators)
-        while len(accs) > 1:  # a balanced tree: (a0 + a1) + (a2 + a3)
-            accs = [combine_vectors(b, combine, accs[k], accs[k + 1]) for k in range(0, len(accs), 2)]
-        # What is left of a row is mostly whole vectors (1000 = 31 * 32 + 8): for a sum, one
-        # at a time, so that at most L - 1 elements take the slow scalar chain. Not for a
-        # maximum: with that loop LLVM's code for a ?x? row maximum on AVX2 took twice as
-        # long (8.4 -> 16 ms at 4096 x 4096, one thread), and a maximum's chain is short.
-        if combine is arith.MaximumfOp:
-            (acc,), lanes_end = accs, vector_end
-        else:
-            lanes_end = round_down(b, cols, lanes)
-            (acc,) = for_loop(b, vector_end, lanes_end, index(b, lanes), chunk, accs)
-        # A sum's lanes are added as a tree (reassoc): in lane order, LLVM's reduce.fadd is
-        # a chain of L dependent additions, which per row costs as much as a tenth of a
-        # 1000-element row's loads. The sum is reassociated already (the accumulators). A
-        # maximum's lanes have no order to keep.
-        reduced = b.insert(
-            vector.ReductionOp.create(
-                operands=[acc, start],
-                result_types=[element],
-                properties={
-                    "kind": CombiningKindAttr(CombiningKindFlag(kind)),
-                    "fastmath": NO_FLAGS if combine is arith.MaximumfOp else REASSOC,
-                },
-            )
-        ).results[0]
+    def one(b: Builder, j: SSAValue, acc: list[SSAValue]) -> list[SSAValue]:
+        x = b.insert(memref.LoadOp.get(a, [i, j])).res
+        return [b.insert(combine(acc[0], x)).results[0]]
 
-        def one(b: Builder, j: SSAValue, acc: list[SSAValue]) -> list[SSAValue]:
-            x = b.insert(memref.LoadOp.get(a, [i, j])).res
-            return [b.insert(combine(acc[0], x)).results[0]]
-
-        # A sum's last elements are fewer than L: short. A maximum's may be up to S - 1 (31),
-        # which LLVM's vector copy of the loop does in a fifth less time (4000 x 1021).
-        (total,) = for_loop(b, lanes_end, cols, index(b, 1), one, [reduced], short=combine is not arith.MaximumfOp)
-        if combine is arith.MaximumfOp:
-            # Of a zero maximum the sign may be wrong (see combine_vectors): then the exact
-            # one, element by element.
-            is_zero = b.insert(
-                arith.CmpfOp(total, b.insert(arith.ConstantOp(FloatAttr(0.0, element))).result, "oeq")
-            ).result
-            total = if_else_value(
-                b, is_zero, lambda b: for_loop(b, zero, cols, index(b, 1), one, [start])[0], lambda b: total
-            )
-        b.insert(memref.StoreOp.get(total, result, [i, zero]))
-
-    # A row's work is counted in vector steps (see vector_end), each `width` elements.
-    parallel_loop(b, rows, row, work_scale=width)
+    # A sum's last elements are fewer than L: short. A maximum's may be up to S - 1 (31),
+    # which LLVM's vector copy of the loop does in a fifth less time (4000 x 1021).
+    (total,) = for_loop(b, lanes_end, cols, index(b, 1), one, [reduced], short=combine is not arith.MaximumfOp)
+    if combine is arith.MaximumfOp:
+        # Of a zero maximum the sign may be wrong (see combine_vectors): then the exact
+        # one, element by element.
+        is_zero = b.insert(
+            arith.CmpfOp(total, b.insert(arith.ConstantOp(FloatAttr(0.0, element))).result, "oeq")
+        ).result
+        total = if_else_value(
+            b, is_zero, lambda b: for_loop(b, zero, cols, index(b, 1), one, [start])[0], lambda b: total
+        )
+    b.insert(memref.StoreOp.get(total, result, [i, zero]))
 
 
 NO_SIGNED_ZEROS = arith.FastMathFlagsAttr([FastMathFlag.NO_SIGNED_ZEROS])

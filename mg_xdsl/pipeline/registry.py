@@ -22,6 +22,7 @@ _PROJECT_PASSES: dict[str, tuple[str, str]] = {
     "linalg-fuse-elementwise-ops": ("transforms.linalg.linalg_fuse_elementwise_ops", "LinalgFuseElementwiseOpsPass"),
     "reuse-dying-buffers": ("transforms.linalg.reuse_dying_buffers", "ReuseDyingBuffersPass"),
     "convert-linalg-to-affine-loops": ("conversions.convert_linalg_to_affine_loops", "ConvertLinalgToAffineLoopsPass"),
+    "linalg-fuse-rows": ("transforms.linalg.linalg_fuse_rows", "LinalgFuseRowsPass"),
     "tile-matmul": ("transforms.linalg.tile_matmul", "TileMatmulPass"),
     "vectorize-reductions": ("transforms.linalg.vectorize_reductions", "VectorizeReductionsPass"),
     "stream-large-results": ("transforms.linalg.stream_large_results", "StreamLargeResultsPass"),

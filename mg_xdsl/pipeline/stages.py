@@ -146,6 +146,7 @@ OPTIMISED_STAGES: tuple[Stage, ...] = (
     Stage(
         "affine",
         (
+            "linalg-fuse-rows",  # a softmax's passes over a row done while it is in the cache
             "vectorize-reductions",  # row sums with vector accumulators, column sums by rows
             "tile-matmul",  # packed, cache-tiled, register-blocked matrix products
             "stream-large-results",  # large results written past the caches

@@ -165,8 +165,12 @@ def minimum(b: Builder, x: SSAValue, y: SSAValue) -> SSAValue:
     return _fold(b, arith.MinSIOp, min, x, y)
 
 
-def ceil_div(b: Builder, x: SSAValue, d: int) -> SSAValue:
-    return _fold(b, arith.CeilDivSIOp, lambda p, q: -(-p // q), x, index(b, d))
+def maximum(b: Builder, x: SSAValue, y: SSAValue) -> SSAValue:
+    return _fold(b, arith.MaxSIOp, max, x, y)
+
+
+def ceil_div(b: Builder, x: SSAValue, d: int | SSAValue) -> SSAValue:
+    return _fold(b, arith.CeilDivSIOp, lambda p, q: -(-p // q), x, index(b, d) if isinstance(d, int) else d)
 
 
 def round_down(b: Builder, x: SSAValue, multiple: int) -> SSAValue:

@@ -463,8 +463,8 @@ MUTATIONS = [
     ),
     Mutation(
         "mg_xdsl/kernels/reductions.py",
-        "        if combine is arith.MaximumfOp:\n            # Of a zero maximum",
-        "        if False:\n            # Of a zero maximum",
+        "    if combine is arith.MaximumfOp:\n        # Of a zero maximum",
+        "    if False:\n        # Of a zero maximum",
         "a row maximum of zero keeps the sign the nsz vectors gave it",
     ),
     Mutation(
@@ -1559,5 +1559,23 @@ MUTATIONS = [
         '    clamped = e.select(e.cmp("olt", clamped, e.c(lo)), e.c(lo), clamped)',
         "    clamped = clamped",
         "exp of a large negative number is not clamped (garbage instead of 0)",
+    ),
+    Mutation(
+        "mg_xdsl/transforms/linalg/linalg_fuse_rows.py",
+        "            if base(operand) in self.written and not by_value:",
+        "            if False:",
+        "linalg-fuse-rows fuses an op that reads a written result broadcast (row 0 for every row)",
+    ),
+    Mutation(
+        "mg_xdsl/transforms/linalg/vectorize_reductions.py",
+        "    return found.axis == 1 and _shape(found.input)[0] == 1 and not isinstance(found.op.parent_op(), func.FuncOp)",
+        "    return False",
+        "a row reduction in the loop over rows calls the kernel (on a strided view) instead of folding in place",
+    ),
+    Mutation(
+        "mg_xdsl/conversions/convert_linalg_to_affine_loops.py",
+        "        min_work = -1 if in_parallel_loop(op) else self.min_parallel_work",
+        "        min_work = self.min_parallel_work",
+        "an op inside a parallel loop over rows gets parallel loops of its own",
     ),
 ]

@@ -30,6 +30,10 @@ name its vector unit, by default AVX-512's); ``row-block`` and ``rows-at-once`` 
 column kernel. A sum is reassociated: the result may differ from the reference pipeline's
 left-to-right order in the last bits (a maximum does not change).
 
+A row reduction of one row inside a loop (``linalg-fuse-rows``' loop over rows, which runs it
+once per row with the row's other ops) is not called but written in place: the kernel's body
+for that row (``fold_row``), without its parallel loop.
+
 The cost model: small reductions are left as they are, those of static sizes with fewer than
 ``min-elements`` elements (a reduction of a few thousand numbers takes microseconds either
 way, and a call has to cast its operands), and a row reduction whose rows are statically
@@ -40,24 +44,52 @@ from dataclasses import dataclass
 
 from xdsl.builder import Builder
 from xdsl.context import Context
+from xdsl.dialects import func, memref
 from xdsl.dialects.builtin import MemRefType, ModuleOp
+from xdsl.ir import SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from mg_xdsl.core.target import DEFAULT, ReductionVectors, VectorUnit, reduction_vectors
-from mg_xdsl.kernels.reductions import ROW_BLOCK, ROWS_AT_ONCE, Reduction, match_reduction, reduction_kernel
+from mg_xdsl.kernels.reductions import (
+    ROW_BLOCK,
+    ROWS_AT_ONCE,
+    Reduction,
+    fold_row,
+    match_reduction,
+    reduction_kernel,
+)
 from mg_xdsl.kernels.shared import call_kernel, element_type
+from mg_xdsl.support.loop_builders import index, round_down
 
 MIN_ELEMENTS = 4096  # smaller static reductions stay scalar (see the module's docstring)
 
 
 def worth_vectorizing(found: Reduction, min_elements: int, vectors: ReductionVectors) -> bool:
-    t = found.input.type
-    assert isinstance(t, MemRefType)
-    rows, cols = t.get_shape()
+    rows, cols = _shape(found.input)
     if found.axis == 1 and cols >= 0 and cols < vectors.step:
         return False
-    return not (rows >= 0 and cols >= 0 and rows * cols < min_elements)
+    return is_row_in_loop(found) or not (rows >= 0 and cols >= 0 and rows * cols < min_elements)
+
+
+def _shape(value: SSAValue) -> tuple[int, ...]:
+    t = value.type
+    assert isinstance(t, MemRefType)
+    return tuple(t.get_shape())
+
+
+def is_row_in_loop(found: Reduction) -> bool:
+    """Whether ``found`` folds one row, statically, inside a loop (which runs it many times)."""
+    return found.axis == 1 and _shape(found.input)[0] == 1 and not isinstance(found.op.parent_op(), func.FuncOp)
+
+
+def fold_in_place(b: Builder, found: Reduction, vectors: ReductionVectors) -> None:
+    """The one row of ``found`` folded into its cell by the row kernel's body, at ``b``."""
+    zero = index(b, 0)
+    static = _shape(found.input)[1]
+    cols = index(b, static) if static >= 0 else b.insert(memref.DimOp(found.input, index(b, 1))).result
+    vector_end = round_down(b, cols, vectors.step)
+    fold_row(b, found.combine, found.input, found.out, zero, cols, vector_end, vectors)
 
 
 @dataclass(frozen=True)
@@ -92,8 +124,12 @@ class VectorizeReductionsPass(ModulePass):
             vectors = reduction_vectors(unit, element.bitwidth)
             if not worth_vectorizing(found, self.min_elements, vectors):
                 continue
-            kernel = reduction_kernel(
-                op, found.combine, found.axis, element, vectors, self.row_block, self.rows_at_once
-            )
-            call_kernel(Builder(InsertPoint.before(candidate)), kernel, [found.input, found.out])
+            b = Builder(InsertPoint.before(candidate))
+            if is_row_in_loop(found):
+                fold_in_place(b, found, vectors)
+            else:
+                kernel = reduction_kernel(
+                    op, found.combine, found.axis, element, vectors, self.row_block, self.rows_at_once
+                )
+                call_kernel(b, kernel, [found.input, found.out])
             Rewriter.erase_op(candidate)

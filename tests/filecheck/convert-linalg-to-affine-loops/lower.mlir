@@ -107,3 +107,34 @@ func.func @broadcast_relu(%a: memref<8x3xf64>, %v: memref<1x3xf64>, %r: memref<8
   }
   return
 }
+
+// An op inside a parallel loop (linalg-fuse-rows' loop over rows, each op on a row's
+// view) gets no parallel loop of its own, whatever its sizes: the rows are shared already.
+func.func @in_a_parallel_loop(%a: memref<64x?xf64>, %r: memref<64x?xf64>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %n = memref.dim %a, %c1 : memref<64x?xf64>
+  "scf.parallel"(%c0, %c64, %c1) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+  ^bb0(%i: index):
+    %row = memref.subview %a[%i, 0] [1, %n] [1, 1] : memref<64x?xf64> to memref<1x?xf64, strided<[?, 1], offset: ?>>
+    %out = memref.subview %r[%i, 0] [1, %n] [1, 1] : memref<64x?xf64> to memref<1x?xf64, strided<[?, 1], offset: ?>>
+    linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+        ins(%row : memref<1x?xf64, strided<[?, 1], offset: ?>>) outs(%out : memref<1x?xf64, strided<[?, 1], offset: ?>>) {
+    ^bb0(%x: f64, %o: f64):
+      %y = arith.mulf %x, %x : f64
+      linalg.yield %y : f64
+    }
+    scf.reduce
+  }) : (index, index, index) -> ()
+  return
+}
+// PAR-LABEL:   func.func @in_a_parallel_loop(
+// (The loops are scf.for: the row's ? length, read inside the loop, is no affine symbol.)
+// PAR:           "scf.parallel"
+// PAR-NOT:         parallel
+// PAR:             scf.for
+// PAR-NOT:         parallel
+// PAR:               scf.for
+// PAR-NOT:         parallel
+// PAR:                 arith.mulf

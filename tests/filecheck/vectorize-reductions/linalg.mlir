@@ -65,6 +65,37 @@ func.func @wrong_iterators(%a: memref<?x?xf64>, %r: memref<?x1xf64>) {
 // CHECK-NOT:     func.call
 // CHECK:         linalg.generic
 
+// One row inside a loop (linalg-fuse-rows' loop over rows): the row kernel's body for that
+// row, in place, without a call or a parallel loop of its own.
+func.func @one_row_in_a_loop(%a: memref<64x1024xf32>, %r: memref<64x1xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  scf.for %i = %c0 to %c64 step %c1 {
+    %row = memref.subview %a[%i, 0] [1, 1024] [1, 1] : memref<64x1024xf32> to memref<1x1024xf32, strided<[1024, 1], offset: ?>>
+    %cell = memref.subview %r[%i, 0] [1, 1] [1, 1] : memref<64x1xf32> to memref<1x1xf32, strided<[1, 1], offset: ?>>
+    linalg.generic {indexing_maps = [#id, #rows], iterator_types = ["parallel", "reduction"]}
+        ins(%row : memref<1x1024xf32, strided<[1024, 1], offset: ?>>) outs(%cell : memref<1x1xf32, strided<[1, 1], offset: ?>>) {
+    ^bb0(%x: f32, %acc: f32):
+      %s = arith.addf %acc, %x : f32
+      linalg.yield %s : f32
+    }
+  }
+  return
+}
+// CHECK-LABEL: func.func @one_row_in_a_loop(
+// CHECK-NOT:     func.call
+// CHECK-NOT:     scf.parallel
+// CHECK:         scf.for %[[I:.*]] = 
+// CHECK:           %[[ROW:.*]] = memref.subview %a
+// CHECK:           %[[CELL:.*]] = memref.subview %r
+// CHECK:           %[[START:.*]] = memref.load %[[CELL]][%{{.*}}, %{{.*}}]
+// CHECK:           scf.for {{.*}} -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>) {
+// CHECK:             vector.load %[[ROW]][%{{.*}}, %{{.*}}] : memref<1x1024xf32, strided<[1024, 1], offset: ?>>, vector<16xf32>
+// CHECK:           vector.reduction <add>, %{{.*}}, %[[START]] fastmath<reassoc> : vector<16xf32> into f32
+// CHECK:           memref.store %{{.*}}, %[[CELL]][%{{.*}}, %{{.*}}]
+// CHECK-NOT:   func.func private @mg_row_sum_f32
+
 // CHECK-LABEL: func.func private @mg_row_max_f32(
 // CHECK:         vector.load %a[{{.*}}] : memref<?x?xf32>, vector<16xf32>
 // CHECK-LABEL: func.func private @mg_column_sum_f64(
