@@ -420,13 +420,18 @@ def target(cpu: str | None = None) -> Target:
 
 
 def pass_options(
-    t: Target, fma: bool = False, caches: bool = False, datapath: bool = False, streaming: bool = False
+    t: Target,
+    fma: bool = False,
+    caches: bool = False,
+    datapath: bool = False,
+    streaming: bool = False,
+    vector: bool = True,
 ) -> str:
-    """The pass options that describe ``t``: its vector unit, and its fused multiply-add,
-    cache sizes, (where narrower than its registers) datapath and streaming stores where
-    asked."""
+    """The pass options that describe ``t``: its vector unit (unless not ``vector``), and
+    its fused multiply-add, cache sizes, (where narrower than its registers) datapath and
+    streaming stores where asked."""
     unit = t.unit
-    options = f"vector-bits={unit.bits} vector-registers={unit.registers}"
+    options = f"vector-bits={unit.bits} vector-registers={unit.registers}" if vector else ""
     if streaming:
         options += f" min-bytes={streaming_min_bytes(t.caches)} nontemporal={'true' if t.nontemporal else 'false'}"
     if datapath and unit.datapath:
@@ -435,4 +440,4 @@ def pass_options(
         options += f" fma={'true' if unit.fma else 'false'}"
     if caches:
         options += f" l1-cache={t.caches.l1} l2-cache={t.caches.l2} l3-cache={t.caches.l3}"
-    return options
+    return options.strip()

@@ -36,10 +36,12 @@ knows the first three by name (``PIPELINES``), each as one pass with the options
 ``mgc`` runs, stage checks included; ``mg-opt prog.mg -p "$(mgc pipeline)"`` the same pass
 by pass.
 
-Three optimisations shape their code for the CPU: ``vectorize-reductions``,
+Four passes shape their code for the CPU: ``vectorize-reductions``,
 ``tile-matmul`` and ``stream-large-results`` take its vector unit as options
 (``mg_xdsl.core.target``), ``tile-matmul`` its cache sizes too, ``stream-large-results`` the
-size from which it streams and whether the CPU has streaming stores, filled in here for this host or for ``mgc build/lib --cpu NAME``
+size from which it streams and whether the CPU has streaming stores, and
+``math-polynomial-approximation`` whether it has fused multiply-adds (in both CPU
+pipelines), filled in here for this host or for ``mgc build/lib --cpu NAME``
 (``for_target``). The stage lists name them
 without options.
 """
@@ -281,6 +283,7 @@ TARGETED_PASSES = {
     "vectorize-reductions": {"datapath": True},
     "tile-matmul": {"fma": True, "caches": True, "datapath": True},
     "stream-large-results": {"datapath": True, "streaming": True},
+    "math-polynomial-approximation": {"vector": False, "fma": True},
 }
 """The passes whose code depends on the CPU (their options describe its vector unit), and
 what else of it they take: its datapath, its fused multiply-add, its cache sizes, its

@@ -226,7 +226,7 @@ def test_the_docs_show_the_real_pipelines():
     """What `mgc pipeline` prints is pipeline.pass_pipeline, and the docs show both."""
     shown = {command: expected for _, command, expected in console_commands()}
     assert shown["mgc pipeline --cpu x86-64-v4"] == [pass_pipeline(True, target("x86-64-v4"))]
-    assert shown["mgc pipeline --reference"] == [pass_pipeline(optimise=False)]
+    assert shown["mgc pipeline --reference --cpu x86-64-v4"] == [pass_pipeline(False, target("x86-64-v4"))]
 
 
 def test_the_matcher():

@@ -44,6 +44,7 @@ INTRINSICS: dict[type[Operation], str] = {
     math.FloorOp: "llvm.floor",
     math.PowFOp: "llvm.pow",
     math.Atan2Op: "llvm.atan2",
+    math.FmaOp: "llvm.fma",  # (made by math-polynomial-approximation{fma=true})
 }
 
 

@@ -84,8 +84,10 @@ def exp(e: Emitter, x: SSAValue, for_f32: bool = False, tail: SSAValue | None = 
         inside = e.both(e.cmp("oge", x, e.c(lo)), e.cmp("ole", x, e.c(hi)))
         correction = e.sub(correction, e.select(inside, tail, e.c(0.0)))
     r = e.sub(r, correction)
-    p = e.poly(r, coefficients("exp", e, for_f32))
-    y = e.add(e.c(1.0), e.add(r, e.mul(e.mul(r, r), p)))
+    # The polynomial's steps fused where the CPU has FMA (``Emitter.mul_add``): the
+    # longest dependency chain of a softmax's or an attention's loop (docs/math-accuracy.md).
+    p = e.poly(r, coefficients("exp", e, for_f32), fused=True)
+    y = e.add(e.c(1.0), e.mul_add(e.mul(r, r), p, r))
     return e.scale(y, ni)
 
 
@@ -322,6 +324,10 @@ def pow(e: Emitter, x: SSAValue, y: SSAValue, for_f32: bool = False) -> SSAValue
     result = e.select(e.both(negative, odd), e.neg(magnitude), magnitude)
     finite_negative = e.both(e.cmp("olt", x, e.c(0.0)), e.cmp("one", x, e.c(-INF)))
     result = e.select(e.both(finite_negative, e.cmp("une", floor_y, y)), e.c(NAN), result)
+    # A NaN argument, itself (x's if both are): the NaN the arithmetic would give depends on
+    # which operand an FMA instruction takes its NaN from, which differs between the vector
+    # loop and its scalar remainder.
+    result = e.select(e.cmp("uno", x, x), x, e.select(e.cmp("uno", y, y), y, result))
     one = e.c(1.0)
     result = e.select(e.both(e.cmp("oeq", ax, one), e.cmp("oeq", e.abs(y), e.c(INF))), one, result)
     result = e.select(e.cmp("oeq", x, one), one, result)

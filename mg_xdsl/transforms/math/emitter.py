@@ -11,7 +11,11 @@ and Horner's rule.
 
 Every op is a plain IEEE operation without fast-math flags, so LLVM keeps each rounding as
 written (no reassociation, no contraction into FMA): the same code gives the same bits in
-the vector loop, its scalar remainder, at -O0 and through upstream ``mlir-opt``.
+the vector loop, its scalar remainder, at -O0 and through upstream ``mlir-opt``. An emitter
+``with_fma`` writes ``mul_add`` as ``math.fma``, which IEEE defines exactly too (one
+rounding): on a CPU with FMA instructions it halves the dependency chain of a polynomial;
+on one without, it would be a call of the C library's ``fma`` per element, so the pass is
+told which (its ``fma`` option) and writes a multiplication and an addition there instead.
 """
 
 import struct
@@ -25,9 +29,10 @@ from xdsl.ir import Operation, SSAValue
 class Emitter:
     """Ops on ``t`` (``f32`` or ``f64``) appended to ``ops``."""
 
-    def __init__(self, t: AnyFloat, ops: list[Operation] | None = None):
+    def __init__(self, t: AnyFloat, ops: list[Operation] | None = None, with_fma: bool = False):
         assert t in (f32, f64), f"no approximations for {t}"
         self.t = t
+        self.with_fma = with_fma
         self.ops: list[Operation] = [] if ops is None else ops
         self.double = t == f64
         self.width = 64 if self.double else 32
@@ -40,7 +45,7 @@ class Emitter:
 
     def other(self, t: AnyFloat) -> "Emitter":
         """An emitter of ``t`` that appends to the same list."""
-        return Emitter(t, self.ops)
+        return Emitter(t, self.ops, self.with_fma)
 
     def emit(self, op: Operation) -> SSAValue:
         self.ops.append(op)
@@ -107,11 +112,18 @@ class Emitter:
     def either(self, a: SSAValue, b: SSAValue) -> SSAValue:
         return self.emit(arith.OrIOp(a, b))
 
-    def poly(self, x: SSAValue, coefficients: Sequence[float]) -> SSAValue:
-        """sum_k coefficients[k] x^k, by Horner's rule."""
+    def mul_add(self, a: SSAValue, b: SSAValue, c: SSAValue) -> SSAValue:
+        """c + a * b: rounded once (``math.fma``) by an emitter ``with_fma``, else twice."""
+        if self.with_fma:
+            return self.emit(math.FmaOp(a, b, c))
+        return self.add(c, self.mul(a, b))
+
+    def poly(self, x: SSAValue, coefficients: Sequence[float], fused: bool = False) -> SSAValue:
+        """sum_k coefficients[k] x^k, by Horner's rule; each step one rounding (``mul_add``)
+        if ``fused`` and the emitter is ``with_fma``."""
         p = self.c(coefficients[-1])
         for c in reversed(coefficients[:-1]):
-            p = self.add(self.mul(p, x), self.c(c))
+            p = self.mul_add(p, x, self.c(c)) if fused and self.with_fma else self.add(self.mul(p, x), self.c(c))
         return p
 
     # ---------------------------------------------------------------- bits

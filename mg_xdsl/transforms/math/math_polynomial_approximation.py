@@ -68,14 +68,14 @@ EXPANSIONS: dict[type[Operation], Callable[[Emitter, list[SSAValue]], SSAValue]]
 other ``f32`` functions in ``f64``."""
 
 
-def expand(op: Operation) -> list[Operation] | None:
+def expand(op: Operation, fma: bool = False) -> list[Operation] | None:
     """The ops that compute ``op``'s result (the last one's), or None where the pass leaves
-    ``op`` alone."""
+    ``op`` alone; with ``fma``, ``exp``'s polynomial in fused multiply-adds."""
     how = EXPANSIONS.get(type(op))
     t = op.results[0].type if op.results else None
     if how is None or not isinstance(t, Float32Type | Float64Type) or any(v.type != t for v in op.operands):
         return None
-    e = Emitter(t)
+    e = Emitter(t, with_fma=fma)
     result = how(e, list(op.operands))
     assert e.ops and e.ops[-1].results[0] is result
     return e.ops
@@ -85,8 +85,12 @@ def expand(op: Operation) -> list[Operation] | None:
 class MathPolynomialApproximationPass(ModulePass):
     name = "math-polynomial-approximation"
 
+    # The target has fused multiply-add instructions (the pipeline passes the host's or
+    # ``--cpu``'s): ``exp``'s polynomial is then ``math.fma`` steps, else separate ones.
+    fma: bool = False
+
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         for target in [o for o in op.walk() if type(o) in EXPANSIONS]:
-            ops = expand(target)
+            ops = expand(target, self.fma)
             if ops is not None:
                 Rewriter.replace_op(target, ops, [ops[-1].results[0]])

@@ -3,6 +3,7 @@
 // low bits: no conversion); r = x - n ln2, ln2 in two parts; e^r = 1 + r + r^2 P(r);
 // then 2^n as two factors made in the exponent bits, so a subnormal result rounds once.
 // RUN: mg-opt %s -p math-polynomial-approximation | filecheck %s
+// RUN: mg-opt %s -p 'math-polynomial-approximation{fma=true}' | filecheck %s --check-prefix=FMA
 
 func.func @exp_f32(%x: f32) -> f32 {
   %y = math.exp %x : f32
@@ -57,3 +58,14 @@ func.func @exp_f64(%x: f64) -> f64 {
 // CHECK:         arith.bitcast %{{.*}} : i64 to f64
 // CHECK-NEXT:    %[[RESULT:.*]] = arith.mulf %{{.*}}, %{{.*}} : f64
 // CHECK-NEXT:    func.return %[[RESULT]] : f64
+
+// With fma=true (a CPU with fused multiply-adds): the polynomial's Horner steps and the
+// last r + r^2 P(r) are math.fma, one rounding each; the rest is as above.
+// FMA-LABEL: func.func @exp_f32(
+// FMA:         %[[R2:.*]] = arith.mulf %[[R:.*]], %[[R]] : f32
+// FMA-NEXT:    %[[E:.*]] = math.fma %[[R2]], %{{.*}}, %[[R]] : f32
+// FMA-NEXT:    %{{.*}} = arith.addf %{{.*}}, %[[E]] : f32
+// FMA-LABEL: func.func @exp_f64(
+// FMA-COUNT-11: math.fma
+// FMA-NOT:     math.fma
+// FMA:         func.return
