@@ -156,9 +156,10 @@ NOTES = [
     "two_layers is examples/08_two_layers.mg with its size-2 dimensions scaled to n and its "
     "size-1 dimensions kept: row_max(relu(relu(x @ w1 + b1) @ w2 + b2) @ w3) with x, w1 nxn, "
     "b1 1xn, w2 nx1, b2 1x1, w3 1xn.",
-    "OpenBLAS runs with OPENBLAS_THREAD_TIMEOUT=4 unless set: its idle threads otherwise spin "
-    "for ~75 ms after each call, taking the cores from whatever runs next (here: mg's "
-    "threads, in the alternation).",
+    "OpenBLAS runs with OPENBLAS_THREAD_TIMEOUT=4 and OpenMP (Numba's threading layer) with "
+    "OMP_WAIT_POLICY=PASSIVE unless set: their idle threads otherwise spin after each call "
+    "(OpenBLAS's for ~75 ms), taking the cores from whatever runs next (here: mg's threads, "
+    "in the alternation).",
     f"mgc run: wall time of the whole process (Python start, import, compile, run), median "
     f"of several runs; 'cached' uses the on-disk compile cache as by default (warmed by one "
     f"run first), 'no cache' sets MGC_NO_CACHE=1. The target is <= {MGC_TARGET_S} s.",
