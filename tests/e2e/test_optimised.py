@@ -8,6 +8,7 @@ and the results must not depend on the thread count at all."""
 
 import numpy as np
 import pytest
+from helpers.threads import at_one_and_two_threads
 
 import mg_xdsl
 
@@ -103,10 +104,7 @@ def libraries():
 def test_agrees_with_numpy_and_the_reference_at_any_thread_count(case, libraries, monkeypatch):
     name, args = CASES[case]
     fast, ref = libraries
-    results = []
-    for threads in ("1", "2"):
-        monkeypatch.setenv("MG_NUM_THREADS", threads)
-        results.append(getattr(fast, name)(*args))
+    results = at_one_and_two_threads(getattr(fast, name), args, monkeypatch)
     want = reference(name, *args)
     scale = np.abs(want).max() if want.size else 1.0
     np.testing.assert_allclose(results[0], want, rtol=1e-10, atol=1e-10 * scale)

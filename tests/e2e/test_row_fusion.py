@@ -10,6 +10,7 @@ used after it."""
 import ml_dtypes
 import numpy as np
 import pytest
+from helpers.threads import at_one_and_two_threads
 
 import mg_xdsl
 from mg_xdsl.driver import Compilation
@@ -113,10 +114,7 @@ def tolerance(name, want) -> tuple[float, float]:
 def test_agrees_with_numpy_and_the_reference_at_any_thread_count(case, libraries, monkeypatch):
     name, args = CASES[case]
     fast, ref = libraries
-    results = []
-    for threads in ("1", "2"):
-        monkeypatch.setenv("MG_NUM_THREADS", threads)
-        results.append(getattr(fast, name)(*args))
+    results = at_one_and_two_threads(getattr(fast, name), args, monkeypatch)
     want = REFERENCE[name](*args)
     rtol, atol = tolerance(name, want)
     np.testing.assert_allclose(results[0].astype(want.dtype), want, rtol=rtol, atol=atol)

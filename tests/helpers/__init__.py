@@ -7,5 +7,6 @@
 - ``interpreters`` a program interpreted at each stage of the pipeline
 - ``printed``      what ``mgc run`` printed, read back as NumPy arrays
 - ``programs``     random programs and an independent NumPy reference, for the property tests
+- ``threads``      a compiled function run at one and two threads
 - ``upstream``     upstream MLIR 22 as an oracle (``mlir-opt-22``, ``--backend mlir``)
 """

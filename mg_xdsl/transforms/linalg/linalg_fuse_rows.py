@@ -191,15 +191,22 @@ def is_row_reduction(op: Member) -> bool:
     return iterators_of(op)[-1] == IteratorType.REDUCTION
 
 
-def row_extents(op: Member) -> tuple[Extent, ...] | None:
-    """The sizes of ``op``'s row loops, each from an operand that its loop indexes."""
-    found: list[Extent | None] = [None] * (len(iterators_of(op)) - 1)
+def row_loop_operands(op: Member) -> list[SSAValue] | None:
+    """For each of ``op``'s row loops, the first operand that the loop indexes (its size is
+    the loop's); ``None`` if a loop indexes none."""
+    found: list[SSAValue | None] = [None] * (len(iterators_of(op)) - 1)
     for operand, m in shaped(op):
         for k, expr in enumerate(m.results[:-1]):
             if isinstance(expr, AffineDimExpr) and found[k] is None:
-                found[k] = extent(operand, k)
-    sizes = [f for f in found if f is not None]
-    return tuple(sizes) if len(sizes) == len(found) else None
+                found[k] = operand
+    operands = [v for v in found if v is not None]
+    return operands if len(operands) == len(found) else None
+
+
+def row_extents(op: Member) -> tuple[Extent, ...] | None:
+    """The sizes of ``op``'s row loops (see ``Extent``)."""
+    operands = row_loop_operands(op)
+    return None if operands is None else tuple(extent(v, k) for k, v in enumerate(operands))
 
 
 @dataclass
@@ -421,24 +428,24 @@ def row_indices(b: Builder, k: SSAValue, rows: Sequence[SSAValue]) -> list[SSAVa
     return [k, *reversed(indices)]
 
 
-def row_sizes(b: Builder, op: Member, rank: int) -> list[SSAValue]:
+def row_sizes(b: Builder, op: Member) -> list[SSAValue]:
     """The sizes of ``op``'s row loops as values, made at ``b`` (a static one a constant)."""
-    sizes: list[SSAValue | None] = [None] * (rank - 1)
-    for operand, m in shaped(op):
-        for k, expr in enumerate(m.results[:-1]):
-            if isinstance(expr, AffineDimExpr) and sizes[k] is None:
-                size = operand.type.get_shape()[k]  # type: ignore[union-attr]
-                sizes[k] = index(b, size) if size >= 0 else b.insert(memref.DimOp(operand, index(b, k))).result
-    return [s for s in sizes if s is not None]
+    operands = row_loop_operands(op)
+    assert operands is not None  # (a member has its row extents)
+    sizes = []
+    for k, operand in enumerate(operands):
+        size = operand.type.get_shape()[k]  # type: ignore[union-attr]
+        sizes.append(index(b, size) if size >= 0 else b.insert(memref.DimOp(operand, index(b, k))).result)
+    return sizes
 
 
-def fuse(members: Sequence[Member], rank: int) -> None:
+def fuse(members: Sequence[Member]) -> None:
     """``members`` (one group, in order) as one loop over their rows, where the first was:
     blocks of rows in parallel, each about ``THRESHOLD`` elements' work (a row's length
     times the ops that walk it), and a loop over the block's rows; a plain loop over the
     rows where there is too little work for two threads."""
     b = Builder(InsertPoint.before(members[0]))
-    rows = row_sizes(b, members[0], rank)
+    rows = row_sizes(b, members[0])
     total = rows[0]
     for size in rows[1:]:
         total = mul(b, total, size)
@@ -506,4 +513,4 @@ class LinalgFuseRowsPass(ModulePass):
                     moved.detach()
                     Rewriter.insert_op(moved, InsertPoint.before(run.members[0]))
                 for members in fusable:
-                    fuse(members, run.rank)
+                    fuse(members)
