@@ -431,6 +431,8 @@ def target_info(cpu: str | None) -> dict:
 
 def kernel_of(w: Workload, cpu: str | None) -> str:
     """The kernel shape a workload's mg code uses on ``cpu``, for the report."""
+    from mg_xdsl.kernels.reductions import ROWS_AT_ONCE
+
     info = target_info(cpu)
     if w.name in ("matmul", "layer", "two_layers"):
         return info["matmul"]
@@ -438,9 +440,13 @@ def kernel_of(w: Workload, cpu: str | None) -> str:
         return info["matmul_f32"]
     if w.name in ("batched_matmul", "batched_matmul_f32", "attention"):
         block = info["matmul_f32"] if w.dtype == "float32" else info["matmul"]
-        return block + ", per matrix" + ("; softmax: LLVM's loop vectoriser" if w.name == "attention" else "")
-    if w.name.startswith(("row_", "col_")):
+        return block + ", per matrix" + ("; softmax: rows fused" if w.name == "attention" else "")
+    if w.name.startswith("row_"):
+        return info["reduction"] + f", {ROWS_AT_ONCE} rows side by side"
+    if w.name.startswith("col_"):
         return info["reduction"]
+    if w.name in ("softmax", "layer_norm"):
+        return "rows fused (linalg-fuse-rows)"
     if w.name in ("add", "relu_add", "relu_chain", "relu_add_f32", "exp_f32") and streams(w, cpu):
         lanes = info["stream_lanes"] * (2 if w.dtype == "float32" else 1)
         return f"streaming stores, vector<{lanes}x{'f32' if w.dtype == 'float32' else 'f64'}>"

@@ -64,6 +64,7 @@ import os
 import struct
 import time
 from collections.abc import Iterable, Mapping
+from functools import cache
 from pathlib import Path
 
 import llvmlite  # (the package alone, for its version: not LLVM)
@@ -126,8 +127,10 @@ def files_digest(files: Iterable[Path], root: Path) -> str:
     return h.hexdigest()
 
 
+@cache
 def compiler_version() -> str:
-    """A hash of the source of the ``mg_xdsl`` package that this process imported."""
+    """A hash of the source of the ``mg_xdsl`` package that this process imported, read once
+    a process (10 ms: each key paid it, where the API compiles many programs)."""
     root = Path(__file__).resolve().parent.parent  # (the mg_xdsl package)
     return files_digest(package_files(root), root)
 

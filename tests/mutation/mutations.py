@@ -475,8 +475,8 @@ MUTATIONS = [
     ),
     Mutation(
         "mg_xdsl/kernels/reductions.py",
-        "(acc,) = for_loop(b, vector_end, lanes_end, index(b, lanes), chunk, accs)",
-        "(acc,) = for_loop(b, vector_end, vector_end, index(b, lanes), chunk, accs)",
+        "(acc,) = for_loop(b, vector_end, lanes_end, index(b, lanes), whole_vector, accs)",
+        "(acc,) = for_loop(b, vector_end, vector_end, index(b, lanes), whole_vector, accs)",
         "a row reduction skips the whole vectors after its last full step",
     ),
     Mutation(
@@ -1583,5 +1583,17 @@ MUTATIONS = [
         "            return self.emit(math.FmaOp(a, b, c))",
         "            return self.add(c, self.mul(a, b))",
         "exp's polynomial is two roundings a step on a CPU with FMA (a chain twice as long)",
+    ),
+    Mutation(
+        "mg_xdsl/kernels/reductions.py",
+        "    for_loop(b, grouped, rows, index(b, 1), one_row, short=True)",
+        "    for_loop(b, rows, rows, index(b, 1), one_row, short=True)",
+        "a row reduction leaves out the rows after its last group of four",
+    ),
+    Mutation(
+        "mg_xdsl/kernels/reductions.py",
+        "        members = [add(b, first, index(b, r)) for r in range(rows_at_once)]",
+        "        members = [add(b, first, index(b, 0)) for r in range(rows_at_once)]",
+        "a row reduction's group folds its first row into every row's cell",
     ),
 ]

@@ -89,9 +89,9 @@ func.func @one_row_in_a_loop(%a: memref<64x1024xf32>, %r: memref<64x1xf32>) {
 // CHECK:         scf.for %[[I:.*]] = 
 // CHECK:           %[[ROW:.*]] = memref.subview %a
 // CHECK:           %[[CELL:.*]] = memref.subview %r
-// CHECK:           %[[START:.*]] = memref.load %[[CELL]][%{{.*}}, %{{.*}}]
 // CHECK:           scf.for {{.*}} -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>) {
 // CHECK:             vector.load %[[ROW]][%{{.*}}, %{{.*}}] : memref<1x1024xf32, strided<[1024, 1], offset: ?>>, vector<16xf32>
+// CHECK:           %[[START:.*]] = memref.load %[[CELL]][%{{.*}}, %{{.*}}]
 // CHECK:           vector.reduction <add>, %{{.*}}, %[[START]] fastmath<reassoc> : vector<16xf32> into f32
 // CHECK:           memref.store %{{.*}}, %[[CELL]][%{{.*}}, %{{.*}}]
 // CHECK-NOT:   func.func private @mg_row_sum_f32

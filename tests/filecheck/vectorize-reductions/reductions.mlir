@@ -38,44 +38,78 @@ func.func @cols(%a: tensor<1000x12xf64>) -> tensor<1x12xf64> {
 // CHECK-NEXT:  func.call @mg_column_max_f64(%[[AC]], %[[CC]]) : (memref<?x?xf64>, memref<?x?xf64>) -> ()
 
 // Each kernel once, after the functions, whatever number of reductions call it.
-// The row sum: each row (in parallel) has four vector<8xf64> accumulators over 32 elements
-// a step, combined pairwise, reduced starting from the cell's value; the rest one by one.
+// The row sum: groups of four rows (in parallel), whose rows one loop walks side by side
+// (memory serves four streams faster than one), the target's four vector<8xf64>
+// accumulators shared among them (one a row, 8 elements a step); each row's sum reduced
+// starting from its cell's value, then its last few elements one by one. The rows after
+// the last group one by one, each with all four accumulators over 32 elements a step.
 // CHECK-NOT:   func.func @
 // CHECK-LABEL: func.func private @mg_row_sum_f64(%a: memref<?x?xf64>, %out: memref<?x?xf64>) {
 // CHECK:       %[[ROWS:.*]] = memref.dim %a, %{{.*}} : memref<?x?xf64>
 // CHECK:       %[[COLS:.*]] = memref.dim %a, %{{.*}} : memref<?x?xf64>
-// Where the vector steps end, once for all rows (so that the rows' loop can be split by
-// the work of a row):
-// CHECK:       %[[REM:.*]] = arith.remsi %[[COLS]], %{{.*}} : index
+// Where the vector steps end, once for all rows (so that the groups' loop can be split by
+// the work of a group):
+// CHECK:       %[[EIGHT:.*]] = arith.constant 8 : index
+// CHECK-NEXT:  %[[REM:.*]] = arith.remsi %[[COLS]], %[[EIGHT]] : index
 // CHECK-NEXT:  %[[VEND:.*]] = arith.subi %[[COLS]], %[[REM]] : index
-// CHECK:       "scf.parallel"(%{{.*}}, %[[ROWS]], %{{.*}})
-// CHECK-NEXT:  ^bb0(%[[I:.*]]: index):
-// CHECK:         %[[START:.*]] = memref.load %out[%[[I]], %[[C0:.*]]] : memref<?x?xf64>
+// CHECK-NEXT:  %[[FOUR:.*]] = arith.constant 4 : index
+// CHECK-NEXT:  %[[GROUPS:.*]] = arith.divui %[[ROWS]], %[[FOUR]] : index
+// CHECK:       "scf.parallel"(%{{.*}}, %[[GROUPS]], %{{.*}})
+// CHECK-NEXT:  ^bb0(%[[G:.*]]: index):
+// CHECK:         %[[I0:.*]] = arith.muli %[[G]], %{{.*}} : index
+// CHECK:         %[[I1:.*]] = arith.addi %[[I0]], %{{.*}} : index
+// CHECK:         %[[I2:.*]] = arith.addi %[[I0]], %{{.*}} : index
+// CHECK:         %[[I3:.*]] = arith.addi %[[I0]], %{{.*}} : index
 // CHECK:         %[[ZEROS:.*]] = vector.broadcast %{{.*}} : f64 to vector<8xf64>
 // CHECK:         %[[R0:[0-9a-z_]+]], %[[R1:[0-9a-z_]+]], %[[R2:[0-9a-z_]+]], %[[R3:[0-9a-z_]+]] = scf.for %[[J:[0-9a-z_]+]] = %{{.*}} to %[[VEND]] step %{{.*}} iter_args(%[[A0:[0-9a-z_]+]] = %[[ZEROS]], %[[A1:[0-9a-z_]+]] = %[[ZEROS]], %[[A2:[0-9a-z_]+]] = %[[ZEROS]], %[[A3:[0-9a-z_]+]] = %[[ZEROS]])
-// CHECK:           %[[V0:.*]] = vector.load %a[%[[I]], %{{.*}}] : memref<?x?xf64>, vector<8xf64>
+// CHECK:           %[[V0:.*]] = vector.load %a[%[[I0]], %[[J]]] : memref<?x?xf64>, vector<8xf64>
 // CHECK-NEXT:      %{{.*}} = arith.addf %[[A0]], %[[V0]] : vector<8xf64>
-// CHECK-COUNT-3:   vector.load %a[%[[I]], %{{.*}}] : memref<?x?xf64>, vector<8xf64>
+// CHECK:           %[[V1:.*]] = vector.load %a[%[[I1]], %[[J]]] : memref<?x?xf64>, vector<8xf64>
+// CHECK-NEXT:      %{{.*}} = arith.addf %[[A1]], %[[V1]] : vector<8xf64>
+// CHECK:           vector.load %a[%[[I2]], %[[J]]]
+// CHECK:           vector.load %a[%[[I3]], %[[J]]]
 // CHECK:           scf.yield
-// CHECK:         %[[S01:.*]] = arith.addf %[[R0]], %[[R1]] : vector<8xf64>
-// CHECK-NEXT:    %[[S23:.*]] = arith.addf %[[R2]], %[[R3]] : vector<8xf64>
+// The first row's sum: its lanes added as a tree (the sum is reassociated already), from
+// its cell's value; the last few elements (fewer than 8) one at a time, in a loop LLVM is
+// told not to vectorize or unroll again (it cannot know that the loop is short):
+// CHECK:         %[[START:.*]] = memref.load %out[%[[I0]], %[[C0:.*]]] : memref<?x?xf64>
+// CHECK:         %[[R:.*]] = vector.reduction <add>, %[[R0]], %[[START]] fastmath<reassoc> : vector<8xf64> into f64
+// CHECK:         %[[T:.*]] = scf.for %{{.*}} = %[[VEND]] to %[[COLS]] step %{{.*}} iter_args(%{{.*}} = %[[R]]) -> (f64)
+// CHECK:           memref.load %a[%[[I0]], %{{.*}}] : memref<?x?xf64>
+// CHECK:         } {loop_annotation = #llvm.loop_annotation<vectorize = <disable = true>, unroll = <disable = true>>}
+// CHECK:         memref.store %[[T]], %out[%[[I0]], %[[C0]]] : memref<?x?xf64>
+// The same for the other three rows:
+// CHECK:         vector.reduction <add>, %[[R1]]
+// CHECK:         memref.store %{{.*}}, %out[%[[I1]], %{{.*}}]
+// CHECK:         vector.reduction <add>, %[[R2]]
+// CHECK:         vector.reduction <add>, %[[R3]]
+// CHECK:         memref.store %{{.*}}, %out[%[[I3]], %{{.*}}]
+// CHECK-NEXT:    scf.reduce
+// CHECK-NEXT:  }) {mg.work_scale = 32 : index}
+// The rows after the last group (up to three), one at a time: four accumulators over 32
+// elements a step, combined pairwise; then whole vectors one at a time, to the last
+// multiple of 8; the rest one by one.
+// CHECK:       %[[GROUPED:.*]] = arith.muli %[[GROUPS]], %{{.*}} : index
+// CHECK:       %[[REM32:.*]] = arith.remsi %[[COLS]], %{{.*}} : index
+// CHECK-NEXT:  %[[VEND32:.*]] = arith.subi %[[COLS]], %[[REM32]] : index
+// CHECK:       scf.for %[[I:.*]] = %[[GROUPED]] to %[[ROWS]] step %{{.*}} {
+// CHECK:         %[[S0:[0-9a-z_]+]], %[[S1:[0-9a-z_]+]], %[[S2:[0-9a-z_]+]], %[[S3:[0-9a-z_]+]] = scf.for %{{.*}} = %{{.*}} to %[[VEND32]] step %{{.*}} iter_args(
+// CHECK-COUNT-4:   vector.load %a[%[[I]], %{{.*}}] : memref<?x?xf64>, vector<8xf64>
+// CHECK:           scf.yield
+// CHECK:         %[[S01:.*]] = arith.addf %[[S0]], %[[S1]] : vector<8xf64>
+// CHECK-NEXT:    %[[S23:.*]] = arith.addf %[[S2]], %[[S3]] : vector<8xf64>
 // CHECK-NEXT:    %[[S:.*]] = arith.addf %[[S01]], %[[S23]] : vector<8xf64>
-// Then whole vectors one at a time, to the last multiple of 8:
 // CHECK:         %[[LREM:.*]] = arith.remsi %[[COLS]], %{{.*}} : index
 // CHECK-NEXT:    %[[LEND:.*]] = arith.subi %[[COLS]], %[[LREM]] : index
-// CHECK:         %[[SV:.*]] = scf.for %[[JV:.*]] = %[[VEND]] to %[[LEND]] step %{{.*}} iter_args(%[[AV:.*]] = %[[S]]) -> (vector<8xf64>)
+// CHECK:         %[[SV:.*]] = scf.for %[[JV:.*]] = %[[VEND32]] to %[[LEND]] step %{{.*}} iter_args(%[[AV:.*]] = %[[S]]) -> (vector<8xf64>)
 // CHECK:           %[[V:.*]] = vector.load %a[%[[I]], %[[JV]]{{.*}}] : memref<?x?xf64>, vector<8xf64>
 // CHECK-NEXT:      %[[SUM:.*]] = arith.addf %[[AV]], %[[V]] : vector<8xf64>
 // CHECK-NEXT:      scf.yield %[[SUM]] : vector<8xf64>
-// The lanes are summed as a tree (the sum is reassociated already):
-// CHECK:         %[[R:.*]] = vector.reduction <add>, %[[SV]], %[[START]] fastmath<reassoc> : vector<8xf64> into f64
-// The last few elements (fewer than 8) one at a time, in a loop LLVM is told not to
-// vectorize or unroll again (it cannot know that the loop is short):
-// CHECK:         %[[T:.*]] = scf.for %{{.*}} = %[[LEND]] to %[[COLS]] step %{{.*}} iter_args(%{{.*}} = %[[R]]) -> (f64)
-// CHECK:           memref.load %a[%[[I]], %{{.*}}] : memref<?x?xf64>
+// CHECK:         vector.reduction <add>, %[[SV]], %{{.*}} fastmath<reassoc> : vector<8xf64> into f64
+// CHECK:         scf.for %{{.*}} = %[[LEND]] to %[[COLS]]
 // CHECK:         } {loop_annotation = #llvm.loop_annotation<vectorize = <disable = true>, unroll = <disable = true>>}
-// CHECK:         memref.store %[[T]], %out[%[[I]], %[[C0]]] : memref<?x?xf64>
-// CHECK:         scf.reduce
+// CHECK:         memref.store
+// CHECK-NEXT:  } {loop_annotation = #llvm.loop_annotation<vectorize = <disable = true>, unroll = <disable = true>>}
 
 // The column maximum: blocks of 256 rows (in parallel) fold their rows, four at a time,
 // into a partial row of their own, eight lanes at a time, ignoring the sign of zeros

@@ -1,6 +1,7 @@
 // vectorize-reductions takes the vector width from its options (mg_xdsl.core.target) for the
 // kernels it adds: a row reduction steps 256 bytes at a time in as many accumulators as
-// that takes, at most half the registers; column reductions fold rows one register wide.
+// that takes, at most half the registers (shared among the four rows it walks side by
+// side); column reductions fold rows one register wide.
 // A unit whose datapath is narrower than its registers (Zen 4: AVX-512 run as two 256-bit
 // halves) streams vectors of the datapath's width: the AVX2 kernels.
 // RUN: mg-opt %s -p 'convert-mg-to-linalg,vectorize-reductions' | filecheck %s --check-prefix=AVX512
@@ -43,9 +44,9 @@ func.func @row_max(%a: tensor<?x?xf64>) -> tensor<?x1xf64> {
   func.return %r : tensor<?x1xf64>
 }
 // AVX2-LABEL:   func.func private @mg_row_max_f64(
-// AVX2:           %[[START:.*]] = memref.load %{{.*}}[%[[I:.*]], %[[C0:.*]]] : memref<?x?xf64>
 // AVX2:           scf.for {{.*}} -> ({{(vector<4xf64>, ){7}vector<4xf64>}}) {
 // AVX2:             arith.maximumf %{{.*}}, %{{.*}} fastmath<nsz> : vector<4xf64>
+// AVX2:           %[[START:.*]] = memref.load %{{.*}}[%[[I:.*]], %[[C0:.*]]] : memref<?x?xf64>
 // AVX2:           %[[ZERO:.*]] = arith.constant 0.000000e+00 : f64
 // AVX2-NEXT:      %[[Z:.*]] = arith.cmpf oeq, %[[TOTAL:.*]], %[[ZERO]] : f64
 // AVX2-NEXT:      %[[M:.*]] = scf.if %[[Z]] -> (f64) {
