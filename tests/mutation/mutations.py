@@ -1596,4 +1596,16 @@ MUTATIONS = [
         "        members = [add(b, first, index(b, 0)) for r in range(rows_at_once)]",
         "a row reduction's group folds its first row into every row's cell",
     ),
+    Mutation(
+        "mg_xdsl/api.py",
+        "        _settle_malloc()\n",
+        "",
+        "the Python API leaves glibc's malloc to give a call's buffers back to the system",
+    ),
+    Mutation(
+        "mg_xdsl/api.py",
+        "    _libc.mallopt(_M_TRIM_THRESHOLD, MALLOC_TRIM_THRESHOLD)\n",
+        "",
+        "the Python API fixes malloc's mmap threshold but leaves the trim threshold at its default",
+    ),
 ]
