@@ -155,10 +155,15 @@ inline Matrix take(Descriptor &d) {{
   Matrix m;
   m.rows = d.sizes[0];
   m.cols = d.sizes[1];
-  m.data.resize(static_cast<size_t>(m.rows * m.cols));
-  for (int64_t i = 0; i < m.rows; i++)
-    for (int64_t j = 0; j < m.cols; j++)
-      m.data[i * m.cols + j] = d.aligned[d.offset + i * d.strides[0] + j * d.strides[1]];
+  const double *first = d.aligned + d.offset;
+  if ((m.cols == 1 || d.strides[1] == 1) && (m.rows == 1 || d.strides[0] == m.cols)) {{
+    m.data.assign(first, first + m.rows * m.cols);  // dense, row-major: one copy
+  }} else {{
+    m.data.resize(static_cast<size_t>(m.rows * m.cols));
+    for (int64_t i = 0; i < m.rows; i++)
+      for (int64_t j = 0; j < m.cols; j++)
+        m.data[i * m.cols + j] = first[i * d.strides[0] + j * d.strides[1]];
+  }}
   std::free(d.allocated);  // the compiled code allocated it with malloc
   return m;
 }}

@@ -1608,4 +1608,10 @@ MUTATIONS = [
         "",
         "the Python API fixes malloc's mmap threshold but leaves the trim threshold at its default",
     ),
+    Mutation(
+        "mg_xdsl/transforms/linalg/linalg_fuse_rows.py",
+        "and all(u.operation in inside for u in out.uses)",
+        "and True",
+        "linalg-fuse-rows makes a row of scratch of a buffer that is read after the loop",
+    ),
 ]
