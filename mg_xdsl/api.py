@@ -47,14 +47,13 @@ warnings, which it issues again) and takes milliseconds where compiling takes a 
 libraries are never kept (their kernels are loaded onto the device by Python callbacks).
 
 The first ``compile`` fixes glibc's malloc thresholds, so that the buffers a call frees are
-reused by the next instead of being given back to the system (``_settle_malloc``;
-``MG_MALLOC=system`` leaves malloc as it is).
+reused by the next instead of being given back to the system
+(``mg_xdsl.backend.malloc_thresholds``; ``MG_MALLOC=system`` leaves malloc as it is).
 """
 
 import ctypes
 import numbers
 import os
-import platform
 import sys
 import threading
 import warnings
@@ -67,6 +66,7 @@ import numpy as np
 
 # Nothing here imports xDSL (a quarter of a second), nor ml_dtypes (half a second: only for a
 # def of bf16 values), so that a library from the disk cache loads in a tenth of a second.
+from mg_xdsl.backend import malloc_thresholds
 from mg_xdsl.backend.runtime_files_ir import FILE_ERROR
 from mg_xdsl.backend.runtime_ir import CHECK_FAILED, FAILURE_TEXT_BYTES, OUT_OF_MEMORY, guarded_wrapper
 from mg_xdsl.core.element_records import DEFAULT as DEFAULT_ELEMENT, ELEMENT_TYPES, IN_LANGUAGE_ORDER
@@ -203,37 +203,6 @@ _libc = ctypes.CDLL(None)
 _libc.free.argtypes = [ctypes.c_void_p]
 _guard_key_lock = threading.Lock()
 _guard_key_value: int | None = None
-
-
-# glibc's mallopt parameters (malloc.h) and the values _settle_malloc gives them.
-_M_TRIM_THRESHOLD, _M_MMAP_THRESHOLD = -1, -3
-MALLOC_MMAP_THRESHOLD = 32 << 20  # where glibc's own moving threshold stops (64-bit)
-MALLOC_TRIM_THRESHOLD = 64 << 20  # twice that, as glibc's moving one would be
-_malloc_settled = False
-
-
-def _settle_malloc() -> None:
-    """Fix glibc's malloc thresholds where its moving ones end, once a process, unless
-    ``MG_MALLOC=system``.
-
-    Compiled code allocates its intermediate buffers and frees them on every call. glibc
-    serves a block below its mmap threshold from its heap, a threshold that grows with the
-    blocks freed (to 32 MiB), but it gives the top of the heap back to the system whenever
-    more than twice that threshold is free there: freeing attention's 2 MiB buffers (8 x
-    256 x 256 f32) passes 4 MiB, and the next call faults their pages in again, 4 KiB at a
-    time (attention 4.0-4.4 ms a call instead of 2.4-2.6 ms, Zen 3, one thread, 2026-12-06).
-    With the thresholds fixed at 32 MiB and 64 MiB, up to 64 MiB of freed memory stays in
-    the process for the next call (larger buffers are mapped apart: ``runtime_ir``). That is
-    the whole process's malloc (NumPy's temporaries too); elsewhere than glibc nothing is
-    changed."""
-    global _malloc_settled
-    if _malloc_settled:
-        return
-    _malloc_settled = True
-    if os.environ.get("MG_MALLOC") == "system" or platform.libc_ver()[0] != "glibc":
-        return
-    _libc.mallopt(_M_MMAP_THRESHOLD, MALLOC_MMAP_THRESHOLD)
-    _libc.mallopt(_M_TRIM_THRESHOLD, MALLOC_TRIM_THRESHOLD)
 
 
 def _guard_key() -> int:
@@ -719,7 +688,7 @@ class Library:
         optimise: bool = True,
         cpu: str | None = None,
     ):
-        _settle_malloc()
+        malloc_thresholds.settle()
         store, key, self._cache_outcome = _open_cache(source, path, gpu, optimise, cpu)
         loaded = None
         if store is not None:

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 
 import llvmlite.binding as llvm
 
-from mg_xdsl.backend import kernel_library, runtime
+from mg_xdsl.backend import kernel_library, malloc_thresholds, runtime
 from mg_xdsl.backend.runtime_arguments_ir import ARGUMENTS_IR, NO_ARGUMENTS
 from mg_xdsl.backend.runtime_files_ir import FILES_IR
 from mg_xdsl.backend.runtime_ir import RUNTIME_IR
@@ -224,6 +224,7 @@ class _Loaded:
         (``NAME=VALUE``, for its ``mg.arg``s): a program that has some checks them itself,
         first (``runtime_arguments_ir``); one that has none, given some, raises
         ``TakesNoArguments`` before it runs."""
+        malloc_thresholds.settle()  # (as an executable's main does: see there)
         set_args = self.engine.get_function_address("mgrt_set_args")
         if not set_args and arguments:
             raise TakesNoArguments(arguments[0])

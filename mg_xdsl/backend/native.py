@@ -19,6 +19,7 @@ from pathlib import Path
 
 import llvmlite.binding as llvm
 
+from mg_xdsl.backend import malloc_thresholds
 from mg_xdsl.backend.jit import levels, link, optimise, target_machine
 
 RUNTIME_C = Path(__file__).with_name("runtime.c")
@@ -65,7 +66,17 @@ def link_executable(obj: bytes, out: str) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         obj_path = Path(tmp, "prog.o")
         obj_path.write_bytes(obj)
-        cmd = [*c_compiler(), "-O2", str(obj_path), str(RUNTIME_C), "-o", out, "-lm", "-pthread"]
+        cmd = [
+            *c_compiler(),
+            "-O2",
+            *malloc_thresholds.c_defines(),
+            str(obj_path),
+            str(RUNTIME_C),
+            "-o",
+            out,
+            "-lm",
+            "-pthread",
+        ]
         try:
             p = subprocess.run(cmd, capture_output=True, text=True)
         except OSError as e:  # found on PATH, but cannot be run (not executable, wrong format)

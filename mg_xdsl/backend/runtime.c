@@ -16,6 +16,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 
 /* A ranked memref descriptor of any rank: sizes[rank] then strides[rank] follow offset. */
 typedef struct {
@@ -107,6 +110,15 @@ __attribute__((weak)) void mgrt_set_args(int64_t count, char **argv) {
 }
 
 int main(int argc, char **argv) {
+#if defined(__GLIBC__) && defined(MG_MMAP_THRESHOLD)
+  /* The buffers a loop's iteration frees, kept for the next one: see
+   * mg_xdsl/backend/malloc_thresholds.py, which gives the values. */
+  const char *policy = getenv("MG_MALLOC");
+  if (policy == NULL || strcmp(policy, "system") != 0) {
+    mallopt(M_MMAP_THRESHOLD, MG_MMAP_THRESHOLD);
+    mallopt(M_TRIM_THRESHOLD, MG_TRIM_THRESHOLD);
+  }
+#endif
   mgrt_set_args(argc - 1, argv + 1);
   mg_main();
   return 0;

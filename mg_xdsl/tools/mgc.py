@@ -42,6 +42,9 @@ ENVIRONMENT = """environment:
   MGC_VERIFY_EACH=1  verify the IR after every stage (as --verify-each)
   CC=compiler        the C compiler `mgc build` links with (default: cc, gcc or clang)
   NO_COLOR=1         errors in plain text even on a terminal (no-color.org)
+  MG_NUM_THREADS=N   threads for the compiled code's parallel loops (default: the CPUs)
+  MG_MALLOC=system   leave glibc's malloc as it is (by default a program keeps the buffers
+                     it frees for reuse instead of faulting them in again)
 """
 
 

@@ -1598,20 +1598,32 @@ MUTATIONS = [
     ),
     Mutation(
         "mg_xdsl/api.py",
-        "        _settle_malloc()\n",
+        "        malloc_thresholds.settle()\n",
         "",
         "the Python API leaves glibc's malloc to give a call's buffers back to the system",
     ),
     Mutation(
-        "mg_xdsl/api.py",
-        "    _libc.mallopt(_M_TRIM_THRESHOLD, MALLOC_TRIM_THRESHOLD)\n",
+        "mg_xdsl/backend/malloc_thresholds.py",
+        "    libc.mallopt(_M_TRIM_THRESHOLD, TRIM_THRESHOLD)\n",
         "",
-        "the Python API fixes malloc's mmap threshold but leaves the trim threshold at its default",
+        "malloc's mmap threshold fixed but its trim threshold left at its default",
     ),
     Mutation(
         "mg_xdsl/transforms/linalg/linalg_fuse_rows.py",
         "and all(u.operation in inside for u in out.uses)",
         "and True",
         "linalg-fuse-rows makes a row of scratch of a buffer that is read after the loop",
+    ),
+    Mutation(
+        "mg_xdsl/backend/runtime.c",
+        "    mallopt(M_TRIM_THRESHOLD, MG_TRIM_THRESHOLD);\n",
+        "",
+        "an executable fixes malloc's mmap threshold but leaves its trim threshold at the default",
+    ),
+    Mutation(
+        "mg_xdsl/backend/jit.py",
+        "        malloc_thresholds.settle()  # (as an executable's main does: see there)\n",
+        "",
+        "mgc run leaves glibc's malloc to give a loop's buffers back to the system",
     ),
 ]
