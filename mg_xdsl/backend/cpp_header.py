@@ -151,20 +151,47 @@ inline Descriptor view(const Matrix &m) {{
   return Descriptor{{p, p, 0, {{m.rows, m.cols}}, {{m.cols, 1}}}};
 }}
 
+// A result's elements in row-major order, its buffer freed (the compiled code allocated it
+// with malloc). Mostly the result is dense and row-major: one copy (the general loop divides
+// per element: a millisecond for 128K of them).
+template <typename T, size_t N>
+std::vector<T> elements(Memref<T, N> &d) {{
+  size_t n = 1;
+  bool dense = true;
+  if constexpr (N > 0) {{
+    int64_t stride = 1;
+    for (size_t a = N; a-- > 0;) {{
+      n *= static_cast<size_t>(d.sizes[a]);
+      dense = dense && (d.sizes[a] == 1 || d.strides[a] == stride);
+      stride *= d.sizes[a];
+    }}
+  }}
+  std::vector<T> data;
+  if (dense) {{
+    data.assign(d.aligned + d.offset, d.aligned + d.offset + n);
+  }} else {{
+    data.resize(n);
+    for (size_t k = 0; k < n; k++) {{
+      int64_t at = d.offset;
+      if constexpr (N > 0) {{  // (a rank-0 result is always dense)
+        size_t rest = k;
+        for (size_t a = N; a-- > 0;) {{
+          at += static_cast<int64_t>(rest % static_cast<size_t>(d.sizes[a])) * d.strides[a];
+          rest /= static_cast<size_t>(d.sizes[a]);
+        }}
+      }}
+      data[k] = d.aligned[at];
+    }}
+  }}
+  std::free(d.allocated);
+  return data;
+}}
+
 inline Matrix take(Descriptor &d) {{
   Matrix m;
   m.rows = d.sizes[0];
   m.cols = d.sizes[1];
-  const double *first = d.aligned + d.offset;
-  if ((m.cols == 1 || d.strides[1] == 1) && (m.rows == 1 || d.strides[0] == m.cols)) {{
-    m.data.assign(first, first + m.rows * m.cols);  // dense, row-major: one copy
-  }} else {{
-    m.data.resize(static_cast<size_t>(m.rows * m.cols));
-    for (int64_t i = 0; i < m.rows; i++)
-      for (int64_t j = 0; j < m.cols; j++)
-        m.data[i * m.cols + j] = first[i * d.strides[0] + j * d.strides[1]];
-  }}
-  std::free(d.allocated);  // the compiled code allocated it with malloc
+  m.data = elements(d);
   return m;
 }}
 
@@ -204,41 +231,10 @@ Tensor<uint8_t, N> booleans(const Tensor<uint8_t, N> &t) {{
 template <typename T, size_t N>
 Tensor<T, N> take(Memref<T, N> &d) {{
   Tensor<T, N> t;
-  size_t n = 1;
   if constexpr (N > 0) {{
-    for (size_t a = 0; a < N; a++) {{
-      t.shape[a] = d.sizes[a];
-      n *= static_cast<size_t>(d.sizes[a]);
-    }}
+    for (size_t a = 0; a < N; a++) t.shape[a] = d.sizes[a];
   }}
-  // Mostly the result is row-major and dense: one copy (the loop below divides per element:
-  // a millisecond for 128K of them).
-  bool dense = true;
-  if constexpr (N > 0) {{
-    int64_t stride = 1;
-    for (size_t a = N; a-- > 0;) {{
-      dense = dense && (d.sizes[a] == 1 || d.strides[a] == stride);
-      stride *= d.sizes[a];
-    }}
-  }}
-  if (dense) {{
-    t.data.assign(d.aligned + d.offset, d.aligned + d.offset + n);
-    std::free(d.allocated);  // the compiled code allocated it with malloc
-    return t;
-  }}
-  t.data.resize(n);
-  for (size_t k = 0; k < n; k++) {{
-    int64_t at = d.offset;
-    if constexpr (N > 0) {{
-      size_t rest = k;
-      for (size_t a = N; a-- > 0;) {{
-        at += static_cast<int64_t>(rest % static_cast<size_t>(d.sizes[a])) * d.strides[a];
-        rest /= static_cast<size_t>(d.sizes[a]);
-      }}
-    }}
-    t.data[k] = d.aligned[at];
-  }}
-  std::free(d.allocated);  // the compiled code allocated it with malloc
+  t.data = elements(d);
   return t;
 }}
 

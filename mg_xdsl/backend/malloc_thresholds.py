@@ -22,21 +22,17 @@ glibc nothing is changed.
 
 import ctypes
 import os
+from functools import cache
 
 MMAP_THRESHOLD = 32 << 20  # where glibc's own moving threshold stops (64-bit)
 TRIM_THRESHOLD = 64 << 20  # twice that, as glibc's moving one would be
 # glibc's mallopt parameters (malloc.h)
 _M_TRIM_THRESHOLD, _M_MMAP_THRESHOLD = -1, -3
 
-_settled = False
 
-
+@cache
 def settle() -> None:
     """Fix the thresholds, once a process (see the module docstring)."""
-    global _settled
-    if _settled:
-        return
-    _settled = True
     if os.environ.get("MG_MALLOC") == "system" or not _glibc():
         return
     libc = ctypes.CDLL(None)

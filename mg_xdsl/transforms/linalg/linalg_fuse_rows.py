@@ -147,13 +147,33 @@ def extent(value: SSAValue, dim: int) -> Extent:
     if shape[dim] >= 0:
         return shape[dim]
     if isinstance(owner := value.owner, memref.AllocOp):
-        dynamic = [d for d, size in enumerate(shape) if size < 0]
-        size = owner.dynamic_sizes[dynamic.index(dim)]
+        size = allocated_size(owner, dim)
         if isinstance(of := size.owner, memref.DimOp) and (k := constant_value(of.index)) is not None:
             return extent(of.source, k)
         known = constant_value(size)
         return size if known is None else known
     return RunTimeSize(value, dim)
+
+
+def allocated_size(alloc: memref.AllocOp, dim: int) -> SSAValue:
+    """The size ``alloc`` was given for its dynamic dimension ``dim``."""
+    shape = alloc.memref.type.get_shape()
+    dynamic = [d for d, size in enumerate(shape) if size < 0]
+    return alloc.dynamic_sizes[dynamic.index(dim)]
+
+
+def size_value(b: Builder, value: SSAValue, dim: int) -> SSAValue:
+    """``value``'s size along ``dim`` as a value at ``b``: a constant where it is static, the
+    size a new buffer was allocated with (so that nothing reads the sizes of a buffer that
+    ``fuse`` replaces by rows of scratch), else its ``memref.dim``."""
+    t = value.type
+    assert isinstance(t, ShapedType)
+    size = t.get_shape()[dim]
+    if size >= 0:
+        return index(b, size)
+    if isinstance(owner := value.owner, memref.AllocOp):
+        return allocated_size(owner, dim)
+    return b.insert(memref.DimOp(value, index(b, dim))).result
 
 
 def maps_of(op: Member) -> list[AffineMap]:
@@ -356,7 +376,7 @@ def row_length_value(b: Builder, members: Sequence[Member]) -> SSAValue:
             t = operand.type
             assert isinstance(t, MemRefType)
             if isinstance(m.results[-1], AffineDimExpr) and t.get_shape()[-1] < 0:
-                return b.insert(memref.DimOp(operand, index(b, len(t.get_shape()) - 1))).result
+                return size_value(b, operand, len(t.get_shape()) - 1)
     raise AssertionError("a ? row length without a ? operand")
 
 
@@ -384,7 +404,7 @@ def row_view(b: Builder, operand: SSAValue, m: AffineMap, row: Sequence[SSAValue
     kept = [0, rank - 1] if shape[-1] != 1 else [0, 1]
     layout = StridedLayoutAttr([strides[k] for k in kept], offset)
     view = MemRefType(t.element_type, [1, shape[-1]], layout)
-    last = [] if shape[-1] >= 0 else [b.insert(memref.DimOp(operand, index(b, rank - 1))).result]
+    last = [] if shape[-1] >= 0 else [size_value(b, operand, rank - 1)]
     return b.insert(
         memref.SubviewOp(
             operand,
@@ -437,11 +457,7 @@ def row_sizes(b: Builder, op: Member) -> list[SSAValue]:
     """The sizes of ``op``'s row loops as values, made at ``b`` (a static one a constant)."""
     operands = row_loop_operands(op)
     assert operands is not None  # (a member has its row extents)
-    sizes = []
-    for k, operand in enumerate(operands):
-        size = operand.type.get_shape()[k]  # type: ignore[union-attr]
-        sizes.append(index(b, size) if size >= 0 else b.insert(memref.DimOp(operand, index(b, k))).result)
-    return sizes
+    return [size_value(b, operand, k) for k, operand in enumerate(operands)]
 
 
 def row_temporaries(members: Sequence[Member]) -> list[SSAValue]:
@@ -462,10 +478,10 @@ def row_temporaries(members: Sequence[Member]) -> list[SSAValue]:
 
 def scratch_row(b: Builder, buffer: SSAValue) -> SSAValue:
     """A ``1 x C`` buffer for a row of ``buffer`` (a ``memref.alloc`` result)."""
-    t, alloc = buffer.type, buffer.owner
-    assert isinstance(t, MemRefType) and isinstance(alloc, memref.AllocOp)
+    t = buffer.type
+    assert isinstance(t, MemRefType)
     last = t.get_shape()[-1]
-    sizes = [alloc.dynamic_sizes[-1]] if last == DYNAMIC_INDEX else []
+    sizes = [size_value(b, buffer, len(t.get_shape()) - 1)] if last == DYNAMIC_INDEX else []
     return b.insert(memref.AllocOp(sizes, [], MemRefType(t.element_type, [1, last]))).memref
 
 
@@ -529,27 +545,7 @@ def fuse(members: Sequence[Member]) -> None:
 
 def _erase(ops: Sequence[Operation]) -> None:
     for op in ops:
-        if isinstance(op, memref.AllocOp):
-            _sizes_from_allocation(op)
         Rewriter.erase_op(op)
-
-
-def _sizes_from_allocation(alloc: memref.AllocOp) -> None:
-    """The ``memref.dim``s of ``alloc``'s buffer (made while fusing: the sizes of the rows)
-    replaced by the sizes it was allocated with."""
-    shape = alloc.memref.type.get_shape()
-    dynamic = iter(alloc.dynamic_sizes)
-    sizes = [size if size != DYNAMIC_INDEX else next(dynamic) for size in shape]
-    for use in list(alloc.memref.uses):
-        dim = use.operation
-        assert isinstance(dim, memref.DimOp), f"a row temporary used by {dim.name}"
-        k = constant_value(dim.index)
-        assert k is not None
-        size = sizes[k]
-        if isinstance(size, int):
-            size = index(Builder(InsertPoint.before(dim)), size)
-        dim.result.replace_all_uses_with(size)
-        Rewriter.erase_op(dim)
 
 
 @dataclass(frozen=True)
