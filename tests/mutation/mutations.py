@@ -1550,8 +1550,8 @@ MUTATIONS = [
     ),
     Mutation(
         "mg_xdsl/transforms/math/approximations.py",
-        "    r = e.sub(r, correction)\n",
-        "",
+        "        r = e.mul_add(n, e.c(-ln2_lo), r)",
+        "        r = r",
         "exp's range reduction leaves out ln 2's low part (errors of thousands of ULPs for large x)",
     ),
     Mutation(
@@ -1625,5 +1625,17 @@ MUTATIONS = [
         "        malloc_thresholds.settle()  # (as an executable's main does: see there)\n",
         "",
         "mgc run leaves glibc's malloc to give a loop's buffers back to the system",
+    ),
+    Mutation(
+        "mg_xdsl/transforms/math/emitter.py",
+        "        return self.mul(self.mul_add(q, first, first), second)",
+        "        return self.mul(self.float(self.iadd(self.bits(self.add(self.c(1.0), q)), half)), second)",
+        "exp scales 1 + q by adding to its exponent field, which makes a NaN with payload bits a number",
+    ),
+    Mutation(
+        "mg_xdsl/transforms/math/emitter.py",
+        "        half = self.shl(self.shr(shifted_n, self.i(self.mantissa + 1)), self.i(self.mantissa))",
+        "        half = self.i(0)",
+        "exp scales by 2^n in one factor (a subnormal result rounds twice; 2^n below the normals is garbage)",
     ),
 ]

@@ -71,24 +71,23 @@ def coefficients(name: str, e: Emitter, for_f32: bool = False) -> tuple[float, .
 
 def exp(e: Emitter, x: SSAValue, for_f32: bool = False, tail: SSAValue | None = None) -> SSAValue:
     """e^x: x = n ln2 + r, |r| <= ln2/2 (Cody and Waite: n * ln2_hi exact), e^r = 1 + r +
-    r^2 P(r), times 2^n in two factors (so that a subnormal result is rounded once).
-    ``tail``: a small addend of x (the low part of a double-double argument)."""
+    r^2 P(r), times 2^n in two factors (so that a subnormal result is rounded once). Every
+    step a multiply-add where the CPU has FMA: ``exp`` is the longest dependency chain of a
+    softmax's or an attention's loop (docs/math-accuracy.md). ``tail``: a small addend of x
+    (the low part of a double-double argument)."""
     lo, hi = EXP_RANGE[e.t]
     clamped = e.select(e.cmp("ogt", x, e.c(hi)), e.c(hi), x)
     clamped = e.select(e.cmp("olt", clamped, e.c(lo)), e.c(lo), clamped)
-    n, ni = e.round(e.mul(clamped, e.c(LOG2E)))
+    n, shifted_n = e.round_product(clamped, e.c(LOG2E))
     ln2_hi, ln2_lo = LN2[e.t]
-    r = e.sub(clamped, e.mul(n, e.c(ln2_hi)))
-    correction = e.mul(n, e.c(ln2_lo))
-    if tail is not None:
+    r = e.mul_add(n, e.c(-ln2_hi), clamped)
+    if tail is None:
+        r = e.mul_add(n, e.c(-ln2_lo), r)
+    else:
         inside = e.both(e.cmp("oge", x, e.c(lo)), e.cmp("ole", x, e.c(hi)))
-        correction = e.sub(correction, e.select(inside, tail, e.c(0.0)))
-    r = e.sub(r, correction)
-    # The polynomial's steps fused where the CPU has FMA (``Emitter.mul_add``): the
-    # longest dependency chain of a softmax's or an attention's loop (docs/math-accuracy.md).
+        r = e.sub(r, e.sub(e.mul(n, e.c(ln2_lo)), e.select(inside, tail, e.c(0.0))))
     p = e.poly(r, coefficients("exp", e, for_f32), fused=True)
-    y = e.add(e.c(1.0), e.mul_add(e.mul(r, r), p, r))
-    return e.scale(y, ni)
+    return e.scale_one_plus(e.mul_add(e.mul(r, r), p, r), shifted_n)
 
 
 # ----------------------------------------------------------------------------- log

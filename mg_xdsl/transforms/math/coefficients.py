@@ -6,14 +6,13 @@ the error of the whole function it gives (with the coefficients as rounded). Gen
 mg_xdsl/transforms/math/coefficients.py``."""
 
 COEFFICIENTS: dict[tuple[str, str], tuple[float, ...]] = {
-    # exp, degree 5: error 2^-31.7 of the result
+    # exp, degree 4: error 2^-28.0 of the result
     ("exp", "f32"): (
-        0.5,
-        0.1666666716337204,
-        0.041666507720947266,
-        0.008333180099725723,
-        0.0013930865097790956,
-        0.00019969655841123313,
+        0.49999988079071045,
+        0.166665181517601,
+        0.04166965186595917,
+        0.00836895126849413,
+        0.0013745040632784367,
     ),
     # log, degree 3: error 2^-33.9 of the result
     ("log", "f32"): (0.6666666865348816, 0.39999550580978394, 0.28589653968811035, 0.22576448321342468),

@@ -197,16 +197,26 @@ class Emitter:
         """The bits of 1.5 * 2^mantissa."""
         return self.i((self.bias + self.mantissa) << self.mantissa | 1 << (self.mantissa - 1))
 
-    def pow2(self, n: SSAValue) -> SSAValue:
-        """2^n for an integer n of the normal range."""
-        return self.float(self.shl(self.iadd(n, self.i(self.bias)), self.i(self.mantissa)))
+    def round_product(self, x: SSAValue, factor: SSAValue) -> tuple[SSAValue, SSAValue]:
+        """n = ``x * factor`` rounded to the nearest integer, for |n| < 2^(mantissa - 1): as
+        a float, and as the integer n shifted into the exponent field (n << mantissa). Adding
+        1.5 * 2^mantissa (in one multiply-add where there is FMA) leaves n in the low bits, and
+        the left shift drops the rest of that constant's bits with them."""
+        magic = 1.5 * 2.0**self.mantissa
+        shifted = self.mul_add(x, factor, self.c(magic))
+        return self.sub(shifted, self.c(magic)), self.shl(self.bits(shifted), self.i(self.mantissa))
 
-    def scale(self, y: SSAValue, n: SSAValue) -> SSAValue:
-        """y * 2^n, for y near 1 and n from twice the lowest normal exponent to twice the
-        highest: two factors, each a normal power of two, so that only the last product
-        rounds (into the subnormals, or to infinity)."""
-        half = self.shr(n, self.i(1))
-        return self.mul(self.mul(y, self.pow2(half)), self.pow2(self.isub(n, half)))
+    def scale_one_plus(self, q: SSAValue, shifted_n: SSAValue) -> SSAValue:
+        """(1 + q) * 2^n, for q small, n (given as n << mantissa) from twice the lowest
+        normal exponent to twice the highest: by two normal powers of two, 2^(n >> 1) and
+        2^(n - (n >> 1)), each made by adding the bias to its exponent field. Only the
+        first step, q * 2^(n >> 1) + 2^(n >> 1), rounds as 1 + q would (its product is exact),
+        and the last (into the subnormals, or to infinity): a NaN q stays a NaN."""
+        half = self.shl(self.shr(shifted_n, self.i(self.mantissa + 1)), self.i(self.mantissa))
+        bias = self.i(self.bias << self.mantissa)
+        first = self.float(self.iadd(half, bias))
+        second = self.float(self.iadd(self.isub(shifted_n, half), bias))
+        return self.mul(self.mul_add(q, first, first), second)
 
     def two_sum(self, a: SSAValue, b: SSAValue) -> tuple[SSAValue, SSAValue]:
         """(s, e): s = a + b rounded, e its error exactly (Knuth's TwoSum)."""

@@ -14,6 +14,8 @@ func.func @tanh_f32(%x: f32) -> f32 {
 // CHECK:         arith.cmpf ogt, %[[TWO_AX]], %{{.*}} : f32
 // CHECK:         arith.bitcast %{{.*}} : i32 to f32
 // CHECK:         arith.bitcast %{{.*}} : i32 to f32
+// CHECK-NEXT:    arith.mulf %{{.*}}, %{{.*}} : f32
+// CHECK-NEXT:    arith.addf %{{.*}}, %{{.*}} : f32
 // CHECK-NEXT:    %[[EXP:.*]] = arith.mulf %{{.*}}, %{{.*}} : f32
 // CHECK-NEXT:    %[[E1:.*]] = arith.addf %[[EXP]], %{{.*}} : f32
 // CHECK-NEXT:    %[[Q:.*]] = arith.divf %{{.*}}, %[[E1]] : f32
