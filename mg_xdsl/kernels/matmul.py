@@ -68,6 +68,7 @@ from mg_xdsl.support.loop_builders import (
     constant_value,
     for_loop,
     if_else,
+    if_else_value,
     index,
     minimum,
     mul,
@@ -189,6 +190,9 @@ class Tiling:
     n: SSAValue
     k: SSAValue
     blocks: MatmulBlocks
+    # C = A @ B: C's values before are never read (the first block of K products stores its
+    # sums, the later ones add theirs), so C need not be filled with zeros first.
+    overwrite: bool = False
 
     @property
     def element(self) -> AnyFloat:
@@ -347,9 +351,14 @@ class Tiling:
             for col in cols:
                 b.insert(PrefetchOp(self.operands.c, [row, col], write=True, locality=3))
 
-    def accumulate(self, b: Builder, sums: list[SSAValue], row0: SSAValue, col0: SSAValue, tile: SSAValue) -> None:
+    def accumulate(
+        self, b: Builder, sums: list[SSAValue], row0: SSAValue, col0: SSAValue, tile: SSAValue, first: SSAValue | None
+    ) -> None:
         """``C[row0 + r, col0 + c] += sums[r][c]``: straight into C for a whole block; at the
-        bottom and right edges through ``tile`` (MR x NR), for the part inside C."""
+        bottom and right edges through ``tile`` (MR x NR), for the part inside C. Where
+        ``first`` (the first block of K products of a kernel that overwrites C), C's old
+        values are not read: the sums are stored as they are, which is what adding them to
+        a C of zeros gives (a sum begun at +0 is never -0)."""
         c_buf = self.operands.c
         MR, NR, LANES = self.blocks.mr, self.blocks.nr, self.blocks.lanes
         per_row = NR // LANES
@@ -359,13 +368,15 @@ class Tiling:
         full_cols = b.insert(arith.CmpiOp(cols, index(b, NR), "eq")).result
         full = b.insert(arith.AndIOp(full_rows, full_cols)).result
 
-        def whole(b: Builder) -> None:
+        def whole(b: Builder, add_old: bool = True) -> None:
             for r in range(MR):
                 row = add(b, row0, index(b, r))
                 for q in range(per_row):
                     col = add(b, col0, index(b, q * LANES))
-                    old = b.insert(vector.LoadOp(c_buf, [row, col], self.vtype)).result
-                    new = b.insert(arith.AddfOp(old, sums[r * per_row + q])).result
+                    new = sums[r * per_row + q]
+                    if add_old:
+                        old = b.insert(vector.LoadOp(c_buf, [row, col], self.vtype)).result
+                        new = b.insert(arith.AddfOp(old, new)).result
                     b.insert(vector.StoreOp(new, c_buf, [row, col]))
 
         def edge(b: Builder) -> None:
@@ -376,9 +387,13 @@ class Tiling:
             def row(b: Builder, r: SSAValue, _) -> list:
                 def col(b: Builder, c: SSAValue, _) -> list:
                     at = [add(b, row0, r), add(b, col0, c)]
-                    old = b.insert(memref.LoadOp.get(c_buf, at)).res
                     s = b.insert(memref.LoadOp.get(tile, [r, c])).res
-                    b.insert(memref.StoreOp.get(b.insert(arith.AddfOp(old, s)).result, c_buf, at))
+                    if first is None:
+                        old = b.insert(memref.LoadOp.get(c_buf, at)).res
+                        s = b.insert(arith.AddfOp(old, s)).result
+                    else:
+                        s = if_else_value(b, first, lambda b: s, lambda b: self._add_old(b, at, s))
+                    b.insert(memref.StoreOp.get(s, c_buf, at))
                     return []
 
                 for_loop(b, index(b, 0), cols, 1, col)
@@ -386,7 +401,14 @@ class Tiling:
 
             for_loop(b, index(b, 0), rows, 1, row)
 
-        if_else(b, full, whole, edge)
+        if first is None:
+            if_else(b, full, whole, edge)
+        else:
+            if_else(b, full, lambda b: if_else(b, first, lambda b: whole(b, add_old=False), whole), edge)
+
+    def _add_old(self, b: Builder, at: list[SSAValue], s: SSAValue) -> SSAValue:
+        old = b.insert(memref.LoadOp.get(self.operands.c, at)).res
+        return b.insert(arith.AddfOp(old, s)).result
 
     # ----------------------------------------------------------------------------- blocks
 
@@ -399,9 +421,13 @@ class Tiling:
 
             def depth_block(b: Builder, pc: SSAValue, _) -> list:
                 kc = minimum(b, index(b, KC), sub(b, self.k, pc))
+                first = b.insert(arith.CmpiOp(pc, index(b, 0), "eq")).result if self.overwrite else None
                 self.pack_b(b, bp, jc, nc, pc, kc)
                 parallel_loop(
-                    b, ceil_div(b, self.m, MC), lambda b, blk: self.row_block(b, blk, bp, jc, nc, pc, kc), min_chunk=1
+                    b,
+                    ceil_div(b, self.m, MC),
+                    lambda b, blk: self.row_block(b, blk, bp, jc, nc, pc, kc, first),
+                    min_chunk=1,
                 )
                 return []
 
@@ -410,9 +436,33 @@ class Tiling:
 
         for_loop(b, index(b, 0), self.n, NC, column_block)
         b.insert(memref.DeallocOp.get(bp))
+        if self.overwrite:  # (no block of K products when K is 0: C = 0 then)
+            if_else(b, b.insert(arith.CmpiOp(self.k, index(b, 0), "eq")).result, self.zero_c, lambda b: None)
+
+    def zero_c(self, b: Builder) -> None:
+        """C = 0, element by element (for a product with K = 0, which has no sums to store)."""
+        zero = self.zero(b)
+
+        def row(b: Builder, i: SSAValue, _) -> list:
+            def col(b: Builder, j: SSAValue, _) -> list:
+                b.insert(memref.StoreOp.get(zero, self.operands.c, [i, j]))
+                return []
+
+            for_loop(b, index(b, 0), self.n, 1, col)
+            return []
+
+        for_loop(b, index(b, 0), self.m, 1, row)
 
     def row_block(
-        self, b: Builder, blk: SSAValue, bp: SSAValue, jc: SSAValue, nc: SSAValue, pc: SSAValue, kc: SSAValue
+        self,
+        b: Builder,
+        blk: SSAValue,
+        bp: SSAValue,
+        jc: SSAValue,
+        nc: SSAValue,
+        pc: SSAValue,
+        kc: SSAValue,
+        first: SSAValue | None,
     ) -> None:
         MR, NR, KC, MC = self.blocks.mr, self.blocks.nr, self.blocks.kc, self.blocks.mc
         ic = mul(b, blk, index(b, MC))
@@ -428,7 +478,7 @@ class Tiling:
                 col0 = add(b, jc, mul(b, jp, index(b, NR)))
                 self.prefetch_c(b, row0, col0)
                 sums = self.micro_kernel(b, ap, ip, bp, jp, kc)
-                self.accumulate(b, sums, row0, col0, tile)
+                self.accumulate(b, sums, row0, col0, tile, first)
                 return []
 
             for_loop(b, index(b, 0), ceil_div(b, mc, MR), 1, row_panel)
@@ -439,17 +489,20 @@ class Tiling:
         b.insert(memref.DeallocOp.get(tile))
 
 
-def matmul_kernel(module: ModuleOp, element: AnyFloat, unit: VectorUnit, caches: Caches) -> func.FuncOp:
+def matmul_kernel(
+    module: ModuleOp, element: AnyFloat, unit: VectorUnit, caches: Caches, overwrite: bool = False
+) -> func.FuncOp:
     """``@mg_matmul_<element>(A, B, C)``: ``C += A @ B`` on ``memref<?x?x<element>, strided<[?, 1],
     offset: ?>>`` (whole matrices, or matrices of a batch), the tiled code for ``unit`` and
-    ``caches``; made on first use."""
+    ``caches``; made on first use. ``overwrite``: ``@mg_matmul_set_<element>``, ``C = A @ B``
+    (C's values before are not read)."""
 
     def body(b: Builder, args) -> None:
         a, b_, c = args
         zero, one = index(b, 0), index(b, 1)
         m, k, n = (b.insert(memref.DimOp(v, d)).result for v, d in ((a, zero), (a, one), (b_, one)))
         blocks = matmul_blocks(unit, element.bitwidth, caches)
-        Tiling(MatmulOperands(a, b_, c), m, n, k, blocks).emit(b)
+        Tiling(MatmulOperands(a, b_, c), m, n, k, blocks, overwrite).emit(b)
 
-    name = f"mg_matmul_{element}"
+    name = f"mg_matmul_{'set_' if overwrite else ''}{element}"
     return kernel_function(module, name, element, "abc", body, f"{unit} {caches}", strided_matrix(element))

@@ -68,7 +68,8 @@ def reference(name, *args):
 def cases():
     rng = np.random.default_rng(7)
     r = rng.normal
-    for m, k, n in [(1, 1, 1), (7, 3, 5), (8, 16, 16), (129, 257, 33), (300, 40, 1030), (513, 64, 17)]:
+    # (K = 0: C is all zeros, though the kernel, which stores C, has no sums to store.)
+    for m, k, n in [(1, 1, 1), (7, 3, 5), (8, 16, 16), (129, 257, 33), (300, 40, 1030), (513, 64, 17), (9, 0, 6)]:
         yield "mm", (r(size=(m, k)), r(size=(k, n)))
     yield "layer", (r(size=(200, 300)), r(size=(300, 150)), r(size=(200, 150)))
     yield "bias", (r(size=(300, 200)), r(size=(200, 130)), r(size=(1, 130)))
@@ -87,7 +88,7 @@ def cases():
     yield "streamed_static", (r(size=(1001, 997)), r(size=(1001, 997)))
     # Batched products: the tiled kernel on each matrix of the batch (a subview), with edge
     # blocks; a batch of one; broadcast batch axes (rank 4 against rank 3).
-    for nb, m, k, n in [(3, 129, 40, 33), (1, 64, 300, 20), (5, 8, 8, 8), (0, 30, 30, 30)]:
+    for nb, m, k, n in [(3, 129, 40, 33), (1, 64, 300, 20), (5, 8, 8, 8), (0, 30, 30, 30), (2, 17, 0, 9)]:
         yield "batched", (r(size=(nb, m, k)), r(size=(nb, k, n)))
     yield "batched4", (r(size=(2, 1, 70, 33)), r(size=(3, 33, 90)))
 

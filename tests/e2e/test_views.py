@@ -151,7 +151,7 @@ def test_large_views_feed_the_kernels_contiguous_copies(monkeypatch):
         np.testing.assert_array_equal(lib.big(d), d[100:1100] * 3 + d[:, 100:1100].T)
         np.testing.assert_array_equal(lib.streamed(e), e.reshape(1500, 2000) * 3 + 1)
     affine = _stage(source, "affine")
-    assert "mg_matmul_f64" in affine
+    assert "mg_matmul_set_f64" in affine
     # The row sum folds the rows of the transpose's contiguous copy, in vectors: a row at a
     # time, with the copy (linalg-fuse-rows), into a row of scratch that only the sum reads.
     assert re.search(r"vector\.load %\w+\[%\w+, %\w+\] : memref<1x300xf64>, vector", affine)

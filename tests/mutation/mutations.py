@@ -1638,4 +1638,22 @@ MUTATIONS = [
         "        half = self.i(0)",
         "exp scales by 2^n in one factor (a subnormal result rounds twice; 2^n below the normals is garbage)",
     ),
+    Mutation(
+        "mg_xdsl/kernels/matmul.py",
+        "            if_else(b, full, lambda b: if_else(b, first, lambda b: whole(b, add_old=False), whole), edge)",
+        "            if_else(b, full, lambda b: whole(b, add_old=False), edge)",
+        "the kernel that stores C stores every block of K products, not only the first (C holds the last block's sums)",
+    ),
+    Mutation(
+        "mg_xdsl/kernels/matmul.py",
+        "        if self.overwrite:  # (no block of K products when K is 0: C = 0 then)",
+        "        if False:  # (no block of K products when K is 0: C = 0 then)",
+        "a product with K = 0 leaves C as malloc gave it instead of zeros",
+    ),
+    Mutation(
+        "mg_xdsl/transforms/linalg/tile_matmul.py",
+        "        if not is_side_effect_free(op) and not (own_buffer and not _uses(op, out)):",
+        "        if False:",
+        "tile-matmul drops C's zero fill though an op between reads C",
+    ),
 ]

@@ -19,8 +19,10 @@ column of B for every element of C: about 1% of what the machine can do. The op 
     func.call @mg_matmul_f64(%A, %B, %C)    -- each cast to memref<?x?xf64>
 
 and the kernel function is added to the module on the first product of each element type.
-The kernel accumulates into C, as the op does (``convert-mg-to-linalg`` fills C with 0
-first).
+The kernel accumulates into C, as the op does. Where C was just filled with zeros
+(``convert-mg-to-linalg`` fills every product's C so), the fill goes and the call is to
+``@mg_matmul_set_f64``, which stores C instead (``C = A @ B``: C is neither written with
+zeros nor read back, a pass over C each saved; the sums are the same bits).
 
 The kernel's register block, vector length and cache blocks are the target's
 (``mg_xdsl.core.target.matmul_blocks``): the pass options name the target's vector unit, and
@@ -31,17 +33,19 @@ lowered): tiling buys nothing there. The kernel sums in blocks with fused multip
 differ from the reference pipeline's order in the last bits.
 """
 
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from xdsl.builder import Builder
 from xdsl.context import Context
-from xdsl.dialects import memref
-from xdsl.dialects.builtin import DYNAMIC_INDEX, DenseArrayBase, MemRefType, ModuleOp, StridedLayoutAttr, i64
+from xdsl.dialects import arith, memref
+from xdsl.dialects.builtin import DYNAMIC_INDEX, DenseArrayBase, FloatAttr, MemRefType, ModuleOp, StridedLayoutAttr, i64
 from xdsl.dialects.linalg import ops as linalg
-from xdsl.ir import SSAValue
+from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
+from xdsl.traits import is_side_effect_free
 
 from mg_xdsl.core.target import DEFAULT, TYPICAL_CACHES, Caches, VectorUnit
 from mg_xdsl.kernels.matmul import match_product, matmul_kernel
@@ -113,6 +117,40 @@ def transposed_copy(b: Builder, v: SSAValue) -> SSAValue:
     return out
 
 
+def zero_fill_before(product: Operation, out: SSAValue) -> linalg.FillOp | None:
+    """The ``linalg.fill`` of ``out`` with +0 before ``product`` in its block, if nothing
+    between them can see ``out``: the product may then store C instead of adding to it, and
+    the fill go. Between them there may be ops without memory effects (constants, sizes)
+    and, where ``out`` is a buffer of its own (a ``memref.alloc``, reached only through its
+    uses), any op that does not use it (the copy of a transposed view)."""
+    block = product.parent_block()
+    fills = [u.operation for u in out.uses if isinstance(u.operation, linalg.FillOp)]
+    fill = next((f for f in fills if f.parent_block() is block and f.is_before_in_block(product)), None)
+    if fill is None or list(fill.outputs) != [out] or not _is_plus_zero(fill.inputs[0]):
+        return None
+    own_buffer = isinstance(out.owner, memref.AllocOp)
+    op = product.prev_op
+    while op is not fill:
+        assert op is not None
+        if not is_side_effect_free(op) and not (own_buffer and not _uses(op, out)):
+            return None
+        op = op.prev_op
+    return fill
+
+
+def _is_plus_zero(v: SSAValue) -> bool:
+    c = v.owner
+    if not isinstance(c, arith.ConstantOp) or not isinstance(c.value, FloatAttr):
+        return False
+    x = c.value.value.data
+    return x == 0.0 and math.copysign(1.0, x) > 0  # (not -0: -0 + 0 is +0)
+
+
+def _uses(op: Operation, v: SSAValue) -> bool:
+    """Whether ``op`` or an op inside it reads or writes ``v``."""
+    return any(v in inner.operands for inner in op.walk())
+
+
 @dataclass(frozen=True)
 class TileMatmulPass(ModulePass):
     name = "tile-matmul"
@@ -145,9 +183,12 @@ class TileMatmulPass(ModulePass):
                 continue
             builder = Builder(InsertPoint.before(product))
             lhs, rhs, out = matched.operands.a, matched.operands.b, matched.operands.c
+            fill = zero_fill_before(product, out)
+            if fill is not None:
+                Rewriter.erase_op(fill)
             lhs = transposed_copy(builder, lhs) if matched.transposed[0] else lhs
             rhs = transposed_copy(builder, rhs) if matched.transposed[1] else rhs
-            kernel = matmul_kernel(op, element_type(out), unit, caches)
+            kernel = matmul_kernel(op, element_type(out), unit, caches, overwrite=fill is not None)
             each_matrix(
                 builder,
                 matched.batch,

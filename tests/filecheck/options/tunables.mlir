@@ -10,10 +10,10 @@ func.func @mm(%a: tensor<8x8xf64>, %b: tensor<8x8xf64>) -> tensor<8x8xf64> {
   func.return %c : tensor<8x8xf64>
 }
 // SMALL-LABEL: func.func @mm(
-// SMALL-NOT:     func.call @mg_matmul_f64
+// SMALL-NOT:     func.call @mg_matmul
 // SMALL:         linalg.matmul
 // TILED-LABEL: func.func @mm(
-// TILED:         func.call @mg_matmul_f64
+// TILED:         func.call @mg_matmul_set_f64
 
 // Rows in blocks of 100 (a partial row each: ten for 1000 rows), folded two rows at a time.
 func.func @cols(%a: tensor<1000x12xf64>) -> tensor<1x12xf64> {

@@ -18,7 +18,7 @@ print f([[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 1, 2, 3,
 # SCF:            scf.for
 # SCF-NOT:        affine.
 # The optimised pipeline for an AVX2 CPU: the matrix product's kernel in vector<4xf64>.
-# AVX2:         llvm.func @mg_matmul_f64(
+# AVX2:         llvm.func @mg_matmul_set_f64(
 # AVX2:           llvm.intr.fma({{.*}}) : (vector<4xf64>, vector<4xf64>, vector<4xf64>) -> vector<4xf64>
 # As LLVM IR, the lanes of the row sums added with reassoc, as mgc compiles them.
 # LLVM:         define {{.*}} @f(

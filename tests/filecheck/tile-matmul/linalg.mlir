@@ -160,6 +160,62 @@ func.func @batched_b_transposed(%a: memref<8x64x48xf32>, %bt: memref<8x64x48xf32
 // CHECK-NOT:     func.call
 // CHECK:         linalg.generic
 
-// One kernel per element type, at the end of the module.
+// C of its own filled with +0 just before: the fill goes and the kernel stores C (C = A @ B),
+// an op between that does not use C (a store into another buffer) notwithstanding.
+func.func @zero_filled(%a: memref<?x?xf64>, %b: memref<?x?xf64>, %m: index, %n: index, %x: memref<?xf64>) -> memref<?x?xf64> {
+  %c = memref.alloc(%m, %n) : memref<?x?xf64>
+  %zero = arith.constant 0.0 : f64
+  linalg.fill ins(%zero : f64) outs(%c : memref<?x?xf64>)
+  memref.store %zero, %x[%m] : memref<?xf64>
+  linalg.matmul ins(%a, %b : memref<?x?xf64>, memref<?x?xf64>) outs(%c : memref<?x?xf64>)
+  return %c : memref<?x?xf64>
+}
+// CHECK-LABEL: func.func @zero_filled(
+// CHECK-NOT:     linalg.fill
+// CHECK:         memref.store
+// CHECK:         func.call @mg_matmul_set_f64(
+
+// The fill stays, and the kernel adds to C, where C is filled with anything but +0 (-0:
+// -0 + a sum of +0 is +0), where an op between reads C, and where C is not a buffer of its
+// own and an op between has effects (it might write C through another view).
+func.func @filled_otherwise(%a: memref<?x?xf64>, %b: memref<?x?xf64>, %c: memref<?x?xf64>, %d: memref<?x?xf64>, %e: memref<?x?xf64>, %x: memref<?xf64>, %i: index) {
+  %one = arith.constant 1.0 : f64
+  linalg.fill ins(%one : f64) outs(%c : memref<?x?xf64>)
+  linalg.matmul ins(%a, %b : memref<?x?xf64>, memref<?x?xf64>) outs(%c : memref<?x?xf64>)
+  %minus_zero = arith.constant -0.0 : f64
+  linalg.fill ins(%minus_zero : f64) outs(%d : memref<?x?xf64>)
+  linalg.matmul ins(%a, %b : memref<?x?xf64>, memref<?x?xf64>) outs(%d : memref<?x?xf64>)
+  %zero = arith.constant 0.0 : f64
+  linalg.fill ins(%zero : f64) outs(%e : memref<?x?xf64>)
+  memref.store %zero, %x[%i] : memref<?xf64>
+  linalg.matmul ins(%a, %b : memref<?x?xf64>, memref<?x?xf64>) outs(%e : memref<?x?xf64>)
+  return
+}
+// CHECK-LABEL: func.func @filled_otherwise(
+// CHECK:         linalg.fill
+// CHECK:         func.call @mg_matmul_f64(
+// CHECK:         linalg.fill
+// CHECK:         func.call @mg_matmul_f64(
+// CHECK:         linalg.fill
+// CHECK:         memref.store
+// CHECK:         func.call @mg_matmul_f64(
+// CHECK-NOT:     @mg_matmul_set_f64(
+
+func.func @read_between(%a: memref<?x?xf64>, %b: memref<?x?xf64>, %m: index, %n: index, %x: memref<?xf64>) -> memref<?x?xf64> {
+  %c = memref.alloc(%m, %n) : memref<?x?xf64>
+  %zero = arith.constant 0.0 : f64
+  linalg.fill ins(%zero : f64) outs(%c : memref<?x?xf64>)
+  %v = memref.load %c[%m, %n] : memref<?x?xf64>
+  memref.store %v, %x[%m] : memref<?xf64>
+  linalg.matmul ins(%a, %b : memref<?x?xf64>, memref<?x?xf64>) outs(%c : memref<?x?xf64>)
+  return %c : memref<?x?xf64>
+}
+// CHECK-LABEL: func.func @read_between(
+// CHECK:         linalg.fill
+// CHECK:         memref.load %c
+// CHECK:         func.call @mg_matmul_f64(
+
+// One kernel per element type and kind, at the end of the module.
 // CHECK-LABEL: func.func private @mg_matmul_f64(
 // CHECK-LABEL: func.func private @mg_matmul_f32(
+// CHECK-LABEL: func.func private @mg_matmul_set_f64(

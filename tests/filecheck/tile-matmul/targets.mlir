@@ -19,21 +19,21 @@ func.func @mm(%a: tensor<?x?xf64>, %b: tensor<?x?xf64>) -> tensor<?x?xf64> {
 // Before each micro-kernel, the two ends of each row of its block of C are prefetched.
 // (B's panels are 128 rows deep here: a 128 x 32 panel of f64 fills the 32 KiB of L1 that
 // the options' default caches have.)
-// AVX512-LABEL: func.func private @mg_matmul_f64(
+// AVX512-LABEL: func.func private @mg_matmul_set_f64(
 // AVX512-COUNT-12: memref.prefetch %c[%{{.*}}, %{{.*}}], write, locality<3>, data : memref<?x?xf64, strided<[?, 1], offset: ?>>
 // AVX512:       scf.for {{.*}} -> ({{(vector<8xf64>, ){23}vector<8xf64>}}) {
 // AVX512-COUNT-4:  vector.load %{{.*}} : memref<?x128x32xf64>, vector<8xf64>
 // AVX512-COUNT-24: vector.fma %{{.*}} : vector<8xf64>
 // AVX512-NEXT:     scf.yield
 
-// ZEN4-LABEL:   func.func private @mg_matmul_f64(
+// ZEN4-LABEL:   func.func private @mg_matmul_set_f64(
 // ZEN4-COUNT-16: memref.prefetch %c[%{{.*}}, %{{.*}}], write, locality<3>, data : memref<?x?xf64, strided<[?, 1], offset: ?>>
 // ZEN4:         scf.for {{.*}} -> ({{(vector<8xf64>, ){15}vector<8xf64>}}) {
 // ZEN4-COUNT-2:    vector.load %{{.*}} : memref<?x256x16xf64>, vector<8xf64>
 // ZEN4-COUNT-16:   vector.fma %{{.*}} : vector<8xf64>
 // ZEN4-NEXT:       scf.yield
 
-// AVX2-LABEL:   func.func private @mg_matmul_f64(
+// AVX2-LABEL:   func.func private @mg_matmul_set_f64(
 // Panels of A are 6 rows (22 of them in a block of 132 rows), gathered into a vector per k.
 // AVX2:         vector.store %{{.*}} : memref<22x256x6xf64>, vector<6xf64>
 // AVX2-COUNT-12: memref.prefetch %c[%{{.*}}, %{{.*}}], write, locality<3>, data : memref<?x?xf64, strided<[?, 1], offset: ?>>
@@ -42,7 +42,7 @@ func.func @mm(%a: tensor<?x?xf64>, %b: tensor<?x?xf64>) -> tensor<?x?xf64> {
 // AVX2-COUNT-12:   vector.fma %{{.*}} : vector<4xf64>
 // AVX2-NEXT:       scf.yield
 
-// SSE2-LABEL:   func.func private @mg_matmul_f64(
+// SSE2-LABEL:   func.func private @mg_matmul_set_f64(
 // SSE2-NOT:     vector.fma
 // SSE2:         scf.for {{.*}} -> ({{(vector<2xf64>, ){7}vector<2xf64>}}) {
 // SSE2-COUNT-2:    vector.load %{{.*}} : memref<?x256x4xf64>, vector<2xf64>
@@ -55,7 +55,7 @@ func.func @mm32(%a: tensor<?x?xf32>, %b: tensor<?x?xf32>) -> tensor<?x?xf32> {
   %c = mg.matmul %a, %b : tensor<?x?xf32>, tensor<?x?xf32> -> tensor<?x?xf32>
   func.return %c : tensor<?x?xf32>
 }
-// AVX2F32-LABEL: func.func private @mg_matmul_f32(
+// AVX2F32-LABEL: func.func private @mg_matmul_set_f32(
 // AVX2F32:       scf.for {{.*}} -> ({{(vector<8xf32>, ){11}vector<8xf32>}}) {
 // AVX2F32-COUNT-2:  vector.load %{{.*}} : memref<?x256x16xf32>, vector<8xf32>
 // AVX2F32-COUNT-12: vector.fma %{{.*}} : vector<8xf32>

@@ -14,15 +14,16 @@ func.func @mm(%a: tensor<?x?xf64>, %b: tensor<?x?xf64>) -> tensor<?x?xf64> {
 // CHECK:       %[[K:[0-9a-z_]+]] = memref.dim %a, %{{.*}}
 // CHECK:       memref.dim %b, %{{.*}}
 // CHECK:       %[[N:[0-9a-z_]+]] = memref.dim %b, %{{.*}}
-// The run-time check and C's zero fill stay as convert-mg-to-linalg made them.
+// The run-time check stays as convert-mg-to-linalg made it; C's zero fill goes: the kernel
+// called is the one that stores C (C = A @ B) instead of adding to it.
 // CHECK:       cf.assert
 // CHECK:       %[[C:[0-9a-z_]+]] = memref.alloc(%[[M]], %[[N]]) : memref<?x?xf64>
-// CHECK:       linalg.fill ins(%{{.*}} : f64) outs(%[[C]] : memref<?x?xf64>)
+// CHECK-NOT:   linalg.fill
 // The kernel takes views (rows any distance apart, from any offset): each operand is cast.
 // CHECK:       %[[VA:[0-9a-z_]+]] = "memref.cast"(%a) : (memref<?x?xf64>) -> memref<?x?xf64, strided<[?, 1], offset: ?>>
 // CHECK-NEXT:  %[[VB:[0-9a-z_]+]] = "memref.cast"(%b) : (memref<?x?xf64>) -> memref<?x?xf64, strided<[?, 1], offset: ?>>
 // CHECK-NEXT:  %[[VC:[0-9a-z_]+]] = "memref.cast"(%[[C]]) : (memref<?x?xf64>) -> memref<?x?xf64, strided<[?, 1], offset: ?>>
-// CHECK-NEXT:  func.call @mg_matmul_f64(%[[VA]], %[[VB]], %[[VC]]) : (memref<?x?xf64, strided<[?, 1], offset: ?>>, memref<?x?xf64, strided<[?, 1], offset: ?>>, memref<?x?xf64, strided<[?, 1], offset: ?>>) -> ()
+// CHECK-NEXT:  func.call @mg_matmul_set_f64(%[[VA]], %[[VB]], %[[VC]]) : (memref<?x?xf64, strided<[?, 1], offset: ?>>, memref<?x?xf64, strided<[?, 1], offset: ?>>, memref<?x?xf64, strided<[?, 1], offset: ?>>) -> ()
 // CHECK-NOT:   linalg.matmul
 // CHECK:       func.return %[[C]]
 
@@ -35,7 +36,7 @@ func.func @static(%a: tensor<64x32xf64>, %b: tensor<32x64xf64>) -> tensor<64x64x
 // CHECK:       %[[SA:[0-9a-z_]+]] = "memref.cast"(%a) : (memref<64x32xf64>) -> memref<?x?xf64, strided<[?, 1], offset: ?>>
 // CHECK-NEXT:  %[[SB:[0-9a-z_]+]] = "memref.cast"(%b) : (memref<32x64xf64>) -> memref<?x?xf64, strided<[?, 1], offset: ?>>
 // CHECK-NEXT:  %[[SC:[0-9a-z_]+]] = "memref.cast"(%{{.*}}) : (memref<64x64xf64>) -> memref<?x?xf64, strided<[?, 1], offset: ?>>
-// CHECK-NEXT:  func.call @mg_matmul_f64(%[[SA]], %[[SB]], %[[SC]])
+// CHECK-NEXT:  func.call @mg_matmul_set_f64(%[[SA]], %[[SB]], %[[SC]])
 
 // A small product with static sizes stays a linalg.matmul (loops, once lowered).
 func.func @small(%a: tensor<4x3xf64>, %b: tensor<3x5xf64>) -> tensor<4x5xf64> {
@@ -48,7 +49,7 @@ func.func @small(%a: tensor<4x3xf64>, %b: tensor<3x5xf64>) -> tensor<4x5xf64> {
 // CHECK-NOT:   vector.fma
 
 // The kernel, once, at the end of the module.
-// CHECK-LABEL: func.func private @mg_matmul_f64(%a: memref<?x?xf64, strided<[?, 1], offset: ?>>, %b: memref<?x?xf64, strided<[?, 1], offset: ?>>, %c: memref<?x?xf64, strided<[?, 1], offset: ?>>) {
+// CHECK-LABEL: func.func private @mg_matmul_set_f64(%a: memref<?x?xf64, strided<[?, 1], offset: ?>>, %b: memref<?x?xf64, strided<[?, 1], offset: ?>>, %c: memref<?x?xf64, strided<[?, 1], offset: ?>>) {
 // CHECK:       %[[M:[0-9a-z_]+]] = memref.dim %a, %{{.*}}
 // CHECK-NEXT:  %[[K:[0-9a-z_]+]] = memref.dim %a, %{{.*}}
 // CHECK-NEXT:  %[[N:[0-9a-z_]+]] = memref.dim %b, %{{.*}}
@@ -56,6 +57,8 @@ func.func @small(%a: tensor<4x3xf64>, %b: tensor<3x5xf64>) -> tensor<4x5xf64> {
 // CHECK:       %[[BP:[0-9a-z_]+]] = memref.alloc(%{{.*}}) {alignment = 64 : i64} : memref<?x256x16xf64>
 // CHECK:       scf.for %[[JC:[0-9a-z_]+]] = %{{.*}} to %[[N]] step %{{.*}} {
 // CHECK:         scf.for %[[PC:[0-9a-z_]+]] = %{{.*}} to %[[K]] step %{{.*}} {
+// The first block of K products stores C, the later ones add to it.
+// CHECK:           %[[FIRST:[0-9a-z_]+]] = arith.cmpi eq, %[[PC]], %{{.*}} : index
 // Packing B: whole panels two vectors a row, edge panels element by element, zero-padded.
 // CHECK:           scf.if
 // CHECK:             %[[ROW:[0-9a-z_]+]] = vector.load %b[%{{.*}}, %{{.*}}] : memref<?x?xf64, strided<[?, 1], offset: ?>>, vector<8xf64>
@@ -82,15 +85,32 @@ func.func @small(%a: tensor<4x3xf64>, %b: tensor<3x5xf64>) -> tensor<4x5xf64> {
 // CHECK-NEXT:              %{{.*}} = vector.fma %[[A0S]], %[[B1]], %{{.*}} : vector<8xf64>
 // CHECK-COUNT-14:          vector.fma
 // CHECK:                   scf.yield
-// A whole block is added into C a vector at a time; an edge block goes through the tile.
+// A whole block goes into C a vector at a time: stored as it is in the first block of K
+// products (C's old values not read), added to C in the later ones; an edge block goes
+// through the tile, and C is read there only after the first block.
 // CHECK:                 scf.if
-// CHECK-COUNT-16:          vector.load %c
+// CHECK-NEXT:              scf.if %[[FIRST]] {
+// CHECK-NOT:                 vector.load
+// CHECK-COUNT-16:            vector.store %{{.*}}, %c[
+// CHECK-NEXT:              } else {
+// CHECK-COUNT-16:            vector.load %c
 // CHECK:                 } else {
 // CHECK-COUNT-16:          vector.store %{{.*}}, %[[TILE]]
+// CHECK:                   %[[T:[0-9a-z_]+]] = memref.load %[[TILE]]
+// CHECK-NEXT:              %[[NEW:[0-9a-z_]+]] = scf.if %[[FIRST]] -> (f64) {
+// CHECK-NEXT:                scf.yield %[[T]] : f64
+// CHECK-NEXT:              } else {
+// CHECK-NEXT:                memref.load %c
+// CHECK-NEXT:                arith.addf
+// CHECK:                   memref.store %[[NEW]], %c
 // CHECK:             memref.dealloc %[[AP]]
 // CHECK-NEXT:        memref.dealloc %[[TILE]]
 // CHECK:             scf.reduce
 // CHECK:           }) {mg.min_chunk = 1 : index}
 // CHECK:       memref.dealloc %[[BP]]
-// CHECK-NEXT:  func.return
-// CHECK-NOT:   func.func private @mg_matmul_f64
+// With K = 0 there is no block of products to store C: it is set to zeros.
+// CHECK:       %[[NO_K:[0-9a-z_]+]] = arith.cmpi eq, %[[K]], %{{.*}} : index
+// CHECK-NEXT:  scf.if %[[NO_K]] {
+// CHECK:           memref.store %{{.*}}, %c[
+// CHECK:       func.return
+// CHECK-NOT:   func.func private @mg_matmul
