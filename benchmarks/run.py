@@ -160,7 +160,7 @@ NOTES = [
     "OMP_WAIT_POLICY=PASSIVE unless set: their idle threads otherwise spin after each call "
     "(OpenBLAS's for ~75 ms), taking the cores from whatever runs next (here: mg's threads, "
     "in the alternation). mg's idle threads run as by default: they watch for the next loop "
-    "some 80 microseconds after each, then sleep (MG_WAIT_POLICY).",
+    "some 40 microseconds after each, then sleep (MG_WAIT_POLICY).",
     f"mgc run: wall time of the whole process (Python start, import, compile, run), median "
     f"of several runs; 'cached' uses the on-disk compile cache as by default (warmed by one "
     f"run first), 'no cache' sets MGC_NO_CACHE=1. The target is <= {MGC_TARGET_S} s.",

@@ -41,7 +41,7 @@ Watching before sleeping. Waking a thread that sleeps on a condition variable ta
 kernel some microseconds, and tens of them in a virtual machine (a 2-core KVM guest: 40 to
 80), as long as a loop over 100K elements takes: two threads were slower than one there. So
 a worker with nothing to do first looks at ``@mgrt_job_generation`` ``SPINS`` times without
-the lock (an atomic acquire load; about 80 microseconds on a Zen 3) and takes the lock to
+the lock (an atomic acquire load; some 40 microseconds on a Zen 3) and takes the lock to
 claim a chunk as soon as it changes, and only then sleeps; and the caller, its own chunk
 done, looks at ``@mgrt_job_pending`` as long before it takes the lock and sleeps until the
 workers are done. A loop that follows another within that time (the next op of a program,
@@ -83,11 +83,11 @@ every program that runs a loop on threads a seventh of its LLVM time (``examples
 with the pool optimised, 83 ms without).
 """
 
-SPINS = 300_000
+SPINS = 50_000
 """How many times a worker with nothing to do, or a caller whose workers are not done, looks
-again before it sleeps: about 80 microseconds on a Zen 3 (measured as the CPU time a
-process spends in the 10 ms after a loop); 100_000 were too few to span the Python API's
-own time between two calls."""
+again before it sleeps: some 30 to 50 microseconds on a Zen 3 (the run time, in
+``/proc/self/task/*/schedstat``, of a worker after a loop of 5 microseconds' work, less that
+of a passive one), enough to span the Python API's own time between two calls."""
 
 THREADS_IR = r"""
 ; ---- State -------------------------------------------------------------------------------
@@ -203,6 +203,31 @@ active:
   ret i64 SPINS
 }
 
+; Looks at *%at (an atomic acquire load) up to %spins times, until it equals %value (where
+; %equal) or differs from it (where not): whether it did.
+define linkonce_odr i1 @mgrt_watch(ptr %at, i64 %value, i1 %equal, i64 %spins) noinline optnone {
+entry:
+  br label %look
+
+look:
+  %k = phi i64 [ 0, %entry ], [ %k1, %again ]
+  %now = load atomic i64, ptr %at acquire, align 8
+  %same = icmp eq i64 %now, %value
+  %seen = icmp eq i1 %same, %equal
+  br i1 %seen, label %yes, label %again
+
+again:
+  %k1 = add i64 %k, 1
+  %enough = icmp uge i64 %k1, %spins
+  br i1 %enough, label %no, label %look
+
+yes:
+  ret i1 true
+
+no:
+  ret i1 false
+}
+
 ; ---- Chunks ------------------------------------------------------------------------------
 
 ; Chunk %i of [lo, lo + n) cut into %chunks: q = n / chunks iterations each, and the first
@@ -254,18 +279,8 @@ sleep:                                  ; first watches for a new loop a while, 
 
 unlock:
   %u0 = call i32 @pthread_mutex_unlock(ptr @mgrt_pool_lock)
-  br label %watch
-
-watch:
-  %k = phi i64 [ 0, %unlock ], [ %k1, %still ]
-  %now = load atomic i64, ptr @mgrt_job_generation acquire, align 8
-  %changed = icmp ne i64 %now, %looked
-  br i1 %changed, label %relock, label %still
-
-still:
-  %k1 = add i64 %k, 1
-  %enough = icmp uge i64 %k1, %spins
-  br i1 %enough, label %doze, label %watch
+  %came = call i1 @mgrt_watch(ptr @mgrt_job_generation, i64 %looked, i1 false, i64 %spins)
+  br i1 %came, label %relock, label %doze
 
 relock:
   %l2 = call i32 @pthread_mutex_lock(ptr @mgrt_pool_lock)
@@ -418,15 +433,8 @@ run:
   br i1 %passive, label %lock, label %watch
 
 watch:                                  ; the workers' chunks watched a while, unlocked
-  %k = phi i64 [ 0, %run ], [ %k1, %still ]
-  %left = load atomic i64, ptr @mgrt_job_pending acquire, align 8
-  %all_done = icmp eq i64 %left, 0
-  br i1 %all_done, label %let_go, label %still
-
-still:
-  %k1 = add i64 %k, 1
-  %enough = icmp uge i64 %k1, %spins
-  br i1 %enough, label %lock, label %watch
+  %all_done = call i1 @mgrt_watch(ptr @mgrt_job_pending, i64 0, i1 true, i64 %spins)
+  br i1 %all_done, label %let_go, label %lock
 
 lock:
   %l1 = call i32 @pthread_mutex_lock(ptr @mgrt_pool_lock)

@@ -46,7 +46,7 @@ ENVIRONMENT = """environment:
   MG_MALLOC=system   leave glibc's malloc as it is (by default a program keeps the buffers
                      it frees for reuse instead of faulting them in again)
   MG_WAIT_POLICY=passive  idle worker threads sleep at once (by default they watch for
-                     the next parallel loop some 80 microseconds first)
+                     the next parallel loop some 40 microseconds first)
 """
 
 
