@@ -221,15 +221,17 @@ def host_caches() -> Caches:
 
 # The cache blocks, from the innermost out (as BLIS chooses them):
 # - KC: a KC x NR panel of packed B is read again for every MR rows of A, so it must stay in
-#   L1: KC * NR elements fit in L1 (256 x 16 f64 is 32 KiB). At most KC_MAX: more was no
-#   faster where measured, and each pass over C is then a longer stretch of k.
+#   L1: KC * NR elements fit in L1 (256 x 16 f64 is 32 KiB). At most KC_MAX, 512: AVX2's
+#   panels of 16 f32 or 8 f64 columns (32 KiB at 512) made 1024 x 1024 products some 3%
+#   faster than at 256 on a Zen 3 (fewer passes over C; A/B, one and two threads,
+#   2026-12-06); more was not measured.
 # - MC: MC rows of packed A (MC x KC) are read again for every NR columns of B, so they
 #   stay in L2, in half of it (B's panels and C pass through the rest). MC is a multiple of
 #   MR, at most the first from MC_MAX on: MC rows are also what a thread takes, and from 128
 #   on a power-of-two M from 256 on splits into as many row blocks as with 128 (126 rows
 #   would give 256 rows three blocks, two for one thread and one for the other).
 # - NC: KC x NC of packed B stays in half of this core's share of L3. At most NC_MAX.
-KC_MAX, MC_MAX, NC_MAX = 256, 128, 1024
+KC_MAX, MC_MAX, NC_MAX = 512, 128, 1024
 
 
 def matmul_blocks(unit: VectorUnit, element_bits: int, caches: Caches = TYPICAL_CACHES) -> MatmulBlocks:

@@ -18,8 +18,9 @@ about 1% of what the machine can do. The kernel does, for A: M x K, B: K x N,
             C[ir block, jr block] += the registers  (via a small buffer at the edges)
 
 The register block (MR x NR), the vector length L and the cache blocks (KC, MC, NC) are
-the target's (``mg_xdsl.core.target.matmul_blocks``): on AVX-512 the block is 8 x 16 and L = 8
-for f64, and for a typical core's caches KC, MC and NC are 256, 128 and 1024. Without
+the target's (``mg_xdsl.core.target.matmul_blocks``): for f64 with a typical core's
+caches, AVX-512's block is 6 x 32 with L = 8 and KC, MC, NC 128, 132, 1024 (in 256-bit
+halves, Zen 4: 8 x 16, 256, 128, 1024), AVX2's 6 x 8 with L = 4 and 512, 66, 512. Without
 fused multiply-add in hardware the kernel multiplies and adds (``llvm.fma`` would become a
 call to the C library's ``fma``).
 

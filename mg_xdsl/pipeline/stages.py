@@ -251,10 +251,11 @@ def context() -> Context:
 
 
 def check_stage(module: ModuleOp, stage: Stage) -> None:
+    gone, prefixes = set(stage.gone), tuple(g + "." for g in stage.gone)
     for op in module.walk():
         if op is module:
             continue
-        if any(op.name == g or op.name.startswith(g + ".") for g in stage.gone):
+        if op.name in gone or op.name.startswith(prefixes):
             raise PipelineError(
                 f"'{op.name}' is still present after the '{stage.name}' stage "
                 f"({', '.join(stage.passes)}) should have lowered it"

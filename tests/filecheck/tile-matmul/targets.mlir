@@ -34,18 +34,19 @@ func.func @mm(%a: tensor<?x?xf64>, %b: tensor<?x?xf64>) -> tensor<?x?xf64> {
 // ZEN4-NEXT:       scf.yield
 
 // AVX2-LABEL:   func.func private @mg_matmul_set_f64(
-// Panels of A are 6 rows (22 of them in a block of 132 rows), gathered into a vector per k.
-// AVX2:         vector.store %{{.*}} : memref<22x256x6xf64>, vector<6xf64>
+// Panels of A are 6 rows (11 of them in a block of 66 rows: 66 x 512 f64 is half the
+// default L2), gathered into a vector per k; B's panels 512 rows deep (512 x 8 f64 fills L1).
+// AVX2:         vector.store %{{.*}} : memref<11x512x6xf64>, vector<6xf64>
 // AVX2-COUNT-12: memref.prefetch %c[%{{.*}}, %{{.*}}], write, locality<3>, data : memref<?x?xf64, strided<[?, 1], offset: ?>>
 // AVX2:         scf.for {{.*}} -> ({{(vector<4xf64>, ){11}vector<4xf64>}}) {
-// AVX2-COUNT-2:    vector.load %{{.*}} : memref<?x256x8xf64>, vector<4xf64>
+// AVX2-COUNT-2:    vector.load %{{.*}} : memref<?x512x8xf64>, vector<4xf64>
 // AVX2-COUNT-12:   vector.fma %{{.*}} : vector<4xf64>
 // AVX2-NEXT:       scf.yield
 
 // SSE2-LABEL:   func.func private @mg_matmul_set_f64(
 // SSE2-NOT:     vector.fma
 // SSE2:         scf.for {{.*}} -> ({{(vector<2xf64>, ){7}vector<2xf64>}}) {
-// SSE2-COUNT-2:    vector.load %{{.*}} : memref<?x256x4xf64>, vector<2xf64>
+// SSE2-COUNT-2:    vector.load %{{.*}} : memref<?x512x4xf64>, vector<2xf64>
 // SSE2-COUNT-8:    arith.addf %{{.*}}, %{{.*}} : vector<2xf64>
 // SSE2-NEXT:       scf.yield
 // SSE2-NOT:     vector.fma
@@ -57,5 +58,5 @@ func.func @mm32(%a: tensor<?x?xf32>, %b: tensor<?x?xf32>) -> tensor<?x?xf32> {
 }
 // AVX2F32-LABEL: func.func private @mg_matmul_set_f32(
 // AVX2F32:       scf.for {{.*}} -> ({{(vector<8xf32>, ){11}vector<8xf32>}}) {
-// AVX2F32-COUNT-2:  vector.load %{{.*}} : memref<?x256x16xf32>, vector<8xf32>
+// AVX2F32-COUNT-2:  vector.load %{{.*}} : memref<?x512x16xf32>, vector<8xf32>
 // AVX2F32-COUNT-12: vector.fma %{{.*}} : vector<8xf32>

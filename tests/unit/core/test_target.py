@@ -128,11 +128,13 @@ def test_cache_blocks_fit_the_caches(unit):
     a KC x NR panel of B in L1, MC x KC of A in half of L2, KC x NC of B in half the L3
     share; larger ones never grow them past what was measured."""
     typical = target.matmul_blocks(unit, 64)
-    l1 = target.TYPICAL_CACHES.l1
-    assert typical.kc == min(256, l1 // (typical.nr * 8) // 8 * 8)  # (AVX-512's 32 columns: 128)
-    assert typical.nc == 1024 and typical.mc == typical.mr * -(-128 // typical.mr)
+    l1, l2, l3 = target.TYPICAL_CACHES.l1, target.TYPICAL_CACHES.l2, target.TYPICAL_CACHES.l3
+    assert typical.kc == min(512, l1 // (typical.nr * 8) // 8 * 8)  # (AVX-512's 32 columns: 128)
+    rows = min(128, l2 // 2 // (typical.kc * 8))  # (AVX2's 512-deep panels: 64, so 66 rows)
+    assert typical.mc == typical.mr * -(-rows // typical.mr)
+    assert typical.nc == min(1024, l3 // 2 // (typical.kc * 8) // typical.nr * typical.nr)
     huge = target.matmul_blocks(unit, 64, target.Caches(10**9, 10**9, 10**9))
-    assert (huge.kc, huge.mc, huge.nc) == (256, typical.mc, 1024)  # (KC_MAX, MC_MAX, NC_MAX)
+    assert (huge.kc, huge.mc, huge.nc) == (512, huge.mr * -(-128 // huge.mr), 1024)  # (KC_MAX, MC_MAX, NC_MAX)
     small = target.Caches(16 * 1024, 128 * 1024, 512 * 1024)
     blocks = target.matmul_blocks(unit, 64, small)
     assert blocks.kc * blocks.nr * 8 <= small.l1 and blocks.kc % 8 == 0
