@@ -78,6 +78,7 @@ from mg_xdsl.support.loop_builders import (
 )
 
 ALIGNMENT = 64  # bytes: packed buffers start on a cache line
+PANELS_A_THREAD = 4  # the fewest panels of B a thread packs
 REDUCTION = IteratorType.REDUCTION
 
 
@@ -247,7 +248,9 @@ class Tiling:
             for_loop(b, index(b, 0), kc, 1, row)
             return []
 
-        for_loop(b, index(b, 0), ceil_div(b, nc, NR), 1, panel)
+        # The threads share the panels out (each a KC x NR copy, some microseconds): packed
+        # by one, B was a tenth of a 256 x 256 product's time at two threads.
+        parallel_loop(b, ceil_div(b, nc, NR), lambda b, p: panel(b, p, None) and None, min_chunk=PANELS_A_THREAD)
 
     def pack_a(self, b: Builder, ap: SSAValue, ic: SSAValue, mc: SSAValue, pc: SSAValue, kc: SSAValue) -> None:
         """``Ap[p, k, r] = A[ic + p * MR + r, pc + k]``, zero past row ``mc``. A whole panel

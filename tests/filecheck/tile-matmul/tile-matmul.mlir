@@ -59,13 +59,17 @@ func.func @small(%a: tensor<4x3xf64>, %b: tensor<3x5xf64>) -> tensor<4x5xf64> {
 // CHECK:         scf.for %[[PC:[0-9a-z_]+]] = %{{.*}} to %[[K]] step %{{.*}} {
 // The first block of K products stores C, the later ones add to it.
 // CHECK:           %[[FIRST:[0-9a-z_]+]] = arith.cmpi eq, %[[PC]], %{{.*}} : index
-// Packing B: whole panels two vectors a row, edge panels element by element, zero-padded.
+// Packing B, its panels shared out among the threads (at least 4 each): whole panels two
+// vectors a row, edge panels element by element, zero-padded.
+// CHECK:           %[[PANELS:[0-9a-z_]+]] = arith.ceildivsi %{{.*}}, %{{.*}} : index
+// CHECK:           "scf.parallel"(%{{.*}}, %[[PANELS]], %{{.*}})
 // CHECK:           scf.if
 // CHECK:             %[[ROW:[0-9a-z_]+]] = vector.load %b[%{{.*}}, %{{.*}}] : memref<?x?xf64, strided<[?, 1], offset: ?>>, vector<8xf64>
 // CHECK-NEXT:        %{{.*}} = arith.constant 0 : index
 // CHECK-NEXT:        vector.store %[[ROW]], %[[BP]][%{{.*}}, %{{.*}}, %{{.*}}] : memref<?x256x16xf64>, vector<8xf64>
 // CHECK:           } else {
 // CHECK:             memref.store %{{.*}}, %[[BP]]
+// CHECK:           }) {mg.min_chunk = 4 : index}
 // CHECK:           %[[BLOCKS:[0-9a-z_]+]] = arith.ceildivsi %[[M]], %{{.*}} : index
 // CHECK:           "scf.parallel"(%{{.*}}, %[[BLOCKS]], %{{.*}})
 // Each row block packs A into a buffer of its own (8-row panels, k-major).
