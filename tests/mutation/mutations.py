@@ -1652,8 +1652,8 @@ MUTATIONS = [
     ),
     Mutation(
         "mg_xdsl/transforms/linalg/tile_matmul.py",
-        "        if not is_side_effect_free(op) and not (own_buffer and not _uses(op, out)):",
-        "        if False:",
-        "tile-matmul drops C's zero fill though an op between reads C",
+        "    own_buffer = isinstance(out.owner, memref.AllocOp) and all(",
+        "    own_buffer = isinstance(out.owner, memref.AllocOp) or all(",
+        "tile-matmul drops C's zero fill though an op between reads C, or writes it through a view",
     ),
 ]

@@ -42,7 +42,7 @@ from xdsl.context import Context
 from xdsl.dialects import arith, memref
 from xdsl.dialects.builtin import DYNAMIC_INDEX, DenseArrayBase, FloatAttr, MemRefType, ModuleOp, StridedLayoutAttr, i64
 from xdsl.dialects.linalg import ops as linalg
-from xdsl.ir import Operation, SSAValue
+from xdsl.ir import Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.traits import is_side_effect_free
@@ -121,21 +121,32 @@ def zero_fill_before(product: Operation, out: SSAValue) -> linalg.FillOp | None:
     """The ``linalg.fill`` of ``out`` with +0 before ``product`` in its block, if nothing
     between them can see ``out``: the product may then store C instead of adding to it, and
     the fill go. Between them there may be ops without memory effects (constants, sizes)
-    and, where ``out`` is a buffer of its own (a ``memref.alloc``, reached only through its
-    uses), any op that does not use it (the copy of a transposed view)."""
+    and, where ``out`` is a buffer of its own (a ``memref.alloc``) that nothing but its size
+    is taken of before the product (no view of it that an op could reach it through), any
+    op at all (the copy of a transposed view)."""
     block = product.parent_block()
+    assert block is not None
     fills = [u.operation for u in out.uses if isinstance(u.operation, linalg.FillOp)]
     fill = next((f for f in fills if f.parent_block() is block and f.is_before_in_block(product)), None)
     if fill is None or list(fill.outputs) != [out] or not _is_plus_zero(fill.inputs[0]):
         return None
-    own_buffer = isinstance(out.owner, memref.AllocOp)
+    own_buffer = isinstance(out.owner, memref.AllocOp) and all(
+        _after(u.operation, product, block) or u.operation in (fill, product) or isinstance(u.operation, memref.DimOp)
+        for u in out.uses
+    )
     op = product.prev_op
     while op is not fill:
         assert op is not None
-        if not is_side_effect_free(op) and not (own_buffer and not _uses(op, out)):
+        if not own_buffer and not is_side_effect_free(op):
             return None
         op = op.prev_op
     return fill
+
+
+def _after(op: Operation, product: Operation, block: Block) -> bool:
+    """Whether ``op`` (or the op of ``block`` it is inside) comes after ``product``."""
+    top = block.find_ancestor_op_in_block(op)
+    return top is not None and top is not product and product.is_before_in_block(top)
 
 
 def _is_plus_zero(v: SSAValue) -> bool:
@@ -144,11 +155,6 @@ def _is_plus_zero(v: SSAValue) -> bool:
         return False
     x = c.value.value.data
     return x == 0.0 and math.copysign(1.0, x) > 0  # (not -0: -0 + 0 is +0)
-
-
-def _uses(op: Operation, v: SSAValue) -> bool:
-    """Whether ``op`` or an op inside it reads or writes ``v``."""
-    return any(v in inner.operands for inner in op.walk())
 
 
 @dataclass(frozen=True)

@@ -215,6 +215,23 @@ func.func @read_between(%a: memref<?x?xf64>, %b: memref<?x?xf64>, %m: index, %n:
 // CHECK:         memref.load %c
 // CHECK:         func.call @mg_matmul_f64(
 
+// A view of C taken before the fill, written through between it and the product: the fill
+// stays (C is not a buffer reached only through itself).
+func.func @view_between(%a: memref<?x?xf64>, %b: memref<?x?xf64>, %m: index, %n: index) -> memref<?x?xf64> {
+  %c = memref.alloc(%m, %n) : memref<?x?xf64>
+  %v = memref.subview %c[0, 0] [%m, %n] [1, 1] : memref<?x?xf64> to memref<?x?xf64, strided<[?, 1]>>
+  %zero = arith.constant 0.0 : f64
+  linalg.fill ins(%zero : f64) outs(%c : memref<?x?xf64>)
+  %one = arith.constant 1.0 : f64
+  memref.store %one, %v[%m, %n] : memref<?x?xf64, strided<[?, 1]>>
+  linalg.matmul ins(%a, %b : memref<?x?xf64>, memref<?x?xf64>) outs(%c : memref<?x?xf64>)
+  return %c : memref<?x?xf64>
+}
+// CHECK-LABEL: func.func @view_between(
+// CHECK:         linalg.fill
+// CHECK:         memref.store
+// CHECK:         func.call @mg_matmul_f64(
+
 // One kernel per element type and kind, at the end of the module.
 // CHECK-LABEL: func.func private @mg_matmul_f64(
 // CHECK-LABEL: func.func private @mg_matmul_f32(
