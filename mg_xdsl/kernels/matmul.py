@@ -248,9 +248,12 @@ class Tiling:
             for_loop(b, index(b, 0), kc, 1, row)
             return []
 
+        def shared_panel(b: Builder, p: SSAValue) -> None:
+            panel(b, p, None)
+
         # The threads share the panels out (each a KC x NR copy, some microseconds): packed
         # by one, B was a tenth of a 256 x 256 product's time at two threads.
-        parallel_loop(b, ceil_div(b, nc, NR), lambda b, p: panel(b, p, None) and None, min_chunk=PANELS_A_THREAD)
+        parallel_loop(b, ceil_div(b, nc, NR), shared_panel, min_chunk=PANELS_A_THREAD)
 
     def pack_a(self, b: Builder, ap: SSAValue, ic: SSAValue, mc: SSAValue, pc: SSAValue, kc: SSAValue) -> None:
         """``Ap[p, k, r] = A[ic + p * MR + r, pc + k]``, zero past row ``mc``. A whole panel
