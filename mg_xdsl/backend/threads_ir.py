@@ -204,13 +204,18 @@ active:
 }
 
 ; Looks at *%at (an atomic acquire load) up to %spins times, until it equals %value (where
-; %equal) or differs from it (where not): whether it did.
+; %equal) or differs from it (where not): whether it did. With %spins 0 (passive) it does not
+; look at all.
 define linkonce_odr i1 @mgrt_watch(ptr %at, i64 %value, i1 %equal, i64 %spins) noinline optnone {
 entry:
-  br label %look
+  br label %test
+
+test:
+  %k = phi i64 [ 0, %entry ], [ %k1, %again ]
+  %more = icmp ult i64 %k, %spins
+  br i1 %more, label %look, label %no
 
 look:
-  %k = phi i64 [ 0, %entry ], [ %k1, %again ]
   %now = load atomic i64, ptr %at acquire, align 8
   %same = icmp eq i64 %now, %value
   %seen = icmp eq i1 %same, %equal
@@ -218,8 +223,7 @@ look:
 
 again:
   %k1 = add i64 %k, 1
-  %enough = icmp uge i64 %k1, %spins
-  br i1 %enough, label %no, label %look
+  br label %test
 
 yes:
   ret i1 true
@@ -274,10 +278,6 @@ any:
 sleep:                                  ; first watches for a new loop a while, unlocked
   %looked = load i64, ptr @mgrt_job_generation
   %spins = load i64, ptr @mgrt_pool_spins
-  %passive = icmp eq i64 %spins, 0
-  br i1 %passive, label %wait, label %unlock
-
-unlock:
   %u0 = call i32 @pthread_mutex_unlock(ptr @mgrt_pool_lock)
   %came = call i1 @mgrt_watch(ptr @mgrt_job_generation, i64 %looked, i1 false, i64 %spins)
   br i1 %came, label %relock, label %doze
@@ -429,10 +429,7 @@ wake_one:
 run:
   %u0 = call i32 @pthread_mutex_unlock(ptr @mgrt_pool_lock)
   call void @mgrt_run_chunk(ptr %body, ptr %ctx, i64 %lo, i64 %n, i64 %chunks, i64 0)
-  %passive = icmp eq i64 %spins, 0
-  br i1 %passive, label %lock, label %watch
-
-watch:                                  ; the workers' chunks watched a while, unlocked
+  ; the workers' chunks watched a while, unlocked
   %all_done = call i1 @mgrt_watch(ptr @mgrt_job_pending, i64 0, i1 true, i64 %spins)
   br i1 %all_done, label %let_go, label %lock
 

@@ -396,8 +396,7 @@ class Tiling:
                     at = [add(b, row0, r), add(b, col0, c)]
                     s = b.insert(memref.LoadOp.get(tile, [r, c])).res
                     if first is None:
-                        old = b.insert(memref.LoadOp.get(c_buf, at)).res
-                        s = b.insert(arith.AddfOp(old, s)).result
+                        s = self._add_old(b, at, s)
                     else:
                         s = if_else_value(b, first, lambda b: s, lambda b: self._add_old(b, at, s))
                     b.insert(memref.StoreOp.get(s, c_buf, at))
@@ -414,6 +413,7 @@ class Tiling:
             if_else(b, full, lambda b: if_else(b, first, lambda b: whole(b, add_old=False), whole), edge)
 
     def _add_old(self, b: Builder, at: list[SSAValue], s: SSAValue) -> SSAValue:
+        """``C[at] + s``."""
         old = b.insert(memref.LoadOp.get(self.operands.c, at)).res
         return b.insert(arith.AddfOp(old, s)).result
 

@@ -134,10 +134,12 @@ def zero_fill_before(product: Operation, out: SSAValue) -> linalg.FillOp | None:
         _after(u.operation, product, block) or u.operation in (fill, product) or isinstance(u.operation, memref.DimOp)
         for u in out.uses
     )
+    if own_buffer:
+        return fill
     op = product.prev_op
     while op is not fill:
         assert op is not None
-        if not own_buffer and not is_side_effect_free(op):
+        if not is_side_effect_free(op):
             return None
         op = op.prev_op
     return fill

@@ -78,7 +78,8 @@ def exp(e: Emitter, x: SSAValue, for_f32: bool = False, tail: SSAValue | None = 
     lo, hi = EXP_RANGE[e.t]
     clamped = e.select(e.cmp("ogt", x, e.c(hi)), e.c(hi), x)
     clamped = e.select(e.cmp("olt", clamped, e.c(lo)), e.c(lo), clamped)
-    n, shifted_n = e.round_product(clamped, e.c(LOG2E))
+    n, bits = e.round(clamped, times=e.c(LOG2E))
+    shifted_n = e.shl(bits, e.i(e.mantissa))
     ln2_hi, ln2_lo = LN2[e.t]
     r = e.mul_add(n, e.c(-ln2_hi), clamped)
     if tail is None:
@@ -176,7 +177,8 @@ def sin_cos(e: Emitter, x: SSAValue, cosine: bool, for_f32: bool = False) -> SSA
     (Cody and Waite, each step's error kept: exact for |x| < 2^24 pi/2); then r + r^3 S(r^2)
     or 1 - r^2/2 + r^4 C(r^2) by the quadrant n mod 4, and the sign (sin(-0) = -0)."""
     ax = e.abs(x)
-    n, ni = e.round(e.mul(ax, e.c(TWO_OVER_PI)))
+    n, bits = e.round(e.mul(ax, e.c(TWO_OVER_PI)))
+    ni = e.isub(bits, e.magic_bits())
     r1 = e.sub(ax, e.mul(n, e.c(PIO2[0])))
     r2, r2_err = e.two_sum(r1, e.neg(e.mul(n, e.c(PIO2[1]))))
     r3, r3_err = e.two_sum(r2, e.neg(e.mul(n, e.c(PIO2[2]))))

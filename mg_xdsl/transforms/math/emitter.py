@@ -183,28 +183,20 @@ class Emitter:
 
     # ---------------------------------------------------------------- exact steps
 
-    def round(self, x: SSAValue) -> tuple[SSAValue, SSAValue]:
-        """``x`` rounded to the nearest integer (ties to even), as a float and as an integer,
-        for |x| < 2^(mantissa - 1): adding 1.5 * 2^mantissa leaves the integer in the low bits
-        (no conversion instructions: they vectorise worse, and ``fptosi`` is undefined out of
-        range)."""
+    def round(self, x: SSAValue, times: SSAValue | None = None) -> tuple[SSAValue, SSAValue]:
+        """``x`` (times ``times``, in one multiply-add where the emitter has FMA) rounded to the
+        nearest integer n (ties to even), for |n| < 2^(mantissa - 1): n as a float, and the
+        bits of n + 1.5 * 2^mantissa, whose low bits hold n (less ``magic_bits()``, it is n as an
+        integer; shifted left by ``mantissa``, n in the exponent field: the rest of the
+        constant's bits go). No conversion instructions: they vectorise worse, and ``fptosi``
+        is undefined out of range."""
         magic = 1.5 * 2.0**self.mantissa
-        shifted = self.add(x, self.c(magic))
-        n = self.sub(shifted, self.c(magic))
-        return n, self.isub(self.bits(shifted), self.magic_bits())
+        shifted = self.add(x, self.c(magic)) if times is None else self.mul_add(x, times, self.c(magic))
+        return self.sub(shifted, self.c(magic)), self.bits(shifted)
 
     def magic_bits(self) -> SSAValue:
         """The bits of 1.5 * 2^mantissa."""
         return self.i((self.bias + self.mantissa) << self.mantissa | 1 << (self.mantissa - 1))
-
-    def round_product(self, x: SSAValue, factor: SSAValue) -> tuple[SSAValue, SSAValue]:
-        """n = ``x * factor`` rounded to the nearest integer, for |n| < 2^(mantissa - 1): as
-        a float, and as the integer n shifted into the exponent field (n << mantissa). Adding
-        1.5 * 2^mantissa (in one multiply-add where there is FMA) leaves n in the low bits, and
-        the left shift drops the rest of that constant's bits with them."""
-        magic = 1.5 * 2.0**self.mantissa
-        shifted = self.mul_add(x, factor, self.c(magic))
-        return self.sub(shifted, self.c(magic)), self.shl(self.bits(shifted), self.i(self.mantissa))
 
     def scale_one_plus(self, q: SSAValue, shifted_n: SSAValue) -> SSAValue:
         """(1 + q) * 2^n, for q small, n (given as n << mantissa) from twice the lowest
