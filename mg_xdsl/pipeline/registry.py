@@ -17,6 +17,7 @@ import mg_xdsl.support.xdsl_compat  # noqa: F401  (linear-time verification and 
 _PROJECT_PASSES: dict[str, tuple[str, str]] = {
     "mg-autodiff": ("transforms.mg.autodiff", "MgAutodiffPass"),
     "mg-cse": ("transforms.mg.mg_cse", "MgCsePass"),
+    "inline": ("transforms.func.inline", "InlinePass"),
     "lower-mg-to-affine": ("conversions.lower_mg_to_affine", "LowerMgToAffinePass"),
     "convert-mg-to-linalg": ("conversions.convert_mg_to_linalg", "ConvertMgToLinalgPass"),
     "linalg-fuse-elementwise-ops": ("transforms.linalg.linalg_fuse_elementwise_ops", "LinalgFuseElementwiseOpsPass"),

@@ -137,6 +137,7 @@ OPTIMISED_STAGES: tuple[Stage, ...] = (
         "linalg",
         (
             "mg-autodiff",
+            "inline",  # a def called once: its body in place of the call, for the passes below to see
             "mg-cse",  # a value the program writes twice (exp(s - m) in a softmax) computed once
             "convert-mg-to-linalg",
             "linalg-fuse-elementwise-ops",  # one generic, and no buffer, per tree of elementwise ops

@@ -1656,4 +1656,16 @@ MUTATIONS = [
         "    own_buffer = isinstance(out.owner, memref.AllocOp) or all(",
         "tile-matmul drops C's zero fill though an op between reads C, or writes it through a view",
     ),
+    Mutation(
+        "mg_xdsl/transforms/func/inline.py",
+        "            if len(calls.get(name, ())) == 1:",
+        "            if calls.get(name):",
+        "inline copies a def called from several places into the first of them (each copy compiled again)",
+    ),
+    Mutation(
+        "mg_xdsl/dialects/mg/inlining.py",
+        "    for arg, value in zip(block.args, call.arguments, strict=True):",
+        "    for arg, value in zip(block.args, [*call.arguments[1:], *call.arguments[:1]], strict=True):",
+        "an inlined def reads its arguments in the wrong parameters",
+    ),
 ]

@@ -31,12 +31,13 @@ from xdsl.builder import Builder, ImplicitBuilder
 from xdsl.dialects import func
 from xdsl.dialects.builtin import FileLineColLoc, ModuleOp, TensorType
 from xdsl.ir import Block, Operation, SSAValue
-from xdsl.rewriter import InsertPoint, Rewriter
+from xdsl.rewriter import InsertPoint
 
 from mg_xdsl.core import element_types
 from mg_xdsl.dialects.mg.adjoint_builder import AdjointBuilder
 from mg_xdsl.dialects.mg.base import Differentiable
 from mg_xdsl.dialects.mg.gradients import GradOp
+from mg_xdsl.dialects.mg.inlining import callee_of, inline_call
 
 
 class AutodiffError(Exception):
@@ -118,26 +119,12 @@ def _active(order: list[Operation], variables: set[SSAValue]) -> set[SSAValue]:
 
 
 def _inline(call: func.CallOp, module: ModuleOp) -> None:
-    """Replace ``call`` by a copy of its callee's body (one block ending in ``func.return``)."""
-    name = call.callee.string_value()
-    callee = next((op for op in module.ops if isinstance(op, func.FuncOp) and op.sym_name.data == name), None)
-    if callee is None or not callee.body.blocks:
+    """Replace ``call`` by a copy of its callee's body."""
+    callee = callee_of(call, module)
+    if callee is None:
+        name = call.callee.string_value()
         raise AutodiffError(f"the gradient cannot pass through {name}, whose body is not in the program", call)
-    body = callee.body.clone()
-    block = body.blocks[0]
-    for arg, value in zip(block.args, call.arguments, strict=True):
-        arg.replace_all_uses_with(value)
-    terminator = block.last_op
-    assert isinstance(terminator, func.ReturnOp), terminator
-    returned = list(terminator.arguments)
-    block.erase_op(terminator)
-    for op in list(block.ops):
-        op.detach()
-        Rewriter.insert_op(op, InsertPoint.before(call))
-    for result, value in zip(call.results, returned, strict=True):
-        result.replace_all_uses_with(value)
-    call.detach()
-    call.erase()
+    inline_call(call, callee)
 
 
 def _inline_calls(grad: GradOp, module: ModuleOp) -> None:

@@ -1,1 +1,1 @@
-"""Transforms of functions: outlining loop nests, keeping small functions out of LLVM's optimiser."""
+"""Transforms of functions: inlining a def called once, outlining loop nests, keeping small functions out of LLVM's optimiser."""
