@@ -2,9 +2,10 @@
 
 Shared by the ``inline`` pass (``transforms/func/inline.py``) and reverse-mode
 differentiation (``reverse_mode.py``), which inlines the calls a gradient passes through (a
-helper of the dialect, below both). A def's body is one block that ends in ``func.return`` (the front end allows
-``return`` only as a def's last line; loops and branches are ops with regions inside it),
-so the clone's ops go before the call and the returned values replace its results.
+helper of the dialect, below both). A def's body is one block that ends in ``func.return``
+(the front end allows ``return`` only as a def's last line; loops and branches are ops with
+regions inside it), so the clone's ops go before the call and the returned values replace
+its results.
 """
 
 from xdsl.dialects import func

@@ -5,14 +5,14 @@ The passes after this one see a function at a time: fusion, ``mg-cse`` and the b
 passes stop at a call. An attention written as ``softmax(q @ kt * 0.125) @ v`` with
 ``softmax`` a def of the program scales the products in a loop nest of its own and writes
 them out, and the softmax reads them back three times; inlined, the scaling fuses into the
-softmax's passes over each row (2.30 -> 2.15 ms for 8 heads of 256x64 on one Zen 3 thread).
+softmax's passes over each row (the figures are in the CHANGELOG).
 
 Which calls. Only a def's one call: a def called from several places would be lowered once
 per copy, and compile time grows with the code (a training loop that calls a step ten
 times in its source would compile it ten times). A call in a loop is one call, however
-often it runs. Defs call only defs written before them (there is no recursion), so the
-defs are visited in the order they are written, each call of the one being visited
-inlined before it is itself inlined into its caller.
+often it runs. There is no recursion, so the defs can be visited callees first (the front
+end writes them so; ``mg-opt`` may be given any order): a def's calls are inlined into it
+before it is itself inlined into its caller.
 
 What goes. In a program (a module with ``@main``) nothing but ``@main`` is called from
 outside, so a def whose one call was inlined is erased: it need not be compiled again. A
@@ -57,22 +57,21 @@ from xdsl.passes import ModulePass
 from mg_xdsl.dialects.mg.inlining import inline_call
 
 
-def callees_first(defs: dict[str, func.FuncOp]) -> list[func.FuncOp]:
-    """``defs`` in an order where a def comes after every def it calls (the front end writes
-    them so; ``mg-opt`` may be given any order). There is no recursion."""
-    order: list[func.FuncOp] = []
+def callees_first(calls_in: dict[str, list[func.CallOp]]) -> list[str]:
+    """The defs of ``calls_in`` (each def's calls) in an order where a def comes after every
+    def it calls. There is no recursion."""
+    order: list[str] = []
     seen: set[str] = set()
 
     def visit(name: str) -> None:
-        if name in seen or name not in defs:
+        if name in seen or name not in calls_in:
             return
         seen.add(name)
-        for call in defs[name].walk():
-            if isinstance(call, func.CallOp):
-                visit(call.callee.string_value())
-        order.append(defs[name])
+        for call in calls_in[name]:
+            visit(call.callee.string_value())
+        order.append(name)
 
-    for name in defs:
+    for name in calls_in:
         visit(name)
     return order
 
@@ -83,17 +82,16 @@ class InlinePass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         defs = {f.sym_name.data: f for f in op.ops if isinstance(f, func.FuncOp) and f.body.blocks}
+        # One walk: the calls in each def, and each def's calls from anywhere.
+        calls_in = {name: [c for c in f.walk() if isinstance(c, func.CallOp)] for name, f in defs.items()}
         calls: dict[str, list[func.CallOp]] = {}
-        for call in op.walk():
-            if isinstance(call, func.CallOp):
-                calls.setdefault(call.callee.string_value(), []).append(call)
+        for call in (c for its in calls_in.values() for c in its):
+            calls.setdefault(call.callee.string_value(), []).append(call)
         program = "main" in defs
         # Callees first: the one call of a def is then in a caller not yet copied anywhere.
-        for callee in callees_first(defs):
-            name = callee.sym_name.data
-            if name == "main":
+        for name in callees_first(calls_in):
+            if name == "main" or len(calls.get(name, ())) != 1:
                 continue
-            if len(calls.get(name, ())) == 1:
-                inline_call(calls[name][0], callee)
-                if program:
-                    op.body.block.erase_op(callee)
+            inline_call(calls[name][0], defs[name])
+            if program:
+                op.body.block.erase_op(defs[name])
