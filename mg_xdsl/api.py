@@ -706,9 +706,10 @@ class Library:
                 stored = store.store_library(key, engine.object, texts, [d.to_json() for d in defs])
                 self._cache_outcome += ", " + stored
         if defs:
-            # Where this program's run-time library finds each thread's failure record.
-            slot = self._engine.engine.get_global_value_address("mgrt_guard_key")
-            ctypes.c_int64.from_address(slot).value = _guard_key()
+            from mg_xdsl.backend.jit import runtime_global  # (llvmlite: here, not at the top)
+
+            # Where the run-time library (the process's core) finds each thread's failure record.
+            ctypes.c_int64.from_address(runtime_global("mgrt_guard_key")).value = _guard_key()
         self._functions = {d.name: Function(self, d, signatures.get(d.name)) for d in defs}
 
     def __getattr__(self, name: str) -> Function:
@@ -836,8 +837,6 @@ def _load(
         engine = SharedPoolEngine(obj, cpu)
         for d in defs:
             engine.address(f"mgrt_guarded_{d.name}")  # (KeyError if it is not there)
-        if defs and not engine.engine.get_global_value_address("mgrt_guard_key"):
-            raise KeyError("no mgrt_guard_key")
     except Exception as e:  # (whatever the entry holds, compiling again is the answer)
         return None, f"miss: the entry did not load ({type(e).__name__}: {e})"
     return (engine, defs, texts), outcome

@@ -26,7 +26,7 @@ import llvmlite.binding as llvm
 from mg_xdsl.backend import kernel_library, malloc_thresholds, runtime
 from mg_xdsl.backend.runtime_arguments_ir import ARGUMENTS_IR, NO_ARGUMENTS
 from mg_xdsl.backend.runtime_files_ir import FILES_IR
-from mg_xdsl.backend.runtime_ir import RUNTIME_IR
+from mg_xdsl.backend.runtime_ir import ALLOCATOR_ALONE_IR, PRINTLN_ALONE_IR, RUNTIME_CORE_IR, RUNTIME_IR
 from mg_xdsl.backend.runtime_print_array_ir import PRINT_ARRAY_IR
 from mg_xdsl.backend.threads_ir import THREADS_IR
 from mg_xdsl.core.target import host, llvm_tuning
@@ -36,7 +36,7 @@ if TYPE_CHECKING:  # (a run from the compile cache imports no xDSL)
 
 
 @cache
-def _initialise_llvm() -> None:
+def initialise_llvm() -> None:
     llvm.initialize_native_target()
     llvm.initialize_native_asmprinter()
     for name, address in runtime.symbols().items():
@@ -110,11 +110,12 @@ def translate_with_xdsl(module: ModuleOp) -> str:
     return str(translated)
 
 
-def link(ir: str, *extra: str, thread_pool: bool = True) -> llvm.ModuleRef:
+def link(ir: str, *extra: str, thread_pool: bool = True, runtime: bool = True) -> llvm.ModuleRef:
     """Parse a program's LLVM IR and link the run-time library (and ``extra`` modules) in;
     the thread pool too (unless ``thread_pool`` is false) where the program runs a loop on
-    threads."""
-    _initialise_llvm()
+    threads. Without ``runtime``, only the library's allocator and println sections, where
+    the program calls them: the process's core serves the rest (``process_runtime``)."""
+    initialise_llvm()
     mod = llvm.parse_assembly(ir)
     threads = (THREADS_IR,) if thread_pool and "mgrt_parallel_for" in ir else ()
     # The run-time library last: LLVM links its linkonce_odr definitions only where
@@ -125,7 +126,13 @@ def link(ir: str, *extra: str, thread_pool: bool = True) -> llvm.ModuleRef:
     arguments = (ARGUMENTS_IR,) if "@mgrt_arg_" in ir else ()
     # The printer of whole tensors only where println prints one.
     arrays = (PRINT_ARRAY_IR,) if "@mgrt_println_array_" in ir else ()
-    for text in (*extra, *threads, *files, *arguments, *arrays, RUNTIME_IR):
+    texts = (*extra, *threads, *files, *arguments, *arrays)
+    if runtime:
+        library: tuple[str, ...] = (RUNTIME_IR,)
+    else:
+        sections = ((ALLOCATOR_ALONE_IR, "@_mlir_memref_to_llvm_"), (PRINTLN_ALONE_IR, "@mgrt_println_"))
+        library = tuple(section for section, used in sections if any(used in text for text in (ir, *texts)))
+    for text in (*texts, *library):
         mod.link_in(llvm.parse_assembly(text))
     mod.verify()
     return mod
@@ -144,21 +151,27 @@ def optimise(ir: str | llvm.ModuleRef, level: int = 2, tm: llvm.TargetMachine | 
     return mod
 
 
-@cache
-def _process_thread_pool() -> llvm.ExecutionEngine:
-    """The thread pool of every JIT-compiled program in this process: compiled once, never
-    freed (its workers sleep in its code), its functions resolved by name for the programs.
-    (A program's own copy would give each engine a pool of its own, whose workers would be
-    left sleeping in freed code when the engine went.)"""
-    # Plain external definitions here: the optimiser drops unused linkonce_odr functions.
-    module = optimise(THREADS_IR.replace("define linkonce_odr ", "define "))
-    engine = llvm.create_mcjit_compiler(module, target_machine())
-    engine.finalize_object()
-    for name in ("mgrt_parallel_for", "mgrt_num_threads"):
-        address = engine.get_function_address(name)
-        assert address, f"the thread pool lacks {name}"
-        llvm.add_symbol(name, address)
-    return engine
+def process_thread_pool() -> None:
+    """Make the thread pool callable by every program the Python API compiles or loads in
+    this process (``kernel_library.ensure_process_code``). One pool for all of them: a
+    program's own copy would give each engine a pool of its own, whose workers would be left
+    sleeping in freed code when the engine went."""
+    kernel_library.ensure_process_code("mgrt_thread_pool", THREADS_IR, ("mgrt_parallel_for", "mgrt_num_threads"))
+
+
+def process_runtime() -> None:
+    """Make the core of the run-time library (``RUNTIME_CORE_IR``: failures, guards, bf16
+    rounding) callable by every program the Python API compiles or loads in this process,
+    which then links only the allocator and println sections (``link(runtime=False)``)."""
+    kernel_library.ensure_process_code("mgrt_runtime_core", RUNTIME_CORE_IR)
+
+
+def runtime_global(name: str) -> int:
+    """The address of global ``name`` of the process's core (``process_runtime``)."""
+    process_runtime()
+    address = llvm.address_of_symbol(name)
+    assert address, f"the run-time library's core lacks {name}"
+    return address
 
 
 class UnresolvedSymbols(Exception):
@@ -166,17 +179,28 @@ class UnresolvedSymbols(Exception):
     the call would jump to address 0)."""
 
 
+def _symbol_table(obj: bytes) -> list[tuple[str, int, int]]:
+    """The named symbols of an ELF object file: (name, binding, section index; 0 where it is
+    only referred to, SHN_UNDEF)."""
+    sections = {section.name(): section.data() for section in llvm.ObjectFileRef.from_data(obj).sections()}
+    symtab, strtab = sections.get(b".symtab", b""), sections.get(b".strtab", b"")
+    symbols = []
+    for at in range(24, len(symtab), 24):  # (ELF64 symbols of 24 bytes; the first is null)
+        name, info, _other, section_index = struct.unpack_from("<IBBH", symtab, at)
+        if name:
+            symbols.append((strtab[name : strtab.index(b"\0", name)].decode(), info >> 4, section_index))
+    return symbols
+
+
 def undefined_symbols(obj: bytes) -> list[str]:
     """The names an ELF object file refers to but does not define: what whoever loads or
     links it must provide (the C library, the run-time library, compiler-rt's helpers)."""
-    sections = {section.name(): section.data() for section in llvm.ObjectFileRef.from_data(obj).sections()}
-    symtab, strtab = sections.get(b".symtab", b""), sections.get(b".strtab", b"")
-    names = []
-    for at in range(24, len(symtab), 24):  # (ELF64 symbols of 24 bytes; the first is null)
-        name, _info, _other, section_index = struct.unpack_from("<IBBH", symtab, at)
-        if section_index == 0 and name:  # SHN_UNDEF
-            names.append(strtab[name : strtab.index(b"\0", name)].decode())
-    return names
+    return [name for name, _binding, section_index in _symbol_table(obj) if section_index == 0]
+
+
+def exported_symbols(obj: bytes) -> list[str]:
+    """The names an ELF object file defines for others (global and weak symbols)."""
+    return [name for name, binding, section_index in _symbol_table(obj) if section_index and binding in (1, 2)]
 
 
 def load_object(obj: bytes, tm: llvm.TargetMachine) -> llvm.ExecutionEngine:
@@ -255,10 +279,9 @@ class Engine(_Loaded):
         for name, address in (symbols or {}).items():
             # Process-wide, but read only when an engine is finalised, just below.
             llvm.add_symbol(name, address)
-        if "mgrt_parallel_for" in ir:
-            _process_thread_pool()
+        initialise_for(ir)
         level, opt = levels(ir, level)
-        self.module = optimise(link(ir, *extra, thread_pool=False), level, target_machine(cpu, opt))
+        self.module = optimise(link(ir, *extra, thread_pool=False, runtime=False), level, target_machine(cpu, opt))
         # The object code, kept: the Python API stores it in its disk cache (``SharedPoolEngine``).
         self.object = target_machine(cpu, opt).emit_object(self.module)
         self.engine = load_object(self.object, target_machine(cpu, opt))
@@ -279,21 +302,22 @@ class SharedPoolEngine(_Loaded):
 
 
 def initialise_for(code: bytes | str) -> None:
-    """Ready LLVM and, where ``code`` (object code, or LLVM IR) calls it, the process's
-    thread pool."""
-    _initialise_llvm()
+    """Ready LLVM, the run-time library's core (``process_runtime``) and, where ``code``
+    (object code, or LLVM IR, of the Python API's kind) calls it, the process's thread pool."""
+    initialise_llvm()
+    process_runtime()
     # (in object code, a name in its symbol table)
     calls_pool = "mgrt_parallel_for" in code if isinstance(code, str) else b"mgrt_parallel_for" in code
     if calls_pool:
-        _process_thread_pool()
+        process_thread_pool()
 
 
 def compile_object(ir: str, level: int = 2, cpu: str | None = None) -> bytes:
-    """Object code of LLVM IR ``ir`` linked with the run-time library (but not the thread
-    pool: it calls the process's), optimised at ``-O<level>``, for the JIT on ``cpu``."""
+    """Object code of LLVM IR ``ir`` (a kernel), optimised at ``-O<level>``, for the JIT on
+    ``cpu``; it calls the process's thread pool and run-time library core."""
     initialise_for(ir)
     level, opt = levels(ir, level)
-    module = optimise(link(ir, thread_pool=False), level, target_machine(cpu, opt))
+    module = optimise(link(ir, thread_pool=False, runtime=False), level, target_machine(cpu, opt))
     return target_machine(cpu, opt).emit_object(module)
 
 
@@ -320,7 +344,7 @@ class ObjectEngine(_Loaded):
     only, would not run; compiled programs have none.) ``close`` when done."""
 
     def __init__(self, data: bytes):
-        _initialise_llvm()  # (registers the printers process-wide, for load_object to find)
+        initialise_llvm()  # (registers the printers process-wide, for load_object to find)
         self.engine = load_object(data, target_machine())
 
     def close(self) -> None:

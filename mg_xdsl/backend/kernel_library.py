@@ -28,7 +28,7 @@ module (one object, one file).
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # (xDSL only where a program is compiled: a load from the cache imports none)
@@ -66,6 +66,49 @@ def ensure(symbol: str, cpu: str | None, make_ir: Callable[[], str]) -> str:
         store.store(_key(symbol, cpu), obj)
     _register(symbol, obj, cpu)
     return "compiled"
+
+
+PROCESS_CODE = ("mgrt_runtime_core", "mgrt_thread_pool")
+"""The code every program of the Python API calls, loaded once per process like a kernel:
+the run-time library's core (``runtime_ir.RUNTIME_CORE_IR``) and the thread pool
+(``threads_ir``). Each depends on nothing but the compiler (whose source every key hashes)
+and the host."""
+
+
+def ensure_process_code(name: str, ir: str, exports: Sequence[str] | None = None) -> None:
+    """Make ``ir``, the part ``name`` of ``PROCESS_CODE``, callable in this process: loaded
+    once, from the disk cache, or compiled for this host (and stored there), and never freed
+    (programs come and go, and any of them calls it; the pool's workers sleep in its code).
+    Its ``exports`` (default: every function and global it defines) are registered for the
+    programs."""
+    if name in _LOADED:
+        return
+    import llvmlite.binding as llvm
+
+    from mg_xdsl.backend import jit
+
+    jit.initialise_llvm()
+    store = _store()
+    key = process_code_key(name)
+    obj = store.load(key)[0] if store else None
+    if obj is None:
+        # Plain external definitions: the optimiser drops the linkonce_odr ones nothing here calls.
+        module = jit.optimise(ir.replace("define linkonce_odr ", "define "))
+        obj = jit.target_machine().emit_object(module)
+        if store:
+            store.store(key, obj)
+    engine = jit.load_object(obj, jit.target_machine())
+    for symbol in jit.exported_symbols(obj) if exports is None else exports:
+        address = engine.get_function_address(symbol) or engine.get_global_value_address(symbol)
+        assert address, f"{name} lacks {symbol}"
+        llvm.add_symbol(symbol, address)
+    _LOADED[name] = engine
+
+
+def process_code_key(name: str) -> bytes:
+    """The disk cache's key of the part ``name`` of ``PROCESS_CODE`` (compiled for this host)."""
+    assert name in PROCESS_CODE, name
+    return _key(name, None)
 
 
 def load_cached(undefined: list[str], cpu: str | None) -> bool:

@@ -49,6 +49,15 @@ write through.
 
 The definitions are ``linkonce_odr``/``weak`` so that objects from several ``mgc lib``
 builds can be linked into one program.
+
+Three sections: the core (``RUNTIME_CORE_IR``: the failures, the guards, bf16 rounding),
+the allocator (``ALLOCATOR_IR``) and ``println`` (``PRINTLN_IR``). A program that is one
+object (``mgc run``, an executable, ``mgc lib``) links all three (``RUNTIME_IR``). The
+Python API compiles many programs in one process, and the core's code, optimised and
+compiled again with each, was about 14 ms of LLVM's time for every ``mg_xdsl.compile``:
+there the core is compiled once per machine and loaded once per process
+(``jit.process_runtime``), and a program links only the allocator (small, and inlined
+where it is called) and, where it prints, the println section, its line buffer its own.
 """
 
 from collections.abc import Sequence
@@ -78,7 +87,7 @@ _FORMATS = "".join(
     )
 )
 
-RUNTIME_IR = (
+RUNTIME_CORE_IR = (
     _FORMATS
     + r"""
 ; jump: the guard's jmp_buf; kind: 1 a run-time check failed, 2 out of memory;
@@ -95,66 +104,6 @@ declare void @abort() noreturn nounwind
 declare void @longjmp(ptr, i32) noreturn
 declare ptr @pthread_getspecific(i32)
 declare i32 @pthread_setspecific(i32, ptr)
-
-declare ptr @malloc(i64)
-declare void @free(ptr)
-declare i32 @posix_memalign(ptr, i64, i64)
-declare i32 @madvise(ptr, i64, i32)
-
-define linkonce_odr ptr @_mlir_memref_to_llvm_alloc(i64 %bytes) {
-entry:
-  %large = icmp uge i64 %bytes, 33554432
-  br i1 %large, label %huge, label %plain
-
-plain:
-  %p = call ptr @malloc(i64 %bytes)
-  %null = icmp eq ptr %p, null
-  %nonempty = icmp ne i64 %bytes, 0
-  ; malloc(0) may return null: only a non-empty request can fail
-  %failed = and i1 %null, %nonempty
-  br i1 %failed, label %no_memory, label %allocated
-
-no_memory:
-  call void @mgrt_out_of_memory(i64 %bytes)
-  unreachable
-
-allocated:
-  %several_pages = icmp uge i64 %bytes, 4194304
-  br i1 %several_pages, label %advise_pages, label %done
-
-advise_pages:
-  ; from the block's first page boundary to its end (madvise takes whole pages)
-  %address = ptrtoint ptr %p to i64
-  %rounded = add i64 %address, 4095
-  %first_page = and i64 %rounded, -4096
-  %end = add i64 %address, %bytes
-  %length = sub i64 %end, %first_page
-  %pages = inttoptr i64 %first_page to ptr
-  ; 14 = MADV_HUGEPAGE; only a hint, so its result does not matter
-  %hinted = call i32 @madvise(ptr %pages, i64 %length, i32 14)
-  br label %done
-
-done:
-  ret ptr %p
-
-huge:
-  %slot = alloca ptr, align 8
-  %rc = call i32 @posix_memalign(ptr %slot, i64 2097152, i64 %bytes)
-  %refused = icmp ne i32 %rc, 0
-  br i1 %refused, label %plain, label %advise
-
-advise:
-  %q = load ptr, ptr %slot, align 8
-  ; 14 = MADV_HUGEPAGE; only a hint, so its result does not matter
-  %ignored = call i32 @madvise(ptr %q, i64 %bytes, i32 14)
-  ret ptr %q
-}
-
-define linkonce_odr void @_mlir_memref_to_llvm_free(ptr %p) {
-entry:
-  call void @free(ptr %p)
-  ret void
-}
 
 ; The record of this thread's innermost guarded call, or null.
 define linkonce_odr ptr @mgrt_guard() {
@@ -325,6 +274,71 @@ entry:
 }
 """
 )
+
+# The allocator: a section of its own, linked into every program that allocates even where the
+# process's core serves the rest, so that LLVM inlines it: a buffer of a size known to be
+# under the huge-page threshold is then plainly malloc's, which LLVM knows aliases nothing.
+ALLOCATOR_IR = r"""
+declare ptr @malloc(i64)
+declare void @free(ptr)
+declare i32 @posix_memalign(ptr, i64, i64)
+declare i32 @madvise(ptr, i64, i32)
+
+define linkonce_odr ptr @_mlir_memref_to_llvm_alloc(i64 %bytes) {
+entry:
+  %large = icmp uge i64 %bytes, 33554432
+  br i1 %large, label %huge, label %plain
+
+plain:
+  %p = call ptr @malloc(i64 %bytes)
+  %null = icmp eq ptr %p, null
+  %nonempty = icmp ne i64 %bytes, 0
+  ; malloc(0) may return null: only a non-empty request can fail
+  %failed = and i1 %null, %nonempty
+  br i1 %failed, label %no_memory, label %allocated
+
+no_memory:
+  call void @mgrt_out_of_memory(i64 %bytes)
+  unreachable
+
+allocated:
+  %several_pages = icmp uge i64 %bytes, 4194304
+  br i1 %several_pages, label %advise_pages, label %done
+
+advise_pages:
+  ; from the block's first page boundary to its end (madvise takes whole pages)
+  %address = ptrtoint ptr %p to i64
+  %rounded = add i64 %address, 4095
+  %first_page = and i64 %rounded, -4096
+  %end = add i64 %address, %bytes
+  %length = sub i64 %end, %first_page
+  %pages = inttoptr i64 %first_page to ptr
+  ; 14 = MADV_HUGEPAGE; only a hint, so its result does not matter
+  %hinted = call i32 @madvise(ptr %pages, i64 %length, i32 14)
+  br label %done
+
+done:
+  ret ptr %p
+
+huge:
+  %slot = alloca ptr, align 8
+  %rc = call i32 @posix_memalign(ptr %slot, i64 2097152, i64 %bytes)
+  %refused = icmp ne i32 %rc, 0
+  br i1 %refused, label %plain, label %advise
+
+advise:
+  %q = load ptr, ptr %slot, align 8
+  ; 14 = MADV_HUGEPAGE; only a hint, so its result does not matter
+  %ignored = call i32 @madvise(ptr %q, i64 %bytes, i32 14)
+  ret ptr %q
+}
+
+define linkonce_odr void @_mlir_memref_to_llvm_free(ptr %p) {
+entry:
+  call void @free(ptr %p)
+  ret void
+}
+"""
 
 # glibc's jmp_buf is 200 bytes on x86-64 and 312 on aarch64; 512 leaves room.
 _GUARD = r"""
@@ -819,5 +833,13 @@ c_stdout:
 """
 )
 
-# (The library of every program has the println section too.)
-RUNTIME_IR = RUNTIME_IR + PRINTLN_IR
+# The whole library, for a program that is one object (``mgc run``, executables, ``mgc lib``).
+RUNTIME_IR = RUNTIME_CORE_IR + ALLOCATOR_IR + PRINTLN_IR
+
+# The allocator and the println section as modules of their own, for a program that calls
+# the process's core (``jit.process_runtime``): each declares what it uses of the core.
+ALLOCATOR_ALONE_IR = "declare void @mgrt_out_of_memory(i64) noreturn\n" + ALLOCATOR_IR
+PRINTLN_ALONE_IR = (
+    "declare i64 @strlen(ptr)\ndeclare i32 @snprintf(ptr, i64, ptr, ...)\n"
+    "declare void @mgrt_out_of_memory(i64) noreturn\n" + PRINTLN_IR
+)

@@ -25,7 +25,7 @@ import pytest
 import mg_xdsl
 from mg_xdsl import api
 from mg_xdsl.api import Def, Library, MgWarning, RuntimeCheckFailed
-from mg_xdsl.backend import cache
+from mg_xdsl.backend import cache, kernel_library
 from mg_xdsl.core import target
 from mg_xdsl.core.target import host_identity
 
@@ -38,8 +38,18 @@ WARNING = (
 X = np.array([[1.0, -2.0, 3.0], [-4.0, 5.0, -6.0]])
 
 
+def process_entries(directory: Path) -> set[Path]:
+    """The entries of the code every library calls (the run-time library's core, the thread
+    pool: ``kernel_library.PROCESS_CODE``), which the first process to use the directory
+    stores, whatever it compiles."""
+    return {
+        directory / (kernel_library.process_code_key(name).hex() + cache.SUFFIX) for name in kernel_library.PROCESS_CODE
+    }
+
+
 def entries(directory: Path) -> list[Path]:
-    return sorted(directory.glob("*.mgo")) if directory.is_dir() else []
+    """The libraries' entries."""
+    return sorted(set(directory.glob("*.mgo")) - process_entries(directory)) if directory.is_dir() else []
 
 
 def library(source: str = SOURCE, *args, **kwargs) -> Library:
@@ -127,8 +137,10 @@ def test_a_second_process_loads_the_library_without_compiling_it(tmp_path):
     first, first_warnings = in_a_new_process(tmp_path)
     assert first["cache"].startswith("miss, stored in") and first["xdsl"]
     assert len(entries(tmp_path)) == 1
+    shared = {entry: entry.stat().st_ino for entry in process_entries(tmp_path)}  # (stored too)
     second, second_warnings = in_a_new_process(tmp_path)
     assert second["cache"].startswith("hit") and not second["xdsl"]  # (no front end, no xDSL)
+    assert {entry: entry.stat().st_ino for entry in shared} == shared  # (loaded: a store makes a new file)
     assert not second["ml_dtypes"]  # (half a second, for bf16 defs only)
     assert {k: second[k] for k in ("f", "g", "doc")} == {k: first[k] for k in ("f", "g", "doc")}
     assert f"MgWarning: {WARNING}" in first_warnings

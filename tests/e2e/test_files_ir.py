@@ -19,7 +19,7 @@ from xdsl.parser import Parser
 
 from mg_xdsl import api
 from mg_xdsl.backend import runtime
-from mg_xdsl.backend.jit import Engine, ObjectEngine, undefined_symbols
+from mg_xdsl.backend.jit import Engine, ObjectEngine, runtime_global, undefined_symbols
 from mg_xdsl.backend.runtime_files_ir import C_FUNCTIONS
 from mg_xdsl.backend.runtime_ir import guarded_wrapper
 from mg_xdsl.driver import Compilation
@@ -318,8 +318,8 @@ def guarded_call(source: str, name: str, x: np.ndarray) -> Exception | None:
     guard, with a failure record): the exception the API would raise, or None."""
     ir = IrCompilation(source, "prog.mlir", keep_dir=None, lib=True).llvm_ir(verify=False)
     engine = Engine(ir, extra=(guarded_wrapper(name, [1]),))
-    slot = engine.engine.get_global_value_address("mgrt_guard_key")
-    ctypes.c_int64.from_address(slot).value = api._guard_key()
+    # (the key lives in the run-time library's core, which the process's programs share)
+    ctypes.c_int64.from_address(runtime_global("mgrt_guard_key")).value = api._guard_key()
     descriptor = api.descriptor_type(1)
     call = ctypes.CFUNCTYPE(
         ctypes.c_int32, ctypes.POINTER(api.Failure), ctypes.POINTER(descriptor), ctypes.c_void_p, ctypes.c_int64

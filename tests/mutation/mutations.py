@@ -1668,4 +1668,16 @@ MUTATIONS = [
         "    for arg, value in zip(block.args, [*call.arguments[1:], *call.arguments[:1]], strict=True):",
         "an inlined def reads its arguments in the wrong parameters",
     ),
+    Mutation(
+        "mg_xdsl/backend/kernel_library.py",
+        "    obj = store.load(key)[0] if store else None\n    if obj is None:\n        # Plain external",
+        "    obj = None\n    if obj is None:\n        # Plain external",
+        "the run-time library's core and the thread pool are compiled in every process, never loaded from the disk cache",
+    ),
+    Mutation(
+        "mg_xdsl/api.py",
+        '            ctypes.c_int64.from_address(runtime_global("mgrt_guard_key")).value = _guard_key()',
+        '            ctypes.c_int64.from_address(runtime_global("mgrt_guard_key")).value = -1',
+        "a library's failed check finds no failure record and aborts the process instead of raising",
+    ),
 ]

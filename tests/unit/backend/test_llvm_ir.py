@@ -33,7 +33,7 @@ def canonical(text: str) -> list[str]:
     """LLVM's printing of ``text``, comments dropped, each top-level entity's local names
     (values and labels) renamed in order of appearance, attribute groups unnumbered, the
     entities sorted (the two translations declare in different orders)."""
-    jit._initialise_llvm()
+    jit.initialise_llvm()
     module = llvm.parse_assembly(text)
     module.verify()
     printed = re.sub(r"[ \t]*;.*", "", str(module))
@@ -158,7 +158,7 @@ def test_what_the_printer_does_not_know_goes_through_xdsls_translation():
 def loop_hints(text: str) -> dict[str, list[list[str]]]:
     """For each function, the hints of each loop that carries metadata, in the order of
     their branches: what LLVM reads from ``text`` (its own printing, renumbered)."""
-    jit._initialise_llvm()
+    jit.initialise_llvm()
     printed = str(llvm.parse_assembly(text))
     nodes = dict(re.findall(r"^(!\d+) = (?:distinct )?!\{(.*)\}$", printed, re.M))
     hints: dict[str, list[list[str]]] = {}
