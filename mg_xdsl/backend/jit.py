@@ -260,7 +260,9 @@ class _Loaded:
 
 
 class Engine(_Loaded):
-    """A JIT-compiled module. Keep the engine alive while calling into it.
+    """A JIT-compiled module. Keep the engine alive while calling into it. It calls the
+    process's thread pool and run-time library core (``process_thread_pool``,
+    ``process_runtime``), not copies of its own.
 
     ``symbols`` resolves the module's external functions that are not in the run-time
     library (the GPU launch callbacks); ``owner`` is kept alive with the engine (whoever
@@ -290,8 +292,9 @@ class Engine(_Loaded):
 class SharedPoolEngine(_Loaded):
     """Object code that an ``Engine`` made (``Engine.object``), loaded again, in this or
     another process: what the Python API runs from its disk cache. As with ``Engine``, the
-    process's one thread pool runs its parallel loops (the code calls it, not a copy of its
-    own), and nothing is compiled but that pool, once per process; no xDSL is imported."""
+    process's one thread pool runs its parallel loops and its run-time library core serves
+    it (the code calls them, not copies of its own), both loaded from the disk cache too:
+    nothing is compiled, and no xDSL is imported."""
 
     def __init__(self, data: bytes, cpu: str | None = None):
         initialise_for(data)
