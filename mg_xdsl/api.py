@@ -763,7 +763,8 @@ def _compiled(
         warnings.warn(text, MgWarning, stacklevel=_callers_level())
     guards = _guards(comp.signatures)
     launcher = comp.launcher()
-    engine = Engine(ir, extra=guards, symbols=launcher and launcher.symbols(), owner=launcher, cpu=cpu)
+    exports = [f"mgrt_guarded_{name}" for name in comp.signatures]  # (what ``Function`` calls)
+    engine = Engine(ir, extra=guards, symbols=launcher and launcher.symbols(), owner=launcher, cpu=cpu, exports=exports)
     defs = [Def.of(name, sig) for name, sig in comp.signatures.items()]
     return engine, defs, list(comp.warnings), dict(comp.signatures)
 

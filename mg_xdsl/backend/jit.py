@@ -266,7 +266,10 @@ class Engine(_Loaded):
 
     ``symbols`` resolves the module's external functions that are not in the run-time
     library (the GPU launch callbacks); ``owner`` is kept alive with the engine (whoever
-    owns those callbacks)."""
+    owns those callbacks). ``exports``, where given, are the only functions anything looks
+    up by name (the Python API's guards): the module's other functions become internal, so
+    that LLVM drops a function once it has inlined it everywhere (a def's body is otherwise
+    compiled three times: alone, in its C interface and in its guard)."""
 
     def __init__(
         self,
@@ -276,6 +279,7 @@ class Engine(_Loaded):
         symbols: dict[str, int] | None = None,
         owner: object = None,
         cpu: str | None = None,
+        exports: Sequence[str] | None = None,
     ):
         self.owner = owner
         for name, address in (symbols or {}).items():
@@ -283,7 +287,13 @@ class Engine(_Loaded):
             llvm.add_symbol(name, address)
         initialise_for(ir)
         level, opt = levels(ir, level)
-        self.module = optimise(link(ir, *extra, thread_pool=False, runtime=False), level, target_machine(cpu, opt))
+        module = link(ir, *extra, thread_pool=False, runtime=False)
+        if exports is not None:
+            for function in module.functions:
+                external = function.linkage == llvm.Linkage.external
+                if external and not function.is_declaration and function.name not in exports:
+                    function.linkage = llvm.Linkage.internal
+        self.module = optimise(module, level, target_machine(cpu, opt))
         # The object code, kept: the Python API stores it in its disk cache (``SharedPoolEngine``).
         self.object = target_machine(cpu, opt).emit_object(self.module)
         self.engine = load_object(self.object, target_machine(cpu, opt))

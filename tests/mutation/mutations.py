@@ -1680,4 +1680,16 @@ MUTATIONS = [
         '            ctypes.c_int64.from_address(runtime_global("mgrt_guard_key")).value = -1',
         "a library's failed check finds no failure record and aborts the process instead of raising",
     ),
+    Mutation(
+        "mg_xdsl/conversions/to_llvm/finalize_memref_to_llvm.py",
+        "            known += value * stride",
+        "            known += value",
+        "a constant index's term leaves out its stride (x[1, j] reads x[0, j + 1])",
+    ),
+    Mutation(
+        "mg_xdsl/backend/jit.py",
+        "        if exports is not None:\n            for function in module.functions:",
+        "        if False:\n            for function in module.functions:",
+        "a library exports every function, so LLVM compiles a def's body alone, in its C interface and in its guard",
+    ),
 ]

@@ -10,8 +10,8 @@
 - ``memref.dealloc`` -> ``llvm.call @free`` (or ``@_mlir_memref_to_llvm_free``) of the
   *allocated* pointer;
 - ``memref.load``/``memref.store`` -> ``llvm.getelementptr`` on the aligned pointer at
-  ``offset + sum(index_k * stride_k)`` (static strides and offset folded into the arithmetic)
-  + ``llvm.load``/``llvm.store``;
+  ``offset + sum(index_k * stride_k)`` (static strides and offset folded into the arithmetic,
+  the terms of constant indices summed into one constant) + ``llvm.load``/``llvm.store``;
 - ``memref.prefetch`` -> the ``llvm.prefetch.p0`` intrinsic on the element's address (its
   read/write, locality and cache as constants, as upstream's ``llvm.intr.prefetch``);
 - ``memref.dim`` -> a constant for a static size, else the size read from the descriptor;
@@ -152,19 +152,27 @@ def _allocation(
 
 
 def element_ptr(rewriter: PatternRewriter, t: MemRefType, desc: MemRefDescriptor, indices) -> SSAValue:
-    """Address of an element: the aligned pointer advanced by offset + sum(index_k * stride_k)."""
+    """Address of an element: the aligned pointer advanced by offset + sum(index_k * stride_k).
+    The terms known here (a static offset, a constant index times a static stride) are summed
+    here, into one constant: the loops' code indexes a row of a view at a constant 0, which
+    would be an op for LLVM to fold each time."""
     strides, offset = static_strides_and_offset(t)
     const = I64Constants(rewriter)
     aligned = desc.aligned_ptr(rewriter)
     linear: SSAValue | None = None
+    known = 0  # (the sum of the terms known here)
     if offset is None:
         linear = desc.offset(rewriter)
-    elif offset != 0:
-        linear = const(offset)
+    else:
+        known = offset
     for k, (index, stride) in enumerate(zip(indices, strides)):
-        index = to_llvm(rewriter, index)
         if stride == 0:
             continue
+        value = constant_int_value(index)
+        if value is not None and stride is not None:
+            known += value * stride
+            continue
+        index = to_llvm(rewriter, index)
         if stride is None:
             term = _mul(rewriter, index, desc.stride(rewriter, k))
         elif stride == 1:
@@ -172,6 +180,9 @@ def element_ptr(rewriter: PatternRewriter, t: MemRefType, desc: MemRefDescriptor
         else:
             term = _mul(rewriter, index, const(stride))
         linear = term if linear is None else _add(rewriter, linear, term)
+    known = (known + 2**63) % 2**64 - 2**63  # (i64 arithmetic wraps, as the ops would have)
+    if known:
+        linear = const(known) if linear is None else _add(rewriter, linear, const(known))
     if linear is None:
         return aligned
     return element_address(rewriter, aligned, linear, element_type(t))

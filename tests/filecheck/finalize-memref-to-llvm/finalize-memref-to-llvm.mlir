@@ -45,6 +45,37 @@ func.func @static(%x: memref<2x3xf64>, %i: index, %j: index) {
   return
 }
 
+// Constant indices: their terms are summed here into one constant, with the static offset.
+// CHECK-LABEL: func.func @constant_indices
+func.func @constant_indices(%x: memref<2x3xf64, strided<[3, 1], offset: 5>>, %j: index) -> (f64, f64, f64) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  // x[0, j]: 5 + j (no product of 0 and 3).
+  // CHECK:      %[[XP:.*]] = llvm.extractvalue %{{.*}}[1]
+  // CHECK-NEXT: %[[J:.*]] = builtin.unrealized_conversion_cast %j : index to i64
+  // CHECK-NEXT: %[[K5:.*]] = llvm.mlir.constant(5) : i64
+  // CHECK-NEXT: %[[L:.*]] = llvm.add %[[J]], %[[K5]] : i64
+  // CHECK-NEXT: %[[G:.*]] = llvm.getelementptr inbounds %[[XP]][%[[L]]] : (!llvm.ptr, i64) -> !llvm.ptr, f64
+  // CHECK-NEXT: %a = llvm.load %[[G]] : !llvm.ptr -> f64
+  %a = memref.load %x[%c0, %j] : memref<2x3xf64, strided<[3, 1], offset: 5>>
+  // x[1, 1]: one constant, 5 + 3 + 1.
+  // CHECK:      %[[XP2:.*]] = llvm.extractvalue %{{.*}}[1]
+  // CHECK-NEXT: %[[K9:.*]] = llvm.mlir.constant(9) : i64
+  // CHECK-NEXT: %[[G2:.*]] = llvm.getelementptr inbounds %[[XP2]][%[[K9]]] : (!llvm.ptr, i64) -> !llvm.ptr, f64
+  // CHECK-NEXT: %b = llvm.load %[[G2]] : !llvm.ptr -> f64
+  %b = memref.load %x[%c1, %c1] : memref<2x3xf64, strided<[3, 1], offset: 5>>
+  // x[1, 1] of an identity layout at offset 0: 3 + 1; x[0, 0] is the aligned pointer itself.
+  // CHECK:      %[[K4:.*]] = llvm.mlir.constant(4) : i64
+  // CHECK-NEXT: llvm.getelementptr inbounds %{{.*}}[%[[K4]]] : (!llvm.ptr, i64) -> !llvm.ptr, f64
+  // CHECK:      %[[YP:.*]] = llvm.extractvalue %{{.*}}[1]
+  // CHECK-NEXT: %c = llvm.load %[[YP]] : !llvm.ptr -> f64
+  %y = memref.alloc() : memref<2x3xf64>
+  memref.store %b, %y[%c1, %c1] : memref<2x3xf64>
+  %c = memref.load %y[%c0, %c0] : memref<2x3xf64>
+  memref.dealloc %y : memref<2x3xf64>
+  return %a, %b, %c : f64, f64, f64
+}
+
 // CHECK-LABEL: func.func @dynamic
 func.func @dynamic(%m: index, %n: index, %i: index, %j: index) -> (index, index, index) {
   // Sizes [m, n], strides [n, 1], m*n*8 bytes.
