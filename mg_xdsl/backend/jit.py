@@ -156,14 +156,16 @@ def process_thread_pool() -> None:
     this process (``kernel_library.ensure_process_code``). One pool for all of them: a
     program's own copy would give each engine a pool of its own, whose workers would be left
     sleeping in freed code when the engine went."""
-    kernel_library.ensure_process_code("mgrt_thread_pool", THREADS_IR, ("mgrt_parallel_for", "mgrt_num_threads"))
+    kernel_library.ensure_process_code(
+        kernel_library.THREAD_POOL, THREADS_IR, ("mgrt_parallel_for", "mgrt_num_threads")
+    )
 
 
 def process_runtime() -> None:
     """Make the core of the run-time library (``RUNTIME_CORE_IR``: failures, guards, bf16
     rounding) callable by every program the Python API compiles or loads in this process,
     which then links only the allocator and println sections (``link(runtime=False)``)."""
-    kernel_library.ensure_process_code("mgrt_runtime_core", RUNTIME_CORE_IR)
+    kernel_library.ensure_process_code(kernel_library.RUNTIME_CORE, RUNTIME_CORE_IR)
 
 
 def runtime_global(name: str) -> int:

@@ -68,7 +68,8 @@ def ensure(symbol: str, cpu: str | None, make_ir: Callable[[], str]) -> str:
     return "compiled"
 
 
-PROCESS_CODE = ("mgrt_runtime_core", "mgrt_thread_pool")
+RUNTIME_CORE, THREAD_POOL = "mgrt_runtime_core", "mgrt_thread_pool"
+PROCESS_CODE = (RUNTIME_CORE, THREAD_POOL)
 """The code every program of the Python API calls, loaded once per process like a kernel:
 the run-time library's core (``runtime_ir.RUNTIME_CORE_IR``) and the thread pool
 (``threads_ir``). Each depends on nothing but the compiler (whose source every key hashes)
@@ -103,6 +104,14 @@ def ensure_process_code(name: str, ir: str, exports: Sequence[str] | None = None
         assert address, f"{name} lacks {symbol}"
         llvm.add_symbol(symbol, address)
     _LOADED[name] = engine
+
+
+def process_code_entries() -> list[str]:
+    """The disk cache's file names of ``PROCESS_CODE`` (what the first process to use a cache
+    directory stores there, whatever it compiles)."""
+    from mg_xdsl.backend import cache
+
+    return [process_code_key(name).hex() + cache.SUFFIX for name in PROCESS_CODE]
 
 
 def process_code_key(name: str) -> bytes:

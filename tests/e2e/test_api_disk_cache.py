@@ -39,12 +39,9 @@ X = np.array([[1.0, -2.0, 3.0], [-4.0, 5.0, -6.0]])
 
 
 def process_entries(directory: Path) -> set[Path]:
-    """The entries of the code every library calls (the run-time library's core, the thread
-    pool: ``kernel_library.PROCESS_CODE``), which the first process to use the directory
-    stores, whatever it compiles."""
-    return {
-        directory / (kernel_library.process_code_key(name).hex() + cache.SUFFIX) for name in kernel_library.PROCESS_CODE
-    }
+    """The entries of the code every library calls (``kernel_library.PROCESS_CODE``), which
+    the first process to use the directory stores, whatever it compiles."""
+    return {directory / name for name in kernel_library.process_code_entries()}
 
 
 def entries(directory: Path) -> list[Path]:

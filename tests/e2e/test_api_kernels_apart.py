@@ -85,9 +85,7 @@ def in_a_new_process(source: str, directory: Path, **env: str) -> dict:
 
 def entries(directory: Path) -> list[Path]:
     """The entries but those of the code every library calls (``kernel_library.PROCESS_CODE``)."""
-    shared = {
-        directory / (kernel_library.process_code_key(name).hex() + ".mgo") for name in kernel_library.PROCESS_CODE
-    }
+    shared = {directory / name for name in kernel_library.process_code_entries()}
     return sorted(set(directory.glob("*.mgo")) - shared)
 
 
