@@ -5,7 +5,9 @@ by JAX, in one fresh process per repetition.
     python benchmarks/compile_vs_jax.py --quick --reps 1
 
 mg: ``mg_xdsl.compile`` of the function's source through the Python API, which parses,
-checks, runs the optimised pipeline and has LLVM make machine code before it returns, with
+checks, runs the optimised pipeline and has LLVM make machine code for ``f`` before it
+returns (a def that ``f`` calls, the attention's ``softmax``, is traced into it as JAX
+traces a Python function: compiled alone only when called alone), with
 ``MGC_NO_CACHE=1`` so that no disk cache serves it; and again with the matrix-product and
 reduction kernels in the disk cache (``mg_xdsl.backend.kernel_library``: compiled once per
 machine, as after any earlier program that used them) but no library of the source. JAX: ``jax.jit(f).lower(*shapes).compile()``,

@@ -37,6 +37,9 @@ compiled. With ``compile(..., gpu=True)`` the parallel loop nests run as kernels
 GPU (``gpu="emulated"``: on the CPU, through the same launch path). Results are NumPy arrays
 that own the buffer the compiled code allocated (it is freed when the array is).
 
+``compile`` compiles the defs that no def calls, the library's entry points; a def that
+another def calls is compiled when one of its kind is first called (see ``Library``).
+
 Compilation is cached twice. In the process, ``compile`` returns the same ``Library`` for the
 same source, path and options. On disk, a library is kept in ``mgc run``'s cache of compiled
 programs (``mg_xdsl.backend.cache``, by the same key rules, bypasses and directory:
@@ -558,14 +561,23 @@ class Function:
         self._result_rank, self._result_dtype = self._results[0]
         self._several = len(self._results) > 1
         self._result_type = results_type([rank for rank, _ in self._results])
-        proto = ctypes.CFUNCTYPE(ctypes.c_int32, ctypes.POINTER(Failure), ctypes.POINTER(self._result_type), *arrays)
-        self._call = proto(library._engine.address(f"mgrt_guarded_{d.name}"))
+        self._proto = ctypes.CFUNCTYPE(
+            ctypes.c_int32, ctypes.POINTER(Failure), ctypes.POINTER(self._result_type), *arrays
+        )
+        address = library._address(d.name)
+        # (a def that another def calls is compiled at its first call: see ``Library``)
+        self._call = self._proto(address) if address else self._compile_then_call
         results = ", ".join(_type_text(*r) for r in d.results)
         self.__doc__ = (
             f"{d.name}("
             + ", ".join(f"{p}: {_type_text(shape, element)}" for p, shape, element in d.params)
             + f") -> {f'({results})' if self._several else results}"
         )
+
+    def _compile_then_call(self, *arguments) -> int:
+        self._library._compile_rest()
+        self._call = self._proto(self._library._address(self.name))
+        return self._call(*arguments)
 
     @property
     def signature(self) -> "Signature":
@@ -676,9 +688,17 @@ class Function:
 class Library:
     """The compiled ``def``s of one program, as attributes.
 
-    Made from the disk cache (``mg_xdsl.backend.cache``) where it holds the program, else
-    compiled (and stored there): see ``_open_cache``. ``_cache_outcome`` says which, in the
-    words of ``mgc run --time`` (``hit (PATH)``, ``miss, stored in PATH``, ``off (WHY)``)."""
+    Compiled in two parts. First the defs that no def calls, the library's entry points, each
+    with the defs it calls inlined where the ``inline`` pass inlines them: as JAX compiles a
+    function with the Python functions it calls traced into it, and no more. A def that
+    another def calls (the attention's ``softmax``) is compiled with the others of its kind
+    when one of them is first called (``_compile_rest``): a program that only calls its entry
+    points does not wait for a second copy of each helper.
+
+    Each part is made from the disk cache (``mg_xdsl.backend.cache``) where it holds it, else
+    compiled (and stored there): see ``_open_cache``. ``_cache_outcome`` says which for the
+    first part, in the words of ``mgc run --time`` (``hit (PATH)``, ``miss, stored in PATH``,
+    ``off (WHY)``)."""
 
     def __init__(
         self,
@@ -689,28 +709,52 @@ class Library:
         cpu: str | None = None,
     ):
         malloc_thresholds.settle()
-        store, key, self._cache_outcome = _open_cache(source, path, gpu, optimise, cpu)
-        loaded = None
-        if store is not None:
-            loaded, self._cache_outcome = _load(store, key, cpu)
-        signatures: dict[str, Signature] = {}
-        if loaded is not None:
-            self._engine, defs, texts = loaded
-            # A hit does not run the front end: its warnings were stored with the code.
-            for text in texts:
-                warnings.warn(text, MgWarning, stacklevel=_callers_level())
-        else:
-            engine, defs, texts, signatures = _compiled(source, path, gpu, optimise, cpu)
-            self._engine = engine
-            if store is not None:
-                stored = store.store_library(key, engine.object, texts, [d.to_json() for d in defs])
-                self._cache_outcome += ", " + stored
+        self._options = (source, path, gpu, optimise, cpu)
+        self._engines: list[Engine | SharedPoolEngine] = []
+        self._lock = threading.Lock()
+        defs, signatures, self._cache_outcome = self._part(None, warn=True)
         if defs:
             from mg_xdsl.backend.jit import runtime_global  # (llvmlite: here, not at the top)
 
             # Where the run-time library (the process's core) finds each thread's failure record.
             ctypes.c_int64.from_address(runtime_global("mgrt_guard_key")).value = _guard_key()
         self._functions = {d.name: Function(self, d, signatures.get(d.name)) for d in defs}
+
+    def _part(self, names: "list[str] | None", warn: bool) -> "tuple[list[Def], dict[str, Signature], str]":
+        """Load or compile the defs ``names`` (None: the entry points) into a new engine of
+        this library; every def's ``Def`` (and ``Signature``, where compiled), and how the
+        disk cache served it. The front end's warnings are issued where ``warn``."""
+        store, key, outcome = _open_cache(*self._options, names)
+        loaded = None
+        if store is not None:
+            loaded, outcome = _load(store, key, self._options[-1])
+        signatures: dict[str, Signature] = {}
+        if loaded is not None:
+            engine, defs, texts = loaded
+            # A hit does not run the front end: its warnings were stored with the code.
+            for text in texts if warn else ():
+                warnings.warn(text, MgWarning, stacklevel=_callers_level())
+        else:
+            engine, defs, texts, signatures = _compiled(*self._options, names, warn)
+            if store is not None:
+                outcome += ", " + store.store_library(key, engine.object, texts, [d.to_json() for d in defs])
+        self._engines.append(engine)
+        return defs, signatures, outcome
+
+    def _address(self, name: str) -> int:
+        """The address of def ``name``'s guard in this library's code; 0 where not compiled yet."""
+        for engine in self._engines:
+            address = engine.engine.get_function_address(f"mgrt_guarded_{name}")
+            if address:
+                return address
+        return 0
+
+    def _compile_rest(self) -> None:
+        """Compile (or load) every def not compiled yet, at once: the defs that other defs call."""
+        with self._lock:
+            rest = [name for name in self._functions if not self._address(name)]
+            if rest:
+                self._part(rest, warn=False)  # (its warnings were the first part's)
 
     def __getattr__(self, name: str) -> Function:
         try:
@@ -744,26 +788,34 @@ def _guards(signatures: "dict[str, Signature]") -> tuple[str, ...]:
 
 
 def _compiled(
-    source: str | bytes, path: str, gpu: str | None, optimise: bool, cpu: str | None
+    source: str | bytes,
+    path: str,
+    gpu: str | None,
+    optimise: bool,
+    cpu: str | None,
+    names: list[str] | None,
+    warn: bool,
 ) -> "tuple[Engine, list[Def], list[str], dict[str, Signature]]":
-    """Compile a library: its engine (whose ``object`` the disk cache keeps), its defs, the
-    front end's warnings (issued here, before LLVM compiles, as they are said) and the defs'
-    signatures."""
+    """Compile the defs ``names`` of a library (None: its entry points, the defs no def calls):
+    their engine (whose ``object`` the disk cache keeps), every def's ``Def``, the front end's
+    warnings (issued here where ``warn``, before LLVM compiles, as they are said) and every
+    def's signature."""
     # The compiler and LLVM are imported when a program is first compiled, not with this
     # module: ``mg_xdsl.MgError`` and the other exceptions import it too.
     from mg_xdsl.backend.jit import Engine
     from mg_xdsl.core.target import check_cpu
-    from mg_xdsl.driver import Compilation
+    from mg_xdsl.driver import ENTRY_DEFS, Compilation
 
     if cpu is not None:
         check_cpu(cpu)  # (here, not in compile: only what the caches lack is checked)
-    comp = Compilation(source, path, lib=True, gpu=gpu, optimise=optimise, cpu=cpu, kernels_apart=True)
+    exports = ENTRY_DEFS if names is None else names
+    comp = Compilation(source, path, lib=True, gpu=gpu, optimise=optimise, cpu=cpu, kernels_apart=True, exports=exports)
     ir = comp.llvm_ir(verify=False)  # LLVM's verifier checks it
-    for text in comp.warnings:
+    for text in comp.warnings if warn else ():
         warnings.warn(text, MgWarning, stacklevel=_callers_level())
-    guards = _guards(comp.signatures)
+    guards = _guards({name: comp.signatures[name] for name in comp.exported})
     launcher = comp.launcher()
-    exports = [f"mgrt_guarded_{name}" for name in comp.signatures]  # (what ``Function`` calls)
+    exports = [f"mgrt_guarded_{name}" for name in comp.exported]  # (what ``Function`` calls)
     engine = Engine(ir, extra=guards, symbols=launcher and launcher.symbols(), owner=launcher, cpu=cpu, exports=exports)
     defs = [Def.of(name, sig) for name, sig in comp.signatures.items()]
     return engine, defs, list(comp.warnings), dict(comp.signatures)
@@ -784,9 +836,15 @@ def _directory(path: str) -> str:
 
 
 def _open_cache(
-    source: str | bytes, path: str, gpu: str | None, optimise: bool, cpu: str | None
+    source: str | bytes,
+    path: str,
+    gpu: str | None,
+    optimise: bool,
+    cpu: str | None,
+    names: list[str] | None = None,
 ) -> "tuple[ObjectCache | None, bytes, str]":
-    """The disk cache this library uses and its key there; or None, with why not. The key
+    """The disk cache this library uses and the key there of its defs ``names`` (None: the
+    entry points); or None, with why not. The key
     follows ``mgc run``'s rules (``mg_xdsl.backend.cache``: the source, the compiler, the
     xDSL and llvmlite versions, the host, the options that change the code: ``optimise``,
     ``cpu``, the path and its directory), and says that the entry is a library. The
@@ -813,6 +871,7 @@ def _open_cache(
             "cpu": cpu,
             "path": path,
             "directory": _directory(path),
+            "defs": names,
         }
         from mg_xdsl.core.target import host_identity
 
@@ -836,8 +895,9 @@ def _load(
         from mg_xdsl.backend.jit import SharedPoolEngine  # (llvmlite: here, not at the top)
 
         engine = SharedPoolEngine(obj, cpu)
-        for d in defs:
-            engine.address(f"mgrt_guarded_{d.name}")  # (KeyError if it is not there)
+        # (KeyError if none is there; a def missing is compiled when first called)
+        if defs and not any(engine.engine.get_function_address(f"mgrt_guarded_{d.name}") for d in defs):
+            raise KeyError("it holds none of the library's defs")
     except Exception as e:  # (whatever the entry holds, compiling again is the answer)
         return None, f"miss: the entry did not load ({type(e).__name__}: {e})"
     return (engine, defs, texts), outcome

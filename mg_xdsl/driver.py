@@ -8,9 +8,11 @@ optimisation.
 
 import os
 import time
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp, StringAttr
 
 from mg_xdsl.backend import kernel_library
@@ -23,6 +25,45 @@ from mg_xdsl.pipeline import stages as pipeline
 
 # LLVM (llvmlite) and the GPU's modules are imported by the methods that use them: ``mgc
 # mlir`` needs neither, and a CPU compilation no GPU.
+
+
+#: ``Compilation.exports``: export the defs that no def calls (what the Python API compiles
+#: first; it compiles the others when one of them is first called).
+ENTRY_DEFS = "entry defs"
+
+
+def export_only(module: ModuleOp, exports: "Collection[str]") -> list[str]:
+    """Keep the defs named in ``exports`` callable from outside ``module`` and make the rest
+    internal: a def that an exported def calls (directly or not) becomes ``private`` and
+    loses its C interface (the ``inline`` pass erases it once it has inlined its one call);
+    any other def is erased, as upstream's ``symbol-dce`` erases an unused private symbol.
+    Returns the exported defs' names, in the module's order. (``mg.grad`` differentiates an
+    expression of its own function: a def is used only through ``func.call``.)"""
+    from mg_xdsl.conversions.to_llvm.convert_func_to_llvm import C_INTERFACE  # (the pipeline's import)
+
+    defs = {f.sym_name.data: f for f in module.body.block.ops if isinstance(f, func.FuncOp) and f.body.blocks}
+    reached: set[str] = set()
+    pending = [name for name in defs if name in exports]
+    while pending:
+        name = pending.pop()
+        if name in reached:
+            continue
+        reached.add(name)
+        pending += [c.callee.string_value() for c in defs[name].walk() if isinstance(c, func.CallOp)]
+    for name, f in defs.items():
+        if name not in reached:
+            module.body.block.erase_op(f)
+        elif name not in exports:
+            f.sym_visibility = StringAttr("private")
+            f.attributes.pop(C_INTERFACE, None)
+    return [name for name in defs if name in exports]
+
+
+def entry_defs(module: ModuleOp) -> set[str]:
+    """The defs of ``module`` that no def of it calls."""
+    defs = [f for f in module.body.block.ops if isinstance(f, func.FuncOp) and f.body.blocks]
+    called = {c.callee.string_value() for f in defs for c in f.walk() if isinstance(c, func.CallOp)}
+    return {f.sym_name.data for f in defs} - called
 
 
 class NothingToExport(ValueError):
@@ -64,6 +105,10 @@ class Compilation:
     kernels_apart: bool = False
     # verify after every stage, not only the last one asked for (see mg_xdsl.pipeline.stages)
     verify_each: bool = field(default_factory=verify_each_requested)
+    # lib only: the defs callable from outside (names, or ENTRY_DEFS); the others are
+    # internal (``export_only``). None: every def, as ``mgc lib`` exports them.
+    exports: "Collection[str] | None" = None
+    exported: list[str] = field(default_factory=list)  # the defs exported, once parsed
 
     def timed(self, name: str, seconds: float) -> None:
         self.times[name] = self.times.get(name, 0.0) + seconds
@@ -83,6 +128,9 @@ class Compilation:
         module, self.signatures = program.module, program.functions
         self.warnings = list(program.warnings)
         self.timed("front end", time.perf_counter() - start)
+        if self.exports is not None:
+            exports = entry_defs(module) if self.exports == ENTRY_DEFS else self.exports
+            self.exported = export_only(module, exports)
         if self.kernels_apart:
             module.attributes[KERNELS_APART] = StringAttr(self.cpu or "")
         self.keep("mg.mlir", module)

@@ -238,7 +238,7 @@ def test_the_key_says_library_and_follows_mgc_runs_rules(seeded, monkeypatch):
     assert store is not None and said == "" and store.path(key) == seeded
     assert api._open_cache(SOURCE.encode(), "<string>", None, True, None)[1] == key
     options = {"kind": api.LIBRARY_KIND, "opt": 2, "optimise": True, "cpu": None, "path": "<string>"}
-    assert cache.key(SOURCE.encode(), {**options, "directory": os.getcwd()}, host_identity()) == key
+    assert cache.key(SOURCE.encode(), {**options, "directory": os.getcwd(), "defs": None}, host_identity()) == key
     monkeypatch.setattr(cache, "compiler_version", lambda: "another compiler")
     assert api._open_cache(SOURCE, "<string>", None, True, None)[1] != key
 

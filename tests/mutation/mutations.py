@@ -1692,4 +1692,22 @@ MUTATIONS = [
         "        if False:\n            for function in module.functions:",
         "a library exports every function, so LLVM compiles a def's body alone, in its C interface and in its guard",
     ),
+    Mutation(
+        "mg_xdsl/transforms/func/inline.py",
+        '            if program or defs[name].sym_visibility == StringAttr("private"):',
+        "            if program:",
+        "inline keeps a private def it has inlined, so the Python API compiles the attention's softmax twice",
+    ),
+    Mutation(
+        "mg_xdsl/api.py",
+        "            rest = [name for name in self._functions if not self._address(name)]",
+        "            rest = [name for name in self._functions if not self._address(name)][:1]",
+        "a called def's first call compiles only itself, not the others of its kind: a compile for each",
+    ),
+    Mutation(
+        "mg_xdsl/driver.py",
+        "        elif name not in exports:\n            f.sym_visibility",
+        "        elif False:\n            f.sym_visibility",
+        "a library's called defs stay public: the Python API compiles each one again beside its inlined copy",
+    ),
 ]

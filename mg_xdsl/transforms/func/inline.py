@@ -14,10 +14,12 @@ often it runs. There is no recursion, so the defs can be visited callees first (
 end writes them so; ``mg-opt`` may be given any order): a def's calls are inlined into it
 before it is itself inlined into its caller.
 
-What goes. In a program (a module with ``@main``) nothing but ``@main`` is called from
-outside, so a def whose one call was inlined is erased: it need not be compiled again. A
-library's defs (``mgc lib``, the Python API) are all kept, each callable on its own. (A def
-that nothing calls stays, as it was.)
+What goes. A def that nothing outside the module can call is erased once its one call is
+inlined: it need not be compiled again. In a program (a module with ``@main``) that is every
+def but ``@main``; in a library, a ``private`` def (as upstream's inliner discards a private
+callable whose uses it inlined all). The Python API compiles the defs that no def calls
+first, the others private (``Compilation.exports``); ``mgc lib`` keeps every def public,
+each callable on its own. (A def that nothing calls stays, as it was.)
 
 The copy is the def's body as it is (see ``dialects/mg/inlining.py``): its ops keep their
 source lines, so a run-time error inside it still names the line in the def; an argument of
@@ -51,7 +53,7 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import func
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.builtin import ModuleOp, StringAttr
 from xdsl.passes import ModulePass
 
 from mg_xdsl.dialects.mg.inlining import inline_call
@@ -93,5 +95,5 @@ class InlinePass(ModulePass):
             if name == "main" or len(calls.get(name, ())) != 1:
                 continue
             inline_call(calls[name][0], defs[name])
-            if program:
+            if program or defs[name].sym_visibility == StringAttr("private"):
                 op.body.block.erase_op(defs[name])

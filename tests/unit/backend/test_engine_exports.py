@@ -18,7 +18,7 @@ def defined(engine) -> set[str]:
 def test_a_library_keeps_only_what_its_guards_call(monkeypatch):
     monkeypatch.setenv("MGC_NO_CACHE", "1")  # (compiled here, so that its module is there)
     lib = Library(SOURCE)
-    functions = defined(lib._engine)
+    functions = defined(lib._engines[0])
     assert "mgrt_guarded_f" in functions
     assert "_mlir_ciface_f" not in functions  # (inlined into the guard, then dropped)
     np.testing.assert_array_equal(lib.f(np.arange(3.0)), [0.0, 2.0, 4.0])
