@@ -14,6 +14,7 @@ import pytest
 
 from mg_xdsl import api
 from mg_xdsl.api import Library, MgWarning
+from mg_xdsl.driver import ENTRY_DEFS, Compilation
 
 # ``softmax`` is called once (inlined into ``attention``); ``scale`` twice (a call each time);
 # ``unused`` by nothing (an entry point too). The last line draws a warning.
@@ -65,6 +66,22 @@ def test_the_entry_points_come_first_and_a_called_def_at_its_first_call(monkeypa
     np.testing.assert_array_equal(lib.scale(Q @ K), Q @ K * 0.5)  # (compiled with softmax)
     assert len(lib._engines) == 2
     assert lib.softmax.__doc__ == "softmax(s: 3x5) -> 3x5"
+
+
+def test_the_entry_points_part_lowers_no_copy_of_an_inlined_def():
+    """What the pipeline lowers, before LLVM (which would drop an unused copy anyway, after
+    the time spent on it): the entry points public, ``scale`` private, ``softmax`` gone."""
+    comp = Compilation(SOURCE, "<string>", lib=True, exports=ENTRY_DEFS)
+    text = str(comp.mlir("linalg", verify=False))
+    assert comp.exported == ["attention", "unused"]
+    assert "func.func @attention(" in text and "func.func @unused(" in text
+    assert "func.func private @scale(" in text
+    assert "@softmax" not in text
+    rest = Compilation(SOURCE, "<string>", lib=True, exports=["softmax", "scale"])
+    text = str(rest.mlir("linalg", verify=False))
+    assert rest.exported == ["softmax", "scale"]
+    assert "func.func @softmax(" in text and "func.func @scale(" in text
+    assert "@attention" not in text and "@unused" not in text
 
 
 def test_a_library_whose_defs_all_are_entry_points_is_one_part(monkeypatch):
