@@ -36,7 +36,10 @@ into a column result is exact as it is.
 The scalar loops after the vector loops run fewer times than a vector has lanes (a row
 maximum's: up to S - 1); they carry ``#llvm.loop_annotation`` so that LLVM does not
 vectorise and unroll them again (``loop_builders.for_loop``'s ``short``), except a row
-maximum's, whose vector copy made by LLVM is faster.
+maximum's, whose vector copy made by LLVM is faster. So do a sum's loop over its last whole
+vectors (fewer than its accumulators) and a row maximum's exact second pass, which runs
+only where the maximum is zero (``as_written``): LLVM's vector and unrolled copies of them
+were a sixth of the code of a row-fused softmax, compiled for nothing.
 
 Each kernel is a private function per module, kind and element type, ``@mg_row_sum_f64(A,
 OUT)``, ``@mg_column_max_f64(A, OUT)``, ... on ``memref<?x?xf64>``: A is M x N, OUT is M x 1
@@ -294,7 +297,8 @@ def finish_row(
     # long (8.4 -> 16 ms at 4096 x 4096, one thread), and a maximum's chain is short.
     if whole_vectors_left:
         lanes_end = round_down(b, cols, lanes)
-        (acc,) = for_loop(b, vector_end, lanes_end, index(b, lanes), whole_vector, accs)
+        # (fewer than per_row vectors)
+        (acc,) = for_loop(b, vector_end, lanes_end, index(b, lanes), whole_vector, accs, as_written=True)
     else:
         (acc,), lanes_end = accs, vector_end
     # A sum's lanes are added as a tree (reassoc): in lane order, LLVM's reduce.fadd is
@@ -325,8 +329,12 @@ def finish_row(
         is_zero = b.insert(
             arith.CmpfOp(total, b.insert(arith.ConstantOp(FloatAttr(0.0, element))).result, "oeq")
         ).result
+        # (a rare path: scalar code, as small as it can be)
         total = if_else_value(
-            b, is_zero, lambda b: for_loop(b, zero, cols, index(b, 1), one, [start])[0], lambda b: total
+            b,
+            is_zero,
+            lambda b: for_loop(b, zero, cols, index(b, 1), one, [start], as_written=True)[0],
+            lambda b: total,
         )
     b.insert(memref.StoreOp.get(total, result, [i, zero]))
 

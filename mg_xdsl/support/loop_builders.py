@@ -63,6 +63,7 @@ def for_loop(
     body: LoopBody,
     inits: Sequence[SSAValue] = (),
     short: bool = False,
+    as_written: bool = False,
 ) -> list[SSAValue]:
     """``scf.for %iv = lb to ub step step iter_args(inits)``; ``body(builder, iv, args)``
     builds the body and returns the values to yield. Returns the loop's results.
@@ -71,7 +72,10 @@ def for_loop(
     loop left). Where its bounds are known only at run time, it carries
     ``SHORT_LOOP``, which tells LLVM not to vectorize or unroll it: LLVM cannot know that it
     is short, and would make vector and unrolled copies of it, with run-time checks, that
-    never run. A short loop of constant bounds LLVM unrolls fully, quickly, as it should."""
+    never run. A short loop of constant bounds LLVM unrolls fully, quickly, as it should.
+    An ``as_written`` loop carries the same hint whatever its bounds: it runs few
+    iterations of whole vectors, or only on a rare path, and LLVM's copies of it would cost
+    compile time only."""
     if isinstance(step, int):
         step = index(b, step)
     block = Block(arg_types=[INDEX, *(v.type for v in inits)])
@@ -79,7 +83,7 @@ def for_loop(
     yielded = body(inner, block.args[0], list(block.args[1:]))
     inner.insert(scf.YieldOp(*yielded))
     loop = scf.ForOp(lb, ub, step, list(inits), block)
-    if short and (constant_value(lb) is None or constant_value(ub) is None):
+    if as_written or (short and (constant_value(lb) is None or constant_value(ub) is None)):
         loop.attributes[LOOP_ANNOTATION] = SHORT_LOOP
     return list(b.insert(loop).results)
 

@@ -37,6 +37,14 @@ func.func @cols(%a: tensor<1000x12xf64>) -> tensor<1x12xf64> {
 // CHECK-NEXT:  %[[CC:.*]] = "memref.cast"(%[[C]]) : (memref<1x12xf64>) -> memref<?x?xf64>
 // CHECK-NEXT:  func.call @mg_column_max_f64(%[[AC]], %[[CC]]) : (memref<?x?xf64>, memref<?x?xf64>) -> ()
 
+// A row maximum: its kernel is the last below.
+func.func @row_max(%a: tensor<?x?xf64>) -> tensor<?x1xf64> {
+  %r = mg.reduce %a {axis = 1 : i64, kind = "max"} : tensor<?x?xf64> -> tensor<?x1xf64>
+  func.return %r : tensor<?x1xf64>
+}
+// CHECK-LABEL: func.func @row_max(
+// CHECK:         func.call @mg_row_max_f64(
+
 // Each kernel once, after the functions, whatever number of reductions call it.
 // The row sum: groups of four rows (in parallel), whose rows one loop walks side by side
 // (memory serves four streams faster than one), the target's four vector<8xf64>
@@ -105,6 +113,8 @@ func.func @cols(%a: tensor<1000x12xf64>) -> tensor<1x12xf64> {
 // CHECK:           %[[V:.*]] = vector.load %a[%[[I]], %[[JV]]{{.*}}] : memref<?x?xf64>, vector<8xf64>
 // CHECK-NEXT:      %[[SUM:.*]] = arith.addf %[[AV]], %[[V]] : vector<8xf64>
 // CHECK-NEXT:      scf.yield %[[SUM]] : vector<8xf64>
+// (fewer than four steps: LLVM is told not to vectorize or unroll this loop either)
+// CHECK-NEXT:    } {loop_annotation = #llvm.loop_annotation<vectorize = <disable = true>, unroll = <disable = true>>}
 // CHECK:         vector.reduction <add>, %[[SV]], %{{.*}} fastmath<reassoc> : vector<8xf64> into f64
 // CHECK:         scf.for %{{.*}} = %[[LEND]] to %[[COLS]]
 // CHECK:         } {loop_annotation = #llvm.loop_annotation<vectorize = <disable = true>, unroll = <disable = true>>}
@@ -157,3 +167,19 @@ func.func @cols(%a: tensor<1000x12xf64>) -> tensor<1x12xf64> {
 // CHECK:       scf.for %[[B:[0-9a-z_]+]] = %{{.*}} to %{{.*}} step %{{.*}} {
 // CHECK:         vector.load %out[%{{.*}}, %{{.*}}] : memref<?x?xf64>, vector<8xf64>
 // CHECK-NEXT:    vector.load %[[PART]][%[[B]], %{{.*}}] : memref<?x?xf64>, vector<8xf64>
+
+// A row maximum's vectors ignore the sign of zeros (fastmath nsz); where a row's maximum
+// is zero it is recomputed exactly, element by element, in a loop that runs only then:
+// LLVM is told not to vectorize or unroll it.
+// CHECK-LABEL: func.func private @mg_row_max_f64(%a: memref<?x?xf64>, %out: memref<?x?xf64>) {
+// CHECK:         %[[MAX:.*]] = scf.for %{{.*}} iter_args(%{{.*}}) -> (f64) {
+// CHECK:         %[[ZERO:.*]] = arith.constant 0.000000e+00 : f64
+// CHECK-NEXT:    %[[IS_ZERO:.*]] = arith.cmpf oeq, %[[MAX]], %[[ZERO]] : f64
+// CHECK-NEXT:    %{{.*}} = scf.if %[[IS_ZERO]] -> (f64) {
+// CHECK:           %[[EXACT:.*]] = scf.for %{{.*}} iter_args(%{{.*}}) -> (f64) {
+// CHECK-NEXT:        %[[X:.*]] = memref.load %a
+// CHECK-NEXT:        %[[M:.*]] = arith.maximumf %{{.*}}, %[[X]] : f64
+// CHECK-NEXT:        scf.yield %[[M]] : f64
+// CHECK-NEXT:      } {loop_annotation = #llvm.loop_annotation<vectorize = <disable = true>, unroll = <disable = true>>}
+// CHECK-NEXT:      scf.yield %[[EXACT]] : f64
+// CHECK-NEXT:    } else {
