@@ -576,7 +576,10 @@ class Function:
 
     def _compile_then_call(self, *arguments) -> int:
         self._library._compile_rest()
-        self._call = self._proto(self._library._address(self.name))
+        address = self._library._address(self.name)
+        if not address:  # (a call of address 0 would end the process)
+            raise RuntimeError(f"internal compiler error: {self.name} was compiled without its guard")
+        self._call = self._proto(address)
         return self._call(*arguments)
 
     @property

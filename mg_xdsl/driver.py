@@ -41,7 +41,7 @@ def export_only(module: ModuleOp, exports: "Collection[str]") -> list[str]:
     expression of its own function: a def is used only through ``func.call``.)"""
     from mg_xdsl.conversions.to_llvm.convert_func_to_llvm import C_INTERFACE  # (the pipeline's import)
 
-    defs = {f.sym_name.data: f for f in module.body.block.ops if isinstance(f, func.FuncOp) and f.body.blocks}
+    defs = _defs(module)
     reached: set[str] = set()
     pending = [name for name in defs if name in exports]
     while pending:
@@ -49,7 +49,7 @@ def export_only(module: ModuleOp, exports: "Collection[str]") -> list[str]:
         if name in reached:
             continue
         reached.add(name)
-        pending += [c.callee.string_value() for c in defs[name].walk() if isinstance(c, func.CallOp)]
+        pending += _callees(defs[name])
     for name, f in defs.items():
         if name not in reached:
             module.body.block.erase_op(f)
@@ -61,9 +61,18 @@ def export_only(module: ModuleOp, exports: "Collection[str]") -> list[str]:
 
 def entry_defs(module: ModuleOp) -> set[str]:
     """The defs of ``module`` that no def of it calls."""
-    defs = [f for f in module.body.block.ops if isinstance(f, func.FuncOp) and f.body.blocks]
-    called = {c.callee.string_value() for f in defs for c in f.walk() if isinstance(c, func.CallOp)}
-    return {f.sym_name.data for f in defs} - called
+    defs = _defs(module)
+    return set(defs) - {callee for f in defs.values() for callee in _callees(f)}
+
+
+def _defs(module: ModuleOp) -> dict[str, func.FuncOp]:
+    """The functions ``module`` defines (not those it only declares), by name."""
+    return {f.sym_name.data: f for f in module.body.block.ops if isinstance(f, func.FuncOp) and f.body.blocks}
+
+
+def _callees(f: func.FuncOp) -> list[str]:
+    """The names of the functions ``f`` calls."""
+    return [c.callee.string_value() for c in f.walk() if isinstance(c, func.CallOp)]
 
 
 class NothingToExport(ValueError):

@@ -156,3 +156,11 @@ def test_both_pipelines_compute_the_same(optimise, monkeypatch):
         lib = Library(SOURCE, optimise=optimise)
     np.testing.assert_allclose(lib.attention(Q, K), softmax(Q @ K) * 0.25, rtol=1e-12)
     np.testing.assert_allclose(lib.scale(lib.softmax(Q @ K)), softmax(Q @ K) * 0.5, rtol=1e-12)
+
+
+def test_a_called_def_left_uncompiled_raises_instead_of_calling_address_zero(monkeypatch):
+    monkeypatch.setenv("MGC_NO_CACHE", "1")
+    lib = quiet()
+    monkeypatch.setattr(Library, "_compile_rest", lambda self: None)  # (a compiler bug's effect)
+    with pytest.raises(RuntimeError, match="internal compiler error: softmax was compiled without its guard"):
+        lib.softmax(Q @ K)
