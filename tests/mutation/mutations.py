@@ -475,8 +475,8 @@ MUTATIONS = [
     ),
     Mutation(
         "mg_xdsl/kernels/reductions.py",
-        "(acc,) = for_loop(b, vector_end, lanes_end, index(b, lanes), whole_vector, accs)",
-        "(acc,) = for_loop(b, vector_end, vector_end, index(b, lanes), whole_vector, accs)",
+        "(acc,) = for_loop(b, vector_end, lanes_end, index(b, lanes), whole_vector, accs, as_written=True)",
+        "(acc,) = for_loop(b, vector_end, vector_end, index(b, lanes), whole_vector, accs, as_written=True)",
         "a row reduction skips the whole vectors after its last full step",
     ),
     Mutation(
@@ -573,8 +573,8 @@ MUTATIONS = [
     ),
     Mutation(
         "mg_xdsl/support/loop_builders.py",
-        "    if short and (constant_value(lb) is None or constant_value(ub) is None):",
-        "    if short:",
+        "    if as_written or (short and (constant_value(lb) is None or constant_value(ub) is None)):",
+        "    if as_written or short:",
         "a short loop of constant bounds is kept from LLVM's full unrolling",
     ),
     Mutation(
