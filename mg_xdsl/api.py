@@ -71,7 +71,7 @@ import numpy as np
 # def of bf16 values), so that a library from the disk cache loads in a tenth of a second.
 from mg_xdsl.backend import malloc_thresholds
 from mg_xdsl.backend.runtime_files_ir import FILE_ERROR
-from mg_xdsl.backend.runtime_ir import CHECK_FAILED, FAILURE_TEXT_BYTES, OUT_OF_MEMORY, guarded_wrapper
+from mg_xdsl.backend.runtime_ir import CHECK_FAILED, FAILURE_TEXT_BYTES, OUT_OF_MEMORY, guard_name, guarded_wrapper
 from mg_xdsl.core.element_records import DEFAULT as DEFAULT_ELEMENT, ELEMENT_TYPES, IN_LANGUAGE_ORDER
 from mg_xdsl.core.shapes import Shape, fmt_shape
 from mg_xdsl.language.diagnostics import MgError, MgWarning  # (what mg_xdsl.language.frontend raises)
@@ -747,7 +747,7 @@ class Library:
     def _address(self, name: str) -> int:
         """The address of def ``name``'s guard in this library's code; 0 where not compiled yet."""
         for engine in self._engines:
-            address = engine.engine.get_function_address(f"mgrt_guarded_{name}")
+            address = engine.engine.get_function_address(guard_name(name))
             if address:
                 return address
         return 0
@@ -818,7 +818,7 @@ def _compiled(
         warnings.warn(text, MgWarning, stacklevel=_callers_level())
     guards = _guards({name: comp.signatures[name] for name in comp.exported})
     launcher = comp.launcher()
-    exports = [f"mgrt_guarded_{name}" for name in comp.exported]  # (what ``Function`` calls)
+    exports = [guard_name(name) for name in comp.exported]  # (what ``Function`` calls)
     engine = Engine(ir, extra=guards, symbols=launcher and launcher.symbols(), owner=launcher, cpu=cpu, exports=exports)
     defs = [Def.of(name, sig) for name, sig in comp.signatures.items()]
     return engine, defs, list(comp.warnings), dict(comp.signatures)
@@ -899,7 +899,7 @@ def _load(
 
         engine = SharedPoolEngine(obj, cpu)
         # (KeyError if none is there; a def missing is compiled when first called)
-        if defs and not any(engine.engine.get_function_address(f"mgrt_guarded_{d.name}") for d in defs):
+        if defs and not any(engine.engine.get_function_address(guard_name(d.name)) for d in defs):
             raise KeyError("it holds none of the library's defs")
     except Exception as e:  # (whatever the entry holds, compiling again is the answer)
         return None, f"miss: the entry did not load ({type(e).__name__}: {e})"

@@ -12,13 +12,13 @@ from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp, StringAttr
 
 from mg_xdsl.backend import kernel_library
 from mg_xdsl.backend.cpp_header import header
 from mg_xdsl.backend.upstream import lower_with_mlir_opt
 from mg_xdsl.core.target import target
+from mg_xdsl.dialects.mg.inlining import calls_made_by, defs_by_name
 from mg_xdsl.kernels.shared import BUILDERS, KERNELS_APART
 from mg_xdsl.language.frontend import parse_program
 from mg_xdsl.pipeline import stages as pipeline
@@ -41,7 +41,7 @@ def export_only(module: ModuleOp, exports: "Collection[str]") -> list[str]:
     expression of its own function: a def is used only through ``func.call``.)"""
     from mg_xdsl.conversions.to_llvm.convert_func_to_llvm import C_INTERFACE  # (the pipeline's import)
 
-    defs = _defs(module)
+    defs = defs_by_name(module)
     reached: set[str] = set()
     pending = [name for name in defs if name in exports]
     while pending:
@@ -49,7 +49,7 @@ def export_only(module: ModuleOp, exports: "Collection[str]") -> list[str]:
         if name in reached:
             continue
         reached.add(name)
-        pending += _callees(defs[name])
+        pending += [c.callee.string_value() for c in calls_made_by(defs[name])]
     for name, f in defs.items():
         if name not in reached:
             module.body.block.erase_op(f)
@@ -61,18 +61,8 @@ def export_only(module: ModuleOp, exports: "Collection[str]") -> list[str]:
 
 def entry_defs(module: ModuleOp) -> set[str]:
     """The defs of ``module`` that no def of it calls."""
-    defs = _defs(module)
-    return set(defs) - {callee for f in defs.values() for callee in _callees(f)}
-
-
-def _defs(module: ModuleOp) -> dict[str, func.FuncOp]:
-    """The functions ``module`` defines (not those it only declares), by name."""
-    return {f.sym_name.data: f for f in module.body.block.ops if isinstance(f, func.FuncOp) and f.body.blocks}
-
-
-def _callees(f: func.FuncOp) -> list[str]:
-    """The names of the functions ``f`` calls."""
-    return [c.callee.string_value() for c in f.walk() if isinstance(c, func.CallOp)]
+    defs = defs_by_name(module)
+    return set(defs) - {c.callee.string_value() for f in defs.values() for c in calls_made_by(f)}
 
 
 class NothingToExport(ValueError):

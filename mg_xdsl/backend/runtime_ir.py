@@ -346,7 +346,7 @@ declare i32 @_setjmp(ptr) returns_twice
 declare ptr @mgrt_set_guard(ptr)
 declare void @_mlir_ciface_{name}({params})
 
-define i32 @mgrt_guarded_{name}(ptr %record, ptr %result{matrices}) {{
+define i32 @{guard}(ptr %record, ptr %result{matrices}) {{
 entry:
   %buf = alloca [64 x i64], align 16
 {descriptors}  store ptr %buf, ptr %record
@@ -391,6 +391,11 @@ def _descriptor(i: int, rank: int) -> str:
     return "".join(code)
 
 
+def guard_name(name: str) -> str:
+    """The name of def ``name``'s guard (``guarded_wrapper``), which the Python API calls."""
+    return f"mgrt_guarded_{name}"
+
+
 def guarded_wrapper(name: str, ranks: Sequence[int]) -> str:
     """An LLVM IR module defining ``i32 mgrt_guarded_NAME(ptr record, ptr result, ptr p0,
     i64 size0_0, ..., ptr p1, ...)``, one pointer and ``ranks[i]`` sizes for each parameter:
@@ -402,6 +407,7 @@ def guarded_wrapper(name: str, ranks: Sequence[int]) -> str:
     result's descriptor, or the struct of several results' descriptors, in order."""
     return _GUARD.format(
         name=name,
+        guard=guard_name(name),
         params=", ".join(["ptr"] * (len(ranks) + 1)),
         matrices="".join(f", ptr %p{i}" + "".join(f", i64 %s{i}_{d}" for d in range(r)) for i, r in enumerate(ranks)),
         descriptors="".join(_descriptor(i, r) for i, r in enumerate(ranks)),

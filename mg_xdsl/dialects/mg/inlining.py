@@ -13,6 +13,16 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.rewriter import InsertPoint, Rewriter
 
 
+def defs_by_name(module: ModuleOp) -> dict[str, func.FuncOp]:
+    """The functions ``module`` defines (not those it only declares), by name."""
+    return {f.sym_name.data: f for f in module.ops if isinstance(f, func.FuncOp) and f.body.blocks}
+
+
+def calls_made_by(f: func.FuncOp) -> list[func.CallOp]:
+    """The calls in ``f``'s body, in order."""
+    return [c for c in f.walk() if isinstance(c, func.CallOp)]
+
+
 def callee_of(call: func.CallOp, module: ModuleOp) -> func.FuncOp | None:
     """The ``func.func`` of ``module`` that ``call`` calls, if it has a body there (a
     declaration, such as a kernel compiled apart, has none)."""

@@ -56,7 +56,7 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp, StringAttr
 from xdsl.passes import ModulePass
 
-from mg_xdsl.dialects.mg.inlining import inline_call
+from mg_xdsl.dialects.mg.inlining import calls_made_by, defs_by_name, inline_call
 
 
 def callees_first(calls_in: dict[str, list[func.CallOp]]) -> list[str]:
@@ -83,9 +83,9 @@ class InlinePass(ModulePass):
     name = "inline"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        defs = {f.sym_name.data: f for f in op.ops if isinstance(f, func.FuncOp) and f.body.blocks}
+        defs = defs_by_name(op)
         # One walk: the calls in each def, and each def's calls from anywhere.
-        calls_in = {name: [c for c in f.walk() if isinstance(c, func.CallOp)] for name, f in defs.items()}
+        calls_in = {name: calls_made_by(f) for name, f in defs.items()}
         calls: dict[str, list[func.CallOp]] = {}
         for call in (c for its in calls_in.values() for c in its):
             calls.setdefault(call.callee.string_value(), []).append(call)
