@@ -75,7 +75,6 @@ from mg_xdsl.backend.runtime_ir import CHECK_FAILED, FAILURE_TEXT_BYTES, OUT_OF_
 from mg_xdsl.core.element_records import DEFAULT as DEFAULT_ELEMENT, ELEMENT_TYPES, IN_LANGUAGE_ORDER
 from mg_xdsl.core.shapes import Shape, fmt_shape
 from mg_xdsl.language.diagnostics import MgError, MgWarning  # (what mg_xdsl.language.frontend raises)
-from mg_xdsl.support.collector import collect_once, collector_paused
 
 if TYPE_CHECKING:
     from mg_xdsl.backend.cache import ObjectCache
@@ -803,23 +802,7 @@ def _compiled(
     """Compile the defs ``names`` of a library (None: its entry points, the defs no def calls):
     their engine (whose ``object`` the disk cache keeps), every def's ``Def``, the front end's
     warnings (issued here where ``warn``, before LLVM compiles, as they are said) and every
-    def's signature. The cyclic garbage collector is paused meanwhile, as in ``mgc``, and
-    runs once in full after the process's first compile (``collect_once``)."""
-    with collector_paused():
-        compiled = _compile(source, path, gpu, optimise, cpu, names, warn)
-    collect_once()
-    return compiled
-
-
-def _compile(
-    source: str | bytes,
-    path: str,
-    gpu: str | None,
-    optimise: bool,
-    cpu: str | None,
-    names: list[str] | None,
-    warn: bool,
-) -> "tuple[Engine, list[Def], list[str], dict[str, Signature]]":
+    def's signature."""
     # The compiler and LLVM are imported when a program is first compiled, not with this
     # module: ``mg_xdsl.MgError`` and the other exceptions import it too.
     from mg_xdsl.backend.jit import Engine

@@ -1716,10 +1716,4 @@ MUTATIONS = [
         "    if short and (constant_value(lb) is None or constant_value(ub) is None):",
         "a row maximum's exact second pass and a sum's last whole vectors lose their hint: LLVM vectorizes and unrolls them",
     ),
-    Mutation(
-        "mg_xdsl/support/collector.py",
-        "    gc.disable()\n",
-        "    pass\n",
-        "the garbage collector runs through every compile of mgc and the Python API",
-    ),
 ]
