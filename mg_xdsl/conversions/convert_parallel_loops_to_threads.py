@@ -155,9 +155,17 @@ def outline(par: scf.ParallelOp, name: str, constants: list[SSAValue], passed: l
     else:
         iv = inner.insert(arith.AddiOp(lb, inner.insert(arith.MuliOp(k, step)).result)).result
     mapping[par.body.block.args[0]] = iv
-    for op in par.body.block.ops:
+    # The body's ops move into the function, which then uses what ``mapping`` says in place
+    # of the loop's index and the values from outside (cloning them, and erasing the
+    # originals with the loop, took half of this pass).
+    for op in list(par.body.block.ops):
         if not isinstance(op, scf.ReduceOp):
-            inner.insert(op.clone(value_mapper=mapping))
+            op.detach()
+            inner.insert(op)
+    for op in body.walk():
+        for i, value in enumerate(op.operands):
+            if (new := mapping.get(value)) is not None:
+                op.operands[i] = new
     inner.insert(scf.YieldOp())
     b.insert(scf.ForOp(lo, hi, one, [], body))
     b.insert(llvm.ReturnOp())

@@ -81,6 +81,7 @@ TEST_ORDER = [
     "tests/unit/language/test_malformed.py",
     "tests/unit/pipeline/test_stages.py",
     "tests/e2e/test_api.py",
+    "tests/e2e/test_api_called_defs.py",
     "tests/unit/conversions/test_llvm_conversions.py",
     "tests/unit/tools/test_cli.py",
     "tests/unit/backend/test_compile_cache.py",
