@@ -96,6 +96,39 @@ func.func @one_row_in_a_loop(%a: memref<64x1024xf32>, %r: memref<64x1xf32>) {
 // CHECK:           memref.store %{{.*}}, %[[CELL]][%{{.*}}, %{{.*}}]
 // CHECK-NOT:   func.func private @mg_row_sum_f32
 
+// A row of static length, 1000: 960 in the accumulators' loop, 32 in the whole vectors'
+// loop (the hint: LLVM is not to vectorize or unroll it), and the last 8 one by one, a
+// loop of constant bounds that LLVM unrolls fully and is left to it (no hint).
+func.func @static_row_tail(%a: memref<64x1000xf32>, %r: memref<64x1xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  scf.for %i = %c0 to %c64 step %c1 {
+    %row = memref.subview %a[%i, 0] [1, 1000] [1, 1] : memref<64x1000xf32> to memref<1x1000xf32, strided<[1000, 1], offset: ?>>
+    %cell = memref.subview %r[%i, 0] [1, 1] [1, 1] : memref<64x1xf32> to memref<1x1xf32, strided<[1, 1], offset: ?>>
+    linalg.generic {indexing_maps = [#id, #rows], iterator_types = ["parallel", "reduction"]}
+        ins(%row : memref<1x1000xf32, strided<[1000, 1], offset: ?>>) outs(%cell : memref<1x1xf32, strided<[1, 1], offset: ?>>) {
+    ^bb0(%x: f32, %acc: f32):
+      %s = arith.addf %acc, %x : f32
+      linalg.yield %s : f32
+    }
+  }
+  return
+}
+// CHECK-LABEL: func.func @static_row_tail(
+// CHECK:           %[[END:.*]] = arith.constant 1000 : index
+// CHECK:           %[[ACCS_END:.*]] = arith.constant 960 : index
+// CHECK:           scf.for {{.*}} -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>) {
+// CHECK:           %[[LANES_END:.*]] = arith.constant 992 : index
+// CHECK:           scf.for %{{.*}} = %[[ACCS_END]] to %[[LANES_END]] step %{{.*}} iter_args(%{{.*}} = %{{.*}}) -> (vector<16xf32>) {
+// CHECK:           } {loop_annotation = #llvm.loop_annotation<vectorize = <disable = true>, unroll = <disable = true>>}
+// CHECK:           scf.for %{{.*}} = %[[LANES_END]] to %[[END]] step %{{.*}} iter_args(%{{.*}} = %{{.*}}) -> (f32) {
+// CHECK-NEXT:        memref.load %row[%{{.*}}, %{{.*}}]
+// CHECK-NEXT:        arith.addf
+// CHECK-NEXT:        scf.yield
+// CHECK-NOT:       loop_annotation
+// CHECK:           memref.store
+
 // CHECK-LABEL: func.func private @mg_row_max_f32(
 // CHECK:         vector.load %a[{{.*}}] : memref<?x?xf32>, vector<16xf32>
 // CHECK-LABEL: func.func private @mg_column_sum_f64(
