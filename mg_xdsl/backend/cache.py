@@ -41,10 +41,11 @@ expects counts as a miss; the recompiled program then replaces it.
 Where. ``$MGC_CACHE_DIR`` if set, else ``$XDG_CACHE_HOME/mg-xdsl``, else
 ``~/.cache/mg-xdsl``; created private to the user (mode 0700), because what is in it gets
 executed. Entries are written to a temporary file in the same directory and renamed into
-place (``os.replace``), so concurrent ``mgc`` processes never see half an entry. After each
+place (``os.replace``), so concurrent ``mgc`` processes never see half an entry. After a
 store, when the cache holds more than ``MAX_BYTES`` or ``MAX_ENTRIES``, the least recently
 used entries (a hit refreshes an entry's modification time) are deleted until it is back
-under three quarters of both. Only ``*.mgo`` files and this module's own temporary files
+under three quarters of both (a process counts its own stores for ``RESCAN_S`` after it
+looked, instead of looking at every entry again after each). Only ``*.mgo`` files and this module's own temporary files
 are ever deleted, whatever directory the cache is pointed at.
 
 Failure is never an error. A cache directory that cannot be created, read or written just
@@ -83,6 +84,10 @@ MAX_BYTES = 256 * 1024 * 1024
 MAX_ENTRIES = 4096
 # A temporary file this old was left by a process that died while writing it.
 STALE_TEMP_S = 3600
+# How long a process trusts its last look at a directory's entries (see ``store``).
+RESCAN_S = 10.0
+# What a process last saw of each directory: (when, entries, bytes), counting its stores since.
+_seen: dict[Path, tuple[float, int, int]] = {}
 
 
 def no_cache_requested(environ: Mapping[str, str] = os.environ) -> bool:
@@ -344,13 +349,31 @@ class ObjectCache:
                 raise
         except OSError as e:
             return f"not stored: {e.strerror or e} ({self.directory})"
-        self.prune()
+        self._prune_when_due(HEADER.size + len(data))
         return f"stored in {path}"
 
-    def prune(self, max_bytes: int = MAX_BYTES, max_entries: int = MAX_ENTRIES) -> None:
+    def _prune_when_due(self, added: int) -> None:
+        """``prune``, unless this process looked at the directory less than ``RESCAN_S`` ago
+        and what it saw then, with what it has stored since, is within the limits. Looking
+        stats every entry: up to 4096 of them, some 15 ms, in every compile that stores,
+        where a process compiling several programs (a script of the Python API's) would
+        look again after each. Another process's stores meanwhile are counted by its own
+        looks: the limits hold to within what the processes store in ``RESCAN_S``."""
+        now = time.monotonic()
+        seen = _seen.get(self.directory)
+        if seen is not None and now - seen[0] < RESCAN_S:
+            when, count, total = seen[0], seen[1] + 1, seen[2] + added
+            if count <= MAX_ENTRIES and total <= MAX_BYTES:
+                _seen[self.directory] = (when, count, total)
+                return
+        count, total = self.prune()
+        _seen[self.directory] = (now, count, total)
+
+    def prune(self, max_bytes: int = MAX_BYTES, max_entries: int = MAX_ENTRIES) -> tuple[int, int]:
         """Delete the least recently used entries while the cache holds more than
         ``max_bytes`` or ``max_entries``, down to three quarters of both (so that not every
-        store has to prune), and temporary files left by processes that died."""
+        store has to prune), and temporary files left by processes that died. Returns the
+        entries and bytes left."""
         entries = []  # (mtime, size, path)
         now = time.time()
         try:
@@ -366,12 +389,12 @@ class ObjectCache:
                     except OSError:
                         pass  # gone meanwhile (another process pruned it), or not ours to touch
         except OSError:
-            return
+            return 0, 0
         total = sum(size for _, size, _ in entries)
-        if total <= max_bytes and len(entries) <= max_entries:
-            return
-        entries.sort()
         count = len(entries)
+        if total <= max_bytes and count <= max_entries:
+            return count, total
+        entries.sort()
         for _, size, path in entries:
             if total <= max_bytes * 3 // 4 and count <= max_entries * 3 // 4:
                 break
@@ -381,3 +404,4 @@ class ObjectCache:
                 pass
             total -= size
             count -= 1
+        return count, total

@@ -352,3 +352,34 @@ def test_an_entry_of_the_previous_format_is_a_miss(tmp_path):
     p, outcome = run(RELU, tmp_path)
     assert outcome == "miss" and "of another format" in p.report
     same_behaviour(first, p)
+
+
+def test_a_process_looks_at_the_entries_again_only_when_due(tmp_path, monkeypatch):
+    """Stores in a row look at the directory once (``RESCAN_S``); the stores a process
+    counts past the limit, or the time running out, make it look again and prune."""
+    store = cache.ObjectCache(tmp_path)
+    looks = []
+    prune = cache.ObjectCache.prune
+    monkeypatch.setattr(cache.ObjectCache, "prune", lambda self, *a: looks.append(1) or prune(self, *a))
+    monkeypatch.setattr(cache, "_seen", {})
+    for i in range(5):
+        store.store(bytes([i]) * 32, b"x" * 100)
+    assert len(looks) == 1
+    monkeypatch.setattr(cache, "MAX_ENTRIES", 6)  # the sixth store is within it, the seventh past it
+    store.store(bytes([5]) * 32, b"x" * 100)
+    assert len(looks) == 1
+    store.store(bytes([6]) * 32, b"x" * 100)
+    assert len(looks) == 2 and len(list(entries(tmp_path))) == 7  # (prune's own limit is the default)
+    monkeypatch.setattr(cache, "RESCAN_S", 0.0)
+    store.store(bytes([7]) * 32, b"x" * 100)
+    assert len(looks) == 3
+
+
+def test_a_store_past_the_limit_prunes_at_once(tmp_path, monkeypatch):
+    store = cache.ObjectCache(tmp_path)
+    monkeypatch.setattr(cache, "_seen", {})
+    monkeypatch.setattr(cache, "MAX_ENTRIES", 8)
+    monkeypatch.setattr(cache.ObjectCache.prune, "__defaults__", (cache.MAX_BYTES, 8))
+    for i in range(9):
+        store.store(bytes([i]) * 32, b"x" * 100)
+    assert len(list(entries(tmp_path))) == 6  # the ninth store: down to three quarters of 8
