@@ -1716,4 +1716,10 @@ MUTATIONS = [
         "    if short and (constant_value(lb) is None or constant_value(ub) is None):",
         "a row maximum's exact second pass and a sum's last whole vectors lose their hint: LLVM vectorizes and unrolls them",
     ),
+    Mutation(
+        "mg_xdsl/backend/cache.py",
+        "            if count <= MAX_ENTRIES and total <= MAX_BYTES:",
+        "            if True:",
+        "a process that stores many entries never looks at the cache again: it grows past its limits",
+    ),
 ]
