@@ -45,8 +45,8 @@ place (``os.replace``), so concurrent ``mgc`` processes never see half an entry.
 store, when the cache holds more than ``MAX_BYTES`` or ``MAX_ENTRIES``, the least recently
 used entries (a hit refreshes an entry's modification time) are deleted until it is back
 under three quarters of both (a process counts its own stores for ``RESCAN_S`` after it
-looked, instead of looking at every entry again after each). Only ``*.mgo`` files and this module's own temporary files
-are ever deleted, whatever directory the cache is pointed at.
+looked, instead of looking at every entry again after each). Only ``*.mgo`` files and this
+module's own temporary files are ever deleted, whatever directory the cache is pointed at.
 
 Failure is never an error. A cache directory that cannot be created, read or written just
 means that the program is compiled, as without the cache; ``mgc run --time`` says why (a
