@@ -362,9 +362,9 @@ class ObjectCache:
         now = time.monotonic()
         seen = _seen.get(self.directory)
         if seen is not None and now - seen[0] < RESCAN_S:
-            when, count, total = seen[0], seen[1] + 1, seen[2] + added
-            if count <= MAX_ENTRIES and total <= MAX_BYTES:
-                _seen[self.directory] = (when, count, total)
+            when, count, total = seen
+            if count + 1 <= MAX_ENTRIES and total + added <= MAX_BYTES:
+                _seen[self.directory] = (when, count + 1, total + added)
                 return
         count, total = self.prune()
         _seen[self.directory] = (now, count, total)

@@ -54,6 +54,7 @@ from mg_xdsl.support.loop_builders import (
     constant_value,
     index,
     split_captures,
+    use_instead,
 )
 from mg_xdsl.support.thread_work import THRESHOLD, min_work
 
@@ -162,10 +163,7 @@ def outline(par: scf.ParallelOp, name: str, constants: list[SSAValue], passed: l
         if not isinstance(op, scf.ReduceOp):
             op.detach()
             inner.insert(op)
-    for op in body.walk():
-        for i, value in enumerate(op.operands):
-            if (new := mapping.get(value)) is not None:
-                op.operands[i] = new
+    use_instead(body.walk(), mapping)
     inner.insert(scf.YieldOp())
     b.insert(scf.ForOp(lo, hi, one, [], body))
     b.insert(llvm.ReturnOp())

@@ -2,7 +2,7 @@
 (``vectorize-reductions``, ``tile-matmul``, ``convert-parallel-loops-to-threads``), so that each pass reads as the loop nest it
 makes. Index arithmetic on constants is folded here, so static sizes give static code."""
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from xdsl.builder import Builder
 from xdsl.dialects import arith, scf
@@ -46,6 +46,16 @@ def captured_values(ops: Operation | Sequence[Operation], own_operands: bool = T
                         seen.setdefault(v)
             inside.update(inner.results)
     return list(seen)
+
+
+def use_instead(ops: Iterable[Operation], mapping: Mapping[SSAValue, SSAValue]) -> None:
+    """Each operand of ``ops`` (each op itself, not the ops it nests) that ``mapping`` names
+    replaced by its value there: what ops moved into an outlined function use in place of
+    the values they captured."""
+    for op in ops:
+        for i, value in enumerate(op.operands):
+            if (new := mapping.get(value)) is not None:
+                op.operands[i] = new
 
 
 def split_captures(captured: Sequence[SSAValue]) -> tuple[list[SSAValue], list[SSAValue]]:

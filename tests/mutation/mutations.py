@@ -1718,7 +1718,7 @@ MUTATIONS = [
     ),
     Mutation(
         "mg_xdsl/backend/cache.py",
-        "            if count <= MAX_ENTRIES and total <= MAX_BYTES:",
+        "            if count + 1 <= MAX_ENTRIES and total + added <= MAX_BYTES:",
         "            if True:",
         "a process that stores many entries never looks at the cache again: it grows past its limits",
     ),

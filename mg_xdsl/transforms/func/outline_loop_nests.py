@@ -60,7 +60,7 @@ from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from mg_xdsl.support.loop_builders import captured_values, split_captures
+from mg_xdsl.support.loop_builders import captured_values, split_captures, use_instead
 
 NO_INLINE = ArrayAttr([StringAttr("noinline")])
 
@@ -119,10 +119,7 @@ def outline(ops: list[Operation], name: str) -> func.FuncOp | None:
         op.detach()
         block.add_op(op)
     block.add_op(func.ReturnOp(*returned))
-    for op in moved:
-        for i, v in enumerate(op.operands):
-            if v in mapping:
-                op.operands[i] = mapping[v]
+    use_instead(moved, mapping)
     outlined = func.FuncOp(
         name, ([v.type for v in passed], [v.type for v in returned]), Region(block), visibility="private"
     )
