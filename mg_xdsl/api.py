@@ -59,6 +59,7 @@ import numbers
 import os
 import sys
 import threading
+import time
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -701,7 +702,8 @@ class Library:
     Each part is made from the disk cache (``mg_xdsl.backend.cache``) where it holds it, else
     compiled (and stored there): see ``_open_cache``. ``_cache_outcome`` says which for the
     first part, in the words of ``mgc run --time`` (``hit (PATH)``, ``miss, stored in PATH``,
-    ``off (WHY)``)."""
+    ``off (WHY)``), and ``_compile_times`` where its time went (``mgc run --time``'s steps,
+    seconds each, with ``LLVM`` for LLVM's part; empty where the disk cache served it)."""
 
     def __init__(
         self,
@@ -715,6 +717,7 @@ class Library:
         self._options = (source, path, gpu, optimise, cpu)
         self._engines: list[Engine | SharedPoolEngine] = []
         self._lock = threading.Lock()
+        self._compile_times: dict[str, float] = {}
         defs, signatures, self._cache_outcome = self._part(None, warn=True)
         if defs:
             from mg_xdsl.backend.jit import runtime_global  # (llvmlite: here, not at the top)
@@ -738,7 +741,9 @@ class Library:
             for text in texts if warn else ():
                 warnings.warn(text, MgWarning, stacklevel=_callers_level())
         else:
-            engine, defs, texts, signatures = _compiled(*self._options, names, warn)
+            engine, defs, texts, signatures, times = _compiled(*self._options, names, warn)
+            if names is None:
+                self._compile_times = times
             if store is not None:
                 outcome += ", " + store.store_library(key, engine.object, texts, [d.to_json() for d in defs])
         self._engines.append(engine)
@@ -798,11 +803,12 @@ def _compiled(
     cpu: str | None,
     names: list[str] | None,
     warn: bool,
-) -> "tuple[Engine, list[Def], list[str], dict[str, Signature]]":
+) -> "tuple[Engine, list[Def], list[str], dict[str, Signature], dict[str, float]]":
     """Compile the defs ``names`` of a library (None: its entry points, the defs no def calls):
     their engine (whose ``object`` the disk cache keeps), every def's ``Def``, the front end's
-    warnings (issued here where ``warn``, before LLVM compiles, as they are said) and every
-    def's signature."""
+    warnings (issued here where ``warn``, before LLVM compiles, as they are said), every
+    def's signature, and the seconds each step took (``Compilation.times``, and ``LLVM``:
+    linking, optimising, code generation and loading)."""
     # The compiler and LLVM are imported when a program is first compiled, not with this
     # module: ``mg_xdsl.MgError`` and the other exceptions import it too.
     from mg_xdsl.backend.jit import Engine
@@ -819,14 +825,17 @@ def _compiled(
     guards = _guards({name: comp.signatures[name] for name in comp.exported})
     launcher = comp.launcher()
     exports = [guard_name(name) for name in comp.exported]  # (what ``Function`` calls)
+    start = time.perf_counter()
     engine = Engine(ir, extra=guards, symbols=launcher and launcher.symbols(), owner=launcher, cpu=cpu, exports=exports)
+    comp.timed(LLVM_STEP, time.perf_counter() - start)
     defs = [Def.of(name, sig) for name, sig in comp.signatures.items()]
-    return engine, defs, list(comp.warnings), dict(comp.signatures)
+    return engine, defs, list(comp.warnings), dict(comp.signatures), comp.times
 
 
 # The options of the API that change a library's code, with the mark of a library (its
 # entries hold defs and their guards, never a program's @main).
 LIBRARY_KIND = "python library"
+LLVM_STEP = "LLVM"  # (``Library._compile_times``' name for LLVM's part)
 LEVEL = 2  # (Engine's default: LLVM's -O2 pipeline)
 
 

@@ -16,6 +16,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 import warnings
 from pathlib import Path
 
@@ -24,7 +25,7 @@ import pytest
 
 import mg_xdsl
 from mg_xdsl import api
-from mg_xdsl.api import Def, Library, MgWarning, RuntimeCheckFailed
+from mg_xdsl.api import LLVM_STEP, Def, Library, MgWarning, RuntimeCheckFailed
 from mg_xdsl.backend import cache, kernel_library
 from mg_xdsl.core import target
 from mg_xdsl.core.target import host_identity
@@ -157,6 +158,21 @@ def test_a_hit_is_the_library_a_miss_makes(seeded):
         assert getattr(lib, name).__doc__ == getattr(miss, name).__doc__
         assert getattr(lib, name).signature == getattr(miss, name).signature  # (made from the entry)
         assert getattr(lib, name).parameters == getattr(miss, name).parameters
+
+
+def test_a_miss_says_where_its_time_went_and_a_hit_has_none_to_say(seeded):
+    """``Library._compile_times`` (what ``benchmarks/compile_vs_jax.py`` splits mg's time by):
+    on a miss, the steps of ``mgc run --time`` and LLVM's part, each a positive number of
+    seconds within the compile's own time; on a hit, nothing was compiled."""
+    start = time.perf_counter()
+    miss = library(path="<other>")
+    elapsed = time.perf_counter() - start
+    times = miss._compile_times
+    assert {"front end", "to LLVM IR", LLVM_STEP} <= set(times), times
+    assert any(name.startswith("convert-to-llvm") for name in times), times
+    assert all(seconds > 0 for seconds in times.values()), times
+    assert sum(times.values()) < elapsed
+    assert library()._compile_times == {}
 
 
 def test_a_hit_takes_and_returns_each_dtype_as_a_miss_does(seeded):

@@ -82,6 +82,7 @@ TEST_ORDER = [
     "tests/unit/pipeline/test_stages.py",
     "tests/e2e/test_api.py",
     "tests/e2e/test_api_called_defs.py",
+    "tests/e2e/test_api_disk_cache.py",
     "tests/unit/conversions/test_llvm_conversions.py",
     "tests/unit/tools/test_cli.py",
     "tests/unit/backend/test_compile_cache.py",
