@@ -448,13 +448,22 @@ def batched_matmul_f32(b: int, n: int, k: int) -> Workload:
     )
 
 
+# The issue's softmax and attention are f32; their f64 forms are named for their element type.
+_DTYPES = {"f32": "float32", "f64": "float64"}
+
+
+def _named(name: str, element: str) -> str:
+    return name if element == "f32" else f"{name}_{element}"
+
+
 SOFTMAX = """def f(s: {t}) -> {t}:
     let e = exp(s - max(s, axes=[1], keepdims=true))
     return e / sum(e, axes=[1], keepdims=true)"""
 
 
-def softmax(r: int, c: int) -> Workload:
-    """Softmax over rows, f32, as users write it (the row maximum subtracted first)."""
+def softmax(r: int, c: int, element: str = "f32") -> Workload:
+    """Softmax over rows, f32 (or ``element``), as users write it (the row maximum
+    subtracted first)."""
 
     def form(xp):
         def softmax(s):
@@ -464,13 +473,13 @@ def softmax(r: int, c: int) -> Workload:
         return softmax
 
     return Workload(
-        "softmax",
-        f"{r}x{c} f32",
-        SOFTMAX.format(t=_t(r, c, element="f32")),
+        _named("softmax", element),
+        f"{r}x{c} {element}",
+        SOFTMAX.format(t=_t(r, c, element=element)),
         ((r, c),),
         terms=c,
         out_shape=(r, c),
-        dtype="float32",
+        dtype=_DTYPES[element],
         numba=_nb_softmax,
         **_forms(form),
     )
@@ -484,8 +493,8 @@ def f(q: {q}, kt: {kt}, v: {q}) -> {q}:
     return softmax(q @ kt * {scale}) @ v"""
 
 
-def attention(heads: int, n: int, d: int) -> Workload:
-    """softmax(q @ kt * d^-1/2) @ v, f32, ``heads`` heads of n x d (kt: d x n)."""
+def attention(heads: int, n: int, d: int, element: str = "f32") -> Workload:
+    """softmax(q @ kt * d^-1/2) @ v, f32 (or ``element``), ``heads`` heads of n x d (kt: d x n)."""
     scale = 1.0 / d**0.5
 
     def form(xp):
@@ -497,18 +506,18 @@ def attention(heads: int, n: int, d: int) -> Workload:
         return attention
 
     return Workload(
-        "attention",
-        f"{heads} heads of {n}x{d}",
+        _named("attention", element),
+        f"{heads} heads of {n}x{d}" + ("" if element == "f32" else f" {element}"),
         ATTENTION.format(
-            s=_t(heads, n, n, element="f32"),
-            q=_t(heads, n, d, element="f32"),
-            kt=_t(heads, d, n, element="f32"),
+            s=_t(heads, n, n, element=element),
+            q=_t(heads, n, d, element=element),
+            kt=_t(heads, d, n, element=element),
             scale=scale,
         ),
         ((heads, n, d), (heads, d, n), (heads, n, d)),
         flops=2 * 2 * heads * n * n * d,
         terms=d + 2 * n,
-        dtype="float32",
+        dtype=_DTYPES[element],
         **_forms(form),
     )
 
@@ -591,6 +600,8 @@ NAMES = (
     "softmax",
     "attention",
     "batched_matmul_f32",
+    "softmax_f64",
+    "attention_f64",
     "relu_chain",
     "layer_norm",
     "exp_f32",
@@ -637,6 +648,8 @@ def workloads(quick: bool) -> list[Workload]:
             relu_chain(1001),
             layer_norm(67, 50),
             exp_f32(1001),
+            softmax(67, 50, "f64"),
+            attention(2, 24, 16, "f64"),
         ]
     else:
         out += [
@@ -647,5 +660,8 @@ def workloads(quick: bool) -> list[Workload]:
             relu_chain(10**7),
             layer_norm(4096, 1024),
             exp_f32(4 * 2**20),
+            # The issue asks for softmax and attention as fast as JAX's in f64 too.
+            softmax(4096, 1024, "f64"),
+            attention(8, 256, 64, "f64"),
         ]
     return out

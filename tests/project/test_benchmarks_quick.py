@@ -22,7 +22,7 @@ HAS_JAX = importlib.util.find_spec("jax") is not None  # (found, not imported: J
 HAS_NUMBA = importlib.util.find_spec("numba") is not None  # (not in the test extra: CI has none)
 F32 = ("relu_add_f32", "matmul_f32", "layer_f32", "softmax", "attention", "batched_matmul_f32", "exp_f32")
 PRODUCTS = ("matmul", "layer", "two_layers", "matmul_f32", "batched_matmul", "layer_f32", "attention")
-PRODUCTS += ("batched_matmul_f32",)
+PRODUCTS += ("batched_matmul_f32", "attention_f64")
 
 
 pytest.importorskip("threadpoolctl")
