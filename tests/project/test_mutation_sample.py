@@ -47,6 +47,19 @@ def test_every_mutation_still_applies():
     assert not stale, stale
 
 
+def test_every_test_file_is_run_or_left_out_with_a_reason():
+    """The full run offers each mutation to the test files of ``TEST_ORDER``, in order; a file
+    missing there (and not in ``LEFT_OUT``, with why) would let a mutation that only its tests
+    catch be reported as surviving, as a new file's were."""
+    module = runner()
+    files = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "tests").rglob("test_*.py"))
+    ordered = [f for f in files if any(f == t or f.startswith(t + "/") for t in module.TEST_ORDER)]
+    left_out = [f for f in files if f in module.LEFT_OUT]
+    assert set(ordered) & set(left_out) == set()
+    assert sorted(ordered + left_out) == files, sorted(set(files) - set(ordered) - set(left_out))
+    assert all((ROOT / t).exists() for t in [*module.TEST_ORDER, *module.LEFT_OUT])
+
+
 def runner():
     """tests/mutation/run.py as a module (it is a script, not a package's)."""
     spec = importlib.util.spec_from_file_location("mutation_run", ROOT / "tests" / "mutation" / "run.py")
