@@ -7,22 +7,23 @@ by JAX, in one fresh process per repetition.
 mg: ``mg_xdsl.compile`` of the function's source through the Python API, which parses,
 checks, runs the optimised pipeline and has LLVM make machine code for ``f`` before it
 returns (a def that ``f`` calls, the attention's ``softmax``, is traced into it as JAX
-traces a Python function: compiled alone only when called alone), with
-``MGC_NO_CACHE=1`` so that no disk cache serves it; and again with the matrix-product and
-reduction kernels in the disk cache (``mg_xdsl.backend.kernel_library``: compiled once per
-machine, as after any earlier program that used them) but no library of the source. JAX: ``jax.jit(f).lower(*shapes).compile()``,
-the work of a jitted function's first call (tracing, lowering to StableHLO, XLA's compile)
-without running it, on ``ShapeDtypeStruct``s of the same shapes, with JAX's persistent
-compilation cache off. The functions are the workloads of ``benchmarks/workloads.py``
-(``relu(x @ w + b)`` in f64 and f32, softmax, attention, ``row_sum``, ``relu(a + b) * c - 0.5
-* a``, layer norm), in that order, each compiled once per process. Each side's time is also
-given in two parts: for mg, LLVM's for the program (linking, optimising, code generation,
-loading: ``Library._compile_times``) and the rest (the front end, xDSL's passes, the LLVM IR
-text, the disk cache's store and, cold, the kernels the program is the first to use); for
-JAX, tracing and lowering, and XLA's compile. Before them each side
-compiles one trivial function (``a + a`` on 2 elements), whose time, the process's
-one-time set-up (xDSL's and LLVM's, XLA's client), is reported on its own line. Every
-figure is the median over ``reps`` processes. A benchmark: nothing here asserts a time.
+traces a Python function: compiled alone only when called alone), with ``MGC_NO_CACHE=1``
+so that no disk cache serves it; and again with the matrix-product and reduction kernels in
+the disk cache (``mg_xdsl.backend.kernel_library``: compiled once per machine, as after any
+earlier program that used them) but no library of the source. JAX:
+``jax.jit(f).lower(*shapes).compile()``, the work of a jitted function's first call
+(tracing, lowering to StableHLO, XLA's compile) without running it, on
+``ShapeDtypeStruct``s of the same shapes, with JAX's persistent compilation cache off. The
+functions are the workloads of ``benchmarks/workloads.py`` (``relu(x @ w + b)`` in f64 and
+f32, softmax, attention, ``row_sum``, ``relu(a + b) * c - 0.5 * a``, layer norm), in that
+order, each compiled once per process. Each side's time is also given in two parts: for mg,
+LLVM's for the program (linking, optimising, code generation, loading:
+``Library._compile_times``) and the rest (the front end, xDSL's passes, the LLVM IR text,
+the disk cache's store and, cold, the kernels the program is the first to use); for JAX,
+tracing and lowering, and XLA's compile. Before them each side compiles one trivial
+function (``a + a`` on 2 elements), whose time, the process's one-time set-up (xDSL's and
+LLVM's, XLA's client), is reported on its own line. Every figure is the median over
+``reps`` processes. A benchmark: nothing here asserts a time.
 """
 
 from __future__ import annotations
