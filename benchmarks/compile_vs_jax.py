@@ -64,6 +64,7 @@ def child(quick: bool, kernels_cached: bool) -> dict:
     import numpy as np
 
     import mg_xdsl
+    from mg_xdsl.driver import LLVM_STEP
 
     def mg_compile(name: str, source: str) -> None:
         if kernels_cached:
@@ -77,8 +78,6 @@ def child(quick: bool, kernels_cached: bool) -> dict:
         llvm = lib._compile_times[LLVM_STEP]
         out["mg"][name] = elapsed
         out["mg_split"][name] = (elapsed - llvm, llvm)
-
-    from mg_xdsl.api import LLVM_STEP
 
     out: dict = {"mg": {}, "mg_split": {}, "jax": {}, "jax_split": {}}
     try:

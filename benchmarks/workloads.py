@@ -102,6 +102,11 @@ class Workload:
         return 2.0 * self.terms * float(np.finfo(self.dtype).eps) * float(np.max(np.abs(bound)))
 
 
+def _dtype(element: str) -> str:
+    """The NumPy dtype of a float workload's ``element`` (f64 where none is written)."""
+    return "float32" if element == "f32" else "float64"
+
+
 def _t(*dims: int, element: str = "") -> str:
     return f"tensor[{'x'.join([*map(str, dims), *([element] if element else [])])}]"
 
@@ -346,7 +351,7 @@ def layer(n: int, element: str = "") -> Workload:
         ((n, n), (n, n), (1, n)),
         flops=2 * n**3,
         terms=n,
-        dtype="float32" if element == "f32" else "float64",
+        dtype=_dtype(element),
         **_forms(lambda xp: lambda x, w, b: xp.maximum(x @ w + b, 0)),
     )
 
@@ -449,9 +454,6 @@ def batched_matmul_f32(b: int, n: int, k: int) -> Workload:
 
 
 # The issue's softmax and attention are f32; their f64 forms are named for their element type.
-_DTYPES = {"f32": "float32", "f64": "float64"}
-
-
 def _named(name: str, element: str) -> str:
     return name if element == "f32" else f"{name}_{element}"
 
@@ -479,7 +481,7 @@ def softmax(r: int, c: int, element: str = "f32") -> Workload:
         ((r, c),),
         terms=c,
         out_shape=(r, c),
-        dtype=_DTYPES[element],
+        dtype=_dtype(element),
         numba=_nb_softmax,
         **_forms(form),
     )
@@ -517,7 +519,7 @@ def attention(heads: int, n: int, d: int, element: str = "f32") -> Workload:
         ((heads, n, d), (heads, d, n), (heads, n, d)),
         flops=2 * 2 * heads * n * n * d,
         terms=d + 2 * n,
-        dtype=_DTYPES[element],
+        dtype=_dtype(element),
         **_forms(form),
     )
 

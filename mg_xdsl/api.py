@@ -703,7 +703,7 @@ class Library:
     compiled (and stored there): see ``_open_cache``. ``_cache_outcome`` says which for the
     first part, in the words of ``mgc run --time`` (``hit (PATH)``, ``miss, stored in PATH``,
     ``off (WHY)``), and ``_compile_times`` where its time went (``mgc run --time``'s steps,
-    seconds each, with ``LLVM`` for LLVM's part; empty where the disk cache served it)."""
+    seconds each, LLVM's part ``driver.LLVM_STEP``; empty where the disk cache served it)."""
 
     def __init__(
         self,
@@ -807,13 +807,12 @@ def _compiled(
     """Compile the defs ``names`` of a library (None: its entry points, the defs no def calls):
     their engine (whose ``object`` the disk cache keeps), every def's ``Def``, the front end's
     warnings (issued here where ``warn``, before LLVM compiles, as they are said), every
-    def's signature, and the seconds each step took (``Compilation.times``, and ``LLVM``:
-    linking, optimising, code generation and loading)."""
+    def's signature, and the seconds each step took (``Compilation.times``, LLVM's included)."""
     # The compiler and LLVM are imported when a program is first compiled, not with this
     # module: ``mg_xdsl.MgError`` and the other exceptions import it too.
     from mg_xdsl.backend.jit import Engine
     from mg_xdsl.core.target import check_cpu
-    from mg_xdsl.driver import ENTRY_DEFS, Compilation
+    from mg_xdsl.driver import ENTRY_DEFS, LLVM_STEP, Compilation
 
     if cpu is not None:
         check_cpu(cpu)  # (here, not in compile: only what the caches lack is checked)
@@ -835,7 +834,6 @@ def _compiled(
 # The options of the API that change a library's code, with the mark of a library (its
 # entries hold defs and their guards, never a program's @main).
 LIBRARY_KIND = "python library"
-LLVM_STEP = "LLVM"  # (``Library._compile_times``' name for LLVM's part)
 LEVEL = 2  # (Engine's default: LLVM's -O2 pipeline)
 
 

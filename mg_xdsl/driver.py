@@ -27,6 +27,10 @@ from mg_xdsl.pipeline import stages as pipeline
 # mlir`` needs neither, and a CPU compilation no GPU.
 
 
+#: The step of ``Compilation.times`` that is LLVM's for a JIT engine: linking, optimising,
+#: code generation and loading (``mgc run --time``'s line, the Python API's part).
+LLVM_STEP = "LLVM optimise + JIT"
+
 #: ``Compilation.exports``: export the defs that no def calls (what the Python API compiles
 #: first; it compiles the others when one of them is first called).
 ENTRY_DEFS = "entry defs"
@@ -237,7 +241,7 @@ class Compilation:
         launcher = self.launcher()
         start = time.perf_counter()
         engine = Engine(ir, level, symbols=launcher and launcher.symbols(), owner=launcher, cpu=self.cpu)
-        self.timed("LLVM optimise + JIT", time.perf_counter() - start)
+        self.timed(LLVM_STEP, time.perf_counter() - start)
         self.keep("opt.ll", engine.module)
         return engine
 

@@ -25,10 +25,11 @@ import pytest
 
 import mg_xdsl
 from mg_xdsl import api
-from mg_xdsl.api import LLVM_STEP, Def, Library, MgWarning, RuntimeCheckFailed
+from mg_xdsl.api import Def, Library, MgWarning, RuntimeCheckFailed
 from mg_xdsl.backend import cache, kernel_library
 from mg_xdsl.core import target
 from mg_xdsl.core.target import host_identity
+from mg_xdsl.driver import LLVM_STEP
 
 # Two defs, one that runs a loop nest on the thread pool; a top-level statement draws a warning.
 SOURCE = "def f(x: tensor[?x3]) = relu(x) * 2.0\ndef g(a: tensor[?x?], b: tensor[?x?]) = a + b\nprint [1]\n"
