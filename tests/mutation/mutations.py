@@ -1728,4 +1728,10 @@ MUTATIONS = [
         "    pass",
         "the Python API's compile does not say how long LLVM took: compile_vs_jax.py cannot split mg's time",
     ),
+    Mutation(
+        "mg_xdsl/kernels/matmul.py",
+        "if_else(b, deep, lambda b: self.prefetch_c(b, row0, col0), lambda b: None)",
+        "self.prefetch_c(b, row0, col0)",
+        "the matrix product prefetches C before a micro-kernel however short its block of products",
+    ),
 ]

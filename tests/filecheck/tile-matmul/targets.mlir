@@ -16,7 +16,8 @@ func.func @mm(%a: tensor<?x?xf64>, %b: tensor<?x?xf64>) -> tensor<?x?xf64> {
 
 // The micro-kernel's loop carries one vector per row and register of the block: MR * NR / L
 // sums, as many multiply-adds a step, after NR / L loads of packed B.
-// Before each micro-kernel, the two ends of each row of its block of C are prefetched.
+// Before each micro-kernel of 128 products or more, the two ends of each row of its block
+// of C are prefetched (a shorter one is over about when the lines arrive).
 // (B's panels are 128 rows deep here: a 128 x 32 panel of f64 fills the 32 KiB of L1 that
 // the options' default caches have.)
 // AVX512-LABEL: func.func private @mg_matmul_set_f64(
@@ -37,6 +38,9 @@ func.func @mm(%a: tensor<?x?xf64>, %b: tensor<?x?xf64>) -> tensor<?x?xf64> {
 // Panels of A are 6 rows (11 of them in a block of 66 rows: 66 x 512 f64 is half the
 // default L2), gathered into a vector per k; B's panels 512 rows deep (512 x 8 f64 fills L1).
 // AVX2:         vector.store %{{.*}} : memref<11x512x6xf64>, vector<6xf64>
+// AVX2:         %[[DEPTH:.*]] = arith.constant 128 : index
+// AVX2-NEXT:    %[[DEEP:.*]] = arith.cmpi sge, %{{.*}}, %[[DEPTH]] : index
+// AVX2:         scf.if %[[DEEP]] {
 // AVX2-COUNT-12: memref.prefetch %c[%{{.*}}, %{{.*}}], write, locality<3>, data : memref<?x?xf64, strided<[?, 1], offset: ?>>
 // AVX2:         scf.for {{.*}} -> ({{(vector<4xf64>, ){11}vector<4xf64>}}) {
 // AVX2-COUNT-2:    vector.load %{{.*}} : memref<?x512x8xf64>, vector<4xf64>
