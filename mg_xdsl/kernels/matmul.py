@@ -84,7 +84,7 @@ PANELS_A_THREAD = 4  # the fewest panels of B a thread packs
 # products: a shorter one is over about when the lines arrive, and the prefetches and their
 # clamped addresses then only cost time. Measured on a Zen 3 (one thread, four alternating
 # processes each way, as ratios to NumPy's time): with no prefetch at all, 8 x (256x64 @
-# 64x256) in f32 (blocks of 64 products) 2-5% faster, but 8 x (256x256 @ 256x256) in f64
+# 64x256) in f32 (blocks of 64 products) 3-7% faster, but 8 x (256x256 @ 256x256) in f64
 # 3% slower and 1024 x 1024 in f64 8% slower.
 PREFETCH_MIN_DEPTH = 128
 REDUCTION = IteratorType.REDUCTION
@@ -356,8 +356,9 @@ class Tiling:
         """Ask for the MR x NR block of C at ``row0, col0`` before the micro-kernel runs: its
         lines are rarely still cached (C is walked once per KC products), and the update
         after the micro-kernel would otherwise wait for them, a quarter of the product's
-        time with AVX2. The first and last element of each row (clamped to C, at the edges)
-        cover its one or two cache lines."""
+        time with AVX2 (``row_block`` asks only before a micro-kernel of
+        ``PREFETCH_MIN_DEPTH`` products or more). The first and last element of each row
+        (clamped to C, at the edges) cover its one or two cache lines."""
         MR, NR = self.blocks.mr, self.blocks.nr
         last_row, last_col = sub(b, self.m, index(b, 1)), sub(b, self.n, index(b, 1))
         cols = [col0, minimum(b, add(b, col0, index(b, NR - 1)), last_col)]
