@@ -439,14 +439,14 @@ def kernel_of(w: Workload, cpu: str | None) -> str:
         return info["matmul"]
     if w.name in ("matmul_f32", "layer_f32"):
         return info["matmul_f32"]
-    if w.name in ("batched_matmul", "batched_matmul_f32", "attention", "attention_f64"):
+    if w.name.startswith(("batched_matmul", "attention")):  # (each in f64 and f32)
         block = info["matmul_f32"] if w.dtype == "float32" else info["matmul"]
         return block + ", per matrix" + ("; softmax: rows fused" if w.name.startswith("attention") else "")
     if w.name.startswith("row_"):
         return info["reduction"] + f", {ROWS_AT_ONCE} rows side by side"
     if w.name.startswith("col_"):
         return info["reduction"]
-    if w.name in ("softmax", "softmax_f64", "layer_norm"):
+    if w.name.startswith("softmax") or w.name == "layer_norm":
         return "rows fused (linalg-fuse-rows)"
     if w.name in ("add", "relu_add", "relu_chain", "relu_add_f32", "exp_f32") and streams(w, cpu):
         lanes = info["stream_lanes"] * (2 if w.dtype == "float32" else 1)
