@@ -3,13 +3,16 @@ import os
 import shutil
 import sys
 
-import lit.formats
+sys.path.insert(0, os.path.dirname(__file__))
+from in_process import InProcessShTest  # noqa: E402  (beside this file)
 
 config.name = "mg-xdsl"
-config.test_format = lit.formats.ShTest(execute_external=False)
+# lit's shell format; a test of `mg-opt ARGS | filecheck ARGS` lines only runs them in lit's
+# worker process, which imports xDSL once instead of once a line (in_process.py).
+config.test_format = InProcessShTest(execute_external=False)
 config.suffixes = [".mlir", ".mg"]
 config.test_source_root = os.path.dirname(__file__)
-config.excludes = ["lit.cfg.py", "Inputs"]
+config.excludes = ["lit.cfg.py", "in_process.py", "Inputs"]
 
 bindir = os.path.dirname(sys.executable)
 # The tools run from the same environment as lit itself.

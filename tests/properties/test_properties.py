@@ -37,7 +37,7 @@ def test_random_programs_agree_with_numpy(case):
     assert agree(got, want), f"{source}\nprinted:\n{printed}\nNumPy:\n{want}"
 
 
-@settings(max_examples=min(60, EXAMPLES), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=min(40, EXAMPLES), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     dynamic_program(),
     st.lists(st.tuples(st.integers(1, 6), st.integers(1, 6)), min_size=1, max_size=4),
@@ -96,7 +96,7 @@ def agree_all(printed: str, want: list[np.ndarray]) -> bool:
 
 
 @settings(
-    max_examples=min(200, EXAMPLES),
+    max_examples=min(120, EXAMPLES),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
 )
@@ -120,7 +120,7 @@ def errors(stderr: bytes) -> list[str]:
     return [line for line in stderr.decode().splitlines() if ": warning: " not in line]
 
 
-@settings(max_examples=min(20, EXAMPLES), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=min(12, EXAMPLES), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(mixed_program())
 def test_mixed_trees_stop_where_the_reference_stops(tmp_path_factory, case):
     """``mgc run`` and ``mgc run --reference`` print the same matrices as NumPy, and where a

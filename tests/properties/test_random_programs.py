@@ -16,8 +16,9 @@ from fuzz.execute import PIPELINES, run_many, warm_up
 from fuzz.generator import KINDS, generate
 from fuzz.oracle import judge
 
-# How many programs of each kind: about 2-3 minutes on two cores.
-COUNTS = {"static": 120, "question": 120, "dtypes": 120, "long": 24}
+# How many programs of each kind: about two minutes on two cores, and each element type's
+# every position at least ten times (the campaign runs thousands: docs/testing.md).
+COUNTS = {"static": 80, "question": 80, "dtypes": 90, "long": 16}
 CASES = [(kind, seed) for kind, count in COUNTS.items() for seed in range(count)]
 
 
