@@ -60,6 +60,31 @@ def pytest_xdist_auto_num_workers(config):
     return min(cores, MAX_AUTO_WORKERS)
 
 
+# The longest modules, longest first (minutes each on CI's two cores): `--dist loadfile` hands
+# whole modules to the workers in the order of the collection, and a long module handed out
+# near the end kept one worker busy for minutes after the other had run out of work. Every
+# other module follows in its collected order, and each module's tests keep theirs.
+LONGEST_MODULES = [
+    "tests/properties/test_random_programs.py",
+    "tests/project/test_benchmarks_quick.py",
+    "tests/e2e/test_upstream.py",
+    "tests/properties/test_properties.py",
+    "tests/e2e/test_program_features.py",
+    "tests/e2e/test_long_programs.py",
+    "tests/properties/test_autodiff_random.py",
+    "tests/filecheck/test_filecheck.py",
+    "tests/unit/transforms/mg/test_autodiff_rules.py",
+    "tests/unit/backend/test_symbols.py",
+    "tests/properties/test_blocks_random.py",
+    "tests/e2e/test_build.py",
+]
+
+
+def pytest_collection_modifyitems(config, items):
+    rank = {module: i for i, module in enumerate(LONGEST_MODULES)}
+    items.sort(key=lambda item: rank.get(item.nodeid.split("::", 1)[0], len(rank)))  # (a stable sort)
+
+
 @pytest.fixture(scope="module", autouse=True)
 def compile_cache_dir(tmp_path_factory):
     """Give `mgc run`'s on-disk cache of compiled programs a directory of each test module's

@@ -17,8 +17,8 @@ from fuzz.generator import KINDS, generate
 from fuzz.oracle import judge
 
 # How many programs of each kind: about two minutes on two cores, and each element type's
-# every position at least ten times (the campaign runs thousands: docs/testing.md).
-COUNTS = {"static": 80, "question": 80, "dtypes": 90, "long": 16}
+# every position at least six times (the campaign runs thousands: docs/testing.md).
+COUNTS = {"static": 60, "question": 60, "dtypes": 80, "long": 12}
 CASES = [(kind, seed) for kind, count in COUNTS.items() for seed in range(count)]
 
 
