@@ -35,7 +35,7 @@ if TYPE_CHECKING:  # (xDSL only where a program is compiled: a load from the cac
     from xdsl.dialects.builtin import ModuleOp
 
 #: A kernel as a program declares it: its name, then the digest of its code.
-EXPORTED = re.compile(r"mg_(?:matmul|row|column)_\w+_([0-9a-f]{16})")
+EXPORTED = re.compile(r"mg_(?:matmul|row|column|one_row)_\w+_([0-9a-f]{16})")
 
 
 def declared(module: ModuleOp) -> list[str]:

@@ -44,6 +44,9 @@ were a sixth of the code of a row-fused softmax, compiled for nothing.
 Each kernel is a private function per module, kind and element type, ``@mg_row_sum_f64(A,
 OUT)``, ``@mg_column_max_f64(A, OUT)``, ... on ``memref<?x?xf64>``: A is M x N, OUT is M x 1
 for rows and 1 x N for columns, and holds the start values (see ``mg_xdsl.kernels``).
+Where the kernels are compiled apart, one row in a loop calls ``@mg_one_row_sum_f64(A,
+OUT)`` (``one_row_kernel``), A a 1 x N view of the row and OUT its cell, both any strided
+matrix (``strided_matrix``).
 """
 
 from dataclasses import dataclass
@@ -60,7 +63,7 @@ from xdsl.ir.affine import AffineMap
 
 from mg_xdsl.core.target import ReductionVectors
 from mg_xdsl.dialects import mg
-from mg_xdsl.kernels.shared import element_type, kernel_function
+from mg_xdsl.kernels.shared import element_type, kernel_function, strided_matrix
 from mg_xdsl.support.loop_builders import (
     add,
     ceil_div,
@@ -167,6 +170,30 @@ def reduction_kernel(
 
     name = f"mg_{'row' if axis == 1 else 'column'}_{COMBINE[combine][2]}_{element}"
     return kernel_function(module, name, element, ["a", "out"], body, f"{vectors} {row_block} {rows_at_once}")
+
+
+def one_row_kernel(
+    module: ModuleOp, combine: type[Combine], element: Attribute, vectors: ReductionVectors
+) -> func.FuncOp:
+    """``@mg_one_row_<kind>_<element>(A, OUT)``: the one row of ``A`` (1 x N, a view of a
+    row: ``strided_matrix``) folded into ``OUT[0, 0]`` by ``fold_row``, for ``vectors``; made
+    on first use. What ``vectorize-reductions`` calls for a row in a loop where the
+    module's kernels are apart: the same code, compiled once instead of in every program."""
+
+    def body(b: Builder, args) -> None:
+        a, result = args
+        fold_one_row(b, combine, a, result, vectors)
+
+    name = f"mg_one_row_{COMBINE[combine][2]}_{element}"
+    return kernel_function(module, name, element, ["a", "out"], body, str(vectors), strided_matrix(element))
+
+
+def fold_one_row(b: Builder, combine: type[Combine], a: SSAValue, result: SSAValue, vectors: ReductionVectors) -> None:
+    """The one row of ``a`` (1 x N) folded by ``combine`` into ``result[0, 0]`` (``fold_row``)."""
+    zero = index(b, 0)
+    static = a.type.get_shape()[1] if isinstance(a.type, MemRefType) else DYNAMIC_INDEX
+    cols = index(b, static) if static >= 0 else b.insert(memref.DimOp(a, index(b, 1))).result
+    fold_row(b, combine, a, result, zero, cols, round_down(b, cols, vectors.step), vectors)
 
 
 def row_reduction(

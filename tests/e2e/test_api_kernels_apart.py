@@ -111,3 +111,42 @@ def test_a_library_whose_kernels_left_the_cache_is_compiled_again(tmp_path):
 def test_no_cache_keeps_the_kernels_off_the_disk(tmp_path):
     run = in_a_new_process(LAYER, tmp_path, MGC_NO_CACHE="1")
     assert run["compiled"] == 1 and run["error"] < 1e-12 and entries(tmp_path) == []
+
+
+# (broadcast_to: a `?` of columns is never broadcast implicitly, static 1 or not)
+SOFTMAX = """def f(x: tensor[?xNxT]) -> tensor[?xNxT]:
+    let e = exp(x - broadcast_to(max(x, axes=[1], keepdims=true), shape(x)))
+    return e / broadcast_to(sum(e, axes=[1], keepdims=true), shape(x))
+"""
+CENTRED = "def f(x: tensor[?xNxT]) = x - broadcast_to(max(x, axes=[1], keepdims=true), shape(x))\n"
+
+
+def test_a_row_in_a_loop_calls_the_one_row_kernel():
+    comp = Compilation(SOFTMAX.replace("N", "?").replace("xT", ""), "<k>", lib=True, kernels_apart=True)
+    program = comp.llvm_ir(verify=False)
+    symbols = re.findall(r"^declare void @(mg_\w+)\(", program, re.M)
+    assert sorted(s.rsplit("_", 1)[0] for s in symbols) == ["mg_one_row_max_f64", "mg_one_row_sum_f64"]
+    assert "<4 x double>" not in program  # (the rows' vector code is the kernels')
+    for symbol in symbols:
+        assert f"define void @{symbol}(" in comp.kernel_ir(symbol)
+
+
+def test_the_one_row_kernels_against_numpy():
+    """Rows of every length class (shorter than a vector step, a tail of whole vectors and
+    of single elements, static and ``?``), f32 and f64; the maximum's zeros keep their sign
+    (-0 against +0: ``x - max`` is -0 where the maximum is +0)."""
+    rng = np.random.default_rng(7)
+    for dtype, t in ((np.float64, ""), (np.float32, "xf32")):
+        for n in (3, 64, 1000, 1037):
+            x = rng.standard_normal((37, n)).astype(dtype)
+            x[5], x[6, :] = -0.0, 0.0
+            x[6, n // 2] = -0.0
+            e = np.exp(x - x.max(axis=1, keepdims=True))
+            tol = 1e-6 if dtype == np.float32 else 1e-13
+            for cols in (str(n), "?"):
+                softmax = Library(SOFTMAX.replace("N", cols).replace("xT", t))
+                np.testing.assert_allclose(softmax.f(x), e / e.sum(axis=1, keepdims=True), rtol=tol, atol=tol)
+                centred = Library(CENTRED.replace("N", cols).replace("xT", t)).f(x)
+                want = x - x.max(axis=1, keepdims=True)
+                np.testing.assert_array_equal(centred, want)
+                np.testing.assert_array_equal(np.signbit(centred), np.signbit(want))
