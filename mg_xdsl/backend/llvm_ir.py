@@ -51,7 +51,7 @@ from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.utils.type import get_element_type_or_self
 
 from mg_xdsl.conversions.to_llvm.type_conversion import float_suffix
-from mg_xdsl.dialects.llvm_loop_annotation import LOOP_ANNOTATION, LoopAnnotationAttr
+from mg_xdsl.dialects.llvm_loop_annotation import LOOP_ANNOTATION, PARALLEL_ACCESSES, LoopAnnotationAttr
 
 
 class Unsupported(Exception):
@@ -353,6 +353,14 @@ class _FunctionPrinter:
                 index = arg.index
                 pairs = ", ".join(f"[ {self.value(values[index])}, %{label} ]" for values, label in sources)
                 out.append(f"  {self.names[arg]} = phi {type_text(arg.type)} {pairs}")
+            # The loads and stores of a loop body that ends in a branch back marked
+            # PARALLEL_ACCESSES: in an access group that the branch's loop metadata names.
+            last = block.last_op
+            group = (
+                self.module.access_group()
+                if isinstance(last, llvm.BrOp) and PARALLEL_ACCESSES in last.attributes
+                else None
+            )
             for op in block.ops:
                 kind = type(op)
                 if kind in _INLINE:
@@ -363,22 +371,26 @@ class _FunctionPrinter:
                 extra = op.properties.keys() - _IGNORED
                 loop = ""
                 if extra or op.attributes:
-                    loop = self._loop_metadata(op, extra)
+                    loop = self._loop_metadata(op, extra, group)
+                elif group and kind in (llvm.LoadOp, llvm.StoreOp):
+                    loop = f", !llvm.access.group {group}"
                 out.append("  " + printer(self, op) + loop)
         out.append("}")
 
-    def _loop_metadata(self, op: Operation, extra: set[str]) -> str:
+    def _loop_metadata(self, op: Operation, extra: set[str], group: str | None) -> str:
         """``, !llvm.loop !N`` for a branch back to a loop's start that carries the loop's
-        hints; ``Unsupported`` for any other property or attribute."""
+        hints (``group``: the access group of its ``PARALLEL_ACCESSES``); ``Unsupported``
+        for any other property or attribute."""
         annotation = op.attributes.get(LOOP_ANNOTATION)
         if (
             extra
-            or op.attributes.keys() != {LOOP_ANNOTATION}
+            or not op.attributes.keys() <= {LOOP_ANNOTATION, PARALLEL_ACCESSES}
             or not isinstance(op, (llvm.BrOp, llvm.CondBrOp))
-            or not isinstance(annotation, LoopAnnotationAttr)
+            or not isinstance(annotation, LoopAnnotationAttr | None)
+            or (PARALLEL_ACCESSES in op.attributes and group is None)
         ):
             raise Unsupported(f"{op.name} with {sorted(extra | op.attributes.keys())}")
-        node = self.module.loop_node(annotation)
+        node = self.module.loop_node(annotation, group)
         return f", !llvm.loop {node}" if node else ""
 
     def _record_branches(self, op: Operation, block: Block) -> None:
@@ -588,15 +600,23 @@ class _ModulePrinter:
         self.metadata: list[str] = []  # "!N = ..." lines, N their index
         self.hint_nodes: dict[str, str] = {}
 
-    def loop_node(self, annotation: LoopAnnotationAttr) -> str | None:
+    def loop_node(self, annotation: LoopAnnotationAttr | None, group: str | None = None) -> str | None:
         """A new loop's metadata node (LLVM tells loops apart by their distinct nodes), its
-        hints shared by all loops, as ``mlir-translate`` writes them; ``None`` where the
-        annotation asks for nothing."""
-        hints = [self.node(_LOOP_HINTS[hint]) for hint in annotation.disabled()]
+        hints shared by all loops, as ``mlir-translate`` writes them, and the access group
+        ``group`` of its parallel accesses; ``None`` where it says nothing."""
+        hints = [self.node(_LOOP_HINTS[hint]) for hint in annotation.disabled()] if annotation else []
+        if group:
+            hints.append(self.node(f'!{{!"llvm.loop.parallel_accesses", {group}}}'))
         if not hints:
             return None
         node = f"!{len(self.metadata)}"
         self.metadata.append(f"{node} = distinct !{{{', '.join([node, *hints])}}}")
+        return node
+
+    def access_group(self) -> str:
+        """A new access group: ``distinct !{}``, a node of its own."""
+        node = f"!{len(self.metadata)}"
+        self.metadata.append(f"{node} = distinct !{{}}")
         return node
 
     def node(self, text: str) -> str:

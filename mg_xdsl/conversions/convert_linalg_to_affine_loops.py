@@ -51,7 +51,7 @@ from math import prod
 
 from xdsl.context import Context
 from xdsl.dialects import affine, arith, memref, scf
-from xdsl.dialects.builtin import AffineMapAttr, ModuleOp, ShapedType
+from xdsl.dialects.builtin import AffineMapAttr, ModuleOp, ShapedType, UnitAttr
 from xdsl.dialects.linalg import ops as linalg
 from xdsl.dialects.linalg.abstract_ops import LinalgStructuredOperation
 from xdsl.dialects.linalg.attrs import IteratorType, IteratorTypeAttr
@@ -62,7 +62,9 @@ from xdsl.pattern_rewriter import PatternRewriteWalker
 
 from mg_xdsl.conversions.lower_affine import lower_nests_upstream_rejects
 from mg_xdsl.conversions.mg_lowering_common import MgLowering
+from mg_xdsl.dialects.llvm_loop_annotation import PARALLEL_ACCESSES
 from mg_xdsl.support.buffers import index_constant, load, nest, store
+from mg_xdsl.transforms.memref.memref_views import base
 
 
 def loop_sizes(op: LinalgStructuredOperation, maps: Sequence[AffineMap]) -> list[int | SSAValue]:
@@ -123,6 +125,25 @@ def enough_work(sizes: Sequence[int | SSAValue], min_work: int) -> bool:
     return min_work >= 0 and not (len(static) == len(sizes) and prod(static) < min_work)
 
 
+def independent_iterations(op: LinalgStructuredOperation, maps: Sequence[AffineMap], loop: int) -> bool:
+    """Whether no iteration of ``loop`` of ``op``'s nest reads or writes an element that
+    another one writes, with all loops parallel (``mg.parallel_accesses``: see
+    ``mg_xdsl.dialects.llvm_loop_annotation``): each output's map uses the loop (a cell of
+    its own for each iteration), and each input is another buffer than every output's,
+    through any views, or the output itself read through the output's map (``w += g``, or a
+    result written over a dying input: ``reuse-dying-buffers``)."""
+    n_inputs = len(op.inputs)
+    outputs = list(zip(op.operands[n_inputs:], maps[n_inputs:]))
+    if not all(any(isinstance(e, AffineDimExpr) and e.position == loop for e in m.results) for _, m in outputs):
+        return False
+    for value, m in zip(op.operands[:n_inputs], maps):
+        if isinstance(value.type, ShapedType):
+            for out, out_map in outputs:
+                if base(value) == base(out) and (value != out or m != out_map):
+                    return False
+    return True
+
+
 def in_parallel_loop(op: Operation) -> bool:
     parent = op.parent_op()
     while parent is not None:
@@ -179,11 +200,13 @@ class LinalgToAffineLoops(MgLowering[LinalgStructuredOperation]):
                     env.update(zip(inner.results, inner.clone(value_mapper=env).results))
 
         ordered = [sizes[d] for d in order]
-        nest(
+        innermost = nest(
             ordered,
             body,
             [iterators[d] and enough_work(ordered[t:], min_work) for t, d in enumerate(order)],
         )
+        if innermost is not None and all(iterators) and independent_iterations(op, maps, order[-1]):
+            innermost.attributes[PARALLEL_ACCESSES] = UnitAttr()
 
 
 @dataclass(frozen=True)

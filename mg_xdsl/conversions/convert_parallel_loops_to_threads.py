@@ -46,6 +46,7 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from mg_xdsl.conversions.to_llvm.type_conversion import PTR, alloca, build_struct, convert_type, extract
+from mg_xdsl.dialects.llvm_loop_annotation import keep_parallel_accesses
 from mg_xdsl.support.loop_builders import (
     INDEX,
     MIN_CHUNK_ATTR,
@@ -69,7 +70,7 @@ def to_for(par: scf.ParallelOp) -> scf.ForOp:
     reduce = body.block.last_op
     assert isinstance(reduce, scf.ReduceOp)
     Rewriter.replace_op(reduce, scf.YieldOp())
-    loop = scf.ForOp(par.lowerBound[0], par.upperBound[0], par.step[0], [], body)
+    loop = keep_parallel_accesses(par, scf.ForOp(par.lowerBound[0], par.upperBound[0], par.step[0], [], body))
     Rewriter.replace_op(par, loop)
     return loop
 
@@ -165,7 +166,7 @@ def outline(par: scf.ParallelOp, name: str, constants: list[SSAValue], passed: l
             inner.insert(op)
     use_instead(body.walk(), mapping)
     inner.insert(scf.YieldOp())
-    b.insert(scf.ForOp(lo, hi, one, [], body))
+    b.insert(keep_parallel_accesses(par, scf.ForOp(lo, hi, one, [], body)))
     b.insert(llvm.ReturnOp())
     return llvm.FuncOp(name, llvm.LLVMFunctionType([PTR, i64, i64]), body=Region(block))
 

@@ -34,6 +34,7 @@ from xdsl.pattern_rewriter import GreedyRewritePatternApplier, PatternRewriter, 
 from xdsl.rewriter import BlockInsertPoint, InsertPoint
 from xdsl.transforms.convert_scf_to_cf import IfLowering, SwitchLowering
 
+from mg_xdsl.dialects.llvm_loop_annotation import PARALLEL_ACCESSES
 from mg_xdsl.support.op_builders import arith_binary, arith_cmpi, cf_br, cf_cond_br
 from mg_xdsl.support.rewrite_each import rewrite_each
 
@@ -41,8 +42,13 @@ LOWERED = (scf.ForOp, scf.IfOp, scf.IndexSwitchOp)
 
 
 def llvm_attributes(op: Operation) -> dict[str, Attribute]:
-    """``op``'s attributes that belong to the LLVM dialect (a loop's hints to LLVM)."""
-    return {name: value for name, value in op.attributes.items() if value.name.startswith("llvm.")}
+    """``op``'s attributes that are a loop's hints to LLVM: those of the LLVM dialect
+    (``#llvm.loop_annotation``) and ``mg.parallel_accesses``."""
+    return {
+        name: value
+        for name, value in op.attributes.items()
+        if name == PARALLEL_ACCESSES or value.name.startswith("llvm.")
+    }
 
 
 class ForLowering(RewritePattern):

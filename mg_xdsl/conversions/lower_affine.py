@@ -34,6 +34,7 @@ from xdsl.ir.affine import (
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import GreedyRewritePatternApplier, PatternRewriter, RewritePattern, op_type_rewrite_pattern
 
+from mg_xdsl.dialects.llvm_loop_annotation import keep_parallel_accesses
 from mg_xdsl.support.op_builders import (
     arith_binary,
     arith_constant,
@@ -100,7 +101,7 @@ class LowerAffineFor(RewritePattern):
         step = arith_constant(op.step, op.step.type)
         rewriter.insert([*lb_ops, *ub_ops, step])
         body = rewriter.move_region_contents_to_new_regions(op.body)
-        rewriter.replace(op, scf_for(lb, ub, step.result, op.inits, body))
+        rewriter.replace(op, keep_parallel_accesses(op, scf_for(lb, ub, step.result, op.inits, body)))
 
 
 class LowerAffineParallel(RewritePattern):
@@ -120,7 +121,7 @@ class LowerAffineParallel(RewritePattern):
         term = body.block.last_op
         if isinstance(term, affine.YieldOp):
             rewriter.replace(term, scf.ReduceOp())
-        rewriter.replace(op, scf.ParallelOp(lbs, ubs, [s.result for s in steps], body))
+        rewriter.replace(op, keep_parallel_accesses(op, scf.ParallelOp(lbs, ubs, [s.result for s in steps], body)))
 
 
 class LowerAffineLoad(RewritePattern):

@@ -21,8 +21,10 @@ one parses and prints only ``vectorize`` and ``unroll`` with ``disable = true``,
 so where a program asks for more. It can go when xDSL's llvm dialect has the attribute.
 """
 
+from typing import TypeVar
+
 from xdsl.dialects.builtin import BoolAttr
-from xdsl.ir import ParametrizedAttribute
+from xdsl.ir import Operation, ParametrizedAttribute
 from xdsl.irdl import irdl_attr_definition
 from xdsl.parser import AttrParser
 from xdsl.printer import Printer
@@ -77,3 +79,29 @@ SHORT_LOOP = LoopAnnotationAttr(disable_vectorize=True, disable_unroll=True)
 
 LOOP_ANNOTATION = "loop_annotation"
 """The name of the attribute on ``scf.for``, ``cf.br`` and ``llvm.br``, as upstream's."""
+
+PARALLEL_ACCESSES = "mg.parallel_accesses"
+"""The unit attribute of an innermost loop whose iterations touch no memory that another
+iteration writes: the loop over the innermost dimension of an all-parallel linalg op, its
+inputs read where it writes or in other buffers (``convert-linalg-to-affine-loops`` decides).
+It travels with the loop as ``loop_annotation`` does, to the branch back; the translation to
+LLVM IR puts the loads and stores of that branch's block in an access group of the loop's
+own (``load ..., !llvm.access.group !1``) and names the group in the loop's metadata
+(``!0 = distinct !{!0, !2}``, ``!2 = !{!"llvm.loop.parallel_accesses", !1}``). LLVM's
+vectoriser then needs no run-time check that the loop's pointers do not overlap, nor a
+scalar copy of the loop for when they do: it cannot know that two buffers read from an
+outlined loop nest's context are different ones. Where the loop body is more than one block,
+only the last one's accesses are in the group, and LLVM treats the loop as any other.
+Upstream's form is ``#llvm.loop_annotation<parallelAccesses = ...>`` and ``access_groups``
+on each ``llvm.load`` and ``llvm.store``; a unit attribute, which upstream's tools pass over,
+keeps the affine-level IR what ``mlir-opt-22`` reads.
+"""
+
+LoopT = TypeVar("LoopT", bound=Operation)
+
+
+def keep_parallel_accesses(loop: Operation, lowered: LoopT) -> LoopT:
+    """``lowered``, the loop that replaces ``loop``, marked ``PARALLEL_ACCESSES`` if ``loop`` was."""
+    if PARALLEL_ACCESSES in loop.attributes:
+        lowered.attributes[PARALLEL_ACCESSES] = loop.attributes[PARALLEL_ACCESSES]
+    return lowered

@@ -6,6 +6,7 @@ name to a function that imports the module only when the pass is wanted, so that
 """
 
 from collections.abc import Callable
+from functools import cache
 from importlib import import_module
 
 from xdsl.passes import ModulePass
@@ -84,13 +85,22 @@ def all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
     return passes
 
 
+@cache
+def _all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
+    return all_passes()
+
+
 def get_pass(name: str) -> type[ModulePass]:
-    return all_passes()[name]()
+    return _all_passes()[name]()
 
 
+@cache
 def make_pass(spec: str) -> ModulePass:
     """A pass from its pipeline text: a name, with options as in ``mg-opt -p``, e.g.
-    ``finalize-memref-to-llvm{use-generic-functions=true}``."""
+    ``finalize-memref-to-llvm{use-generic-functions=true}``. Made once per process and
+    text (every pass is a frozen dataclass, which ``test_passes_are_frozen`` checks: a pass
+    keeps nothing from one module to the next), as reading the options takes a few
+    milliseconds a compilation."""
     if "{" not in spec:
         return get_pass(spec)()
     (parsed,) = parse_pipeline(spec)

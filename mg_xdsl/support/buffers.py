@@ -109,10 +109,12 @@ def nest(
     sizes: Sequence[int | SSAValue],
     body: Callable[[list[SSAValue]], None],
     parallel: Sequence[bool] = (),
-) -> None:
+) -> Operation | None:
     """A perfect nest of loops, one per entry of ``sizes`` (outermost first), whose innermost
     body is built by ``body(induction_variables)``: an ``affine.for`` each, or an
-    ``affine.parallel`` where ``parallel`` says so."""
+    ``affine.parallel`` where ``parallel`` says so. Returns the innermost loop (``None``
+    for no ``sizes``: the body alone)."""
+    loops: list[Operation] = []
 
     def level(depth: int, ivs: list[SSAValue]) -> None:
         if depth == len(sizes):
@@ -125,11 +127,12 @@ def nest(
         size = sizes[depth]
         loop = affine_parallel if depth < len(parallel) and parallel[depth] else affine_for
         if isinstance(size, int):
-            loop(_bound_map(0), _bound_map(size), [], [], Region(block))
+            loops.append(loop(_bound_map(0), _bound_map(size), [], [], Region(block)))
         else:
-            loop(_bound_map(0), _bound_map(None), [], [size], Region(block))
+            loops.append(loop(_bound_map(0), _bound_map(None), [], [size], Region(block)))
 
     level(0, [])
+    return loops[0] if loops else None  # (the innermost is made first)
 
 
 def load(buffer: SSAValue, indices: Sequence[SSAValue]) -> SSAValue:

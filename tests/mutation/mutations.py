@@ -585,8 +585,8 @@ MUTATIONS = [
     ),
     Mutation(
         "mg_xdsl/conversions/convert_scf_to_cf.py",
-        'if value.name.startswith("llvm.")}',
-        "}",
+        'if name == PARALLEL_ACCESSES or value.name.startswith("llvm.")\n    }',
+        "\n    }",
         "convert-scf-to-cf puts every attribute of a loop on its branch back, not only LLVM's",
     ),
     Mutation(
@@ -1733,5 +1733,31 @@ MUTATIONS = [
         "if_else(b, deep, lambda b: self.prefetch_c(b, row0, col0), lambda b: None)",
         "self.prefetch_c(b, row0, col0)",
         "the matrix product prefetches C before a micro-kernel however short its block of products",
+    ),
+    Mutation(
+        LOOPS,
+        "                if base(value) == base(out) and (value != out or m != out_map):",
+        "                if value == out and m != out_map:",
+        "a loop that reads a view of the buffer it writes is marked mg.parallel_accesses: LLVM may"
+        " vectorise it as if the two never overlapped (a silent wrong answer)",
+    ),
+    Mutation(
+        LOOPS,
+        "    if not all(any(isinstance(e, AffineDimExpr) and e.position == loop for e in m.results) for _, m in outputs):",
+        "    if False:",
+        "a loop whose iterations all write one cell is marked mg.parallel_accesses",
+    ),
+    Mutation(
+        "mg_xdsl/dialects/llvm_loop_annotation.py",
+        "        lowered.attributes[PARALLEL_ACCESSES] = loop.attributes[PARALLEL_ACCESSES]",
+        "        pass",
+        "lower-affine and convert-parallel-loops-to-threads drop a loop's mg.parallel_accesses:"
+        " LLVM checks its pointers for overlap at run time again",
+    ),
+    Mutation(
+        "mg_xdsl/backend/llvm_ir.py",
+        """                elif group and kind in (llvm.LoadOp, llvm.StoreOp):""",
+        """                elif group and kind is llvm.StoreOp:""",
+        "a parallel loop's loads are left out of its access group: LLVM ignores the loop's mark",
     ),
 ]

@@ -142,3 +142,42 @@ func.func @nothing_captured() {
 // CHECK:       llvm.func internal @nothing_captured_parallel_0(
 // CHECK:         scf.for
 // CHECK-NEXT:      func.call @work(
+
+// A loop marked mg.parallel_accesses (convert-linalg-to-affine-loops: its iterations are
+// independent) keeps the mark on the scf.for that replaces it: the outlined function's
+// loop over its chunk, or a nested loop made sequential.
+func.func @marked(%a: memref<100000xf64>, %b: memref<300x300xf64>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c300 = arith.constant 300 : index
+  %c100000 = arith.constant 100000 : index
+  "scf.parallel"(%c0, %c100000, %c1) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+  ^bb0(%i: index):
+    %v = memref.load %a[%i] : memref<100000xf64>
+    memref.store %v, %a[%i] : memref<100000xf64>
+    scf.reduce
+  }) {mg.parallel_accesses} : (index, index, index) -> ()
+  "scf.parallel"(%c0, %c300, %c1) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+  ^bb0(%i: index):
+    "scf.parallel"(%c0, %c300, %c1) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+    ^bb1(%j: index):
+      %w = memref.load %b[%i, %j] : memref<300x300xf64>
+      memref.store %w, %b[%i, %j] : memref<300x300xf64>
+      scf.reduce
+    }) {mg.parallel_accesses} : (index, index, index) -> ()
+    scf.reduce
+  }) : (index, index, index) -> ()
+  func.return
+}
+// (each outlined function goes right after its function: the last one first)
+// CHECK-LABEL: llvm.func internal @marked_parallel_1(
+// CHECK:         scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK-NOT:       mg.parallel_accesses
+// CHECK:           scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK:             memref.store
+// CHECK-NEXT:      } {mg.parallel_accesses}
+// CHECK-NEXT:    }
+// CHECK-LABEL: llvm.func internal @marked_parallel_0(
+// CHECK:         scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK:           memref.store
+// CHECK-NEXT:    } {mg.parallel_accesses}

@@ -39,3 +39,20 @@ func.func @hinted(%m: memref<?xf64>, %x: f64, %n: index) {
 // CHECK:        %[[NEXT:.*]] = arith.addi %[[I]], %st : index
 // CHECK-NEXT:   cf.br ^[[HEAD]](%[[NEXT]] : index) {loop_annotation = #llvm.loop_annotation<vectorize = <disable = true>, unroll = <disable = true>>}
 // CHECK-NOT:  other
+
+// So does convert-linalg-to-affine-loops' mark of a loop whose iterations are independent.
+func.func @parallel_accesses(%m: memref<?xf64>, %x: f64, %n: index) {
+  %lb = arith.constant 0 : index
+  %st = arith.constant 1 : index
+  scf.for %i = %lb to %n step %st {
+    memref.store %x, %m[%i] : memref<?xf64>
+  } {mg.parallel_accesses, other = 1 : i64}
+  func.return
+}
+// CHECK-LABEL: func.func @parallel_accesses
+// CHECK:      cf.br ^[[HEAD:.*]](%lb : index)
+// CHECK-NEXT: ^[[HEAD]](%[[I:.*]]: index):
+// CHECK-NOT:    mg.parallel_accesses
+// CHECK:        %[[NEXT:.*]] = arith.addi %[[I]], %st : index
+// CHECK-NEXT:   cf.br ^[[HEAD]](%[[NEXT]] : index) {mg.parallel_accesses}
+// CHECK-NOT:  other

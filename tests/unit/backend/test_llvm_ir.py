@@ -54,12 +54,13 @@ def canonical(text: str) -> list[str]:
     return sorted(entities)
 
 
-_LOOP_METADATA = re.compile(r", !llvm\.loop !\d+|^!\d+ = .*$", re.M)
+_LOOP_METADATA = re.compile(r", !llvm\.(?:loop|access\.group) !\d+|^!\d+ = .*$", re.M)
 
 
 def without_loop_hints(text: str) -> str:
-    """``text`` without loop metadata (``!llvm.loop``), which xDSL's translation drops;
-    ``test_loop_hints_as_mlir_translate_writes_them`` checks ours against upstream's."""
+    """``text`` without loop metadata (``!llvm.loop``) and access groups, which xDSL's
+    translation drops; ``test_loop_hints_as_mlir_translate_writes_them`` checks ours against
+    upstream's, ``test_parallel_accesses`` the access groups."""
     return _LOOP_METADATA.sub("", text)
 
 
@@ -184,11 +185,58 @@ def test_loop_hints_as_mlir_translate_writes_them():
     upstream = subprocess.run(
         ["mlir-translate-22", "--mlir-to-llvmir"], input=str(module), capture_output=True, text=True, check=True
     ).stdout
-    hints = loop_hints(ours)
+    # (upstream's translation does not see mg.parallel_accesses: test_parallel_accesses)
+    hints = {
+        name: [hints for hints in loops if hints and not hints[-1].startswith('!"llvm.loop.parallel_accesses"')]
+        for name, loops in loop_hints(ours).items()
+    }
+    hints = {name: loops for name, loops in hints.items() if loops}
     tail = ['!"llvm.loop.vectorize.enable", i1 false', '!"llvm.loop.unroll.disable"']
     assert sum(len(loops) for loops in hints.values()) >= 3  # a row sum's tail, a column maximum's
     assert all(loop == tail for loops in hints.values() for loop in loops)
     assert hints == loop_hints(upstream)
+
+
+SOFTMAX = """def f(s: tensor[64x1000xf32]) -> tensor[64x1000xf32]:
+    let e = exp(s - max(s, axes=[1], keepdims=true))
+    return e / sum(e, axes=[1], keepdims=true)
+"""
+
+
+def test_parallel_accesses():
+    """A loop marked ``mg.parallel_accesses`` (the innermost loop of an all-parallel nest:
+    the softmax's ``exp`` and division, row by row) names an access group of its own in its
+    metadata, and every load and store of its body is in that group; LLVM keeps the marks,
+    and its vectoriser then makes no run-time check that the loop's pointers do not overlap
+    (``%found.conflict = and i1 %bound0, %bound1``), which it makes for the same module
+    unmarked."""
+    module = Compilation(SOFTMAX, "prog.mg", keep_dir=None, optimise=True).mlir("llvm")
+    ours = print_module(module, llvm.get_default_triple())
+    group_of = dict(re.findall(r'^(!\d+) = !\{!"llvm.loop.parallel_accesses", (!\d+)\}$', ours, re.M))
+    loops = {
+        loop: group_of[hints.split(", ")[-1]]
+        for loop, hints in re.findall(r"^(!\d+) = distinct !\{\1, (.*)\}$", ours, re.M)
+        if hints.split(", ")[-1] in group_of
+    }
+    assert len(group_of) >= 2 and len(set(group_of.values())) == len(group_of) == len(loops)
+    for group in group_of.values():
+        assert f"{group} = distinct !{{}}" in ours
+    blocks = 0
+    for block in re.split(r"\n\n", ours):
+        latch = re.search(r"^  br label %bb\d+, !llvm\.loop (!\d+)$", block, re.M)
+        if latch is None or latch[1] not in loops:
+            continue
+        blocks += 1
+        accesses = [line for line in block.splitlines() if re.match(r"  (%v\d+ = load|store) ", line)]
+        assert accesses and all(line.endswith(f", !llvm.access.group {loops[latch[1]]}") for line in accesses)
+    assert blocks == len(loops)
+    assert "llvm.loop.parallel_accesses" in str(jit.optimise(ours))
+    assert "found.conflict" not in str(jit.optimise(ours))
+    for op in module.walk():
+        op.attributes.pop("mg.parallel_accesses", None)
+    unmarked = print_module(module, llvm.get_default_triple())
+    assert "llvm.access.group" not in unmarked
+    assert "found.conflict" in str(jit.optimise(unmarked))
     optimised = str(jit.optimise(ours))
     assert "llvm.loop.vectorize.enable" in optimised and "llvm.loop.unroll.disable" in optimised
 
