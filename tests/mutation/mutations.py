@@ -358,8 +358,8 @@ MUTATIONS = [
     ),
     Mutation(
         "mg_xdsl/conversions/convert_parallel_loops_to_threads.py",
-        "    b.insert(scf.ForOp(lo, hi, one, [], body))",
-        "    b.insert(scf.ForOp(lo, hi, hi, [], body))",
+        "    b.insert(keep_parallel_accesses(par, scf.ForOp(lo, hi, one, [], body)))",
+        "    b.insert(keep_parallel_accesses(par, scf.ForOp(lo, hi, hi, [], body)))",
         "a thread runs only the first iteration of its chunk",
     ),
     Mutation(

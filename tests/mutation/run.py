@@ -95,6 +95,7 @@ TEST_ORDER = [
     "tests/unit/core/test_target.py",
     "tests/e2e/test_examples.py",
     "tests/unit/language/test_malformed.py",
+    "tests/unit/pipeline/test_registry.py",
     "tests/unit/pipeline/test_stages.py",
     "tests/e2e/test_api.py",
     "tests/e2e/test_api_called_defs.py",
