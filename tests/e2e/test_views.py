@@ -238,6 +238,20 @@ def test_a_dying_buffer_read_through_a_view_is_not_written_over(read, want, opti
     assert want in run_in_process(f"let x = [[1, 2], [3, 4]]\nlet p = x @ x\nprint {read}\n", optimise=optimise)
 
 
+@pytest.mark.parametrize("optimise", [True, False], ids=["optimised", "reference"])
+def test_a_buffer_read_later_through_a_cast_is_not_written_over(optimise):
+    """``v`` is read after ``d = v - v`` only through the cast of ``f``'s ``?``-sized
+    parameter, made before ``d`` (the call inlined): ``d`` written over ``v`` made
+    ``f(v)`` see zeros (the random-program campaign's seed 7057; NumPy: 6 != 0 is True)."""
+    for t in ("", "xbf16", "xf32"):
+        source = (
+            f"var x: tensor[1{t}] = [3]\nlet v = x[-1] + x\ndef f(p: tensor[?{t}]) = cast(p, i1)\n"
+            "let e = f(v)\nlet d = -2 * (v - v)\nprint e\nprint d\n"
+        )
+        out = run_in_process(source, optimise=optimise)
+        assert [float(n) for n in re.findall(r"data = \n\[(-?\d+)\]", out)] == [1, 0], out  # (-2 * 0 is -0)
+
+
 LONG = "let x = [[1, 2, 3], [4, 5, 6], [7, 8, 9], [10, 11, 12]]\n" + "".join(
     f"let a{i} = slice(transpose(x + {i}, [1, 0]), 1, {i % 3}, {i % 3 + 1})\n"
     f"let b{i} = reshape(x * {i}, [2, -1])\n"

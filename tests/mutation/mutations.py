@@ -1755,6 +1755,13 @@ MUTATIONS = [
         " LLVM checks its pointers for overlap at run time again",
     ),
     Mutation(
+        REUSE,
+        "    for reader in aliases(buffer):",
+        "    for reader in (use.operation for use in buffer.uses):",
+        "a buffer read later only through a cast made before is written over: the later read sees"
+        " the new values (a silent wrong answer)",
+    ),
+    Mutation(
         "mg_xdsl/backend/llvm_ir.py",
         """                elif group and kind in (llvm.LoadOp, llvm.StoreOp):""",
         """                elif group and kind is llvm.StoreOp:""",

@@ -36,20 +36,22 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 
 from mg_xdsl.transforms.linalg.linalg_fuse_elementwise_ops import identity, is_elementwise
-from mg_xdsl.transforms.memref.memref_views import has_view
+from mg_xdsl.transforms.memref.memref_views import aliases, has_view
 
 
 def dead_after(buffer: SSAValue, op: Operation) -> bool:
     """Whether ``buffer`` is a fresh allocation of ``op``'s block that nothing uses after
-    ``op``: then ``op`` may overwrite it in place."""
+    ``op``, directly or through a ``memref.cast`` of it made before (a ``?``-sized
+    parameter's cast, read by a call inlined after ``op``): then ``op`` may overwrite it in
+    place."""
     if not isinstance(buffer.owner, memref.AllocOp) or buffer.owner.parent is not op.parent:
         return False
     if has_view(buffer):  # (read through the view later, or by ``op`` at other indices)
         return False
     block = op.parent
     assert block is not None
-    for use in buffer.uses:
-        user = block.find_ancestor_op_in_block(use.operation)
+    for reader in aliases(buffer):
+        user = block.find_ancestor_op_in_block(reader)
         if user is None or (user is not op and not user.is_before_in_block(op)):
             return False
     return True

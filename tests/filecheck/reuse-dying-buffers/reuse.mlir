@@ -2,7 +2,7 @@
 // type, read through the identity map, that is a new buffer of the block with no use after
 // it; the output's own allocation goes.
 // RUN: mg-opt %s -p reuse-dying-buffers | filecheck %s
-// RUN: %if mlir-opt %{ mlir-opt-22 %s | mg-opt -p reuse-dying-buffers | mlir-opt-22 > /dev/null %}
+// RUN: %if mlir-opt %{ mlir-opt-22 %s --mlir-print-op-generic | mg-opt -p reuse-dying-buffers | mlir-opt-22 > /dev/null %}
 
 #id = affine_map<(d0, d1) -> (d0, d1)>
 #row = affine_map<(d0, d1) -> (0, d1)>
@@ -65,4 +65,37 @@ func.func @viewed(%x: memref<2x2xf64>) -> memref<2x2xf64> {
     linalg.yield %s : f64
   }
   return %r : memref<2x2xf64>
+}
+
+// Kept: a buffer read after the generic through a cast made before it (a `?`-sized def's
+// parameter, the call inlined: `let d = v - v` then `f(v)`). Writing `d` over `v` made
+// `f(v)` read `d` (the campaign's seed 7057: cast(v, i1) printed 0 for 6).
+// CHECK-LABEL: func.func @cast_read_after(
+// CHECK:         %[[C:.*]] = "memref.cast"(%[[V:.*]]) : (memref<1xf64>) -> memref<?xf64>
+// CHECK-NEXT:    %[[D:.*]] = memref.alloc() : memref<1xf64>
+// CHECK-NEXT:    linalg.generic {{.*}} ins(%[[V]] : memref<1xf64>) outs(%[[D]] : memref<1xf64>)
+func.func @cast_read_after(%x: memref<1xf64>) -> (memref<1xf64>, memref<?xf64>) {
+  %v = memref.alloc() : memref<1xf64>
+  linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+      ins(%x : memref<1xf64>) outs(%v : memref<1xf64>) {
+  ^bb0(%a: f64, %o: f64):
+    linalg.yield %a : f64
+  }
+  %c = "memref.cast"(%v) : (memref<1xf64>) -> memref<?xf64>
+  %d = memref.alloc() : memref<1xf64>
+  linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+      ins(%v : memref<1xf64>) outs(%d : memref<1xf64>) {
+  ^bb0(%a: f64, %o: f64):
+    %s = arith.subf %a, %a : f64
+    linalg.yield %s : f64
+  }
+  %n = arith.constant 0 : index
+  %size = memref.dim %c, %n : memref<?xf64>
+  %e = memref.alloc(%size) : memref<?xf64>
+  linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+      ins(%c : memref<?xf64>) outs(%e : memref<?xf64>) {
+  ^bb0(%a: f64, %o: f64):
+    linalg.yield %a : f64
+  }
+  return %d, %e : memref<1xf64>, memref<?xf64>
 }
