@@ -9,9 +9,10 @@ memory system over a cold buffer. So, for an elementwise generic (all loops para
 output read through the identity map, not read by the body), whose output is a new
 ``memref.alloc`` (used by nothing before it: not a buffer updated in place, ``w += g``): the
 first input of the same type, read through the identity map, that is
-itself a new allocation of this block with no use after the generic and no view
-(``memref_views``: a slice or transpose of it may be read later, or by the generic itself
-at other indices), becomes the output, and the output's allocation goes.
+itself a new allocation of this block with no use after the generic, directly or through a
+cast of it, and no view (``memref_views``: a slice or transpose of it may be read later, or
+by the generic itself at other indices), becomes the output, and the output's allocation
+goes.
 
 Before::
 
