@@ -76,6 +76,7 @@ from mg_xdsl.backend.runtime_ir import CHECK_FAILED, FAILURE_TEXT_BYTES, OUT_OF_
 from mg_xdsl.core.element_records import DEFAULT as DEFAULT_ELEMENT, ELEMENT_TYPES, IN_LANGUAGE_ORDER
 from mg_xdsl.core.shapes import Shape, fmt_shape
 from mg_xdsl.language.diagnostics import MgError, MgWarning  # (what mg_xdsl.language.frontend raises)
+from mg_xdsl.support import collector
 
 if TYPE_CHECKING:
     from mg_xdsl.backend.cache import ObjectCache
@@ -817,16 +818,21 @@ def _compiled(
     if cpu is not None:
         check_cpu(cpu)  # (here, not in compile: only what the caches lack is checked)
     exports = ENTRY_DEFS if names is None else names
-    comp = Compilation(source, path, lib=True, gpu=gpu, optimise=optimise, cpu=cpu, kernels_apart=True, exports=exports)
-    ir = comp.llvm_ir(verify=False)  # LLVM's verifier checks it
-    for text in comp.warnings if warn else ():
-        warnings.warn(text, MgWarning, stacklevel=_callers_level())
-    guards = _guards({name: comp.signatures[name] for name in comp.exported})
-    launcher = comp.launcher()
-    exports = [guard_name(name) for name in comp.exported]  # (what ``Function`` calls)
-    start = time.perf_counter()
-    engine = Engine(ir, extra=guards, symbols=launcher and launcher.symbols(), owner=launcher, cpu=cpu, exports=exports)
-    comp.timed(LLVM_STEP, time.perf_counter() - start)
+    with collector.paused():
+        comp = Compilation(
+            source, path, lib=True, gpu=gpu, optimise=optimise, cpu=cpu, kernels_apart=True, exports=exports
+        )
+        ir = comp.llvm_ir(verify=False)  # LLVM's verifier checks it
+        for text in comp.warnings if warn else ():
+            warnings.warn(text, MgWarning, stacklevel=_callers_level())
+        guards = _guards({name: comp.signatures[name] for name in comp.exported})
+        launcher = comp.launcher()
+        exports = [guard_name(name) for name in comp.exported]  # (what ``Function`` calls)
+        start = time.perf_counter()
+        engine = Engine(
+            ir, extra=guards, symbols=launcher and launcher.symbols(), owner=launcher, cpu=cpu, exports=exports
+        )
+        comp.timed(LLVM_STEP, time.perf_counter() - start)
     defs = [Def.of(name, sig) for name, sig in comp.signatures.items()]
     return engine, defs, list(comp.warnings), dict(comp.signatures), comp.times
 

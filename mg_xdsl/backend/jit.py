@@ -62,6 +62,18 @@ def target_machine(
     )
 
 
+@cache
+def code_generator(cpu: str | None = None, opt: int = 3) -> llvm.TargetMachine:
+    """The target machine that optimises modules and makes their object code for this host
+    (or ``cpu``) at ``-O<opt>``: one per process and kind, reused by every compilation.
+    A target machine builds its subtarget (the instruction selector's tables for every
+    type and operation) when first used, about 2 ms on a Zen 3, twice per compilation when
+    each step had a fresh one: a tenth of LLVM's time for the seven functions of
+    ``benchmarks/compile_vs_jax.py``. Not for an MCJIT engine, which takes ownership of the
+    target machine it is given (``target_machine``)."""
+    return target_machine(cpu, opt)
+
+
 def levels(ir: str, level: int) -> tuple[int, int]:
     """The optimisation level of the IR pipeline and of the code generator for ``ir``:
     ``level`` and 3, but 0 and 0 where every function ``ir`` defines is ``optnone``
@@ -141,7 +153,7 @@ def link(ir: str, *extra: str, thread_pool: bool = True, runtime: bool = True) -
 def optimise(ir: str | llvm.ModuleRef, level: int = 2, tm: llvm.TargetMachine | None = None) -> llvm.ModuleRef:
     """Parse, verify and optimise LLVM IR with LLVM's standard ``O<level>`` pipeline, tuned
     for ``tm`` (default: this host)."""
-    tm = tm or target_machine()
+    tm = tm or code_generator()
     mod = llvm.parse_assembly(ir) if isinstance(ir, str) else ir
     mod.verify()
     if level > 0:
@@ -295,9 +307,9 @@ class Engine(_Loaded):
                 external = function.linkage == llvm.Linkage.external
                 if external and not function.is_declaration and function.name not in exports:
                     function.linkage = llvm.Linkage.internal
-        self.module = optimise(module, level, target_machine(cpu, opt))
+        self.module = optimise(module, level, code_generator(cpu, opt))
         # The object code, kept: the Python API stores it in its disk cache (``SharedPoolEngine``).
-        self.object = target_machine(cpu, opt).emit_object(self.module)
+        self.object = code_generator(cpu, opt).emit_object(self.module)
         self.engine = load_object(self.object, target_machine(cpu, opt))
 
 
@@ -332,8 +344,8 @@ def compile_object(ir: str, level: int = 2, cpu: str | None = None) -> bytes:
     ``cpu``; it calls the process's thread pool and run-time library core."""
     initialise_for(ir)
     level, opt = levels(ir, level)
-    module = optimise(link(ir, thread_pool=False, runtime=False), level, target_machine(cpu, opt))
-    return target_machine(cpu, opt).emit_object(module)
+    module = optimise(link(ir, thread_pool=False, runtime=False), level, code_generator(cpu, opt))
+    return code_generator(cpu, opt).emit_object(module)
 
 
 def jit_object_code(ir: str, level: int = 2, cpu: str | None = None) -> tuple[llvm.ModuleRef, bytes]:
@@ -345,8 +357,8 @@ def jit_object_code(ir: str, level: int = 2, cpu: str | None = None) -> tuple[ll
     The pool is linked into the program rather than shared (``Engine`` shares one per
     process) because one object is one process's only program under ``mgc run``."""
     level, opt = levels(ir, level)
-    module = optimise(link(ir, thread_pool=True), level, target_machine(cpu, opt))
-    return module, target_machine(cpu, opt).emit_object(module)
+    module = optimise(link(ir, thread_pool=True), level, code_generator(cpu, opt))
+    return module, code_generator(cpu, opt).emit_object(module)
 
 
 class ObjectEngine(_Loaded):

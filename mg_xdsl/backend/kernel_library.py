@@ -95,7 +95,7 @@ def ensure_process_code(name: str, ir: str, exports: Sequence[str] | None = None
     if obj is None:
         # Plain external definitions: the optimiser drops the linkonce_odr ones nothing here calls.
         module = jit.optimise(ir.replace("define linkonce_odr ", "define "))
-        obj = jit.target_machine().emit_object(module)
+        obj = jit.code_generator().emit_object(module)
         if store:
             store.store(key, obj)
     engine = jit.load_object(obj, jit.target_machine())

@@ -30,6 +30,8 @@ import sys
 import time
 from collections.abc import Sequence
 
+from mg_xdsl.support import collector
+
 STDIN = "-"  # the program's path that means standard input
 STDIN_NAME = "<stdin>"  # ... and how messages name it
 
@@ -640,13 +642,11 @@ def main(argv: list[str] | None = None) -> int:
     """The ``mgc`` command. ``argv`` None means this process's own arguments: mgc is the
     program, and the process ends when this returns.
 
-    Python's cyclic garbage collector is paused meanwhile. xDSL builds IR and its dialects
-    out of hundreds of thousands of objects, which the collector would walk again and again
-    while compiling -- 0.05 s of the 0.55 s of ``mgc run --no-cache examples/01_relu.mg`` --
-    to free next to nothing (the peak memory of every example is the same without it). When
+    Python's cyclic garbage collector is paused meanwhile (``support.collector``). When
     mgc is the program, the objects are also frozen (``gc.freeze``) before returning, so that
-    the interpreter's last collections at exit skip them too (0.15 s more; both: a Zen 3,
-    byte-compiled, medians of six alternating runs, 2026-12-07)."""
+    the interpreter's last collections at exit skip them too (0.15 s of ``mgc run --no-cache
+    examples/01_relu.mg``: a Zen 3, byte-compiled, medians of six alternating runs,
+    2026-12-07)."""
     p = parser()
     args, extra = p.parse_known_args(argv)
     if extra:
@@ -655,13 +655,8 @@ def main(argv: list[str] | None = None) -> int:
         if args.command != "run" or any(a.startswith("-") for a in extra):
             p.error(f"unrecognized arguments: {' '.join(extra)}")
         args.arguments += extra
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
+    with collector.paused():
         status = run_command(args)
-    finally:
-        if was_enabled:
-            gc.enable()
     if argv is None:
         gc.freeze()
     return status

@@ -1767,4 +1767,16 @@ MUTATIONS = [
         """                elif group and kind is llvm.StoreOp:""",
         "a parallel loop's loads are left out of its access group: LLVM ignores the loop's mark",
     ),
+    Mutation(
+        "mg_xdsl/backend/jit.py",
+        "    return target_machine(cpu, opt)\n",
+        "    return target_machine(cpu, opt if opt == 0 else 1)\n",
+        "the shared code generator makes code at another optimisation level than the one asked for",
+    ),
+    Mutation(
+        "mg_xdsl/support/collector.py",
+        "        if was_enabled:\n            gc.enable()",
+        "        gc.enable()",
+        "a caller that had turned the garbage collector off finds it on again after a compilation",
+    ),
 ]

@@ -72,6 +72,8 @@ TEST_ORDER = [
     "tests/unit/backend/test_runtime_core.py",
     "tests/unit/backend/test_runtime_files_ir.py",
     "tests/unit/backend/test_engine_exports.py",
+    "tests/unit/backend/test_code_generator.py",
+    "tests/unit/support/test_collector.py",
     "tests/unit/conversions/test_upstream_inputs.py",
     "tests/unit/tools/test_mg_opt.py",
     "tests/unit/backend/test_print_runtime.py",
