@@ -206,6 +206,12 @@ class Failure(ctypes.Structure):
 
 _libc = ctypes.CDLL(None)
 _libc.free.argtypes = [ctypes.c_void_p]
+
+# One library compiled or loaded at a time in the process: the compiler's passes and caches,
+# xDSL's and the kernels' loaded in the process are shared, and two threads compiling at
+# once failed inside them (tests/e2e/test_api_two_threads.py). The compiled code runs on
+# any number of threads at once. Reentrant: a warning's handler may compile too.
+_COMPILING = threading.RLock()
 _guard_key_lock = threading.Lock()
 _guard_key_value: int | None = None
 
@@ -730,7 +736,12 @@ class Library:
     def _part(self, names: "list[str] | None", warn: bool) -> "tuple[list[Def], dict[str, Signature], str]":
         """Load or compile the defs ``names`` (None: the entry points) into a new engine of
         this library; every def's ``Def`` (and ``Signature``, where compiled), and how the
-        disk cache served it. The front end's warnings are issued where ``warn``."""
+        disk cache served it. The front end's warnings are issued where ``warn``. One
+        thread of the process at a time (``_COMPILING``)."""
+        with _COMPILING:
+            return self._part_alone(names, warn)
+
+    def _part_alone(self, names: "list[str] | None", warn: bool) -> "tuple[list[Def], dict[str, Signature], str]":
         store, key, outcome = _open_cache(*self._options, names)
         loaded = None
         if store is not None:
@@ -746,7 +757,7 @@ class Library:
             if names is None:
                 self._compile_times = times
             if store is not None:
-                outcome += ", " + store.store_library(key, engine.object, texts, [d.to_json() for d in defs])
+                outcome += ", " + store.store_library(key, engine.objects, texts, [d.to_json() for d in defs])
         self._engines.append(engine)
         return defs, signatures, outcome
 
@@ -903,14 +914,14 @@ def _load(
     """The library stored for ``key``, loaded (its engine, defs and warnings), or None; and
     how it went. An entry that does not load counts as a miss (the compiled library then
     replaces it): a failure of the cache is never an error."""
-    obj, texts, functions, outcome = store.load_library(key)
-    if obj is None:
+    objects, texts, functions, outcome = store.load_library(key)
+    if objects is None:
         return None, outcome
     try:
         defs = [Def.from_json(f) for f in functions]
         from mg_xdsl.backend.jit import SharedPoolEngine  # (llvmlite: here, not at the top)
 
-        engine = SharedPoolEngine(obj, cpu)
+        engine = SharedPoolEngine(objects, cpu)
         # (KeyError if none is there; a def missing is compiled when first called)
         if defs and not any(engine.engine.get_function_address(guard_name(d.name)) for d in defs):
             raise KeyError("it holds none of the library's defs")

@@ -32,9 +32,10 @@ and the object code, the program with the run-time library and the thread pool l
 exactly as ``jit.ObjectEngine`` loads it. A library's entry (``pack_library``) is the same
 but for its JSON, an object holding the warnings and a description of each def (its
 parameters' and results' shapes and element types: what the API makes each def's wrapper
-of, so that a hit runs no front end), and for its object code, the defs and their guards
-with the run-time library, which ``jit.SharedPoolEngine`` loads (the process's one thread
-pool runs its loops). An entry whose header does not check out (a truncated or otherwise
+of, so that a hit runs no front end, and the sizes of its objects), and for its object
+code, the defs and their guards with the run-time library, in one object or two (its
+thread-pool bodies compiled apart: ``parallel_codegen``), which ``jit.SharedPoolEngine``
+loads (the process's one thread pool runs its loops). An entry whose header does not check out (a truncated or otherwise
 damaged file, a file from another format version) or whose JSON is not what the reader
 expects counts as a miss; the recompiled program then replaces it.
 
@@ -60,11 +61,12 @@ emulator) through Python callbacks at every compilation.
 
 import hashlib
 import importlib.util
+import itertools
 import json
 import os
 import struct
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from functools import cache
 from pathlib import Path
 
@@ -228,23 +230,30 @@ def unpack_program(payload: bytes) -> tuple[bytes, list[str]]:
     return obj, _lines(warnings)
 
 
-def pack_library(obj: bytes, warnings: Iterable[str], functions: list) -> bytes:
+def pack_library(objects: Sequence[bytes], warnings: Iterable[str], functions: list) -> bytes:
     """A Python library's payload (``mg_xdsl.api``): as ``pack_program``'s, but the JSON
-    holds an object, the warnings and the defs' descriptions (``functions``: what the API
-    makes each def's wrapper of, so that a hit need not run the front end)."""
-    return _pack({"warnings": list(warnings), "functions": functions}, obj)
+    holds an object: the warnings, the defs' descriptions (``functions``: what the API
+    makes each def's wrapper of, so that a hit need not run the front end) and the sizes of
+    the library's objects (one, or two: ``parallel_codegen``), stored one after the other."""
+    sizes = [len(obj) for obj in objects]
+    return _pack({"warnings": list(warnings), "functions": functions, "objects": sizes}, b"".join(objects))
 
 
-def unpack_library(payload: bytes) -> tuple[bytes, list[str], list]:
-    """The object code, the warnings and the defs' descriptions of a payload made by
+def unpack_library(payload: bytes) -> tuple[list[bytes], list[str], list]:
+    """The objects, the warnings and the defs' descriptions of a payload made by
     ``pack_library`` (ValueError if it is not one; the descriptions are the API's to check)."""
-    obj, metadata = _unpack(payload)
+    data, metadata = _unpack(payload)
     if not isinstance(metadata, dict):
         raise ValueError("the metadata are not an object")
     functions = metadata.get("functions")
     if not isinstance(functions, list):
         raise ValueError("the functions are not a list")
-    return obj, _lines(metadata.get("warnings")), functions
+    sizes = metadata.get("objects")
+    if not isinstance(sizes, list) or not all(isinstance(n, int) and n > 0 for n in sizes) or sum(sizes) != len(data):
+        raise ValueError("the objects' sizes do not match the data")
+    ends = list(itertools.accumulate(sizes))
+    objects = [data[end - size : end] for size, end in zip(sizes, ends)]
+    return objects, _lines(metadata.get("warnings")), functions
 
 
 class ObjectCache:
@@ -310,21 +319,21 @@ class ObjectCache:
         """``store`` the object code with the front end's warnings."""
         return self.store(key, pack_program(obj, warnings))
 
-    def load_library(self, key: bytes) -> tuple[bytes | None, list[str], list, str]:
-        """``load`` for an entry made by ``store_library``: the object code (or None), the
+    def load_library(self, key: bytes) -> tuple[list[bytes] | None, list[str], list, str]:
+        """``load`` for an entry made by ``store_library``: the objects (or None), the
         warnings to issue again, the defs' descriptions, and how it went."""
         payload, outcome = self.load(key)
         if payload is None:
             return None, [], [], outcome
         try:
-            obj, warnings, functions = unpack_library(payload)
+            objects, warnings, functions = unpack_library(payload)
         except ValueError:  # json's errors are ValueErrors too
             return None, [], [], "miss: the entry was malformed"
-        return obj, warnings, functions, outcome
+        return objects, warnings, functions, outcome
 
-    def store_library(self, key: bytes, obj: bytes, warnings: Iterable[str], functions: list) -> str:
+    def store_library(self, key: bytes, objects: Sequence[bytes], warnings: Iterable[str], functions: list) -> str:
         """``store`` a Python library's object code with its warnings and defs."""
-        return self.store(key, pack_library(obj, warnings, functions))
+        return self.store(key, pack_library(objects, warnings, functions))
 
     def store(self, key: bytes, data: bytes) -> str:
         """Write ``data`` as ``key``'s entry, atomically, then prune; what happened, for

@@ -8,7 +8,7 @@ functions, with the run-time library's symbols (``printMemrefF64``, ...) already
 (``mg_xdsl.backend.cache``): ``jit_object_code`` compiles a whole program, run-time library
 and thread pool included, to the object code MCJIT would have made of it, and
 ``ObjectEngine`` loads and runs such code. The Python API's disk cache keeps the object
-code ``Engine`` made (``Engine.object``), which ``SharedPoolEngine`` loads again. This
+code ``Engine`` made (``Engine.objects``), which ``SharedPoolEngine`` loads again. This
 module imports no xDSL (``translate`` does, when called), so that running cached code never
 pays for importing it.
 """
@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 
 import llvmlite.binding as llvm
 
-from mg_xdsl.backend import kernel_library, malloc_thresholds, runtime
+from mg_xdsl.backend import kernel_library, malloc_thresholds, parallel_codegen, runtime
 from mg_xdsl.backend.runtime_arguments_ir import ARGUMENTS_IR, NO_ARGUMENTS
 from mg_xdsl.backend.runtime_files_ir import FILES_IR
 from mg_xdsl.backend.runtime_ir import ALLOCATOR_ALONE_IR, PRINTLN_ALONE_IR, RUNTIME_CORE_IR, RUNTIME_IR
@@ -122,13 +122,16 @@ def translate_with_xdsl(module: ModuleOp) -> str:
     return str(translated)
 
 
-def link(ir: str, *extra: str, thread_pool: bool = True, runtime: bool = True) -> llvm.ModuleRef:
+def link(
+    ir: str, *extra: str, thread_pool: bool = True, runtime: bool = True, context: llvm.ContextRef | None = None
+) -> llvm.ModuleRef:
     """Parse a program's LLVM IR and link the run-time library (and ``extra`` modules) in;
     the thread pool too (unless ``thread_pool`` is false) where the program runs a loop on
     threads. Without ``runtime``, only the library's allocator and println sections, where
-    the program calls them: the process's core serves the rest (``process_runtime``)."""
+    the program calls them: the process's core serves the rest (``process_runtime``).
+    ``context``: the LLVM context to make the module in (default: the global one)."""
     initialise_llvm()
-    mod = llvm.parse_assembly(ir)
+    mod = llvm.parse_assembly(ir, context)
     threads = (THREADS_IR,) if thread_pool and "mgrt_parallel_for" in ir else ()
     # The run-time library last: LLVM links its linkonce_odr definitions only where
     # something already linked uses them (the guards of ``extra`` use ``mgrt_set_guard``).
@@ -145,7 +148,7 @@ def link(ir: str, *extra: str, thread_pool: bool = True, runtime: bool = True) -
         sections = ((ALLOCATOR_ALONE_IR, "@_mlir_memref_to_llvm_"), (PRINTLN_ALONE_IR, "@mgrt_println_"))
         library = tuple(section for section, used in sections if any(used in text for text in (ir, *texts)))
     for text in (*texts, *library):
-        mod.link_in(llvm.parse_assembly(text))
+        mod.link_in(llvm.parse_assembly(text, context))
     mod.verify()
     return mod
 
@@ -217,20 +220,25 @@ def exported_symbols(obj: bytes) -> list[str]:
     return [name for name, binding, section_index in _symbol_table(obj) if section_index and binding in (1, 2)]
 
 
-def load_object(obj: bytes, tm: llvm.TargetMachine) -> llvm.ExecutionEngine:
-    """An MCJIT engine holding object code ``obj``, every external symbol of it resolved:
-    the run-time library's printers and the thread pool (``llvm.add_symbol``) or the
-    process's own (the C library). MCJIT would resolve a missing one to address 0 and the
-    program would crash where it calls it; here it is an error before anything runs."""
+def load_object(obj: bytes | Sequence[bytes], tm: llvm.TargetMachine) -> llvm.ExecutionEngine:
+    """An MCJIT engine holding object code ``obj`` (one object, or several that refer to
+    one another's symbols), every external symbol of it resolved: by another of the
+    objects, the run-time library's printers and the thread pool (``llvm.add_symbol``) or
+    the process's own (the C library). MCJIT would resolve a missing one to address 0 and
+    the program would crash where it calls it; here it is an error before anything runs."""
+    objects = [obj] if isinstance(obj, bytes) else list(obj)
     # (Making an MCJIT engine opens the process's own symbols to the search below.)
     engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), tm)
-    missing = [name for name in undefined_symbols(obj) if not llvm.address_of_symbol(name)]
+    defined = {name for o in objects for name in exported_symbols(o)}
+    undefined = {name for o in objects for name in undefined_symbols(o)} - defined
+    missing = [name for name in undefined if not llvm.address_of_symbol(name)]
     if missing:
         engine.close()
         raise UnresolvedSymbols(
             f"the compiled code calls {', '.join(sorted(set(missing)))}, which the run-time library does not provide"
         )
-    engine.add_object_file(llvm.ObjectFileRef.from_data(obj))
+    for o in objects:
+        engine.add_object_file(llvm.ObjectFileRef.from_data(o))
     engine.finalize_object()
     return engine
 
@@ -283,7 +291,9 @@ class Engine(_Loaded):
     owns those callbacks). ``exports``, where given, are the only functions anything looks
     up by name (the Python API's guards): the module's other functions become internal, so
     that LLVM drops a function once it has inlined it everywhere (a def's body is otherwise
-    compiled three times: alone, in its C interface and in its guard)."""
+    compiled three times: alone, in its C interface and in its guard); and, where they are
+    large enough, its thread-pool bodies are compiled on a second thread meanwhile
+    (``parallel_codegen``). ``objects`` is its object code: one object, or two."""
 
     def __init__(
         self,
@@ -301,31 +311,45 @@ class Engine(_Loaded):
             llvm.add_symbol(name, address)
         initialise_for(ir)
         level, opt = levels(ir, level)
-        module = link(ir, *extra, thread_pool=False, runtime=False)
-        if exports is not None:
-            for function in module.functions:
-                external = function.linkage == llvm.Linkage.external
-                if external and not function.is_declaration and function.name not in exports:
-                    function.linkage = llvm.Linkage.internal
-        self.module = optimise(module, level, code_generator(cpu, opt))
-        # The object code, kept: the Python API stores it in its disk cache (``SharedPoolEngine``).
-        self.object = code_generator(cpu, opt).emit_object(self.module)
-        self.engine = load_object(self.object, target_machine(cpu, opt))
+        parts = parallel_codegen.split(ir) if exports is not None else None
+        apart = None
+        if parts is not None:
+            ir, bodies, names = parts
+            apart = parallel_codegen.Apart(bodies, names, level, cpu, opt)
+            apart.start()
+        try:
+            module = link(ir, *extra, thread_pool=False, runtime=False)
+            if exports is not None:
+                for function in module.functions:
+                    external = function.linkage == llvm.Linkage.external
+                    if external and not function.is_declaration and function.name not in exports:
+                        function.linkage = llvm.Linkage.internal
+            self.module = optimise(module, level, code_generator(cpu, opt))
+            # The object code, kept: the Python API stores it in its disk cache (``SharedPoolEngine``).
+            self.objects = [code_generator(cpu, opt).emit_object(self.module)]
+        finally:
+            if apart is not None:
+                apart.join()  # (whatever happened here: its thread is done before this returns)
+        if apart is not None:
+            self.objects.append(apart.result())
+        self.engine = load_object(self.objects, target_machine(cpu, opt))
 
 
 class SharedPoolEngine(_Loaded):
-    """Object code that an ``Engine`` made (``Engine.object``), loaded again, in this or
+    """Object code that an ``Engine`` made (``Engine.objects``), loaded again, in this or
     another process: what the Python API runs from its disk cache. As with ``Engine``, the
     process's one thread pool runs its parallel loops and its run-time library core serves
     it (the code calls them, not copies of its own), both loaded from the disk cache too:
     nothing is compiled, and no xDSL is imported."""
 
-    def __init__(self, data: bytes, cpu: str | None = None):
-        initialise_for(data)
+    def __init__(self, objects: Sequence[bytes], cpu: str | None = None):
+        for data in objects:
+            initialise_for(data)
         # (the kernels it calls, compiled apart, ``cpu``'s: from the cache where this process lacks them)
-        if not kernel_library.load_cached(undefined_symbols(data), cpu):
+        undefined = dict.fromkeys(name for data in objects for name in undefined_symbols(data))
+        if not kernel_library.load_cached(list(undefined), cpu):
             raise KeyError("a kernel it calls is not in the cache")
-        self.engine = load_object(data, target_machine())
+        self.engine = load_object(objects, target_machine())
 
 
 def initialise_for(code: bytes | str) -> None:

@@ -262,13 +262,22 @@ def test_the_key_says_library_and_follows_mgc_runs_rules(seeded, monkeypatch):
 
 @pytest.mark.parametrize(
     "damage",
-    ["truncated", "a flipped byte", "empty", "garbage", "bad metadata", "a bad def", "a program's entry"],
+    [
+        "truncated",
+        "a flipped byte",
+        "empty",
+        "garbage",
+        "bad metadata",
+        "a bad def",
+        "objects' sizes that do not add up",
+        "a program's entry",
+    ],
 )
 def test_a_damaged_entry_is_ignored_and_replaced(seeded, damage):
     store = cache.ObjectCache(seeded.parent)
     key = bytes.fromhex(seeded.stem)
-    obj, texts, functions, _ = store.load_library(key)
-    assert obj is not None
+    objects, texts, functions, _ = store.load_library(key)
+    assert objects is not None
     data = seeded.read_bytes()
     if damage == "truncated":
         seeded.write_bytes(data[: len(data) // 2])
@@ -279,11 +288,15 @@ def test_a_damaged_entry_is_ignored_and_replaced(seeded, damage):
     elif damage == "garbage":
         seeded.write_bytes(b"not an entry at all\n" * 10)
     elif damage == "bad metadata":  # (a sound header and checksum around it)
-        store.store(key, cache.WARNINGS_LENGTH.pack(5) + b"[1, 2" + obj)
+        store.store(key, cache.WARNINGS_LENGTH.pack(5) + b"[1, 2" + b"".join(objects))
     elif damage == "a bad def":
-        store.store_library(key, obj, texts, [{**functions[0], "params": [["x", [-1, 3], "f64"]]}, functions[1]])
+        store.store_library(key, objects, texts, [{**functions[0], "params": [["x", [-1, 3], "f64"]]}, functions[1]])
+    elif damage == "objects' sizes that do not add up":
+        data = b"".join(objects)
+        metadata = {"warnings": texts, "functions": functions, "objects": [len(data) + 1]}
+        store.store(key, cache._pack(metadata, data))
     else:  # (the key says library: a program's entry there is damage too)
-        store.store_program(key, obj, texts)
+        store.store_program(key, objects[0], texts)
     lib = library()
     assert outcome(lib) == "miss", lib._cache_outcome
     assert "stored in" in lib._cache_outcome

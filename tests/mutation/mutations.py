@@ -1779,4 +1779,28 @@ MUTATIONS = [
         "        gc.enable()",
         "a caller that had turned the garbage collector off finds it on again after a compilation",
     ),
+    Mutation(
+        "mg_xdsl/backend/parallel_codegen.py",
+        """        rest.append(f"declare void @{starts[at]}(ptr, i64, i64)")""",
+        """        pass""",
+        "the thread-pool bodies cut out of a library's module are not declared in what is left",
+    ),
+    Mutation(
+        "mg_xdsl/backend/parallel_codegen.py",
+        "            if not function.is_declaration and function.name not in names:",
+        "            if not function.is_declaration:",
+        "the bodies compiled on the second thread are internal to their object: the entry cannot call them",
+    ),
+    Mutation(
+        "mg_xdsl/backend/parallel_codegen.py",
+        "    if any(not re.match(",
+        "    if False and any(not re.match(",
+        "a body that writes a global is cut out with a copy of it: the two halves see two variables",
+    ),
+    Mutation(
+        "mg_xdsl/api.py",
+        "        with _COMPILING:\n",
+        "        if True:\n",
+        "two Python threads compile at once: the passes' shared state breaks both",
+    ),
 ]

@@ -103,6 +103,7 @@ TEST_ORDER = [
     "tests/e2e/test_api_called_defs.py",
     "tests/e2e/test_api_disk_cache.py",
     "tests/e2e/test_api_kernels_apart.py",
+    "tests/e2e/test_api_two_threads.py",
     "tests/unit/conversions/test_llvm_conversions.py",
     "tests/unit/tools/test_cli.py",
     "tests/unit/backend/test_compile_cache.py",
