@@ -8,8 +8,9 @@ more). It frees next to nothing: the IR of one compilation is freed as a whole w
 dropped, and the peak memory of every example is the same without the collector. Measured on
 a Zen 3 (byte-compiled, 2026-12-07): 0.05 s of the 0.55 s of ``mgc run --no-cache
 examples/01_relu.mg`` (medians of six alternating runs); 8% of the Python API's time for the
-seven functions of ``benchmarks/compile_vs_jax.py`` (658 -> 599 ms, medians of eight
-alternating rounds in one process; 657 -> 607 ms with JAX imported).
+seven functions of ``benchmarks/compile_vs_jax.py`` compiled again and again in one process
+(658 -> 599 ms, medians of eight alternating rounds; 657 -> 607 ms with JAX imported), about
+1% in a fresh process, whose heap is young.
 
 Imports nothing: ``mgc`` pauses the collector before it knows whether it will need xDSL.
 """
