@@ -291,8 +291,8 @@ class Engine(_Loaded):
     owns those callbacks). ``exports``, where given, are the only functions anything looks
     up by name (the Python API's guards): the module's other functions become internal, so
     that LLVM drops a function once it has inlined it everywhere (a def's body is otherwise
-    compiled three times: alone, in its C interface and in its guard); and, where they are
-    large enough, its thread-pool bodies are compiled on a second thread meanwhile
+    compiled three times: alone, in its C interface and in its guard); and its thread-pool
+    bodies, where they can be cut out, are compiled on a second thread meanwhile
     (``parallel_codegen``). ``objects`` is its object code: one object, or two."""
 
     def __init__(
