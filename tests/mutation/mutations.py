@@ -1688,8 +1688,8 @@ MUTATIONS = [
     ),
     Mutation(
         "mg_xdsl/backend/jit.py",
-        "        if exports is not None:\n            for function in module.functions:",
-        "        if False:\n            for function in module.functions:",
+        "            if exports is not None:\n                for function in module.functions:",
+        "            if False:\n                for function in module.functions:",
         "a library exports every function, so LLVM compiles a def's body alone, in its C interface and in its guard",
     ),
     Mutation(

@@ -121,11 +121,13 @@ class VectorizeReductionsPass(ModulePass):
             if not worth_vectorizing(found, self.min_elements, vectors):
                 continue
             b = Builder(InsertPoint.before(candidate))
-            if is_row_in_loop(found) and KERNELS_APART not in op.attributes:
-                fold_one_row(b, found.combine, found.input, found.out, vectors)
-            elif is_row_in_loop(found):
-                kernel = one_row_kernel(op, found.combine, element, vectors)
-                call_kernel(b, kernel, [found.input, found.out])
+            if is_row_in_loop(found):
+                # One row, inside linalg-fuse-rows' loop: its body in place, or (kernels apart)
+                # a call of the one-row kernel.
+                if KERNELS_APART in op.attributes:
+                    call_kernel(b, one_row_kernel(op, found.combine, element, vectors), [found.input, found.out])
+                else:
+                    fold_one_row(b, found.combine, found.input, found.out, vectors)
             else:
                 kernel = reduction_kernel(
                     op, found.combine, found.axis, element, vectors, self.row_block, self.rows_at_once
