@@ -251,8 +251,8 @@ def unpack_library(payload: bytes) -> tuple[list[bytes], list[str], list]:
     sizes = metadata.get("objects")
     if not isinstance(sizes, list) or not all(isinstance(n, int) and n > 0 for n in sizes) or sum(sizes) != len(data):
         raise ValueError("the objects' sizes do not match the data")
-    ends = list(itertools.accumulate(sizes))
-    objects = [data[end - size : end] for size, end in zip(sizes, ends)]
+    starts = itertools.accumulate(sizes, initial=0)
+    objects = [data[start : start + size] for start, size in zip(starts, sizes)]
     return objects, _lines(metadata.get("warnings")), functions
 
 

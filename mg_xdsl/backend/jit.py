@@ -209,15 +209,23 @@ def _symbol_table(obj: bytes) -> list[tuple[str, int, int]]:
     return symbols
 
 
+def _undefined(symbol: tuple[str, int, int]) -> bool:
+    return symbol[2] == 0  # (SHN_UNDEF)
+
+
+def _exported(symbol: tuple[str, int, int]) -> bool:
+    return bool(symbol[2]) and symbol[1] in (1, 2)  # (defined, global or weak)
+
+
 def undefined_symbols(obj: bytes) -> list[str]:
     """The names an ELF object file refers to but does not define: what whoever loads or
     links it must provide (the C library, the run-time library, compiler-rt's helpers)."""
-    return [name for name, _binding, section_index in _symbol_table(obj) if section_index == 0]
+    return [symbol[0] for symbol in _symbol_table(obj) if _undefined(symbol)]
 
 
 def exported_symbols(obj: bytes) -> list[str]:
     """The names an ELF object file defines for others (global and weak symbols)."""
-    return [name for name, binding, section_index in _symbol_table(obj) if section_index and binding in (1, 2)]
+    return [symbol[0] for symbol in _symbol_table(obj) if _exported(symbol)]
 
 
 def load_object(obj: bytes | Sequence[bytes], tm: llvm.TargetMachine) -> llvm.ExecutionEngine:
@@ -229,8 +237,8 @@ def load_object(obj: bytes | Sequence[bytes], tm: llvm.TargetMachine) -> llvm.Ex
     objects = [obj] if isinstance(obj, bytes) else list(obj)
     # (Making an MCJIT engine opens the process's own symbols to the search below.)
     engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), tm)
-    defined = {name for o in objects for name in exported_symbols(o)}
-    undefined = {name for o in objects for name in undefined_symbols(o)} - defined
+    symbols = [symbol for o in objects for symbol in _symbol_table(o)]  # (each table read once)
+    undefined = {s[0] for s in symbols if _undefined(s)} - {s[0] for s in symbols if _exported(s)}
     missing = [name for name in undefined if not llvm.address_of_symbol(name)]
     if missing:
         engine.close()
