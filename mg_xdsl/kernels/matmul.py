@@ -430,7 +430,11 @@ class Tiling:
 
     def emit(self, b: Builder) -> None:
         NR, KC, MC, NC = self.blocks.nr, self.blocks.kc, self.blocks.mc, self.blocks.nc
-        bp = _alloc(b, self.element, [ceil_div(b, minimum(b, self.n, index(b, NC)), NR), index(b, KC), index(b, NR)])
+        # Each panel as deep as a block of products can be: KC rows, or K where K is less.
+        # Panels KC deep left a shallow product's (K = 64 in f32 on AVX2: 4 KiB used of every
+        # 32 KiB) a power of two apart, in the same few sets of L1 and L2.
+        depth = minimum(b, index(b, KC), self.k)
+        bp = _alloc(b, self.element, [ceil_div(b, minimum(b, self.n, index(b, NC)), NR), depth, index(b, NR)])
 
         def column_block(b: Builder, jc: SSAValue, _) -> list:
             nc = minimum(b, index(b, NC), sub(b, self.n, jc))
@@ -484,7 +488,7 @@ class Tiling:
         ic = mul(b, blk, index(b, MC))
         mc = minimum(b, index(b, MC), sub(b, self.m, ic))
         # Each thread packs into buffers of its own (freed here: they live inside a loop).
-        ap = _alloc(b, self.element, [index(b, MC // MR), index(b, KC), index(b, MR)])
+        ap = _alloc(b, self.element, [index(b, MC // MR), kc, index(b, MR)])
         tile = _alloc(b, self.element, [index(b, MR), index(b, NR)])
         self.pack_a(b, ap, ic, mc, pc, kc)
         deep = b.insert(arith.CmpiOp(kc, index(b, PREFETCH_MIN_DEPTH), "sge")).result

@@ -18,39 +18,47 @@ func.func @mm(%a: tensor<?x?xf64>, %b: tensor<?x?xf64>) -> tensor<?x?xf64> {
 // sums, as many multiply-adds a step, after NR / L loads of packed B.
 // Before each micro-kernel of 128 products or more, the two ends of each row of its block
 // of C are prefetched (a shorter one is over about when the lines arrive).
-// (B's panels are 128 rows deep here: a 128 x 32 panel of f64 fills the 32 KiB of L1 that
-// the options' default caches have.)
+// (B's panels are 128 rows deep here, or K where K is less: a 128 x 32 panel of f64 fills
+// the 32 KiB of L1 that the options' default caches have.)
 // AVX512-LABEL: func.func private @mg_matmul_set_f64(
+// AVX512:       %[[KC:.*]] = arith.constant 128 : index
+// AVX512-NEXT:  %{{.*}} = arith.minsi %[[KC]], %{{.*}} : index
 // AVX512-COUNT-12: memref.prefetch %c[%{{.*}}, %{{.*}}], write, locality<3>, data : memref<?x?xf64, strided<[?, 1], offset: ?>>
 // AVX512:       scf.for {{.*}} -> ({{(vector<8xf64>, ){23}vector<8xf64>}}) {
-// AVX512-COUNT-4:  vector.load %{{.*}} : memref<?x128x32xf64>, vector<8xf64>
+// AVX512-COUNT-4:  vector.load %{{.*}} : memref<?x?x32xf64>, vector<8xf64>
 // AVX512-COUNT-24: vector.fma %{{.*}} : vector<8xf64>
 // AVX512-NEXT:     scf.yield
 
 // ZEN4-LABEL:   func.func private @mg_matmul_set_f64(
+// ZEN4:         %[[KC:.*]] = arith.constant 256 : index
+// ZEN4-NEXT:    %{{.*}} = arith.minsi %[[KC]], %{{.*}} : index
 // ZEN4-COUNT-16: memref.prefetch %c[%{{.*}}, %{{.*}}], write, locality<3>, data : memref<?x?xf64, strided<[?, 1], offset: ?>>
 // ZEN4:         scf.for {{.*}} -> ({{(vector<8xf64>, ){15}vector<8xf64>}}) {
-// ZEN4-COUNT-2:    vector.load %{{.*}} : memref<?x256x16xf64>, vector<8xf64>
+// ZEN4-COUNT-2:    vector.load %{{.*}} : memref<?x?x16xf64>, vector<8xf64>
 // ZEN4-COUNT-16:   vector.fma %{{.*}} : vector<8xf64>
 // ZEN4-NEXT:       scf.yield
 
 // AVX2-LABEL:   func.func private @mg_matmul_set_f64(
 // Panels of A are 6 rows (11 of them in a block of 66 rows: 66 x 512 f64 is half the
 // default L2), gathered into a vector per k; B's panels 512 rows deep (512 x 8 f64 fills L1).
-// AVX2:         vector.store %{{.*}} : memref<11x512x6xf64>, vector<6xf64>
+// AVX2:         %[[KC:.*]] = arith.constant 512 : index
+// AVX2-NEXT:    %{{.*}} = arith.minsi %[[KC]], %{{.*}} : index
+// AVX2:         vector.store %{{.*}} : memref<11x?x6xf64>, vector<6xf64>
 // AVX2:         %[[DEPTH:.*]] = arith.constant 128 : index
 // AVX2-NEXT:    %[[DEEP:.*]] = arith.cmpi sge, %{{.*}}, %[[DEPTH]] : index
 // AVX2:         scf.if %[[DEEP]] {
 // AVX2-COUNT-12: memref.prefetch %c[%{{.*}}, %{{.*}}], write, locality<3>, data : memref<?x?xf64, strided<[?, 1], offset: ?>>
 // AVX2:         scf.for {{.*}} -> ({{(vector<4xf64>, ){11}vector<4xf64>}}) {
-// AVX2-COUNT-2:    vector.load %{{.*}} : memref<?x512x8xf64>, vector<4xf64>
+// AVX2-COUNT-2:    vector.load %{{.*}} : memref<?x?x8xf64>, vector<4xf64>
 // AVX2-COUNT-12:   vector.fma %{{.*}} : vector<4xf64>
 // AVX2-NEXT:       scf.yield
 
 // SSE2-LABEL:   func.func private @mg_matmul_set_f64(
+// SSE2:         %[[KC:.*]] = arith.constant 512 : index
+// SSE2-NEXT:    %{{.*}} = arith.minsi %[[KC]], %{{.*}} : index
 // SSE2-NOT:     vector.fma
 // SSE2:         scf.for {{.*}} -> ({{(vector<2xf64>, ){7}vector<2xf64>}}) {
-// SSE2-COUNT-2:    vector.load %{{.*}} : memref<?x512x4xf64>, vector<2xf64>
+// SSE2-COUNT-2:    vector.load %{{.*}} : memref<?x?x4xf64>, vector<2xf64>
 // SSE2-COUNT-8:    arith.addf %{{.*}}, %{{.*}} : vector<2xf64>
 // SSE2-NEXT:       scf.yield
 // SSE2-NOT:     vector.fma
@@ -61,6 +69,8 @@ func.func @mm32(%a: tensor<?x?xf32>, %b: tensor<?x?xf32>) -> tensor<?x?xf32> {
   func.return %c : tensor<?x?xf32>
 }
 // AVX2F32-LABEL: func.func private @mg_matmul_set_f32(
+// AVX2F32:       %[[KC:.*]] = arith.constant 512 : index
+// AVX2F32-NEXT:  %{{.*}} = arith.minsi %[[KC]], %{{.*}} : index
 // AVX2F32:       scf.for {{.*}} -> ({{(vector<8xf32>, ){11}vector<8xf32>}}) {
-// AVX2F32-COUNT-2:  vector.load %{{.*}} : memref<?x512x16xf32>, vector<8xf32>
+// AVX2F32-COUNT-2:  vector.load %{{.*}} : memref<?x?x16xf32>, vector<8xf32>
 // AVX2F32-COUNT-12: vector.fma %{{.*}} : vector<8xf32>

@@ -53,10 +53,14 @@ func.func @small(%a: tensor<4x3xf64>, %b: tensor<3x5xf64>) -> tensor<4x5xf64> {
 // CHECK:       %[[M:[0-9a-z_]+]] = memref.dim %a, %{{.*}}
 // CHECK-NEXT:  %[[K:[0-9a-z_]+]] = memref.dim %a, %{{.*}}
 // CHECK-NEXT:  %[[N:[0-9a-z_]+]] = memref.dim %b, %{{.*}}
-// Bp: panels of 16 columns of a 256-row slice of B, on a cache line.
-// CHECK:       %[[BP:[0-9a-z_]+]] = memref.alloc(%{{.*}}) {alignment = 64 : i64} : memref<?x256x16xf64>
+// Bp: panels of 16 columns of a slice of B of 256 rows, or of K where K is less (the
+// panels then lie next to one another), on a cache line.
+// CHECK:       %[[DEPTH:[0-9a-z_]+]] = arith.minsi %{{.*}}, %[[K]] : index
+// CHECK:       %[[BP:[0-9a-z_]+]] = memref.alloc(%{{.*}}, %[[DEPTH]]) {alignment = 64 : i64} : memref<?x?x16xf64>
 // CHECK:       scf.for %[[JC:[0-9a-z_]+]] = %{{.*}} to %[[N]] step %{{.*}} {
 // CHECK:         scf.for %[[PC:[0-9a-z_]+]] = %{{.*}} to %[[K]] step %{{.*}} {
+// CHECK:           %{{.*}} = arith.subi %[[K]], %[[PC]] : index
+// CHECK-NEXT:      %[[KC:[0-9a-z_]+]] = arith.minsi %{{.*}}, %{{.*}} : index
 // The first block of K products stores C, the later ones add to it.
 // CHECK:           %[[FIRST:[0-9a-z_]+]] = arith.cmpi eq, %[[PC]], %{{.*}} : index
 // Packing B, its panels shared out among the threads (at least 4 each): whole panels two
@@ -66,14 +70,15 @@ func.func @small(%a: tensor<4x3xf64>, %b: tensor<3x5xf64>) -> tensor<4x5xf64> {
 // CHECK:           scf.if
 // CHECK:             %[[ROW:[0-9a-z_]+]] = vector.load %b[%{{.*}}, %{{.*}}] : memref<?x?xf64, strided<[?, 1], offset: ?>>, vector<8xf64>
 // CHECK-NEXT:        %{{.*}} = arith.constant 0 : index
-// CHECK-NEXT:        vector.store %[[ROW]], %[[BP]][%{{.*}}, %{{.*}}, %{{.*}}] : memref<?x256x16xf64>, vector<8xf64>
+// CHECK-NEXT:        vector.store %[[ROW]], %[[BP]][%{{.*}}, %{{.*}}, %{{.*}}] : memref<?x?x16xf64>, vector<8xf64>
 // CHECK:           } else {
 // CHECK:             memref.store %{{.*}}, %[[BP]]
 // CHECK:           }) {mg.min_chunk = 4 : index}
 // CHECK:           %[[BLOCKS:[0-9a-z_]+]] = arith.ceildivsi %[[M]], %{{.*}} : index
 // CHECK:           "scf.parallel"(%{{.*}}, %[[BLOCKS]], %{{.*}})
-// Each row block packs A into a buffer of its own (8-row panels, k-major).
-// CHECK:             %[[AP:[0-9a-z_]+]] = memref.alloc() {alignment = 64 : i64} : memref<16x256x8xf64>
+// Each row block packs A into a buffer of its own (8-row panels, k-major, as deep as the
+// block of K products).
+// CHECK:             %[[AP:[0-9a-z_]+]] = memref.alloc(%[[KC]]) {alignment = 64 : i64} : memref<16x?x8xf64>
 // CHECK:             %[[TILE:[0-9a-z_]+]] = memref.alloc() {alignment = 64 : i64} : memref<8x16xf64>
 // CHECK:             memref.load %a[
 // CHECK:             memref.store %{{.*}}, %[[AP]]
@@ -81,9 +86,9 @@ func.func @small(%a: tensor<4x3xf64>, %b: tensor<3x5xf64>) -> tensor<4x5xf64> {
 // Bp, and for each of 8 rows a scalar of Ap broadcast and two FMAs.
 // CHECK:                 %[[ZERO:[0-9a-z_]+]] = vector.broadcast %{{.*}} : f64 to vector<8xf64>
 // CHECK:                 scf.for %[[KK:[0-9a-z_]+]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[S0:[0-9a-z_]+]] = %[[ZERO]], {{.*}}) -> (vector<8xf64>, vector<8xf64>, vector<8xf64>, vector<8xf64>, vector<8xf64>, vector<8xf64>, vector<8xf64>, vector<8xf64>, vector<8xf64>, vector<8xf64>, vector<8xf64>, vector<8xf64>, vector<8xf64>, vector<8xf64>, vector<8xf64>, vector<8xf64>) {
-// CHECK:                   %[[B0:[0-9a-z_]+]] = vector.load %[[BP]][%[[JP:[0-9a-z_]+]], %[[KK]], %{{.*}}] : memref<?x256x16xf64>, vector<8xf64>
-// CHECK:                   %[[B1:[0-9a-z_]+]] = vector.load %[[BP]][%[[JP]], %[[KK]], %{{.*}}] : memref<?x256x16xf64>, vector<8xf64>
-// CHECK:                   %[[A0:[0-9a-z_]+]] = memref.load %[[AP]][%{{[0-9a-z_]+}}, %[[KK]], %{{.*}}] : memref<16x256x8xf64>
+// CHECK:                   %[[B0:[0-9a-z_]+]] = vector.load %[[BP]][%[[JP:[0-9a-z_]+]], %[[KK]], %{{.*}}] : memref<?x?x16xf64>, vector<8xf64>
+// CHECK:                   %[[B1:[0-9a-z_]+]] = vector.load %[[BP]][%[[JP]], %[[KK]], %{{.*}}] : memref<?x?x16xf64>, vector<8xf64>
+// CHECK:                   %[[A0:[0-9a-z_]+]] = memref.load %[[AP]][%{{[0-9a-z_]+}}, %[[KK]], %{{.*}}] : memref<16x?x8xf64>
 // CHECK-NEXT:              %[[A0S:[0-9a-z_]+]] = vector.broadcast %[[A0]] : f64 to vector<8xf64>
 // CHECK-NEXT:              %{{.*}} = vector.fma %[[A0S]], %[[B0]], %[[S0]] : vector<8xf64>
 // CHECK-NEXT:              %{{.*}} = vector.fma %[[A0S]], %[[B1]], %{{.*}} : vector<8xf64>
