@@ -9,7 +9,8 @@ about 1% of what the machine can do. The kernel does, for A: M x K, B: K x N,
         pack B[pc:pc+KC, jc:jc+NC] into Bp     -- panels of NR columns, each row of a
                                                --   panel contiguous, zero-padded
         scf.parallel over row blocks ic of MC rows:       (threads take row blocks)
-          pack A[ic:ic+MC, pc:pc+KC] into Ap   -- panels of MR rows, k-major, zero-padded
+          pack A[ic:ic+MC, pc:pc+KC] into Ap   -- panels of MR rows, k-major (rows loaded
+                                               --   as vectors, transposed), zero-padded
           for each NR-column panel jr, for each MR-row panel ir:
             prefetch C's MR x NR block (memref.prefetch: its lines are rarely
               cached), where the block has PREFETCH_MIN_DEPTH products or more
@@ -40,6 +41,7 @@ the sizes that a static product would give an inlined copy made no measurable di
 to its speed).
 """
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from xdsl.builder import Builder
@@ -47,6 +49,7 @@ from xdsl.dialects import arith, func, memref, vector
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
     AnyFloat,
+    DenseArrayBase,
     FloatAttr,
     IntegerAttr,
     MemRefType,
@@ -75,6 +78,7 @@ from mg_xdsl.support.loop_builders import (
     minimum,
     mul,
     parallel_loop,
+    round_down,
     sub,
 )
 
@@ -265,10 +269,13 @@ class Tiling:
 
     def pack_a(self, b: Builder, ap: SSAValue, ic: SSAValue, mc: SSAValue, pc: SSAValue, kc: SSAValue) -> None:
         """``Ap[p, k, r] = A[ic + p * MR + r, pc + k]``, zero past row ``mc``. A whole panel
-        is written k by k: the MR values of one k gathered into a vector and stored at once
-        (a loop along a row of A instead is turned into scatter stores by LLVM's loop
-        vectoriser, which costs a tenth of the product's time); a panel at the bottom edge
-        row by row, padded with zeros."""
+        is written a vector of MR values per k, stored at once (a loop along a row of A
+        instead is turned into scatter stores by LLVM's loop vectoriser, which costs a tenth
+        of the product's time): ``transpose_step`` k at a time, a vector loaded from each row
+        and the values put in place by ``transpose``, then the last few k one at a time, the
+        MR values gathered by scalar loads (a tenth of an attention's 256x256 @ 256x64 f32
+        product's time, where A is four times B, when every k was packed so); a panel at the
+        bottom edge row by row, padded with zeros."""
         src = self.operands.a
         MR = self.blocks.mr
 
@@ -288,7 +295,22 @@ class Tiling:
                     b.insert(vector.StoreOp(gathered, ap, [p, kk, index(b, 0)]))
                     return []
 
-                for_loop(b, index(b, 0), kc, 1, column)
+                step = self.transpose_step
+                if step is None:
+                    for_loop(b, index(b, 0), kc, 1, column)
+                    return
+                whole_k = round_down(b, kc, step)
+
+                def columns(b: Builder, k0: SSAValue, _) -> list:
+                    col = add(b, pc, k0)
+                    vt = VectorType(self.element, [step])
+                    loaded = [b.insert(vector.LoadOp(src, [row, col], vt)).result for row in rows]
+                    for j, gathered in enumerate(self.transpose(b, loaded)):
+                        b.insert(vector.StoreOp(gathered, ap, [p, add(b, k0, index(b, j)), index(b, 0)]))
+                    return []
+
+                for_loop(b, index(b, 0), whole_k, step, columns)
+                for_loop(b, whole_k, kc, 1, column, short=True)
 
             def edge(b: Builder) -> None:
                 def row(b: Builder, r: SSAValue, _) -> list:
@@ -319,6 +341,54 @@ class Tiling:
             return []
 
         for_loop(b, index(b, 0), ceil_div(b, mc, MR), 1, panel)
+
+    @property
+    def transpose_step(self) -> int | None:
+        """How many k a whole panel of A is packed at a time by ``transpose``: the lanes of a
+        vector that holds a panel's MR values (a power of two, at least the unit's lanes);
+        None where MR is odd (the panel is then gathered a k at a time)."""
+        MR, LANES = self.blocks.mr, self.blocks.lanes
+        if MR % 2:
+            return None
+        return max(LANES, 1 << (MR - 1).bit_length())
+
+    def transpose(self, b: Builder, rows: Sequence[SSAValue]) -> list[SSAValue]:
+        """The MR vectors of S values of a panel's rows (``rows[r]``: row r at k0 ... k0 + S - 1),
+        as S vectors of MR values, one per k (lane r: row r's), by shuffles that LLVM maps to
+        the unit's own: each pair of rows interleaved (their values for each k side by side,
+        in the low or high half), then for each k the pairs' two values gathered, a pair at a
+        time. Loading whole vectors and shuffling in registers replaces a scalar load and a
+        vector insert for each of the panel's values."""
+        t = rows[0].type
+        assert isinstance(t, VectorType)
+        S = t.get_shape()[0]
+        half = S // 2
+
+        def shuffle(x: SSAValue, y: SSAValue, mask: list[int]) -> SSAValue:
+            rt = VectorType(self.element, [len(mask)])
+            return b.insert(vector.ShuffleOp(x, y, DenseArrayBase.from_list(i64, mask), result_type=rt)).result
+
+        low = [x for i in range(half) for x in (i, S + i)]
+        high = [x for i in range(half, S) for x in (i, S + i)]
+        pairs = [
+            (shuffle(rows[i], rows[i + 1], low), shuffle(rows[i], rows[i + 1], high)) for i in range(0, len(rows), 2)
+        ]
+        out = []
+        for k in range(S):
+            part, at = (0 if k < half else 1), 2 * (k % half)
+            gathered = pairs[0][part]
+            kept = [at, at + 1]  # (lanes of ``gathered`` that hold this k's values so far)
+            for i, pair in enumerate(pairs[1:], start=1):
+                last = i == len(pairs) - 1
+                mask = kept + [S + at, S + at + 1]
+                # (until the last, S lanes, those past ``mask`` never read: lane 0 will do; a
+                # -1, upstream's "any", is not a lane that llvmlite's IR builder accepts)
+                gathered = shuffle(gathered, pair[part], mask if last else mask + [0] * (S - len(mask)))
+                kept = list(range(len(mask)))
+            if len(pairs) == 1:
+                gathered = shuffle(gathered, gathered, kept)
+            out.append(gathered)
+        return out
 
     # ----------------------------------------------------------------------------- kernel
 
@@ -484,7 +554,7 @@ class Tiling:
         kc: SSAValue,
         first: SSAValue | None,
     ) -> None:
-        MR, NR, KC, MC = self.blocks.mr, self.blocks.nr, self.blocks.kc, self.blocks.mc
+        MR, NR, MC = self.blocks.mr, self.blocks.nr, self.blocks.mc
         ic = mul(b, blk, index(b, MC))
         mc = minimum(b, index(b, MC), sub(b, self.m, ic))
         # Each thread packs into buffers of its own (freed here: they live inside a loop).

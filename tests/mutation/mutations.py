@@ -1803,4 +1803,16 @@ MUTATIONS = [
         "        if True:\n",
         "two Python threads compile at once: the passes' shared state breaks both",
     ),
+    Mutation(
+        "mg_xdsl/kernels/matmul.py",
+        "        high = [x for i in range(half, S) for x in (i, S + i)]",
+        "        high = [x for i in range(half) for x in (i, S + i)]",
+        "A's panels are packed with the first half of each step's k in place of the second",
+    ),
+    Mutation(
+        "mg_xdsl/kernels/matmul.py",
+        "                for_loop(b, whole_k, kc, 1, column, short=True)",
+        "                for_loop(b, whole_k, whole_k, 1, column, short=True)",
+        "the k after A's last whole step are left out of its packed panels",
+    ),
 ]

@@ -11,6 +11,8 @@ A ``vector<8xf64>`` is already an LLVM type (``<8 x double>``), so the conversio
 - ``vector.broadcast %x`` (a scalar) -> ``llvm.insertelement`` into lane 0 of an undefined
   vector, then ``llvm.shufflevector`` with an all-zero mask (every lane reads lane 0);
 - ``vector.insert %x, %v[k]`` (a scalar at a constant lane) -> ``llvm.insertelement``;
+- ``vector.shuffle %a, %b [mask]`` (1-D vectors) -> ``llvm.shufflevector`` with the same
+  mask (lane ``i`` of the result is lane ``mask[i]`` of ``a`` followed by ``b``);
 - ``vector.fma %a, %b, %c`` -> ``llvm.intr.fma`` (``a * b + c``, rounded once);
 - ``vector.reduction <add>, %v, %acc`` -> ``llvm.intr.vector.reduce.fadd``, in lane order
   starting from ``%acc`` (in any order with ``fastmath<reassoc>``, which the call keeps); ``<maximumf>`` -> ``llvm.vector.reduce.fmaximum`` (NaN-propagating,
@@ -111,6 +113,16 @@ class InsertLowering(RewritePattern):
         replace_with_llvm(rewriter, op, [inserted])
 
 
+class ShuffleLowering(RewritePattern):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: vector.ShuffleOp, rewriter: PatternRewriter):
+        t = op.v1.type
+        assert isinstance(t, VectorType) and t.get_num_dims() == 1 and op.v2.type == t, "1-D vectors of one type"
+        mask = DenseArrayBase.from_list(i32, list(op.mask.get_values()))
+        shuffled = rewriter.insert(llvm.ShuffleVectorOp(op.v1, op.v2, mask, op.result.type)).res
+        replace_with_llvm(rewriter, op, [shuffled])
+
+
 class FMALowering(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: vector.FMAOp, rewriter: PatternRewriter):
@@ -160,6 +172,7 @@ class VectorConversion(Conversion):
             StoreLowering(),
             BroadcastLowering(),
             InsertLowering(),
+            ShuffleLowering(),
             FMALowering(),
             ReductionLowering(),
         ]

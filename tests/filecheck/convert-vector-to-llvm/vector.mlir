@@ -51,3 +51,16 @@ func.func @streaming(%m: memref<?xf64>, %i: index, %v: vector<4xf64>) {
   vector.store %v, %m[%i] {alignment = 32 : i64, nontemporal = true} : memref<?xf64>, vector<4xf64>
   func.return
 }
+
+// A shuffle keeps its mask: lane i of the result is lane mask[i] of %a followed by %b (here
+// the low halves of two rows interleaved, as tile-matmul's packing of A does); the result
+// may be shorter than the operands.
+// CHECK-LABEL: func.func @shuffle(
+// CHECK:       %l = llvm.shufflevector %a, %b [0, 4, 1, 5] : vector<4xf64>
+// CHECK-NEXT:  %s = llvm.shufflevector %l, %l [0, 1, 2] : vector<4xf64>
+// CHECK-NEXT:  func.return %s : vector<3xf64>
+func.func @shuffle(%a: vector<4xf64>, %b: vector<4xf64>) -> vector<3xf64> {
+  %l = vector.shuffle %a, %b [0, 4, 1, 5] : vector<4xf64>, vector<4xf64>
+  %s = vector.shuffle %l, %l [0, 1, 2] : vector<4xf64>, vector<4xf64>
+  func.return %s : vector<3xf64>
+}

@@ -8,6 +8,7 @@
 // RUN: mg-opt %s -p 'convert-mg-to-linalg,tile-matmul{vector-bits=256 vector-registers=16}' | filecheck %s --check-prefix=AVX2
 // RUN: mg-opt %s -p 'convert-mg-to-linalg,tile-matmul{vector-bits=128 vector-registers=16 fma=false}' | filecheck %s --check-prefix=SSE2
 // RUN: mg-opt %s -p 'convert-mg-to-linalg,tile-matmul{vector-bits=256 vector-registers=16}' | filecheck %s --check-prefix=AVX2F32
+// RUN: mg-opt %s -p 'convert-mg-to-linalg,tile-matmul{vector-bits=256 vector-registers=9}' | filecheck %s --check-prefix=ODD
 
 func.func @mm(%a: tensor<?x?xf64>, %b: tensor<?x?xf64>) -> tensor<?x?xf64> {
   %c = mg.matmul %a, %b : tensor<?x?xf64>, tensor<?x?xf64> -> tensor<?x?xf64>
@@ -40,10 +41,30 @@ func.func @mm(%a: tensor<?x?xf64>, %b: tensor<?x?xf64>) -> tensor<?x?xf64> {
 
 // AVX2-LABEL:   func.func private @mg_matmul_set_f64(
 // Panels of A are 6 rows (11 of them in a block of 66 rows: 66 x 512 f64 is half the
-// default L2), gathered into a vector per k; B's panels 512 rows deep (512 x 8 f64 fills L1).
+// default L2), a vector of 6 per k; B's panels 512 rows deep (512 x 8 f64 fills L1).
 // AVX2:         %[[KC:.*]] = arith.constant 512 : index
 // AVX2-NEXT:    %{{.*}} = arith.minsi %[[KC]], %{{.*}} : index
-// AVX2:         vector.store %{{.*}} : memref<11x?x6xf64>, vector<6xf64>
+// A whole panel 8 k at a time: a vector of 8 from each of its 6 rows, each pair of rows
+// interleaved (low and high halves), then for each k the three pairs' two values gathered
+// into one vector of 6, stored; the last k mod 8 one k at a time, 6 loads into a vector.
+// AVX2:         %[[R0:.*]] = vector.load %a[%{{.*}}, %[[C:.*]]] : memref<?x?xf64, strided<[?, 1], offset: ?>>, vector<8xf64>
+// AVX2-NEXT:    %[[R1:.*]] = vector.load %a[%{{.*}}, %[[C]]] : memref<?x?xf64, strided<[?, 1], offset: ?>>, vector<8xf64>
+// AVX2-COUNT-4: vector.load %a[%{{.*}}, %[[C]]]
+// AVX2-NEXT:    %[[LO:.*]] = vector.shuffle %[[R0]], %[[R1]] [0, 8, 1, 9, 2, 10, 3, 11] : vector<8xf64>, vector<8xf64>
+// AVX2-NEXT:    %[[HI:.*]] = vector.shuffle %[[R0]], %[[R1]] [4, 12, 5, 13, 6, 14, 7, 15] : vector<8xf64>, vector<8xf64>
+// AVX2-NEXT:    %[[LO23:.*]] = vector.shuffle
+// AVX2-NEXT:    vector.shuffle
+// AVX2-NEXT:    %[[LO45:.*]] = vector.shuffle
+// AVX2-NEXT:    vector.shuffle
+// The first k: lanes 0-1 of the first pair's low half, lanes 0-1 of the second's, then of the third's.
+// AVX2-NEXT:    %[[K01:.*]] = vector.shuffle %[[LO]], %[[LO23]] [0, 1, 8, 9, 0, 0, 0, 0] : vector<8xf64>, vector<8xf64>
+// AVX2-NEXT:    %[[K0:.*]] = vector.shuffle %[[K01]], %[[LO45]] [0, 1, 2, 3, 8, 9] : vector<8xf64>, vector<8xf64>
+// AVX2-COUNT-14: vector.shuffle
+// AVX2:         vector.store %[[K0]], %{{.*}} : memref<11x?x6xf64>, vector<6xf64>
+// AVX2-COUNT-7: vector.store %{{.*}} : memref<11x?x6xf64>, vector<6xf64>
+// AVX2:         scf.for
+// AVX2-COUNT-6:   memref.load %a[
+// AVX2:           vector.store %{{.*}} : memref<11x?x6xf64>, vector<6xf64>
 // AVX2:         %[[DEPTH:.*]] = arith.constant 128 : index
 // AVX2-NEXT:    %[[DEEP:.*]] = arith.cmpi sge, %{{.*}}, %[[DEPTH]] : index
 // AVX2:         scf.if %[[DEEP]] {
@@ -74,3 +95,10 @@ func.func @mm32(%a: tensor<?x?xf32>, %b: tensor<?x?xf32>) -> tensor<?x?xf32> {
 // AVX2F32:       scf.for {{.*}} -> ({{(vector<8xf32>, ){11}vector<8xf32>}}) {
 // AVX2F32-COUNT-2:  vector.load %{{.*}} : memref<?x?x16xf32>, vector<8xf32>
 // AVX2F32-COUNT-12: vector.fma %{{.*}} : vector<8xf32>
+
+// A unit not in the table gets as many rows as fit beside two registers a row: 3 of 9
+// registers. Rows cannot be interleaved in pairs, so each k of a panel is gathered alone.
+// ODD-LABEL:    func.func private @mg_matmul_set_f64(
+// ODD-NOT:      vector.shuffle
+// ODD:          vector.store %{{.*}} : memref<{{[0-9]+}}x?x3xf64>, vector<3xf64>
+// ODD-NOT:      vector.shuffle

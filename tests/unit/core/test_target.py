@@ -189,6 +189,7 @@ def runnable_cpus() -> list[str]:
 
 PROGRAM = """
 def mm(a: tensor[?x?], b: tensor[?x?]) = relu(a @ b - 1)
+def mm32(a: tensor[?x?xf32], b: tensor[?x?xf32]) = a @ b
 def rows(a: tensor[?x?]) = row_sum(a) + row_max(a)
 def cols(a: tensor[?x?]) = col_sum(a) - col_max(a)
 """
@@ -201,10 +202,15 @@ def test_every_runnable_target_agrees_with_numpy(cpu):
         pytest.skip(f"this host cannot run {cpu} code")
     lib = mg_xdsl.compile(PROGRAM, cpu=cpu)
     rng = np.random.default_rng(14)
-    # Edges of every block: rows and columns not multiples of MR, NR or the lanes, K past KC.
-    for m, k, n in [(1, 1, 1), (7, 5, 3), (13, 300, 17), (130, 257, 70), (9, 64, 1030)]:
+    # Edges of every block: rows and columns not multiples of MR, NR or the lanes, K past KC;
+    # K shorter than the steps in which A's panels are packed, a multiple of them, and
+    # whole steps with single k's after them, in the last of several blocks of KC too.
+    for m, k, n in [(1, 1, 1), (7, 5, 3), (13, 300, 17), (130, 257, 70), (9, 64, 1030), (67, 1100, 33)]:
         a, b = rng.standard_normal((m, k)), rng.standard_normal((k, n))
         np.testing.assert_allclose(lib.mm(a, b), np.maximum(a @ b - 1, 0), rtol=1e-10, atol=1e-10)
+        a32, b32 = a.astype(np.float32), b.astype(np.float32)
+        want = a32.astype(np.float64) @ b32.astype(np.float64)
+        np.testing.assert_allclose(lib.mm32(a32, b32), want, rtol=1e-4, atol=1e-5 * k)
         np.testing.assert_allclose(
             lib.rows(a), a.sum(1, keepdims=True) + a.max(1, keepdims=True), rtol=1e-10, atol=1e-10
         )
