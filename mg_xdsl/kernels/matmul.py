@@ -273,9 +273,8 @@ class Tiling:
         instead is turned into scatter stores by LLVM's loop vectoriser, which costs a tenth
         of the product's time): ``transpose_step`` k at a time, a vector loaded from each row
         and the values put in place by ``transpose``, then the last few k one at a time, the
-        MR values gathered by scalar loads (a tenth of an attention's 256x256 @ 256x64 f32
-        product's time, where A is four times B, when every k was packed so); a panel at the
-        bottom edge row by row, padded with zeros."""
+        MR values gathered by scalar loads (6 loads and 5 inserts a k on AVX2, as every k
+        was once); a panel at the bottom edge row by row, padded with zeros."""
         src = self.operands.a
         MR = self.blocks.mr
 
