@@ -295,21 +295,20 @@ class Tiling:
                     return []
 
                 step = self.transpose_step
-                if step is None:
-                    for_loop(b, index(b, 0), kc, 1, column)
-                    return
-                whole_k = round_down(b, kc, step)
-
-                def columns(b: Builder, k0: SSAValue, _) -> list:
-                    col = add(b, pc, k0)
+                whole_k = index(b, 0)  # (where the k gathered one at a time start)
+                if step is not None:
+                    whole_k = round_down(b, kc, step)
                     vt = VectorType(self.element, [step])
-                    loaded = [b.insert(vector.LoadOp(src, [row, col], vt)).result for row in rows]
-                    for j, gathered in enumerate(self.transpose(b, loaded)):
-                        b.insert(vector.StoreOp(gathered, ap, [p, add(b, k0, index(b, j)), index(b, 0)]))
-                    return []
 
-                for_loop(b, index(b, 0), whole_k, step, columns)
-                for_loop(b, whole_k, kc, 1, column, short=True)
+                    def columns(b: Builder, k0: SSAValue, _) -> list:
+                        col = add(b, pc, k0)
+                        loaded = [b.insert(vector.LoadOp(src, [row, col], vt)).result for row in rows]
+                        for j, gathered in enumerate(self.transpose(b, loaded)):
+                            b.insert(vector.StoreOp(gathered, ap, [p, add(b, k0, index(b, j)), index(b, 0)]))
+                        return []
+
+                    for_loop(b, index(b, 0), whole_k, step, columns)
+                for_loop(b, whole_k, kc, 1, column, short=step is not None)
 
             def edge(b: Builder) -> None:
                 def row(b: Builder, r: SSAValue, _) -> list:

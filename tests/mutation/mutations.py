@@ -1811,8 +1811,8 @@ MUTATIONS = [
     ),
     Mutation(
         "mg_xdsl/kernels/matmul.py",
-        "                for_loop(b, whole_k, kc, 1, column, short=True)",
-        "                for_loop(b, whole_k, whole_k, 1, column, short=True)",
+        "                for_loop(b, whole_k, kc, 1, column, short=step is not None)",
+        "                for_loop(b, whole_k, whole_k, 1, column, short=step is not None)",
         "the k after A's last whole step are left out of its packed panels",
     ),
 ]
